@@ -1,0 +1,119 @@
+"""Block indices and tile counts: ct.bid, ct.num_blocks, ct.cdiv, ct.num_tiles."""
+from tile2triton.model import ArrayV, ConstExprV, ConstV, Lowered, TileV
+from tile2triton.pattern_api import Example, Pattern
+
+from ._common import const_value, static_shape
+
+
+class BlockId(Pattern):
+    constructs = ("bid",)
+    summary = "index of the current block along an axis"
+    triton = "tl.program_id(axis)"
+
+    def signature(axis):
+        pass
+
+    examples = [
+        Example("""
+@ct.kernel
+def k(x):
+    i = ct.bid(0)
+    ct.store(x, (i,), ct.full((16,), 1.0, dtype=ct.float32))
+""", expect=["i = tl.program_id(0)"]),
+        Example("""
+@ct.kernel
+def k(x, a):
+    i = ct.bid(a)
+    ct.store(x, (i,), ct.full((16,), 1.0, dtype=ct.float32))
+""", error="T2T103", message="`axis` must be a literal int"),
+    ]
+
+    def lower(self, call, cx):
+        axis = const_value(call, "axis", cx)
+        if axis not in (0, 1, 2):
+            raise cx.error(call.node_of("axis"), "T2T102", "ct.bid: axis must be 0, 1 or 2")
+        return Lowered(f"tl.program_id({axis})", TileV(shape=(), dtype="int32", nonneg=True))
+
+
+class NumBlocks(Pattern):
+    constructs = ("num_blocks",)
+    summary = "number of blocks in the grid along an axis"
+    triton = "tl.num_programs(axis)"
+
+    def signature(axis):
+        pass
+
+    examples = [Example("""
+@ct.kernel
+def k(x):
+    n = ct.num_blocks(1)
+    ct.store(x, (ct.bid(0),), ct.full((16,), n, dtype=ct.int32))
+""", expect=["n = tl.num_programs(1)"])]
+
+    def lower(self, call, cx):
+        axis = const_value(call, "axis", cx)
+        if axis not in (0, 1, 2):
+            raise cx.error(call.node_of("axis"), "T2T102", "ct.num_blocks: axis must be 0, 1 or 2")
+        return Lowered(f"tl.num_programs({axis})", TileV(shape=(), dtype="int32", nonneg=True))
+
+
+class CeilDiv(Pattern):
+    constructs = ("cdiv",)
+    summary = "ceiling division (device side; on the host it becomes triton.cdiv)"
+    triton = "tl.cdiv(x, y)"
+
+    def signature(x, y):
+        pass
+
+    examples = [Example("""
+@ct.kernel
+def k(x, TILE: ct.Constant[int]):
+    n = ct.cdiv(x.shape[0], TILE)
+    ct.store(x, (0,), ct.full((TILE,), n, dtype=ct.int32))
+""", expect=["n = tl.cdiv(x_shape0, TILE)"])]
+
+    def lower(self, call, cx):
+        x, y = call.arg("x"), call.arg("y")
+        if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
+            return cx.const(-(-x.val.value // y.val.value))
+        nonneg = cx.is_nonneg(x) and cx.is_nonneg(y)
+        if isinstance(x.val, (ConstV, ConstExprV)) and isinstance(y.val, (ConstV, ConstExprV)):
+            return Lowered(f"({x.code} + {y.code} - 1) // {y.wrap(13)}", ConstExprV("cdiv"), 12)
+        return Lowered(f"tl.cdiv({x.code}, {y.code})", TileV(shape=(), dtype="int32",
+                                                             nonneg=nonneg))
+
+
+class NumTiles(Pattern):
+    constructs = ("num_tiles",)
+    summary = "number of tiles of `shape` along `axis` of an array's tile space"
+    triton = "tl.cdiv(x_shape{order[axis]}, shape[axis])"
+
+    def signature(array, axis, shape, order="C"):
+        pass
+
+    examples = [Example("""
+@ct.kernel
+def k(x, TM: ct.Constant[int], TN: ct.Constant[int]):
+    n = ct.num_tiles(x, 1, (TM, TN))
+    ct.store(x, (0, 0), ct.full((TM, TN), n, dtype=ct.float32))
+""", expect=["n = tl.cdiv(x_shape1, TN)"]), Example("""
+@ct.kernel
+def k(x, TM: ct.Constant[int], TN: ct.Constant[int]):
+    n = ct.num_tiles(x, 0, (TM, TN), order="F")
+    ct.store(x, (0, 0), ct.full((TM, TN), n, dtype=ct.float32))
+""", expect=["n = tl.cdiv(x_shape1, TM)"])]
+
+    def lower(self, call, cx):
+        from .load_store import array_order
+        arr = call.arg("array")
+        if not isinstance(arr.val, ArrayV):
+            raise cx.error(call.node_of("array"), "T2T102", "ct.num_tiles: first argument must "
+                           "be an array parameter")
+        info = arr.val.info
+        axis = const_value(call, "axis", cx)
+        shape = static_shape(call, "shape", cx)
+        order = array_order(call, cx, info.rank)
+        if not 0 <= axis < len(shape):
+            raise cx.error(call.node_of("axis"), "T2T102", "ct.num_tiles: axis out of range")
+        return Lowered(f"tl.cdiv({info.shape(order[axis])}, {shape[axis]})",
+                       TileV(shape=(), dtype="int32", nonneg=True))

@@ -1,0 +1,234 @@
+"""ct.load / ct.store: tile-indexed access to an array's tile space.
+
+`ct.load(x, (i, j), (TM, TN))` reads elements [i*TM + a, j*TN + b]. `order=` permutes the array's
+axes before the tile space is built, which is the same as passing the array's shapes and strides
+in permuted order. Partial tiles are masked; `padding_mode` becomes the `other=` value.
+"""
+from tile2triton.lower import USE_INT64
+from tile2triton.model import ArrayV, ConstV, EnumV, Lowered, NoneV, TileV, TupleV
+from tile2triton.pattern_api import Example, Pattern
+
+from ._common import shape_code, static_shape, tuple_items
+
+PADDING_VALUES = {
+    "UNDETERMINED": None, "ZERO": "0.0", "NEG_ZERO": "-0.0", "NAN": 'float("nan")',
+    "POS_INF": 'float("inf")', "NEG_INF": 'float("-inf")',
+}
+
+
+def array_arg(call, cx):
+    low = call.arg("array")
+    if not isinstance(low.val, ArrayV):
+        raise cx.error(call.node_of("array"), "T2T102",
+                       f"ct.{call.name}: the first argument must be an array parameter",
+                       help="pass the kernel's array parameter itself, not a tile or expression")
+    return low.val.info
+
+
+def array_order(call, cx, rank):
+    """The permutation `order=` applies to array axes ("C", "F" or a tuple)."""
+    low = call.arg("order")
+    v = low.val
+    if isinstance(v, ConstV) and v.value == "C":
+        return list(range(rank))
+    if isinstance(v, ConstV) and v.value == "F":
+        return list(reversed(range(rank)))
+    items = tuple_items(low) if isinstance(v, (TupleV, ConstV)) else None
+    if items is None or not all(isinstance(i.val, ConstV) and isinstance(i.val.value, int)
+                                for i in items):
+        raise cx.error(call.node_of("order"), "T2T103",
+                       f'ct.{call.name}: `order` must be "C", "F" or a tuple of int literals')
+    perm = [i.val.value for i in items]
+    if sorted(perm) != list(range(rank)):
+        raise cx.error(call.node_of("order"), "T2T102",
+                       f"ct.{call.name}: order {tuple(perm)} is not a permutation of the "
+                       f"array's {rank} axes")
+    return perm
+
+
+def index_codes(call, cx, rank):
+    low = call.arg("index")
+    items = tuple_items(low) if isinstance(low.val, TupleV) else [low]
+    if len(items) != rank:
+        raise cx.error(call.node_of("index"), "T2T105",
+                       f"ct.{call.name}: index has {len(items)} entries but the array has rank "
+                       f"{rank}", help="give one tile index per array dimension")
+    for it in items:
+        if isinstance(it.val, TileV) and it.val.shape not in (None, ()):
+            raise cx.error(call.node_of("index"), "T2T102",
+                           f"ct.{call.name}: tile indices must be scalars, not tiles",
+                           help="use ct.gather / ct.scatter for per-element indices")
+    return [it.code for it in items]
+
+
+def check_bounds_code(call, cx):
+    low = call.arg("check_bounds")
+    if isinstance(low.val, ConstV) and low.val.value is True:
+        return None
+    if isinstance(low.val, ConstV) and low.val.value is False:
+        return "False"
+    if low.code.isidentifier():
+        return low.code  # a constexpr parameter
+    raise cx.error(call.node_of("check_bounds"), "T2T103",
+                   f"ct.{call.name}: `check_bounds` must be a compile-time bool")
+
+
+def reject_memory_order(call, cx):
+    for param in ("memory_order", "memory_scope"):
+        v = call.val(param)
+        if isinstance(v, EnumV) and v.member not in ("WEAK", "NONE"):
+            raise cx.error(call.node_of(param), "T2T100",
+                           f"ct.{call.name}: {param}={v.enum}.{v.member} is not translated yet",
+                           help="only the default (weak) ordering is supported by this version")
+
+
+def permuted_abi(info, order):
+    return ([info.pointer] + [info.shape(a) for a in order] + [info.stride(a) for a in order])
+
+
+class Load(Pattern):
+    constructs = ("load",)
+    summary = "load tile `index` of shape `shape` (order, padding_mode, check_bounds)"
+    triton = "masked tl.load through `_load_tile_{rank}d` (other= padding value)"
+
+    def signature(array, /, index, shape, *, order="C", padding_mode=None, check_bounds=True,
+                  latency=None, allow_tma=None, memory_order=None, memory_scope=None):
+        pass
+
+    examples = [
+        Example("""
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    pid = ct.bid(0)
+    t = ct.load(x, pid, (TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, (pid,), t)
+""", expect=["t = _load_tile_1d(x_ptr, x_shape0, x_stride0, pid, TILE, USE_INT64, PADDING=0.0)",
+             "_store_tile_1d(y_ptr, y_shape0, y_stride0, pid, t, USE_INT64)",
+             "def _load_tile_1d("]),
+        Example("""
+@ct.kernel
+def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(1), ct.bid(0)), (TN, TM), order="F",
+                padding_mode=ct.PaddingMode.NEG_INF)
+    ct.store(y, (ct.bid(0), ct.bid(1)), ct.transpose(t))
+""", expect=["_load_tile_2d(x_ptr, x_shape1, x_shape0, x_stride1, x_stride0, "
+             "tl.program_id(1), tl.program_id(0), TN, TM, USE_INT64, "
+             'PADDING=float("-inf"))']),
+        Example("""
+@ct.kernel
+def k(x, y):
+    t = ct.load(x, (0, 0), (16, 16), check_bounds=False)
+    ct.store(y, (0, 0), t, check_bounds=False)
+""", expect=["CHECK_BOUNDS=False)", "_store_tile_2d(y_ptr, y_shape0, y_shape1, y_stride0, "
+             "y_stride1, 0, 0, t, USE_INT64, CHECK_BOUNDS=False)"]),
+        Example("""
+@ct.kernel
+def k(x, y):
+    t = ct.load(x, (0, 0), (16,))
+    ct.store(y, (0,), t)
+""", error="T2T105", message="different ranks"),
+        Example("""
+@ct.kernel
+def k(x, y, n):
+    t = ct.load(x, (0,), (n,))
+    ct.store(y, (0,), t)
+""", error="T2T103", message="compile-time"),
+        Example("""
+@ct.kernel
+def k(x, y):
+    t = ct.load(x, (0, 0), (16, 16), order=(0, 0))
+    ct.store(y, (0, 0), t)
+""", error="T2T102", message="not a permutation"),
+    ]
+
+    def lower(self, call, cx):
+        info = array_arg(call, cx)
+        rank = info.rank
+        order = array_order(call, cx, rank)
+        idx = index_codes(call, cx, rank)
+        shape = static_shape(call, "shape", cx)
+        reject_memory_order(call, cx)
+        if len(shape) == 0:  # a single element: tile index == element index
+            offs = " + ".join(f"{i} * {info.stride(a)}" for i, a in zip(idx, order))
+            return Lowered(f"tl.load({info.pointer} + {offs})", TileV(shape=()))
+        if len(shape) != rank:
+            raise cx.error(call.node_of("shape"), "T2T105",
+                           f"ct.load: tile shape has {len(shape)} dimensions but the array has "
+                           f"rank {rank}", help="the tile must have the array's rank; reshape "
+                                                 "the loaded tile afterwards if needed")
+        pad = call.val("padding_mode")
+        if isinstance(pad, EnumV):
+            if pad.enum != "PaddingMode":
+                raise cx.error(call.node_of("padding_mode"), "T2T102",
+                               "ct.load: padding_mode must be a ct.PaddingMode member")
+            padding = PADDING_VALUES[pad.member]
+        elif isinstance(pad, NoneV):
+            padding = None
+        else:
+            raise cx.error(call.node_of("padding_mode"), "T2T103",
+                           "ct.load: padding_mode must be a ct.PaddingMode member known at "
+                           "translation time")
+        check = check_bounds_code(call, cx)
+        helper = cx.need(f"load_tile_{rank}d")
+        args = permuted_abi(info, order) + idx + shape + [USE_INT64]
+        kw = ([f"PADDING={padding}"] if padding is not None else []) + (
+            [f"CHECK_BOUNDS={check}"] if check else [])
+        cx.note_tile(shape)
+        return Lowered(f"_{helper}({', '.join(args + kw)})", TileV(shape=tuple(shape)))
+
+
+class Store(Pattern):
+    constructs = ("store",)
+    summary = "store a tile at tile `index` (out-of-bounds elements dropped, value cast)"
+    triton = "masked tl.store through `_store_tile_{rank}d`"
+
+    def signature(array, /, index, tile, *, order="C", check_bounds=True, latency=None,
+                  allow_tma=None, memory_order=None, memory_scope=None):
+        pass
+
+    examples = [
+        Example("""
+@ct.kernel
+def k(x):
+    ct.store(x, (ct.bid(0), 0), 1.5)
+""", expect=["_store_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, "
+             "tl.program_id(0), 0, tl.full((1, 1), 1.5, x_ptr.dtype.element_ty), USE_INT64)"]),
+        Example("""
+@ct.kernel
+def k(x):
+    t = ct.full((4, 4), 1.0, dtype=ct.float32)
+    ct.store(x, (0,), t)
+""", error="T2T105", message="tile of rank 2"),
+    ]
+
+    def lower(self, call, cx):
+        info = array_arg(call, cx)
+        rank = info.rank
+        order = array_order(call, cx, rank)
+        idx = index_codes(call, cx, rank)
+        reject_memory_order(call, cx)
+        tile = call.arg("tile")
+        v = tile.val
+        if isinstance(v, ArrayV):
+            raise cx.error(call.node_of("tile"), "T2T102", "ct.store: the value is an array; "
+                           "load a tile from it first")
+        ones = shape_code(["1"] * rank)
+        if isinstance(v, ConstV) or (isinstance(v, TileV) and v.shape == ()):
+            # a scalar is stored as a tile of ones-shape (cuTile broadcasts it)
+            value = f"tl.full({ones}, {tile.code}, {info.pointer}.dtype.element_ty)"
+        elif isinstance(v, TileV):
+            if v.rank is not None and v.rank != rank:
+                raise cx.error(call.node_of("tile"), "T2T105",
+                               f"ct.store: tile of rank {v.rank} stored into array `{info.name}` "
+                               f"of rank {rank}", help="reshape the tile to the array's rank")
+            value = tile.code
+            cx.note_tile(v.shape)
+        else:
+            raise cx.error(call.node_of("tile"), "T2T102", "ct.store: the value must be a tile "
+                           "or a scalar")
+        check = check_bounds_code(call, cx)
+        helper = cx.need(f"store_tile_{rank}d")
+        args = permuted_abi(info, order) + idx + [value, USE_INT64]
+        if check:
+            args.append(f"CHECK_BOUNDS={check}")
+        return Lowered(f"_{helper}({', '.join(args)})", NoneV())

@@ -1,0 +1,122 @@
+"""Matrix products: ct.mma(x, y, acc), ct.matmul(x, y) and `x @ y`.
+
+cuTile computes float32 operands in true fp32; tl.dot defaults to tf32 for fp32, so every dot
+names its precision: "ieee" unless an operand went through astype(ct.tfloat32), then "tf32".
+ct.mma keeps the accumulator's dtype (tl.dot with acc does too). A 3-D operand with a 2-D one is
+broadcast over the batch axis, as cuTile does.
+"""
+from tile2triton.model import Lowered, TileV
+from tile2triton.pattern_api import Example, Pattern
+
+from ._common import dtype_of, promote, require_tile, shape_code, tile_shape
+
+NON_FP32 = {"float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "int8", "uint8", "float64"}
+
+
+def precision(x, y):
+    if getattr(x.val, "tf32", False) or getattr(y.val, "tf32", False):
+        return '"tf32"'
+    if dtype_of(x) in NON_FP32 and dtype_of(y) in NON_FP32:
+        return None  # not an fp32 product: tl.dot's precision setting does not apply
+    return '"ieee"'
+
+
+def batch_broadcast(x, y, cx, node):
+    """Bring a 2-D operand to the 3-D operand's batch size."""
+    sx, sy = tile_shape(x), tile_shape(y)
+    if sx is None or sy is None or len(sx) == len(sy):
+        return x.code, y.code, sx, sy
+    if len(sx) == 3 and len(sy) == 2:
+        new = (sx[0],) + tuple(sy)
+        return x.code, f"tl.broadcast_to({y.wrap(100)}[None, :, :], {shape_code(new)})", sx, new
+    if len(sx) == 2 and len(sy) == 3:
+        new = (sy[0],) + tuple(sx)
+        return f"tl.broadcast_to({x.wrap(100)}[None, :, :], {shape_code(new)})", y.code, new, sy
+    raise cx.error(node, "T2T105", f"matrix product of tiles of rank {len(sx)} and {len(sy)} "
+                   "is not supported", help="use 2-D or 3-D tiles")
+
+
+def out_shape(sx, sy):
+    if sx is None or sy is None:
+        return None
+    return tuple(sx[:-1]) + (sy[-1],)
+
+
+class Mma(Pattern):
+    constructs = ("mma",)
+    summary = "x @ y + acc, keeping acc's dtype (fp32 exact; tf32 only after astype(tfloat32))"
+    triton = 'tl.dot(x, y, acc, input_precision="ieee" | "tf32")'
+
+    def signature(x, y, /, acc, *, use_fast_acc=False):
+        pass
+
+    examples = [
+        Example("""
+@ct.kernel
+def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    x = ct.load(a, (0, 0), (TM, TK))
+    y = ct.load(b, (0, 0), (TK, TN))
+    acc = ct.mma(x, y, acc)
+    ct.store(c, (0, 0), acc)
+""", expect=['acc = tl.dot(x, y, acc, input_precision="ieee")']),
+        Example("""
+@ct.kernel
+def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    x = ct.load(a, (0, 0), (TM, TK)).astype(ct.tfloat32)
+    y = ct.load(b, (0, 0), (TK, TN)).astype(ct.tfloat32)
+    ct.store(c, (0, 0), ct.mma(x, y, acc))
+""", expect=['tl.dot(x, y, acc, input_precision="tf32")']),
+        Example("""
+@ct.kernel
+def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    acc = ct.zeros((2, TM, TN), dtype=ct.float32)
+    x = ct.load(a, (0, 0, 0), (2, TM, TK)).astype(ct.float16)
+    y = ct.load(b, (0, 0), (TK, TN)).astype(ct.float16)
+    ct.store(c, (0, 0, 0), ct.mma(x, y, acc))
+""", expect=["tl.dot(x, tl.broadcast_to(y[None, :, :], (2, TK, TN)), acc)"]),
+    ]
+
+    def lower(self, call, cx):
+        x, y = require_tile(call, "x", cx), require_tile(call, "y", cx)
+        acc = require_tile(call, "acc", cx)
+        xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
+        prec = precision(x, y)
+        extra = f", input_precision={prec}" if prec else ""
+        cx.result.uses_dot = True
+        shape = tile_shape(acc) or out_shape(sx, sy)
+        cx.note_tile(shape)
+        return Lowered(f"tl.dot({xc}, {yc}, {acc.code}{extra})",
+                       TileV(shape=shape, dtype=dtype_of(acc)))
+
+
+class MatMul(Pattern):
+    constructs = ("matmul",)
+    summary = "`x @ y` / ct.matmul: product in the promoted operand dtype"
+    triton = "`_matmul(x, y, precision)`: tl.dot accumulated wide, cast back"
+
+    def signature(x, y, /):
+        pass
+
+    examples = [Example("""
+@ct.kernel
+def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    x = ct.load(a, (0, 0), (TM, TK))
+    y = ct.load(b, (0, 0), (TK, TN))
+    ct.store(c, (0, 0), x @ y + ct.matmul(x, y))
+""", expect=['_matmul(x, y, "ieee") + _matmul(x, y, "ieee")'])]
+
+    def lower(self, call, cx):
+        x, y = require_tile(call, "x", cx), require_tile(call, "y", cx)
+        if (tile_shape(x) is not None and len(tile_shape(x)) == 1) or (
+                tile_shape(y) is not None and len(tile_shape(y)) == 1):
+            raise cx.error(call.node, "T2T100", "matrix products of 1-D tiles are not translated "
+                           "yet", help="reshape to 2-D tiles, or use ct.sum(x * y)")
+        xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
+        prec = precision(x, y) or '"ieee"'
+        cx.result.uses_dot = True
+        shape = out_shape(sx, sy)
+        cx.note_tile(shape)
+        return Lowered(f"_{cx.need('matmul')}({xc}, {yc}, {prec})",
+                       TileV(shape=shape, dtype=promote(dtype_of(x), dtype_of(y))))

@@ -1,0 +1,216 @@
+"""Arithmetic, comparison and bitwise operators, and their functional forms (`ct.add`, ...).
+
+Most map to the same Python operator in Triton. The exceptions carry cuTile's semantics:
+integer `//` and `%` floor (Triton truncates toward zero) unless both operands are provably
+non-negative or compile-time; `**` has no Triton operator.
+"""
+import operator as op
+
+from tile2triton.model import PREC, ConstExprV, ConstV, Lowered, TileV
+from tile2triton.pattern_api import Example, Pattern
+
+from ._common import dtype_of, promote, tile_shape, broadcast_shapes, is_float
+
+FOLD = {
+    "add": op.add, "sub": op.sub, "mul": op.mul, "truediv": op.truediv, "floordiv": op.floordiv,
+    "mod": op.mod, "pow": op.pow, "bitwise_and": op.and_, "bitwise_or": op.or_,
+    "bitwise_xor": op.xor, "bitwise_lshift": op.lshift, "bitwise_rshift": op.rshift,
+    "less": op.lt, "less_equal": op.le, "greater": op.gt, "greater_equal": op.ge,
+    "equal": op.eq, "not_equal": op.ne, "minimum": min, "maximum": max,
+}
+SYMBOL = {
+    "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+    "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^", "bitwise_lshift": "<<",
+    "bitwise_rshift": ">>", "less": "<", "less_equal": "<=", "greater": ">",
+    "greater_equal": ">=", "equal": "==", "not_equal": "!=",
+}
+COMPARISONS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
+
+
+def _prec(symbol):
+    return PREC["cmp"] if symbol in ("<", "<=", ">", ">=", "==", "!=") else PREC[symbol]
+
+
+def infix(name, x, y, val):
+    s = SYMBOL[name]
+    p = _prec(s)
+    return Lowered(f"{x.wrap(p)} {s} {y.wrap(p + 1)}", val, p)
+
+
+def result_val(name, x, y, cx):
+    shape = broadcast_shapes(tile_shape(x), tile_shape(y))
+    if name in COMPARISONS:
+        return TileV(shape=shape, dtype="bool_")
+    dx, dy = dtype_of(x), dtype_of(y)
+    dtype = promote(dx, dy)
+    if name == "truediv" and dtype is not None and not is_float(dtype):
+        dtype = "float32"
+    nonneg = name in ("add", "mul", "floordiv", "mod", "truediv", "minimum", "maximum",
+                      "bitwise_and") and cx.is_nonneg(x) and cx.is_nonneg(y)
+    tf32 = getattr(x.val, "tf32", False) or getattr(y.val, "tf32", False)
+    return TileV(shape=shape, dtype=dtype, nonneg=nonneg, tf32=tf32)
+
+
+def compile_time(low):
+    return isinstance(low.val, (ConstV, ConstExprV))
+
+
+class BinaryOperator(Pattern):
+    constructs = ("add", "sub", "mul", "truediv", "bitwise_and", "bitwise_or", "bitwise_xor",
+                  "bitwise_lshift", "bitwise_rshift", "less", "less_equal", "greater",
+                  "greater_equal", "equal", "not_equal")
+    summary = "`+ - * / & | ^ << >> < <= > >= == !=` and ct.add, ct.sub, ct.mul, ct.truediv, ..."
+    triton = "the same Python operator"
+
+    def signature(x, y, /, *, rounding_mode=None, flush_to_zero=False):
+        pass
+
+    examples = [
+        Example("""
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    a = ct.load(x, (ct.bid(0),), (TILE,))
+    b = ct.add(a, 2.0) * (a - 1.0) / ct.truediv(a, 3.0)
+    ct.store(y, (ct.bid(0),), ct.where(ct.greater(b, a), b, a & 0 if False else a))
+""", expect=["b = (a + 2.0) * (a - 1.0) / (a / 3.0)", "tl.where(b > a, b,"]),
+        Example("""
+@ct.kernel
+def k(x):
+    n = 3 * 4 + 1
+    ct.store(x, (0,), ct.full((16,), n, dtype=ct.int32))
+""", expect=["n = 13"]),
+    ]
+
+    def lower(self, call, cx):
+        name = call.name
+        x, y = call.arg("x"), call.arg("y")
+        if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
+            try:
+                return cx.const(FOLD[name](x.val.value, y.val.value))
+            except (ZeroDivisionError, TypeError, ValueError):
+                pass
+        if compile_time(x) and compile_time(y):
+            low = infix(name, x, y, ConstExprV(name))
+            return low
+        return infix(name, x, y, result_val(name, x, y, cx))
+
+
+class FloorDivMod(Pattern):
+    constructs = ("floordiv", "mod")
+    summary = "`//` and `%` (floor semantics, also for negative integers)"
+    triton = "`//`, `%` when operands are non-negative; else `_floordiv` / `_mod` helpers"
+
+    def signature(x, y, /):
+        pass
+
+    examples = [
+        Example("""
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    a = ct.load(x, (ct.bid(0),), (TILE,))
+    ct.store(y, (ct.bid(0),), a // 3 + ct.mod(a, -5))
+""", expect=["_floordiv(a, 3) + _mod(a, -5)", "def _floordiv(a, b):", "def _mod(a, b):"]),
+        Example("""
+@ct.kernel
+def k(x, TILE: ct.Constant[int]):
+    row = ct.bid(0) // 4
+    col = ct.bid(0) % 4
+    ct.store(x, (row, col), ct.full((TILE, TILE), 1.0, dtype=ct.float32))
+""", expect=["row = tl.program_id(0) // 4", "col = tl.program_id(0) % 4"]),
+    ]
+
+    def lower(self, call, cx):
+        name = call.name
+        x, y = call.arg("x"), call.arg("y")
+        if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
+            try:
+                return cx.const(FOLD[name](x.val.value, y.val.value))
+            except (ZeroDivisionError, TypeError):
+                pass
+        if compile_time(x) and compile_time(y):
+            return infix(name, x, y, ConstExprV(name))  # constexpr math is Python's: floors
+        val = result_val(name, x, y, cx)
+        if cx.is_nonneg(x) and cx.is_nonneg(y):
+            return infix(name, x, y, val)
+        helper = cx.need(name)
+        return Lowered(f"_{helper}({x.code}, {y.code})", val)
+
+
+class Power(Pattern):
+    constructs = ("pow",)
+    summary = "`**` and ct.pow"
+    triton = "repeated multiplication for small integer exponents; else `_pow` (fp32 exp2/log2)"
+
+    def signature(x, y, /):
+        pass
+
+    examples = [Example("""
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    a = ct.load(x, (ct.bid(0),), (TILE,))
+    ct.store(y, (ct.bid(0),), a ** 2 + ct.pow(a, 0.5))
+""", expect=["a * a + _pow(a, 0.5)"])]
+
+    def lower(self, call, cx):
+        x, y = call.arg("x"), call.arg("y")
+        if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
+            return cx.const(x.val.value ** y.val.value)
+        if compile_time(x) and compile_time(y):
+            return Lowered(f"{x.wrap(15)} ** {y.wrap(14)}", ConstExprV("pow"), 14)
+        val = result_val("pow", x, y, cx)
+        if isinstance(y.val, ConstV) and y.val.value in (1, 2, 3, 4) \
+                and isinstance(y.val.value, int) and x.prec == 100:
+            return Lowered(" * ".join([x.code] * y.val.value), val, PREC["*"])
+        helper = cx.need("pow")
+        return Lowered(f"_{helper}({x.code}, {y.code})", val)
+
+
+class MinMax(Pattern):
+    constructs = ("minimum", "maximum")
+    summary = "elementwise minimum / maximum"
+    triton = "tl.minimum / tl.maximum (propagate_nan mapped)"
+
+    def signature(x, y, /, *, flush_to_zero=False, propagate_nan=False):
+        pass
+
+    examples = [Example("""
+@ct.kernel
+def k(x, TILE: ct.Constant[int]):
+    a = ct.load(x, (ct.bid(0),), (TILE,))
+    ct.store(x, (ct.bid(0),), ct.maximum(ct.minimum(a, 1.0), -1.0, propagate_nan=True))
+""", expect=["tl.maximum(tl.minimum(a, 1.0), -1.0, propagate_nan=tl.PropagateNan.ALL)"])]
+
+    def lower(self, call, cx):
+        x, y = call.arg("x"), call.arg("y")
+        if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
+            return cx.const(FOLD[call.name](x.val.value, y.val.value))
+        fn = "tl.minimum" if call.name == "minimum" else "tl.maximum"
+        nan = call.val("propagate_nan")
+        extra = ", propagate_nan=tl.PropagateNan.ALL" if isinstance(nan, ConstV) and nan.value \
+            else ""
+        return Lowered(f"{fn}({x.code}, {y.code}{extra})", result_val(call.name, x, y, cx))
+
+
+class Unary(Pattern):
+    constructs = ("negative", "bitwise_not")
+    summary = "unary `-` and `~`"
+    triton = "the same operator"
+
+    def signature(x, /):
+        pass
+
+    examples = [Example("""
+@ct.kernel
+def k(x, TILE: ct.Constant[int]):
+    a = ct.load(x, (ct.bid(0),), (TILE,))
+    ct.store(x, (ct.bid(0),), -a + ct.negative(a))
+""", expect=["-a + -a"])]
+
+    def lower(self, call, cx):
+        x = call.arg("x")
+        if isinstance(x.val, ConstV):
+            return cx.const(-x.val.value if call.name == "negative" else ~x.val.value)
+        sym = "-" if call.name == "negative" else "~"
+        v = x.val
+        val = TileV(shape=tile_shape(x), dtype=dtype_of(x)) if isinstance(v, TileV) else v
+        return Lowered(f"{sym}{x.wrap(PREC['unary'])}", val, PREC["unary"])

@@ -1,0 +1,134 @@
+"""Reductions: ct.sum, ct.max, ct.min, ct.prod, ct.argmax, ct.argmin.
+
+cuTile takes `axis` as None, an int or a tuple and spells `keepdims`; Triton reduces one axis at
+a time and spells `keep_dims`. Tuple axes become nested reductions from the highest axis down,
+so the remaining axis numbers stay valid. cuTile keeps the input dtype: tl.sum promotes fp16,
+bf16 and small integers, so those go through `_sum`, which casts back.
+"""
+from tile2triton.model import ConstV, Lowered, TileV
+from tile2triton.pattern_api import Example, Pattern
+
+from ._common import axis_list, dtype_of, require_tile, shape_code, tile_shape
+
+WIDE = {"float32", "float64", "int32", "int64", "uint32", "uint64"}
+
+
+def reduced_shape(shape, axes, keep):
+    if shape is None:
+        return None
+    if axes is None:
+        axes = range(len(shape))
+    return tuple(("1" if keep else None) if i in axes else s for i, s in enumerate(shape)
+                 if keep or i not in axes)
+
+
+class Reduce(Pattern):
+    constructs = ("sum", "max", "min", "prod")
+    summary = "reductions over None / an axis / a tuple of axes, with keepdims"
+    triton = "tl.sum / tl.max / tl.min (nested for tuple axes), `_sum` / `_prod` helpers"
+
+    def signature(x, /, axis=None, *, keepdims=False, rounding_mode=None, flush_to_zero=False,
+                  propagate_nan=False):
+        pass
+
+    examples = [
+        Example("""
+@ct.kernel
+def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
+    a = ct.load(x, (0, 0), (TM, TN)).astype(ct.float32)
+    s = ct.sum(a, axis=1, keepdims=True)
+    m = ct.max(a, 0, keepdims=True)
+    ct.store(y, (0, 0), s + m)
+""", expect=["s = tl.sum(a, axis=1, keep_dims=True)", "m = tl.max(a, axis=0, keep_dims=True)"]),
+        Example("""
+@ct.kernel
+def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
+    a = ct.load(x, (0, 0, 0), (2, TM, TN))
+    ct.store(y, (0,), ct.sum(a, axis=(1, 2)))
+""", expect=["_sum(_sum(a, 2, False), 1, False)", "def _sum(x, AXIS: tl.constexpr"]),
+        Example("""
+@ct.kernel
+def k(x, y, TM: ct.Constant[int]):
+    a = ct.load(x, (0,), (TM,))
+    ct.store(y, (0,), ct.prod(a, axis=0, keepdims=True))
+""", expect=["_prod(a, 0, True)"]),
+    ]
+
+    def lower(self, call, cx):
+        x = require_tile(call, "x", cx)
+        shape = tile_shape(x)
+        rank = len(shape) if shape is not None else None
+        axes = axis_list(call, "axis", cx, rank)
+        keep_v = call.val("keepdims")
+        if not isinstance(keep_v, ConstV):
+            raise cx.error(call.node_of("keepdims"), "T2T103",
+                           f"ct.{call.name}: keepdims must be a literal bool")
+        keep = bool(keep_v.value)
+        nan = call.val("propagate_nan")
+        if isinstance(nan, ConstV) and nan.value:
+            raise cx.error(call.node_of("propagate_nan"), "T2T100",
+                           f"ct.{call.name}(propagate_nan=True) is not translated yet",
+                           help="Triton's reductions ignore NaN ordering; check isnan explicitly")
+        d = dtype_of(x)
+        code = x.code
+        order = [None] if axes is None else sorted(axes, reverse=True)
+        for a in order:
+            code = self.one(call.name, code, a, keep, d, cx)
+        return Lowered(code, TileV(shape=reduced_shape(shape, axes, keep), dtype=d))
+
+    @staticmethod
+    def one(name, code, axis, keep, dtype, cx):
+        if name == "sum" and dtype not in WIDE or name == "prod":
+            return f"_{cx.need(name)}({code}, {axis}, {keep})"
+        args = [code] + ([f"axis={axis}"] if axis is not None else []) + (
+            ["keep_dims=True"] if keep else [])
+        return f"tl.{name}({', '.join(args)})"
+
+
+class ArgReduce(Pattern):
+    constructs = ("argmax", "argmin")
+    summary = "index of the max / min (smallest index on ties), int32"
+    triton = "tl.argmax / tl.argmin(..., tie_break_left=True)"
+
+    def signature(x, /, axis=None, *, keepdims=False, propagate_nan=False):
+        pass
+
+    examples = [
+        Example("""
+@ct.kernel
+def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
+    a = ct.load(x, (0, 0), (TM, TN))
+    ct.store(y, (0,), ct.argmax(a, axis=1))
+""", expect=["tl.argmax(a, axis=1, tie_break_left=True)"]),
+        Example("""
+@ct.kernel
+def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
+    a = ct.load(x, (0, 0), (TM, TN))
+    ct.store(y, (0,), ct.argmin(a, axis=(0, 1)))
+""", error="T2T102", message="one axis"),
+    ]
+
+    def lower(self, call, cx):
+        x = require_tile(call, "x", cx)
+        shape = tile_shape(x)
+        rank = len(shape) if shape is not None else None
+        axes = axis_list(call, "axis", cx, rank)
+        keep_v = call.val("keepdims")
+        keep = bool(keep_v.value) if isinstance(keep_v, ConstV) else False
+        fn = f"tl.{call.name}"
+        if axes is None:
+            if shape is None:
+                raise cx.error(call.node, "T2T105", f"ct.{call.name} over all axes needs the "
+                               "tile's shape, which is not known here")
+            n = " * ".join(str(s) for s in shape)
+            code = f"{fn}(tl.reshape({x.code}, ({n},)), axis=0, tie_break_left=True)"
+            if keep:
+                code = f"tl.reshape({code}, {shape_code(['1'] * rank)})"
+            return Lowered(code, TileV(shape=("1",) * rank if keep else (), dtype="int32",
+                                       nonneg=True))
+        if len(axes) != 1:
+            raise cx.error(call.node_of("axis"), "T2T102",
+                           f"ct.{call.name} takes one axis (or None), as in cuTile")
+        kd = ", keep_dims=True" if keep else ""
+        return Lowered(f"{fn}({x.code}, axis={axes[0]}{kd}, tie_break_left=True)",
+                       TileV(shape=reduced_shape(shape, axes, keep), dtype="int32", nonneg=True))

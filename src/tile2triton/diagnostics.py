@@ -1,0 +1,77 @@
+"""Located diagnostics: `path:line:col: T2Tnnn message`, the source line, a caret, and `help:`.
+
+Every user-facing error of the translator is a `TranslationError` carrying one `Diagnostic`.
+Codes are stable: tests and `--json` consumers key on them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Code registry: one line per code so docs/diagnostics.md can be generated from it.
+CODES = {
+    "T2T001": "syntax error in the input file",
+    "T2T100": "unsupported cuTile construct",
+    "T2T101": "unsupported Python construct inside a kernel",
+    "T2T102": "wrong arguments for a cuTile construct",
+    "T2T103": "value must be a compile-time constant",
+    "T2T104": "rank of an array could not be inferred",
+    "T2T105": "inconsistent rank or shape",
+    "T2T106": "dtype Triton cannot represent or operation it cannot express",
+    "T2T107": "unknown name inside a kernel",
+    "T2T108": "unsupported kernel parameter",
+    "T2T109": "unsupported host-side use of a kernel",
+    "T2T900": "internal error of the translator",
+}
+
+
+@dataclass
+class Diagnostic:
+    code: str
+    message: str
+    path: str = "<input>"
+    line: int = 0
+    col: int = 0  # 1-based column, as editors count
+    help: str | None = None
+    source_line: str | None = None
+    end_col: int | None = None
+
+    def format(self) -> str:
+        head = f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
+        parts = [head]
+        if self.source_line is not None:
+            gutter = f"{self.line} | "
+            parts.append(gutter + self.source_line.rstrip("\n"))
+            width = 1
+            if self.end_col and self.end_col > self.col:
+                width = self.end_col - self.col
+            parts.append(" " * (len(gutter) + self.col - 1) + "^" * width)
+        if self.help:
+            parts.append(f"help: {self.help}")
+        return "\n".join(parts)
+
+    def as_json(self) -> dict:
+        return {"code": self.code, "line": self.line, "col": self.col, "message": self.message,
+                "help": self.help}
+
+
+class TranslationError(Exception):
+    """A user-facing error with a location. Never shown with a Python traceback."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+@dataclass
+class SourceFile:
+    path: str
+    text: str
+    lines: list[str] = field(init=False)
+
+    def __post_init__(self):
+        self.lines = self.text.splitlines()
+
+    def line_text(self, line: int) -> str | None:
+        if 1 <= line <= len(self.lines):
+            return self.lines[line - 1]
+        return None

@@ -1,0 +1,168 @@
+"""What the translator knows about values inside a kernel, statically.
+
+Each lowered expression is Triton source text plus a `Val` describing it: enough type, rank and
+constness to choose the right Triton spelling (e.g. floor division only where operands may be
+negative, `input_precision` from the operand dtype, reductions that keep cuTile's result dtype).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import libcst as cst
+
+# cuTile dtype name -> Triton dtype spelling. None: Triton cannot represent it.
+CT_TO_TL_DTYPE = {
+    "bool_": "tl.int1",
+    "int8": "tl.int8", "int16": "tl.int16", "int32": "tl.int32", "int64": "tl.int64",
+    "uint8": "tl.uint8", "uint16": "tl.uint16", "uint32": "tl.uint32", "uint64": "tl.uint64",
+    "float16": "tl.float16", "bfloat16": "tl.bfloat16", "float32": "tl.float32",
+    "float64": "tl.float64",
+    "tfloat32": "tl.float32",  # storage is fp32; the tf32 flag travels in the Val (see mma)
+    "float8_e4m3fn": "tl.float8e4nv", "float8_e5m2": "tl.float8e5",
+    "float4_e2m1fn": None, "float8_e8m0fnu": None, "float8_e5m3fnu": None,
+}
+FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64", "tfloat32", "float8_e4m3fn",
+                "float8_e5m2"}
+INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+# dtypes whose arithmetic Triton performs natively with no promotion surprises
+WIDE_DTYPES = {"float32", "float64", "int32", "int64", "tfloat32"}
+
+
+class Val:
+    """Static knowledge about a lowered value."""
+
+
+@dataclass
+class ArrayInfo:
+    """A cuTile Array parameter: pointer + per-dimension shape + per-dimension stride."""
+    name: str
+    rank: Optional[int] = None
+    rank_from_shape_index: int = 0  # highest `x.shape[i]` seen + 1, when no load/store fixes rank
+    pointer: str = ""
+
+    def __post_init__(self):
+        self.pointer = self.pointer or f"{self.name}_ptr"
+
+    def shape(self, i: int) -> str:
+        return f"{self.name}_shape{i}"
+
+    def stride(self, i: int) -> str:
+        return f"{self.name}_stride{i}"
+
+    def abi(self) -> list[str]:
+        assert self.rank is not None
+        return ([self.pointer] + [self.shape(i) for i in range(self.rank)]
+                + [self.stride(i) for i in range(self.rank)])
+
+
+@dataclass
+class ArrayV(Val):
+    info: ArrayInfo
+
+
+@dataclass
+class TileV(Val):
+    """A tile or runtime scalar (shape == ())."""
+    shape: Optional[tuple] = None  # tuple of Triton source strings / ints, None if unknown
+    dtype: Optional[str] = None  # cuTile dtype name if statically known
+    tf32: bool = False  # came through astype(ct.tfloat32)
+    nonneg: bool = False  # provably >= 0 (used to emit plain // and %)
+
+    @property
+    def rank(self) -> Optional[int]:
+        return None if self.shape is None else len(self.shape)
+
+
+@dataclass
+class ConstV(Val):
+    """A value known at translation time (Python literal, tuple of them, enum member)."""
+    value: Any
+
+
+@dataclass
+class ConstExprV(Val):
+    """A compile-time constant whose value is only known at launch (ct.Constant parameter)."""
+    name: str
+    kind: str = "int"  # int | bool | float | other
+
+
+@dataclass
+class TupleV(Val):
+    items: list
+
+
+@dataclass
+class DTypeV(Val):
+    """A dtype: a cuTile dtype name, or the dtype of an array parameter."""
+    name: Optional[str] = None
+    array: Optional[ArrayInfo] = None
+    code: Optional[str] = None  # e.g. `t.dtype` for a tile whose dtype is only known to Triton
+
+    @property
+    def triton(self) -> str:
+        if self.code is not None:
+            return self.code
+        if self.array is not None:
+            return f"{self.array.pointer}.dtype.element_ty"
+        return CT_TO_TL_DTYPE[self.name]
+
+
+@dataclass
+class EnumV(Val):
+    """A member of a cuTile enum such as PaddingMode.ZERO."""
+    enum: str
+    member: str
+
+
+@dataclass
+class CtRefV(Val):
+    """A reference to a cuda.tile attribute that has not been called yet (e.g. `ct.PaddingMode`)."""
+    qualname: str
+
+
+@dataclass
+class FuncV(Val):
+    """A module-level helper function called from a kernel."""
+    name: str
+
+
+@dataclass
+class NoneV(Val):
+    pass
+
+
+@dataclass
+class Lowered:
+    code: str
+    val: Val
+    prec: int = 100  # Python precedence of `code`'s outermost operator; 100 = atomic
+
+    def wrap(self, min_prec: int) -> str:
+        return self.code if self.prec >= min_prec else f"({self.code})"
+
+
+# Python operator precedence, low to high (only what we emit).
+PREC = {
+    "lambda": 1, "ifexp": 2, "or": 3, "and": 4, "not": 5, "cmp": 6, "|": 7, "^": 8, "&": 9,
+    "<<": 10, ">>": 10, "+": 11, "-": 11, "*": 12, "/": 12, "//": 12, "%": 12, "@": 12,
+    "unary": 13, "**": 14, "atom": 100,
+}
+
+
+@dataclass
+class ParamInfo:
+    name: str
+    kind: str  # array | constexpr | scalar
+    array: Optional[ArrayInfo] = None
+    annotation: Optional[str] = None
+
+
+@dataclass
+class FunctionInfo:
+    """A cuTile kernel, @ct.function, or plain helper called from a kernel."""
+    name: str
+    node: cst.FunctionDef
+    role: str  # kernel | function | helper
+    params: list = field(default_factory=list)
+    decorator_options: dict = field(default_factory=dict)

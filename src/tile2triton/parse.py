@@ -1,0 +1,120 @@
+"""parse: libcst module + positions + resolution of names that refer to cuda.tile.
+
+We resolve names ourselves from the module's imports instead of running libcst's
+QualifiedNameProvider: the only names that matter are those bound by `import cuda...` /
+`from cuda.tile import ...` and module-level aliases of them, and a direct walk keeps converting
+a 1,000-line module far under a second. Local shadowing inside kernels is handled by the lowering
+environment, which looks up locals first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .diagnostics import Diagnostic, SourceFile, TranslationError
+
+CUDA_TILE = "cuda.tile"
+
+
+@dataclass
+class ParsedModule:
+    source: SourceFile
+    module: cst.Module
+    positions: dict
+    # local name -> qualified name, from imports ("ct" -> "cuda.tile", "load" -> "cuda.tile.load")
+    imports: dict = field(default_factory=dict)
+    # module-level `NAME = <expr>` assignments (aliases, constants), last one wins
+    globals: dict = field(default_factory=dict)
+    functions: dict = field(default_factory=dict)  # module-level FunctionDef by name
+
+    def qualname(self, node: cst.BaseExpression) -> Optional[str]:
+        """Dotted qualified name of a Name/Attribute chain, resolved through imports."""
+        if isinstance(node, cst.Name):
+            return self.imports.get(node.value)
+        if isinstance(node, cst.Attribute):
+            base = self.qualname(node.value)
+            return f"{base}.{node.attr.value}" if base else None
+        return None
+
+    def ct_name(self, node: cst.BaseExpression) -> Optional[str]:
+        """'load' for `ct.load` / `cuda.tile.load` / an imported `load`; None if not cuda.tile."""
+        q = self.qualname(node)
+        if q and q.startswith(CUDA_TILE + "."):
+            return q[len(CUDA_TILE) + 1:]
+        return None
+
+    def uses_cuda_tile(self) -> bool:
+        return any(q == CUDA_TILE or q.startswith(CUDA_TILE + ".") or q == "cuda"
+                   for q in self.imports.values())
+
+    def diagnostic(self, node: cst.CSTNode, code: str, message: str,
+                   help: str | None = None) -> Diagnostic:
+        pos = self.positions.get(node)
+        line, col, end_col = 0, 0, None
+        if pos is not None:
+            line, col = pos.start.line, pos.start.column + 1
+            if pos.end.line == pos.start.line:
+                end_col = pos.end.column + 1
+        return Diagnostic(code=code, message=message, path=self.source.path, line=line, col=col,
+                          help=help, source_line=self.source.line_text(line), end_col=end_col)
+
+    def error(self, node, code, message, help=None) -> TranslationError:
+        return TranslationError(self.diagnostic(node, code, message, help))
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    raise ValueError(node)
+
+
+def parse_source(text: str, path: str = "<input>") -> ParsedModule:
+    source = SourceFile(path, text)
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as e:
+        line = getattr(e, "raw_line", 0)
+        col = getattr(e, "raw_column", 0) + 1
+        raise TranslationError(Diagnostic(
+            "T2T001", f"syntax error: {e.message}", path, line, col,
+            help="fix the Python syntax; tile2triton only reads valid Python",
+            source_line=source.line_text(line))) from None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    pm = ParsedModule(source, module, dict(positions))
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        full = _dotted(alias.name)
+                        if alias.asname is not None:
+                            pm.imports[alias.asname.name.value] = full
+                        else:
+                            top = full.split(".")[0]
+                            pm.imports[top] = top
+                elif isinstance(small, cst.ImportFrom) and small.module is not None \
+                        and not small.relative:
+                    mod = _dotted(small.module)
+                    if isinstance(small.names, cst.ImportStar):
+                        continue
+                    for alias in small.names:
+                        name = alias.name.value
+                        local = alias.asname.name.value if alias.asname else name
+                        pm.imports[local] = f"{mod}.{name}"
+                elif isinstance(small, (cst.Assign, cst.AnnAssign)):
+                    targets = ([t.target for t in small.targets] if isinstance(small, cst.Assign)
+                               else [small.target])
+                    if small.value is None:
+                        continue
+                    for t in targets:
+                        if isinstance(t, cst.Name):
+                            pm.globals[t.value] = small.value
+        elif isinstance(stmt, cst.FunctionDef):
+            pm.functions[stmt.name.value] = stmt
+    return pm

@@ -1,0 +1,222 @@
+"""recognize: find @ct.kernel / @ct.function definitions and classify their parameters.
+
+A parameter is an *array* when the kernel uses it as one (first argument of ct.load / ct.store /
+ct.num_tiles, or through `.shape` / `.strides` / `.dtype` / `.ndim`), a *constexpr* when annotated
+`ct.Constant[...]` (directly or through a module alias), and a runtime *scalar* otherwise.
+The rank of each array comes from how it is indexed.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from .model import ArrayInfo, FunctionInfo, ParamInfo
+from .parse import ParsedModule
+
+ARRAY_FIRST_ARG = {"load", "store", "num_tiles", "gather", "scatter"}
+ARRAY_ATTRS = {"shape", "strides", "dtype", "ndim"}
+
+
+def decorator_role(pm: ParsedModule, dec: cst.Decorator) -> tuple[Optional[str], dict]:
+    """('kernel' | 'function' | None, keyword options) for one decorator."""
+    expr = dec.decorator
+    options = {}
+    if isinstance(expr, cst.Call):
+        for arg in expr.args:
+            if arg.keyword is not None:
+                options[arg.keyword.value] = arg.value
+        expr = expr.func
+    name = pm.ct_name(expr)
+    if name in ("kernel", "function"):
+        return name, options
+    return None, options
+
+
+def find_cutile_functions(pm: ParsedModule) -> list[FunctionInfo]:
+    found = []
+    for stmt in pm.module.body:
+        if not isinstance(stmt, cst.FunctionDef):
+            continue
+        for dec in stmt.decorators:
+            role, options = decorator_role(pm, dec)
+            if role:
+                found.append(FunctionInfo(stmt.name.value, stmt, role, decorator_options=options))
+                break
+    return found
+
+
+def _unalias(pm: ParsedModule, expr: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression:
+    """Follow module-level aliases like `ConstInt = ct.Constant[int]`."""
+    while isinstance(expr, cst.Name) and expr.value in pm.globals and depth < 10 \
+            and expr.value not in pm.imports:
+        expr = pm.globals[expr.value]
+        depth += 1
+    return expr
+
+
+def annotation_kind(pm: ParsedModule, ann: Optional[cst.Annotation]) -> Optional[str]:
+    """'constexpr' | 'array' | 'scalar' | 'list' | None (decide from use)."""
+    if ann is None:
+        return None
+    expr = _unalias(pm, ann.annotation)
+    if isinstance(expr, cst.Subscript):
+        base = _unalias(pm, expr.value)
+        name = pm.ct_name(base)
+        if name == "Constant":
+            return "constexpr"
+        q = pm.qualname(base) or ""
+        if q.endswith("Annotated") or (isinstance(base, cst.Name) and base.value == "Annotated"):
+            first = expr.slice[0].slice
+            if isinstance(first, cst.Index):
+                inner = annotation_kind(pm, cst.Annotation(first.value))
+                return inner
+        if isinstance(base, cst.Name) and base.value in ("list", "List", "Sequence"):
+            return "list"
+        if name in ("IndexedWithInt64", "ScalarInt64"):
+            return "array" if name == "IndexedWithInt64" else "scalar"
+        return None
+    name = pm.ct_name(expr)
+    if name == "Constant":
+        return "constexpr"
+    if name in ("Array", "IndexedWithInt64"):
+        return "array"
+    if name in ("ScalarInt64", "Scalar"):
+        return "scalar"
+    if isinstance(expr, cst.Name) and expr.value in ("int", "float", "bool"):
+        return "scalar"
+    return None
+
+
+class _UseScanner(cst.CSTVisitor):
+    """Collects how each parameter name is used: as array (with rank evidence) or not."""
+
+    def __init__(self, pm: ParsedModule, names: set[str], depth: int = 0):
+        self.pm = pm
+        self.names = names
+        self.depth = depth
+        self.array_uses: dict[str, list] = {}  # name -> [(rank or None, node)]
+        self.shape_index: dict[str, int] = {}
+
+    def _note(self, name, rank, node):
+        self.array_uses.setdefault(name, []).append((rank, node))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value in self.pm.functions \
+                and self.depth < 8:
+            self._scan_helper(node)
+        ct = self.pm.ct_name(node.func)
+        if ct in ARRAY_FIRST_ARG and node.args and isinstance(node.args[0].value, cst.Name) \
+                and node.args[0].value.value in self.names:
+            name = node.args[0].value.value
+            rank = None
+            pos = [a for a in node.args if a.keyword is None]
+            kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+            if ct in ("load", "store"):
+                index = pos[1].value if len(pos) > 1 else kw.get("index")
+                if isinstance(index, cst.Tuple):
+                    rank = len(index.elements)
+                elif index is not None:
+                    rank = 1
+                if ct == "load":
+                    shape = pos[2].value if len(pos) > 2 else kw.get("shape")
+                    if isinstance(shape, cst.Tuple) and rank is None:
+                        rank = len(shape.elements)
+            elif ct == "num_tiles":
+                shape = pos[2].value if len(pos) > 2 else kw.get("shape")
+                if isinstance(shape, cst.Tuple):
+                    rank = len(shape.elements)
+            self._note(name, rank, node)
+
+    def _scan_helper(self, node: cst.Call) -> None:
+        """A parameter passed to a helper that uses it as an array is an array, of the
+        helper's rank."""
+        fdef = self.pm.functions[node.func.value]
+        hparams = list(fdef.params.params)
+        passed = {}
+        for arg, hp in zip(node.args, hparams):
+            if arg.keyword is None and isinstance(arg.value, cst.Name) \
+                    and arg.value.value in self.names:
+                passed[hp.name.value] = arg.value.value
+        if not passed:
+            return
+        inner = _UseScanner(self.pm, set(passed), self.depth + 1)
+        fdef.body.visit(inner)
+        for hname, uses in inner.array_uses.items():
+            for rank, _ in uses:
+                self._note(passed[hname], rank, node)
+        for hname, n in inner.shape_index.items():
+            k = passed[hname]
+            self.shape_index[k] = max(self.shape_index.get(k, 0), n)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.value.value in self.names \
+                and node.attr.value in ARRAY_ATTRS:
+            self._note(node.value.value, None, node)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        v = node.value
+        if isinstance(v, cst.Attribute) and isinstance(v.value, cst.Name) \
+                and v.value.value in self.names and v.attr.value in ("shape", "strides") \
+                and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            idx = node.slice[0].slice.value
+            if isinstance(idx, cst.Integer):
+                n = v.value.value
+                self.shape_index[n] = max(self.shape_index.get(n, 0), int(idx.value) + 1)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        # `M, N = x.shape` fixes the rank
+        v = node.value
+        if isinstance(v, cst.Attribute) and isinstance(v.value, cst.Name) \
+                and v.value.value in self.names and v.attr.value in ("shape", "strides"):
+            for t in node.targets:
+                if isinstance(t.target, (cst.Tuple, cst.List)):
+                    self._note(v.value.value, len(t.target.elements), node)
+
+
+def classify_params(pm: ParsedModule, fn: FunctionInfo) -> list[ParamInfo]:
+    params = fn.node.params
+    if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg is not None:
+        node = params.star_kwarg or params.star_arg
+        raise pm.error(node, "T2T108", "kernels with *args or **kwargs cannot be translated",
+                       help="list every kernel parameter explicitly")
+    all_params = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    names = {p.name.value for p in all_params}
+    scanner = _UseScanner(pm, names)
+    fn.node.body.visit(scanner)
+    out = []
+    for p in all_params:
+        name = p.name.value
+        kind = annotation_kind(pm, p.annotation)
+        if kind == "list":
+            raise pm.error(p, "T2T108",
+                           f"parameter `{name}` is a list of arrays, which this version of "
+                           "tile2triton does not translate yet",
+                           help="pass the arrays as separate parameters for now")
+        if kind is None:
+            kind = "array" if name in scanner.array_uses else "scalar"
+        info = None
+        if kind == "array":
+            info = ArrayInfo(name)
+            ranks = {(r, n) for r, n in scanner.array_uses.get(name, []) if r is not None}
+            distinct = {r for r, _ in ranks}
+            if len(distinct) > 1:
+                node = sorted(ranks, key=lambda rn: pm.positions[rn[1]].start.line)[-1][1]
+                raise pm.error(node, "T2T105",
+                               f"array `{name}` is indexed with different ranks {sorted(distinct)}",
+                               help="every load/store of one array must use one index rank")
+            if distinct:
+                info.rank = distinct.pop()
+            elif name in scanner.shape_index:
+                info.rank = scanner.shape_index[name]
+                info.rank_from_shape_index = info.rank
+            elif fn.role != "kernel":
+                info.rank = None  # decided by the caller's argument
+            else:
+                raise pm.error(p, "T2T104",
+                               f"cannot infer the rank of array parameter `{name}`",
+                               help="tile2triton infers ranks from ct.load/ct.store indices and "
+                                    "`x.shape` unpacking; index the array in the kernel or "
+                                    "unpack its shape (`M, N = x.shape`)")
+        out.append(ParamInfo(name, kind, info))
+    return out

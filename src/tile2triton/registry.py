@@ -1,0 +1,58 @@
+"""Discovers the patterns: every module in `tile2triton.patterns` (the top-level `patterns/`
+folder) that defines `Pattern` subclasses. A construct claimed twice is a bug caught at load."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+
+from .pattern_api import Pattern
+
+
+def _patterns_package():
+    """`tile2triton.patterns` when installed; the repo's top-level patterns/ when run from src/."""
+    try:
+        return importlib.import_module("tile2triton.patterns")
+    except ModuleNotFoundError:
+        import importlib.util as _util
+        import sys
+        from pathlib import Path
+        folder = Path(__file__).resolve().parents[2] / "patterns"
+        spec = _util.spec_from_file_location(
+            "tile2triton.patterns", folder / "__init__.py",
+            submodule_search_locations=[str(folder)])
+        module = _util.module_from_spec(spec)
+        sys.modules["tile2triton.patterns"] = module
+        spec.loader.exec_module(module)
+        return module
+
+
+def pattern_modules():
+    pkg = _patterns_package()
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            yield importlib.import_module(f"{pkg.__name__}.{info.name}")
+
+
+def all_patterns() -> list[Pattern]:
+    found = []
+    for mod in pattern_modules():
+        for obj in vars(mod).values():
+            if isinstance(obj, type) and issubclass(obj, Pattern) and obj is not Pattern \
+                    and obj.__module__ == mod.__name__ and obj.constructs:
+                found.append(obj())
+        for obj in getattr(mod, "PATTERNS", []):
+            found.append(obj)
+    return found
+
+
+@lru_cache(maxsize=1)
+def load_patterns() -> dict:
+    table = {}
+    for p in all_patterns():
+        for c in p.constructs:
+            if c in table:
+                raise RuntimeError(f"construct {c!r} claimed by {type(table[c]).__name__} "
+                                   f"and {type(p).__name__}")
+            table[c] = p
+    return table

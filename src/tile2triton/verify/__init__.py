@@ -1,0 +1,1 @@
+"""verify: run originals and translations on identical inputs and compare them."""

@@ -1,0 +1,128 @@
+"""Corpus cases (see docs/corpus-format.md): discovery, inputs, poisoning, comparison.
+
+Shared by the CPU tests (translation under TRITON_INTERPRET vs float64 reference) and the GPU
+check (real cuTile vs translation vs float64 reference). Needs torch; never imports cuda.tile.
+"""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+DEFAULT_TOL = {
+    torch.float64: dict(atol=1e-9, rtol=1e-9),
+    torch.float32: dict(atol=1e-4, rtol=1e-4),
+    torch.float16: dict(atol=1e-2, rtol=1e-2),
+    torch.bfloat16: dict(atol=5e-2, rtol=5e-2),
+}
+
+
+@dataclass
+class CorpusCase:
+    name: str
+    folder: Path
+
+    @property
+    def kernel_path(self) -> Path:
+        return self.folder / "kernel.py"
+
+    @property
+    def expected_path(self) -> Path:
+        return self.folder / "expected.py"
+
+    def spec(self):
+        return load_module(self.folder / "case.py", f"t2t_case_{self.name}")
+
+
+def discover(root) -> list[CorpusCase]:
+    root = Path(root)
+    return [CorpusCase(p.name, p) for p in sorted(root.iterdir())
+            if (p / "kernel.py").is_file() and (p / "case.py").is_file()]
+
+
+def load_module(path, name: str):
+    spec = importlib.util.spec_from_file_location(name, str(path))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def config_id(config: dict) -> str:
+    parts = []
+    for k, v in config.items():
+        if k == "cpu":
+            continue
+        v = str(v).replace("torch.", "")
+        parts.append(f"{k}={v}")
+    return ",".join(parts)
+
+
+def poison(args: dict, outputs) -> None:
+    """Fill outputs with values no correct kernel leaves behind: NaN, or the minimum integer."""
+    for name in outputs:
+        t = args[name]
+        if t.dtype.is_floating_point:
+            t.fill_(float("nan"))
+        elif t.dtype == torch.bool:
+            t.fill_(True)
+        else:
+            t.fill_(torch.iinfo(t.dtype).min)
+
+
+def clone_args(args: dict) -> dict:
+    return {k: (v.clone() if isinstance(v, torch.Tensor) else v) for k, v in args.items()}
+
+
+def tolerance(spec, dtype) -> dict:
+    tol = dict(DEFAULT_TOL.get(dtype, dict(atol=0.0, rtol=0.0)))
+    tol.update(getattr(spec, "TOLERANCE", {}).get(dtype, {}))
+    return tol
+
+
+def compare(actual: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float) -> dict:
+    """Metrics of `actual` against `expected` (both cast to float64 on the CPU)."""
+    a = actual.detach().to("cpu", torch.float64)
+    e = expected.detach().to("cpu", torch.float64)
+    if a.shape != e.shape:
+        return dict(ok=False, reason=f"shape {tuple(a.shape)} != {tuple(e.shape)}",
+                    max_abs=float("inf"), max_rel=float("inf"), mismatches=a.numel())
+    diff = (a - e).abs()
+    both_nan = torch.isnan(a) & torch.isnan(e)
+    same_inf = torch.isinf(a) & torch.isinf(e) & (a == e)
+    bad = ~((diff <= atol + rtol * e.abs()) | both_nan | same_inf)
+    finite = torch.isfinite(diff)
+    max_abs = float(diff[finite].max()) if finite.any() else 0.0
+    rel = diff / e.abs().clamp_min(1e-30)
+    max_rel = float(rel[finite].max()) if finite.any() else 0.0
+    norm = float(torch.linalg.vector_norm(torch.nan_to_num(a - e)) /
+                 max(float(torch.linalg.vector_norm(torch.nan_to_num(e))), 1e-30))
+    n_bad = int(bad.sum())
+    out = dict(ok=n_bad == 0, max_abs=max_abs, max_rel=max_rel, norm_rel=norm,
+               mismatches=n_bad)
+    if n_bad:
+        idx = tuple(int(i) for i in torch.nonzero(bad)[0])
+        out["first_mismatch"] = dict(index=idx, actual=float(a[idx]), expected=float(e[idx]))
+        unwritten = torch.isnan(a) & ~torch.isnan(e)
+        out["unwritten"] = int(unwritten.sum())
+    return out
+
+
+def run_case_config(module, spec, config: dict, seed: int, device: str, stream=None) -> dict:
+    """Run `module.launch` on a config's inputs; return {output: (actual, expected, tol)}."""
+    gen = torch.Generator().manual_seed(seed)
+    args = spec.make_args(config, gen, device)
+    inputs = clone_args(args)
+    poison(args, spec.OUTPUTS)
+    module.launch(stream, **args)
+    if device != "cpu":
+        torch.cuda.synchronize()
+    expected = spec.reference(inputs)
+    results = {}
+    for name in spec.OUTPUTS:
+        out = args[name]
+        results[name] = (out, expected[name], tolerance(spec, out.dtype))
+    return results

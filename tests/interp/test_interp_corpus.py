@@ -1,0 +1,102 @@
+"""Every corpus case, run on the cuTile interpreter, against its float64 reference.
+
+For each corpus/<name>/ (kernel.py + case.py) and each configuration whose "cpu" is not False:
+load kernel.py through the interpreter, build args on the CPU, poison the outputs with NaN,
+call ``launch(None, **args)`` and compare every output with ``reference(args)`` in float64
+with the tolerances of docs/corpus-format.md.
+"""
+
+import importlib.util
+import math
+import pathlib
+
+import pytest
+import torch
+
+from tile2triton import interp
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "corpus"
+
+DEFAULT_TOL = {
+    torch.float32: dict(atol=1e-4, rtol=1e-4),
+    torch.float16: dict(atol=1e-2, rtol=1e-2),
+    torch.bfloat16: dict(atol=5e-2, rtol=5e-2),
+    torch.float64: dict(atol=1e-10, rtol=1e-10),
+}
+SEEDS = (0, 1)
+
+
+def _load_case(case_dir):
+    spec = importlib.util.spec_from_file_location(f"_t2t_case_{case_dir.name}",
+                                                  case_dir / "case.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _params():
+    out = []
+    if not CORPUS.is_dir():
+        return out
+    for d in sorted(CORPUS.iterdir()):
+        if not (d / "kernel.py").is_file() or not (d / "case.py").is_file():
+            continue
+        try:
+            case_mod = _load_case(d)
+        except Exception as e:  # a broken case.py is reported as a failing test
+            out.append(pytest.param(d, None, None, id=f"{d.name}-load-error",
+                                    marks=pytest.mark.xfail(reason=str(e), strict=False)))
+            continue
+        for i, case in enumerate(case_mod.CASES):
+            if case.get("cpu", True) is False:
+                continue
+            dt = case.get("dtype")
+            tag = str(dt).replace("torch.", "") if dt is not None else ""
+            out.append(pytest.param(d, i, case_mod, id=f"{d.name}-{i}-{tag}"))
+    return out
+
+
+def _tolerance(case_mod, dtype):
+    tol = dict(DEFAULT_TOL.get(dtype, dict(atol=0.0, rtol=0.0)))
+    tol.update(getattr(case_mod, "TOLERANCE", {}).get(dtype, {}))
+    return tol
+
+
+def _poison(t):
+    if t.dtype.is_floating_point:
+        t.fill_(math.nan)
+    elif t.dtype == torch.bool:
+        t.fill_(True)
+    else:
+        t.fill_(-12345 if t.dtype.is_signed else 123)
+
+
+_MODULES = {}
+
+
+def _kernel_module(case_dir):
+    if case_dir not in _MODULES:
+        _MODULES[case_dir] = interp.load_module_with_interpreter(case_dir / "kernel.py")
+    return _MODULES[case_dir]
+
+
+@pytest.mark.parametrize("case_dir,index,case_mod", _params())
+def test_corpus_case_on_interpreter(case_dir, index, case_mod):
+    if case_mod is None:
+        pytest.fail("case.py could not be imported")
+    kmod = _kernel_module(case_dir)
+    case = case_mod.CASES[index]
+    for seed in SEEDS:
+        args = case_mod.make_args(case, torch.Generator().manual_seed(seed), "cpu")
+        for name in case_mod.OUTPUTS:
+            _poison(args[name])
+        kmod.launch(None, **args)
+        ref = case_mod.reference(args)
+        for name in case_mod.OUTPUTS:
+            got = args[name]
+            exp = ref[name]
+            tol = _tolerance(case_mod, got.dtype)
+            torch.testing.assert_close(
+                got.double(), torch.as_tensor(exp).double(), equal_nan=False, **tol,
+                msg=lambda m: f"{case_dir.name} case {index} seed {seed} output {name!r}: {m}")
