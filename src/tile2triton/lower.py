@@ -80,6 +80,7 @@ class Lowerer:
         self.out: list[str] = []
         self.depth = 0
         self.result = UnitResult(fn.name, "", params)
+        self.mutable = _reassigned_names(fn.node.body)
         for p in params:
             if p.kind == "array":
                 self.env[p.name] = ArrayV(p.array)
@@ -266,7 +267,7 @@ class Lowerer:
 
     def target(self, t, low: Lowered) -> str:
         if isinstance(t, cst.Name):
-            self.env[t.value] = low.val
+            self.env[t.value] = self.runtime_if_mutable(t.value, low.val)
             if isinstance(low.val, ArrayV):
                 raise self.error(t, "T2T101", "arrays cannot be re-bound to new names in kernels",
                                  help="use the array parameter directly")
@@ -294,7 +295,7 @@ class Lowerer:
         left = self.expr(node.target)
         right = self.expr(node.value)
         low = self.operator(construct, node, left, right)
-        self.env[name] = low.val
+        self.env[name] = self.runtime_if_mutable(name, low.val)
         op = node.operator.operator.value if hasattr(node.operator, "operator") else None
         # keep `x += y` when the operator lowers to itself
         simple = {"add": "+", "sub": "-", "mul": "*", "bitwise_and": "&", "bitwise_or": "|",
@@ -614,6 +615,15 @@ class Lowerer:
         self.result.uses_dot |= unit.uses_dot
         return Lowered(f"{name}({', '.join(codes)})", ret)
 
+    def runtime_if_mutable(self, name: str, val: Val) -> Val:
+        """A name assigned more than once (loop counters, accumulators) is a runtime value,
+        even when its first value is a literal: never fold it."""
+        if name in self.mutable and isinstance(val, ConstV) and isinstance(
+                val.value, (bool, int, float)):
+            dtype = {bool: "bool_", int: "int32", float: "float32"}[type(val.value)]
+            return TileV(shape=(), dtype=dtype)
+        return val
+
     # ------------------------------------------------------------------------------ analysis
     def is_nonneg(self, low: Lowered) -> bool:
         v = low.val
@@ -625,3 +635,49 @@ class Lowerer:
 
     def is_const(self, low: Lowered) -> bool:
         return isinstance(low.val, (ConstV, ConstExprV))
+
+
+def _reassigned_names(body) -> set:
+    """Names bound more than once in a function body, or bound inside a loop."""
+    counts: dict = {}
+    in_loop: set = set()
+
+    class Scan(cst.CSTVisitor):
+        def __init__(self):
+            self.loop = 0
+
+        def _bind(self, target):
+            if isinstance(target, cst.Name):
+                counts[target.value] = counts.get(target.value, 0) + 1
+                if self.loop:
+                    in_loop.add(target.value)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for el in target.elements:
+                    self._bind(el.value)
+
+        def visit_Assign(self, node):
+            for t in node.targets:
+                self._bind(t.target)
+
+        def visit_AnnAssign(self, node):
+            self._bind(node.target)
+
+        def visit_AugAssign(self, node):
+            self._bind(node.target)
+            self._bind(node.target)
+
+        def visit_For(self, node):
+            self._bind(node.target)
+            self.loop += 1
+
+        def leave_For(self, node):
+            self.loop -= 1
+
+        def visit_While(self, node):
+            self.loop += 1
+
+        def leave_While(self, node):
+            self.loop -= 1
+
+    body.visit(Scan())
+    return {n for n, c in counts.items() if c > 1} | in_loop

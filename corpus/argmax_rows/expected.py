@@ -1,0 +1,134 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_1d(ptr, shape0, stride0, index0, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=offs0 < shape0)
+    else:
+        tl.store(ptrs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def argmax_rows_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    out_ptr,
+    out_shape0,
+    out_stride0,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """out[i] = index of the largest element of row i (the first one on ties).
+
+    A block owns TM rows and scans the columns in TN-wide chunks, keeping a running
+    (best value, best index) pair per row. Padding with -inf keeps the padded lanes
+    from ever being selected, and the strict '>' keeps the earlier chunk on ties, which
+    together with ct.argmax's smallest-index rule gives the first maximal index overall.
+    """
+    pid = tl.program_id(0)
+    first = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, 0, TM, TN, USE_INT64, PADDING=float("-inf"))
+    best_val = tl.max(first, axis=1, keep_dims=True)  # (TM, 1)
+    best_idx = tl.argmax(first, axis=1, keep_dims=True, tie_break_left=True)  # (TM, 1), int32
+    for j in range(1, tl.cdiv(x_shape1, TN)):
+        t = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, j, TM, TN, USE_INT64, PADDING=float("-inf"))
+        val = tl.max(t, axis=1, keep_dims=True)
+        idx = tl.argmax(t, axis=1, keep_dims=True, tie_break_left=True) + j * TN
+        better = val > best_val
+        best_val = tl.where(better, val, best_val)
+        best_idx = tl.where(better, idx, best_idx)
+    _store_tile_1d(out_ptr, out_shape0, out_stride0, pid, tl.reshape(best_idx, (TM,)).to(out_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_argmax_rows_kernel(stream, grid, x, out, TM, TN):
+    """Run `argmax_rows_kernel` like `ct.launch(stream, grid, argmax_rows_kernel, (x, out, TM, TN))`."""
+    x, out = _as_tensor(x), _as_tensor(out)
+    _check_ndim("argmax_rows_kernel", "x", x, 2)
+    _check_ndim("argmax_rows_kernel", "out", out, 1)
+    tile_elems = max(TM * TN, TM)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        argmax_rows_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            out, *out.shape, *out.stride(),
+            TM=TM,
+            TN=TN,
+            USE_INT64=_needs_int64(x, out),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, x, out):
+    tm, tn = 8, 32
+    launch_argmax_rows_kernel(stream, (triton.cdiv(x.shape[0], tm),), x, out, tm, tn)

@@ -1,0 +1,222 @@
+import math
+
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+        offs2 = offs2.to(tl.int64)
+    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+        offs2 = offs2.to(tl.int64)
+    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _exp(x):
+    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.exp(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.exp(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
+    """ct.sum keeps the input dtype; tl.sum accumulates small types in a wider one."""
+    return tl.sum(x, axis=AXIS, keep_dims=KEEP_DIMS).to(x.dtype)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+NEG_INF = float("-inf")
+
+
+@triton.jit
+def flash_attn_fwd_kernel(
+    q_ptr,
+    q_shape0,
+    q_shape1,
+    q_shape2,
+    q_stride0,
+    q_stride1,
+    q_stride2,
+    k_ptr,
+    k_shape0,
+    k_shape1,
+    k_shape2,
+    k_stride0,
+    k_stride1,
+    k_stride2,
+    v_ptr,
+    v_shape0,
+    v_shape1,
+    v_shape2,
+    v_stride0,
+    v_stride1,
+    v_stride2,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_shape2,
+    out_stride0,
+    out_stride1,
+    out_stride2,
+    sm_scale,
+    TQ: tl.constexpr,
+    TK: tl.constexpr,
+    D: tl.constexpr,
+    CAUSAL: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """Flash-attention forward (online softmax) for q, k, v, out of shape (B*H, S, D).
+
+    Block (qi, bh) computes TQ query rows of one (batch, head). It streams over the keys
+    in TK-wide tiles, keeping the running row max m_i, the running softmax denominator
+    l_i and the unnormalised output acc, all in float32. Scores of keys past the sequence
+    end (and, when CAUSAL, of keys after the query) are set to -inf before the softmax.
+    """
+    qi = tl.program_id(0)
+    bh = tl.program_id(1)
+    seq_len = q_shape1
+
+    qt = tl.reshape(_load_tile_3d(q_ptr, q_shape0, q_shape1, q_shape2, q_stride0, q_stride1, q_stride2, bh, qi, 0, 1, TQ, D, USE_INT64, PADDING=0.0), (TQ, D))
+    q_pos = qi * TQ + tl.arange(0, TQ)
+
+    m_i = tl.full((TQ, 1), float("-inf"), tl.float32)
+    l_i = tl.zeros((TQ, 1), dtype=tl.float32)
+    acc = tl.zeros((TQ, D), dtype=tl.float32)
+
+    num_kv = tl.cdiv(seq_len, TK)
+    if CAUSAL:
+        # Key tiles entirely after the last query row of this block are fully masked.
+        num_kv = tl.minimum(num_kv, tl.cdiv((qi + 1) * TQ, TK))
+
+    for j in range(num_kv):
+        kt = tl.reshape(_load_tile_3d(k_ptr, k_shape0, k_shape1, k_shape2, k_stride0, k_stride1, k_stride2, bh, j, 0, 1, TK, D, USE_INT64, PADDING=0.0), (TK, D))
+        vt = tl.reshape(_load_tile_3d(v_ptr, v_shape0, v_shape1, v_shape2, v_stride0, v_stride1, v_stride2, bh, j, 0, 1, TK, D, USE_INT64, PADDING=0.0), (TK, D))
+
+        s = tl.dot(qt, tl.trans(kt), tl.zeros((TQ, TK), dtype=tl.float32), input_precision="ieee") * sm_scale
+        k_pos = j * TK + tl.arange(0, TK)
+        valid = k_pos[None, :] < seq_len  # (1, TK)
+        if CAUSAL:
+            valid = valid & (k_pos[None, :] <= q_pos[:, None])  # (TQ, TK)
+        s = tl.where(valid, s, float("-inf"))
+
+        m_new = tl.maximum(m_i, tl.max(s, axis=1, keep_dims=True))
+        alpha = _exp(m_i - m_new)  # rescales what was accumulated so far
+        p = _exp(s - m_new)
+        l_i = l_i * alpha + _sum(p, 1, True)
+        acc = tl.dot(p.to(vt.dtype), vt, acc * alpha, input_precision="ieee")
+        m_i = m_new
+
+    o = tl.reshape(acc / l_i, (1, TQ, D))
+    _store_tile_3d(out_ptr, out_shape0, out_shape1, out_shape2, out_stride0, out_stride1, out_stride2, bh, qi, 0, o.to(out_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_flash_attn_fwd_kernel(stream, grid, q, k, v, out, sm_scale, TQ, TK, D, CAUSAL):
+    """Run `flash_attn_fwd_kernel` like `ct.launch(stream, grid, flash_attn_fwd_kernel, (q, k, v, out, sm_scale, TQ, TK, D, CAUSAL))`."""
+    q, k, v, out = _as_tensor(q), _as_tensor(k), _as_tensor(v), _as_tensor(out)
+    _check_ndim("flash_attn_fwd_kernel", "q", q, 3)
+    _check_ndim("flash_attn_fwd_kernel", "k", k, 3)
+    _check_ndim("flash_attn_fwd_kernel", "v", v, 3)
+    _check_ndim("flash_attn_fwd_kernel", "out", out, 3)
+    tile_elems = max(1 * TQ * D, TQ, TQ * 1, TQ * D, 1 * TK * D, TQ * TK, TK)
+    # Matrix kernels: bigger tiles need more warps and a deeper software pipeline.
+    num_warps = 8 if tile_elems >= 128 * 128 else 4
+    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    with _on_stream(stream):
+        flash_attn_fwd_kernel[_grid(grid)](
+            q, *q.shape, *q.stride(),
+            k, *k.shape, *k.stride(),
+            v, *v.shape, *v.stride(),
+            out, *out.shape, *out.stride(),
+            sm_scale,
+            TQ=TQ,
+            TK=TK,
+            D=D,
+            CAUSAL=CAUSAL,
+            USE_INT64=_needs_int64(q, k, v, out),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, q, k, v, out, causal):
+    bh, seq_len, head_dim = q.shape
+    tq, tk = 32, 16
+    sm_scale = 1.0 / math.sqrt(head_dim)
+    grid = (triton.cdiv(seq_len, tq), bh, 1)
+    launch_flash_attn_fwd_kernel(stream, grid, q, k, v, out, sm_scale, tq, tk, head_dim, causal)

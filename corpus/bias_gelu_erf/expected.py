@@ -1,0 +1,178 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_1d(ptr, shape0, stride0, index0,
+                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _exp(x):
+    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.exp(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.exp(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def erf_approx(z):
+    """erf(z) via Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7).
+
+    cuda.tile has no erf primitive, so it is built from exp and a rational polynomial;
+    the formula holds for z >= 0 and erf is odd, so the sign is restored at the end.
+    """
+    az = tl.abs(z)
+    t = 1.0 / (1.0 + 0.3275911 * az)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    e = 1.0 - poly * _exp(-(az * az))
+    return tl.where(z < 0.0, -e, e)
+
+
+@triton.jit
+def bias_gelu_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    bias_ptr,
+    bias_shape0,
+    bias_stride0,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_stride0,
+    out_stride1,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """out = gelu(x + bias) with the exact (erf) GELU; math in float32."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid_m, pid_n, TM, TN, USE_INT64).to(tl.float32)
+    bt = _load_tile_1d(bias_ptr, bias_shape0, bias_stride0, pid_n, TN, USE_INT64).to(tl.float32)
+    h = xt + bt  # (TN,) broadcasts against (TM, TN)
+    y = 0.5 * h * (1.0 + erf_approx(h * 0.7071067811865476))
+    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid_m, pid_n, y.to(out_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN):
+    """Run `bias_gelu_kernel` like `ct.launch(stream, grid, bias_gelu_kernel, (x, bias, out, TM, TN))`."""
+    x, bias, out = _as_tensor(x), _as_tensor(bias), _as_tensor(out)
+    _check_ndim("bias_gelu_kernel", "x", x, 2)
+    _check_ndim("bias_gelu_kernel", "bias", bias, 1)
+    _check_ndim("bias_gelu_kernel", "out", out, 2)
+    tile_elems = max(TM * TN, TN)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        bias_gelu_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            bias, *bias.shape, *bias.stride(),
+            out, *out.shape, *out.stride(),
+            TM=TM,
+            TN=TN,
+            USE_INT64=_needs_int64(x, bias, out),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, x, bias, out):
+    tm, tn = 16, 64
+    m, n = x.shape
+    grid = (triton.cdiv(m, tm), triton.cdiv(n, tn))
+    launch_bias_gelu_kernel(stream, grid, x, bias, out, tm, tn)

@@ -1,0 +1,238 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_1d(ptr, shape0, stride0, index0,
+                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+        offs2 = offs2.to(tl.int64)
+    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+        offs2 = offs2.to(tl.int64)
+    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
+    """ct.sum keeps the input dtype; tl.sum accumulates small types in a wider one."""
+    return tl.sum(x, axis=AXIS, keep_dims=KEEP_DIMS).to(x.dtype)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def outer_kernel(
+    u_ptr,
+    u_shape0,
+    u_stride0,
+    v_ptr,
+    v_shape0,
+    v_stride0,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_stride0,
+    out_stride1,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """out[i, j] = u[i] * v[j] + u[i], building 2-D tiles out of 1-D ones.
+
+    Shows three ways to add an axis / broadcast: indexing with None, ct.expand_dims,
+    and an explicit ct.broadcast_to.
+    """
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    ut = _load_tile_1d(u_ptr, u_shape0, u_stride0, pid_m, TM, USE_INT64)
+    vt = _load_tile_1d(v_ptr, v_shape0, v_stride0, pid_n, TN, USE_INT64)
+    u_col = tl.broadcast_to(ut[:, None], (TM, TN))  # (TM, 1) -> (TM, TN)
+    v_row = tl.expand_dims(vt, 0)  # (1, TN)
+    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid_m, pid_n, u_col * v_row + u_col, USE_INT64)
+
+
+def launch_outer_kernel(stream, grid, u, v, out, TM, TN):
+    """Run `outer_kernel` like `ct.launch(stream, grid, outer_kernel, (u, v, out, TM, TN))`."""
+    u, v, out = _as_tensor(u), _as_tensor(v), _as_tensor(out)
+    _check_ndim("outer_kernel", "u", u, 1)
+    _check_ndim("outer_kernel", "v", v, 1)
+    _check_ndim("outer_kernel", "out", out, 2)
+    tile_elems = max(TM, TN, TM * TN)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        outer_kernel[_grid(grid)](
+            u, *u.shape, *u.stride(),
+            v, *v.shape, *v.stride(),
+            out, *out.shape, *out.stride(),
+            TM=TM,
+            TN=TN,
+            USE_INT64=_needs_int64(u, v, out),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+@triton.jit
+def pool_permute_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_shape2,
+    x_stride0,
+    x_stride1,
+    x_stride2,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_shape2,
+    out_stride0,
+    out_stride1,
+    out_stride2,
+    TB: tl.constexpr,
+    TM: tl.constexpr,
+    TH: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """out[h, b, m] = x[b, m, 2h] + x[b, m, 2h + 1].
+
+    Sums adjacent pairs along the last axis by reshaping (TB, TM, 2*TH) into
+    (TB, TM, TH, 2) and reducing the new last axis, then moves the pooled axis to
+    the front with ct.permute.
+    """
+    pid_b = tl.program_id(0)
+    pid_m = tl.program_id(1)
+    pid_h = tl.program_id(2)
+    t = _load_tile_3d(x_ptr, x_shape0, x_shape1, x_shape2, x_stride0, x_stride1, x_stride2, pid_b, pid_m, pid_h, TB, TM, 2 * TH, USE_INT64)
+    pairs = tl.reshape(t, (TB, TM, TH, 2))
+    pooled = _sum(pairs, 3, False)  # (TB, TM, TH)
+    _store_tile_3d(out_ptr, out_shape0, out_shape1, out_shape2, out_stride0, out_stride1, out_stride2, pid_h, pid_b, pid_m, tl.permute(pooled, (2, 0, 1)), USE_INT64)
+
+
+def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH):
+    """Run `pool_permute_kernel` like `ct.launch(stream, grid, pool_permute_kernel, (x, out, TB, TM, TH))`."""
+    x, out = _as_tensor(x), _as_tensor(out)
+    _check_ndim("pool_permute_kernel", "x", x, 3)
+    _check_ndim("pool_permute_kernel", "out", out, 3)
+    tile_elems = max(TB * TM * 2 * TH, TH * TB * TM)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        pool_permute_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            out, *out.shape, *out.stride(),
+            TB=TB,
+            TM=TM,
+            TH=TH,
+            USE_INT64=_needs_int64(x, out),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, u, v, outer, x, pooled):
+    tm, tn = 16, 32
+    launch_outer_kernel(stream, (triton.cdiv(u.shape[0], tm), triton.cdiv(v.shape[0], tn)), u, v, outer, tm, tn)
+    tb, tm2, th = 2, 8, 16
+    nb, m, n = x.shape
+    h = n // 2
+    launch_pool_permute_kernel(stream, (triton.cdiv(nb, tb), triton.cdiv(m, tm2), triton.cdiv(h, th)), x, pooled, tb, tm2, th)

@@ -1,0 +1,145 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_1d(ptr, shape0, stride0, index0, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=offs0 < shape0)
+    else:
+        tl.store(ptrs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def column_stats_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    col_max_ptr,
+    col_max_shape0,
+    col_max_stride0,
+    col_min_ptr,
+    col_min_shape0,
+    col_min_stride0,
+    col_sum_ptr,
+    col_sum_shape0,
+    col_sum_stride0,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """Per-column max, min and sum of a 2-D array; one block per TN columns.
+
+    The rows are walked in TM-high tiles, and the last one usually overhangs the array.
+    Each statistic loads the tile with the padding value that is the identity of its
+    reduction: -inf for max, +inf for min, 0 for sum, so no explicit masking is needed.
+    """
+    pid = tl.program_id(0)
+    run_max = tl.max(_load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, 0, pid, TM, TN, USE_INT64, PADDING=float("-inf")), axis=0)
+    run_min = tl.min(_load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, 0, pid, TM, TN, USE_INT64, PADDING=float("inf")), axis=0)
+    run_sum = tl.sum(_load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, 0, pid, TM, TN, USE_INT64, PADDING=0.0).to(tl.float32), axis=0)
+    for i in range(1, tl.cdiv(x_shape0, TM)):
+        hi = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, i, pid, TM, TN, USE_INT64, PADDING=float("-inf"))
+        lo = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, i, pid, TM, TN, USE_INT64, PADDING=float("inf"))
+        zs = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, i, pid, TM, TN, USE_INT64, PADDING=0.0)
+        run_max = tl.maximum(run_max, tl.max(hi, axis=0))
+        run_min = tl.minimum(run_min, tl.min(lo, axis=0))
+        run_sum = run_sum + tl.sum(zs.to(tl.float32), axis=0)
+    _store_tile_1d(col_max_ptr, col_max_shape0, col_max_stride0, pid, run_max, USE_INT64)
+    _store_tile_1d(col_min_ptr, col_min_shape0, col_min_stride0, pid, run_min, USE_INT64)
+    _store_tile_1d(col_sum_ptr, col_sum_shape0, col_sum_stride0, pid, run_sum, USE_INT64)
+
+
+def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, TN):
+    """Run `column_stats_kernel` like `ct.launch(stream, grid, column_stats_kernel, (x, col_max, col_min, col_sum, TM, TN))`."""
+    x, col_max, col_min, col_sum = _as_tensor(x), _as_tensor(col_max), _as_tensor(col_min), _as_tensor(col_sum)
+    _check_ndim("column_stats_kernel", "x", x, 2)
+    _check_ndim("column_stats_kernel", "col_max", col_max, 1)
+    _check_ndim("column_stats_kernel", "col_min", col_min, 1)
+    _check_ndim("column_stats_kernel", "col_sum", col_sum, 1)
+    tile_elems = max(TM * TN, TN)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        column_stats_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            col_max, *col_max.shape, *col_max.stride(),
+            col_min, *col_min.shape, *col_min.stride(),
+            col_sum, *col_sum.shape, *col_sum.stride(),
+            TM=TM,
+            TN=TN,
+            USE_INT64=_needs_int64(x, col_max, col_min, col_sum),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, x, col_max, col_min, col_sum):
+    tm, tn = 32, 16
+    launch_column_stats_kernel(stream, (triton.cdiv(x.shape[1], tn),), x, col_max, col_min, col_sum, tm, tn)

@@ -1,0 +1,350 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_1d(ptr, shape0, stride0, index0,
+                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_1d(ptr, shape0, stride0, index0, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=offs0 < shape0)
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _ceil(x):
+    """ct.ceil: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.ceil(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.ceil(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _cos(x):
+    """ct.cos: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.cos(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.cos(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _exp(x):
+    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.exp(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.exp(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _exp2(x):
+    """ct.exp2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.exp2(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.exp2(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _floor(x):
+    """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.floor(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.floor(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _log(x):
+    """ct.log: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.log(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.log(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _log2(x):
+    """ct.log2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.log2(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.log2(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _rsqrt(x):
+    """ct.rsqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.rsqrt(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.rsqrt(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _sin(x):
+    """ct.sin: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.sin(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.sin(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _sqrt(x):
+    """ct.sqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.sqrt(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.sqrt(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _tanh(x):
+    """ct.tanh: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = _tanh_f(x)
+    else:
+        xf = x.to(tl.float32)
+        y = _tanh_f(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _tanh_f(x):
+    # tanh(x) = sign(x) * (1 - e) / (1 + e) with e = exp(-2|x|); Taylor series near 0 where
+    # 1 - e would cancel.
+    ax = tl.abs(x)
+    e = tl.exp(-2.0 * ax)
+    big = (1.0 - e) / (1.0 + e)
+    x2 = x * x
+    small = ax * (1.0 - x2 * (1.0 / 3.0 - x2 * (2.0 / 15.0 - x2 * (17.0 / 315.0))))
+    t = tl.where(ax < 0.0625, small, big)
+    return tl.where(x < 0, -t, t)
+
+
+@triton.jit
+def _atan_unit(t):
+    # atan on [0, 1]: reduce by atan(t) = pi/6 + atan((t*sqrt3 - 1) / (t + sqrt3)) above
+    # 2 - sqrt(3), then an odd Taylor series of degree 11 (error < 2e-8 on the reduced range).
+    SQRT3: tl.constexpr = 1.7320508075688772
+    big = t > 0.2679491924311227
+    u = tl.where(big, (t * SQRT3 - 1.0) / (t + SQRT3), t)
+    u2 = u * u
+    p = u * (1.0 - u2 * (1.0 / 3.0 - u2 * (1.0 / 5.0 - u2 * (1.0 / 7.0 - u2 * (1.0 / 9.0 - u2 * (1.0 / 11.0 - u2 / 13.0))))))
+    return tl.where(big, 0.5235987755982988 + p, p)
+
+
+@triton.jit
+def _atan2(y, x):
+    """ct.atan2 in fp32: the angle of (x, y) in [-pi, pi]."""
+    yf = (y + 0 * x).to(tl.float32)
+    xf = (x + 0 * y).to(tl.float32)
+    ax = tl.abs(xf)
+    ay = tl.abs(yf)
+    swap = ay > ax
+    num = tl.where(swap, ax, ay)
+    den = tl.where(swap, ay, ax)
+    a = _atan_unit(tl.where(den == 0, 0.0, num / den))
+    a = tl.where(swap, 1.5707963267948966 - a, a)
+    a = tl.where(xf < 0, 3.141592653589793 - a, a)
+    a = tl.where(yf < 0, -a, a)
+    if (y + x).dtype.is_floating():
+        a = a.to((y + x).dtype)
+    return a
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def math_kernel(
+    x_ptr,
+    x_shape0,
+    x_stride0,
+    y_ptr,
+    y_shape0,
+    y_stride0,
+    out_explog_ptr,
+    out_explog_shape0,
+    out_explog_stride0,
+    out_trig_ptr,
+    out_trig_shape0,
+    out_trig_stride0,
+    out_round_ptr,
+    out_round_shape0,
+    out_round_stride0,
+    out_misc_ptr,
+    out_misc_shape0,
+    out_misc_stride0,
+    TILE: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """A tour of the unary/binary math functions on float32 data.
+
+    x is strictly positive (so log, sqrt and rsqrt are defined); y has both signs.
+    """
+    pid = tl.program_id(0)
+    xt = _load_tile_1d(x_ptr, x_shape0, x_stride0, pid, TILE, USE_INT64)
+    yt = _load_tile_1d(y_ptr, y_shape0, y_stride0, pid, TILE, USE_INT64)
+
+    explog = _exp(-xt) + _log(xt) + _sqrt(xt) + _rsqrt(xt)
+    _store_tile_1d(out_explog_ptr, out_explog_shape0, out_explog_stride0, pid, explog, USE_INT64)
+
+    trig = _sin(yt) * _cos(xt) + _tanh(yt) + _atan2(yt, xt - 1.0)
+    _store_tile_1d(out_trig_ptr, out_trig_shape0, out_trig_stride0, pid, trig, USE_INT64)
+
+    rounded = _floor(yt) * 10.0 + _ceil(xt) + tl.abs(yt)
+    _store_tile_1d(out_round_ptr, out_round_shape0, out_round_stride0, pid, rounded, USE_INT64)
+
+    # sqrt of a negative number is NaN; isnan + where turns those lanes into -1.
+    root = _sqrt(yt)
+    safe_root = tl.where(root != root, -1.0, root)
+    misc = _exp2(yt) + _log2(xt) + safe_root + tl.maximum(xt, yt) * 0.5 - tl.minimum(xt, yt) * 0.25
+    _store_tile_1d(out_misc_ptr, out_misc_shape0, out_misc_stride0, pid, misc, USE_INT64)
+
+
+def launch_math_kernel(stream, grid, x, y, out_explog, out_trig, out_round, out_misc, TILE):
+    """Run `math_kernel` like `ct.launch(stream, grid, math_kernel, (x, y, out_explog, out_trig, out_round, out_misc, TILE))`."""
+    x, y, out_explog, out_trig, out_round, out_misc = _as_tensor(x), _as_tensor(y), _as_tensor(out_explog), _as_tensor(out_trig), _as_tensor(out_round), _as_tensor(out_misc)
+    _check_ndim("math_kernel", "x", x, 1)
+    _check_ndim("math_kernel", "y", y, 1)
+    _check_ndim("math_kernel", "out_explog", out_explog, 1)
+    _check_ndim("math_kernel", "out_trig", out_trig, 1)
+    _check_ndim("math_kernel", "out_round", out_round, 1)
+    _check_ndim("math_kernel", "out_misc", out_misc, 1)
+    tile_elems = TILE
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        math_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            y, *y.shape, *y.stride(),
+            out_explog, *out_explog.shape, *out_explog.stride(),
+            out_trig, *out_trig.shape, *out_trig.stride(),
+            out_round, *out_round.shape, *out_round.stride(),
+            out_misc, *out_misc.shape, *out_misc.stride(),
+            TILE=TILE,
+            USE_INT64=_needs_int64(x, y, out_explog, out_trig, out_round, out_misc),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, x, y, out_explog, out_trig, out_round, out_misc):
+    tile = 256
+    grid = (triton.cdiv(x.shape[0], tile),)
+    launch_math_kernel(stream, grid, x, y, out_explog, out_trig, out_round, out_misc, tile)

@@ -1,0 +1,231 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_1d(ptr, shape0, stride0, index0,
+                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _floordiv(a, b):
+    """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
+    truncates toward zero, so the quotient steps down where the signs differ."""
+    if (a + b).dtype.is_floating():
+        q = tl.floor((a / b).to(tl.float32)).to((a + b).dtype)
+    else:
+        q = a // b
+        q = tl.where((q * b != a) & ((a < 0) != (b < 0)), q - 1, q)
+    return q
+
+
+@triton.jit
+def _mod(a, b):
+    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
+    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
+    if (a + b).dtype.is_floating():
+        r = a - tl.floor((a / b).to(tl.float32)).to((a + b).dtype) * b
+    else:
+        r = a % b
+        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+    return r
+
+
+@triton.jit
+def _pow(x, y):
+    """x ** y for float tiles: exp2(y * log2|x|) in fp32, negative for odd integer powers of a
+    negative base, NaN for other powers of a negative base, 1 for y == 0."""
+    xf = (x + 0 * y).to(tl.float32)
+    yf = (y + 0 * x).to(tl.float32)
+    r = tl.exp2(yf * tl.log2(tl.abs(xf)))
+    y_int = tl.floor(yf) == yf
+    y_odd = y_int & (tl.floor(yf * 0.5) * 2.0 != yf)
+    r = tl.where(xf < 0, tl.where(y_int, tl.where(y_odd, -r, r), float("nan")), r)
+    r = tl.where(yf == 0, 1.0, r)
+    return r.to((x + y).dtype)
+
+
+@triton.jit
+def _floor(x):
+    """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.floor(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.floor(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def put_row(
+    arr_ptr,
+    arr_shape0,
+    arr_shape1,
+    arr_stride0,
+    arr_stride1,
+    row: tl.constexpr,
+    pid,
+    t,
+    TILE: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """Store 1-D tile `t` as chunk `pid` of row `row` of the 2-D array `arr`."""
+    _store_tile_2d(arr_ptr, arr_shape0, arr_shape1, arr_stride0, arr_stride1, row, pid, tl.reshape(t, (1, TILE)), USE_INT64)
+
+
+@triton.jit
+def functional_ops_kernel(
+    a_ptr,
+    a_shape0,
+    a_stride0,
+    b_ptr,
+    b_shape0,
+    b_stride0,
+    i_ptr,
+    i_shape0,
+    i_stride0,
+    j_ptr,
+    j_shape0,
+    j_stride0,
+    fres_ptr,
+    fres_shape0,
+    fres_shape1,
+    fres_stride0,
+    fres_stride1,
+    ires_ptr,
+    ires_shape0,
+    ires_shape1,
+    ires_stride0,
+    ires_stride1,
+    TILE: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """Elementwise arithmetic written with the functional ct.* spellings.
+
+    Row r of fres / ires receives the result of the r-th operation on a chunk of the
+    1-D inputs. b is positive; a / b is never close to an integer (so floordiv and mod
+    are well conditioned).
+    """
+    pid = tl.program_id(0)
+    at = _load_tile_1d(a_ptr, a_shape0, a_stride0, pid, TILE, USE_INT64)
+    bt = _load_tile_1d(b_ptr, b_shape0, b_stride0, pid, TILE, USE_INT64)
+    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 0, pid, at + bt, TILE, USE_INT64)
+    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 1, pid, at - bt, TILE, USE_INT64)
+    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 2, pid, at * bt, TILE, USE_INT64)
+    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 3, pid, at / bt, TILE, USE_INT64)
+    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 4, pid, _floordiv(at, bt), TILE, USE_INT64)
+    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 5, pid, _mod(at, bt), TILE, USE_INT64)
+    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 6, pid, _pow(bt, at * 0.25), TILE, USE_INT64)
+    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 7, pid, tl.minimum(at, bt), TILE, USE_INT64)
+    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 8, pid, tl.maximum(at, bt), TILE, USE_INT64)
+    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 9, pid, tl.where(at > bt, at, -bt), TILE, USE_INT64)
+    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 10, pid, tl.where(_floor(at) == _floor(bt), at + bt, at - bt), TILE, USE_INT64)
+
+    it = _load_tile_1d(i_ptr, i_shape0, i_stride0, pid, TILE, USE_INT64)
+    jt = _load_tile_1d(j_ptr, j_shape0, j_stride0, pid, TILE, USE_INT64)
+    put_row(ires_ptr, ires_shape0, ires_shape1, ires_stride0, ires_stride1, 0, pid, it & jt, TILE, USE_INT64)
+    put_row(ires_ptr, ires_shape0, ires_shape1, ires_stride0, ires_stride1, 1, pid, it | jt, TILE, USE_INT64)
+    put_row(ires_ptr, ires_shape0, ires_shape1, ires_stride0, ires_stride1, 2, pid, it ^ jt, TILE, USE_INT64)
+    put_row(ires_ptr, ires_shape0, ires_shape1, ires_stride0, ires_stride1, 3, pid, it & jt ^ (it | 0x0F0F), TILE, USE_INT64)
+
+
+def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE):
+    """Run `functional_ops_kernel` like `ct.launch(stream, grid, functional_ops_kernel, (a, b, i, j, fres, ires, TILE))`."""
+    a, b, i, j, fres, ires = _as_tensor(a), _as_tensor(b), _as_tensor(i), _as_tensor(j), _as_tensor(fres), _as_tensor(ires)
+    _check_ndim("functional_ops_kernel", "a", a, 1)
+    _check_ndim("functional_ops_kernel", "b", b, 1)
+    _check_ndim("functional_ops_kernel", "i", i, 1)
+    _check_ndim("functional_ops_kernel", "j", j, 1)
+    _check_ndim("functional_ops_kernel", "fres", fres, 2)
+    _check_ndim("functional_ops_kernel", "ires", ires, 2)
+    tile_elems = max(TILE, 1 * TILE)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        functional_ops_kernel[_grid(grid)](
+            a, *a.shape, *a.stride(),
+            b, *b.shape, *b.stride(),
+            i, *i.shape, *i.stride(),
+            j, *j.shape, *j.stride(),
+            fres, *fres.shape, *fres.stride(),
+            ires, *ires.shape, *ires.stride(),
+            TILE=TILE,
+            USE_INT64=_needs_int64(a, b, i, j, fres, ires),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, a, b, i, j, fres, ires):
+    tile = 128
+    launch_functional_ops_kernel(stream, (triton.cdiv(a.shape[0], tile),), a, b, i, j, fres, ires, tile)

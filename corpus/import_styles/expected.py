@@ -1,0 +1,134 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_1d(ptr, shape0, stride0, index0, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=offs0 < shape0)
+    else:
+        tl.store(ptrs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def row_dot_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    y_ptr,
+    y_shape0,
+    y_shape1,
+    y_stride0,
+    y_stride1,
+    out_ptr,
+    out_shape0,
+    out_stride0,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """out[i] = sum_j x[i, j] * y[i, j] (a batch of row-wise dot products), in float32.
+
+    Written with names imported straight from cuda.tile and a module-level padding
+    constant: zero padding makes the column tail contribute nothing to the sum.
+    """
+    pid = tl.program_id(0)
+    acc = tl.zeros((TM,), dtype=tl.float32)
+    for j in range(tl.cdiv(x_shape1, TN)):
+        xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, j, TM, TN, USE_INT64, PADDING=0.0).to(tl.float32)
+        yt = _load_tile_2d(y_ptr, y_shape0, y_shape1, y_stride0, y_stride1, pid, j, TM, TN, USE_INT64, PADDING=0.0).to(tl.float32)
+        acc += tl.sum(xt * yt, axis=1)
+    _store_tile_1d(out_ptr, out_shape0, out_stride0, pid, acc, USE_INT64)
+
+
+def launch_row_dot_kernel(stream, grid, x, y, out, TM, TN):
+    """Run `row_dot_kernel` like `ct.launch(stream, grid, row_dot_kernel, (x, y, out, TM, TN))`."""
+    x, y, out = _as_tensor(x), _as_tensor(y), _as_tensor(out)
+    _check_ndim("row_dot_kernel", "x", x, 2)
+    _check_ndim("row_dot_kernel", "y", y, 2)
+    _check_ndim("row_dot_kernel", "out", out, 1)
+    tile_elems = max(TM, TM * TN)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        row_dot_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            y, *y.shape, *y.stride(),
+            out, *out.shape, *out.stride(),
+            TM=TM,
+            TN=TN,
+            USE_INT64=_needs_int64(x, y, out),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, x, y, out):
+    tm, tn = 16, 32
+    launch_row_dot_kernel(stream, (triton.cdiv(x.shape[0], tm),), x, y, out, tm, tn)

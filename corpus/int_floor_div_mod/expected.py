@@ -1,0 +1,191 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _floordiv(a, b):
+    """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
+    truncates toward zero, so the quotient steps down where the signs differ."""
+    if (a + b).dtype.is_floating():
+        q = tl.floor((a / b).to(tl.float32)).to((a + b).dtype)
+    else:
+        q = a // b
+        q = tl.where((q * b != a) & ((a < 0) != (b < 0)), q - 1, q)
+    return q
+
+
+@triton.jit
+def _mod(a, b):
+    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
+    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
+    if (a + b).dtype.is_floating():
+        r = a - tl.floor((a / b).to(tl.float32)).to((a + b).dtype) * b
+    else:
+        r = a % b
+        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+    return r
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def floor_div_mod_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    d_ptr,
+    d_shape0,
+    d_shape1,
+    d_stride0,
+    d_stride1,
+    q_ptr,
+    q_shape0,
+    q_shape1,
+    q_stride0,
+    q_stride1,
+    r_ptr,
+    r_shape0,
+    r_shape1,
+    r_stride0,
+    r_stride1,
+    qs_ptr,
+    qs_shape0,
+    qs_shape1,
+    qs_stride0,
+    qs_stride1,
+    rs_ptr,
+    rs_shape0,
+    rs_shape1,
+    rs_stride0,
+    rs_stride1,
+    s,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """Integer floor division and modulo with Python semantics.
+
+    q = x // d and r = x % d elementwise, and qs = x // s, rs = x % s for a runtime
+    scalar divisor s. Quotients round toward -inf (not toward zero as in C), and the
+    remainder takes the sign of the divisor, so x == q * d + r always holds.
+    """
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid_m, pid_n, TM, TN, USE_INT64)
+    # The divisor data has no zeros; the tail lanes are padded with 0 and then replaced
+    # by 1 so that no lane ever divides by zero.
+    dt = _load_tile_2d(d_ptr, d_shape0, d_shape1, d_stride0, d_stride1, pid_m, pid_n, TM, TN, USE_INT64, PADDING=0.0)
+    dt = tl.where(dt == 0, 1, dt)
+    _store_tile_2d(q_ptr, q_shape0, q_shape1, q_stride0, q_stride1, pid_m, pid_n, _floordiv(xt, dt), USE_INT64)
+    _store_tile_2d(r_ptr, r_shape0, r_shape1, r_stride0, r_stride1, pid_m, pid_n, _mod(xt, dt), USE_INT64)
+    _store_tile_2d(qs_ptr, qs_shape0, qs_shape1, qs_stride0, qs_stride1, pid_m, pid_n, _floordiv(xt, s), USE_INT64)
+    _store_tile_2d(rs_ptr, rs_shape0, rs_shape1, rs_stride0, rs_stride1, pid_m, pid_n, _mod(xt, s), USE_INT64)
+
+
+def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN):
+    """Run `floor_div_mod_kernel` like `ct.launch(stream, grid, floor_div_mod_kernel, (x, d, q, r, qs, rs, s, TM, TN))`."""
+    x, d, q, r, qs, rs = _as_tensor(x), _as_tensor(d), _as_tensor(q), _as_tensor(r), _as_tensor(qs), _as_tensor(rs)
+    _check_ndim("floor_div_mod_kernel", "x", x, 2)
+    _check_ndim("floor_div_mod_kernel", "d", d, 2)
+    _check_ndim("floor_div_mod_kernel", "q", q, 2)
+    _check_ndim("floor_div_mod_kernel", "r", r, 2)
+    _check_ndim("floor_div_mod_kernel", "qs", qs, 2)
+    _check_ndim("floor_div_mod_kernel", "rs", rs, 2)
+    tile_elems = TM * TN
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        floor_div_mod_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            d, *d.shape, *d.stride(),
+            q, *q.shape, *q.stride(),
+            r, *r.shape, *r.stride(),
+            qs, *qs.shape, *qs.stride(),
+            rs, *rs.shape, *rs.stride(),
+            s,
+            TM=TM,
+            TN=TN,
+            USE_INT64=_needs_int64(x, d, q, r, qs, rs),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, x, d, q, r, qs, rs, s):
+    tm, tn = 16, 32
+    m, n = x.shape
+    launch_floor_div_mod_kernel(stream, (triton.cdiv(m, tm), triton.cdiv(n, tn)), x, d, q, r, qs, rs, s, tm, tn)

@@ -1,0 +1,221 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_1d(ptr, shape0, stride0, index0,
+                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_1d(ptr, shape0, stride0, index0, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=offs0 < shape0)
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _rsqrt(x):
+    """ct.rsqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.rsqrt(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.rsqrt(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def layernorm_fwd_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    weight_ptr,
+    weight_shape0,
+    weight_stride0,
+    bias_ptr,
+    bias_shape0,
+    bias_stride0,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_stride0,
+    out_stride1,
+    mean_out_ptr,
+    mean_out_shape0,
+    mean_out_stride0,
+    rstd_out_ptr,
+    rstd_out_shape0,
+    rstd_out_stride0,
+    eps,
+    TILE_N: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """LayerNorm over the last axis, one row per block, streaming the row in TILE_N chunks.
+
+    Three passes over the row: mean, variance, then normalise + affine. Also writes the
+    per-row mean and 1/std (float32) as a backward pass would need them.
+    """
+    row = tl.program_id(0)
+    n = x_shape1
+    num_chunks = tl.cdiv(n, TILE_N)
+
+    # Pass 1: mean. Zero padding keeps the tail out of the sum.
+    acc = tl.zeros((1, TILE_N), dtype=tl.float32)
+    for j in range(num_chunks):
+        xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, j, 1, TILE_N, USE_INT64, PADDING=0.0)
+        acc = acc + xt.to(tl.float32)
+    mean = tl.sum(acc, axis=1, keep_dims=True) / n  # (1, 1)
+
+    # Pass 2: variance. (x - mean) is not zero on padded lanes, so mask them explicitly.
+    acc = tl.zeros((1, TILE_N), dtype=tl.float32)
+    for j in range(num_chunks):
+        xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, j, 1, TILE_N, USE_INT64, PADDING=0.0)
+        cols = j * TILE_N + tl.arange(0, TILE_N)
+        d = tl.where(cols[None, :] < n, xt.to(tl.float32) - mean, 0.0)
+        acc = acc + d * d
+    var = tl.sum(acc, axis=1, keep_dims=True) / n
+    rstd = _rsqrt(var + eps)
+
+    # Pass 3: normalise and apply the affine transform.
+    for j in range(num_chunks):
+        xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, j, 1, TILE_N, USE_INT64, PADDING=0.0)
+        w = _load_tile_1d(weight_ptr, weight_shape0, weight_stride0, j, TILE_N, USE_INT64, PADDING=0.0)
+        b = _load_tile_1d(bias_ptr, bias_shape0, bias_stride0, j, TILE_N, USE_INT64, PADDING=0.0)
+        y = (xt.to(tl.float32) - mean) * rstd * w.to(tl.float32) + b.to(tl.float32)
+        _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, row, j, y.to(out_ptr.dtype.element_ty), USE_INT64)
+
+    _store_tile_1d(mean_out_ptr, mean_out_shape0, mean_out_stride0, row, tl.reshape(mean, (1,)), USE_INT64)
+    _store_tile_1d(rstd_out_ptr, rstd_out_shape0, rstd_out_stride0, row, tl.reshape(rstd, (1,)), USE_INT64)
+
+
+def launch_layernorm_fwd_kernel(stream, grid, x, weight, bias, out, mean_out, rstd_out, eps, TILE_N):
+    """Run `layernorm_fwd_kernel` like `ct.launch(stream, grid, layernorm_fwd_kernel, (x, weight, bias, out, mean_out, rstd_out, eps, TILE_N))`."""
+    x, weight, bias, out, mean_out, rstd_out = _as_tensor(x), _as_tensor(weight), _as_tensor(bias), _as_tensor(out), _as_tensor(mean_out), _as_tensor(rstd_out)
+    _check_ndim("layernorm_fwd_kernel", "x", x, 2)
+    _check_ndim("layernorm_fwd_kernel", "weight", weight, 1)
+    _check_ndim("layernorm_fwd_kernel", "bias", bias, 1)
+    _check_ndim("layernorm_fwd_kernel", "out", out, 2)
+    _check_ndim("layernorm_fwd_kernel", "mean_out", mean_out, 1)
+    _check_ndim("layernorm_fwd_kernel", "rstd_out", rstd_out, 1)
+    tile_elems = max(1 * TILE_N, TILE_N, 1)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        layernorm_fwd_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            weight, *weight.shape, *weight.stride(),
+            bias, *bias.shape, *bias.stride(),
+            out, *out.shape, *out.stride(),
+            mean_out, *mean_out.shape, *mean_out.stride(),
+            rstd_out, *rstd_out.shape, *rstd_out.stride(),
+            eps,
+            TILE_N=TILE_N,
+            USE_INT64=_needs_int64(x, weight, bias, out, mean_out, rstd_out),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, x, weight, bias, out, mean, rstd, eps):
+    tile_n = 128
+    launch_layernorm_fwd_kernel(stream, (x.shape[0],), x, weight, bias, out, mean, rstd, eps, tile_n)

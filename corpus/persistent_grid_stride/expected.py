@@ -1,0 +1,168 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _floordiv(a, b):
+    """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
+    truncates toward zero, so the quotient steps down where the signs differ."""
+    if (a + b).dtype.is_floating():
+        q = tl.floor((a / b).to(tl.float32)).to((a + b).dtype)
+    else:
+        q = a // b
+        q = tl.where((q * b != a) & ((a < 0) != (b < 0)), q - 1, q)
+    return q
+
+
+@triton.jit
+def _mod(a, b):
+    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
+    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
+    if (a + b).dtype.is_floating():
+        r = a - tl.floor((a / b).to(tl.float32)).to((a + b).dtype) * b
+    else:
+        r = a % b
+        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+    return r
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def persistent_axpy_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    y_ptr,
+    y_shape0,
+    y_shape1,
+    y_stride0,
+    y_stride1,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_stride0,
+    out_stride1,
+    alpha,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """out = alpha * x + y with a persistent, grid-stride schedule.
+
+    The grid is smaller than the number of tiles; block b processes the flattened tile
+    ids b, b + num_blocks, b + 2 * num_blocks, ... and unflattens each into (row, col).
+    """
+    n_tiles_n = tl.cdiv(x_shape1, TN)
+    total = tl.cdiv(x_shape0, TM) * n_tiles_n
+    for t in range(tl.program_id(0), total, tl.num_programs(0)):
+        tm = _floordiv(t, n_tiles_n)
+        tn = _mod(t, n_tiles_n)
+        xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, tm, tn, TM, TN, USE_INT64).to(tl.float32)
+        yt = _load_tile_2d(y_ptr, y_shape0, y_shape1, y_stride0, y_stride1, tm, tn, TM, TN, USE_INT64).to(tl.float32)
+        _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, tm, tn, (alpha * xt + yt).to(out_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN):
+    """Run `persistent_axpy_kernel` like `ct.launch(stream, grid, persistent_axpy_kernel, (x, y, out, alpha, TM, TN))`."""
+    x, y, out = _as_tensor(x), _as_tensor(y), _as_tensor(out)
+    _check_ndim("persistent_axpy_kernel", "x", x, 2)
+    _check_ndim("persistent_axpy_kernel", "y", y, 2)
+    _check_ndim("persistent_axpy_kernel", "out", out, 2)
+    tile_elems = TM * TN
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        persistent_axpy_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            y, *y.shape, *y.stride(),
+            out, *out.shape, *out.stride(),
+            alpha,
+            TM=TM,
+            TN=TN,
+            USE_INT64=_needs_int64(x, y, out),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, x, y, out, alpha):
+    tm, tn = 16, 32
+    m, n = x.shape
+    num_tiles = triton.cdiv(m, tm) * triton.cdiv(n, tn)
+    grid = (min(num_tiles, 5),)   # fewer blocks than tiles on purpose
+    launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, tm, tn)

@@ -1,0 +1,146 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_1d(ptr, shape0, stride0, index0, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=offs0 < shape0)
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _multiply(a, b):
+    return a * b
+
+
+@triton.jit
+def _prod(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
+    """ct.prod: product along AXIS (Triton has no tl.prod)."""
+    return tl.reduce(x, AXIS, _multiply, keep_dims=KEEP_DIMS)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def min_prod_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    row_min_ptr,
+    row_min_shape0,
+    row_min_stride0,
+    row_prod_ptr,
+    row_prod_shape0,
+    row_prod_stride0,
+    TM: tl.constexpr,
+    TILE_N: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """row_min[i] = min_j x[i, j] (in x's dtype) and row_prod[i] = prod_j x[i, j] (float32).
+
+    TILE_N covers a whole row. For the min, +inf padding is neutral. There is no padding
+    mode for 1, so for the product the tail lanes are replaced by 1.0 with an explicit mask.
+    """
+    pid = tl.program_id(0)
+    n = x_shape1
+    t = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, 0, TM, TILE_N, USE_INT64, PADDING=float("inf"))
+    _store_tile_1d(row_min_ptr, row_min_shape0, row_min_stride0, pid, tl.min(t, axis=1), USE_INT64)
+
+    cols = tl.arange(0, TILE_N)
+    t32 = tl.where(cols[None, :] < n, t.to(tl.float32), 1.0)
+    _store_tile_1d(row_prod_ptr, row_prod_shape0, row_prod_stride0, pid, _prod(t32, 1, False), USE_INT64)
+
+
+def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N):
+    """Run `min_prod_kernel` like `ct.launch(stream, grid, min_prod_kernel, (x, row_min, row_prod, TM, TILE_N))`."""
+    x, row_min, row_prod = _as_tensor(x), _as_tensor(row_min), _as_tensor(row_prod)
+    _check_ndim("min_prod_kernel", "x", x, 2)
+    _check_ndim("min_prod_kernel", "row_min", row_min, 1)
+    _check_ndim("min_prod_kernel", "row_prod", row_prod, 1)
+    tile_elems = max(TM * TILE_N, TM, TILE_N)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        min_prod_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            row_min, *row_min.shape, *row_min.stride(),
+            row_prod, *row_prod.shape, *row_prod.stride(),
+            TM=TM,
+            TILE_N=TILE_N,
+            USE_INT64=_needs_int64(x, row_min, row_prod),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, x, row_min, row_prod):
+    m, n = x.shape
+    tm = 4
+    tile_n = 1 << (n - 1).bit_length()
+    launch_min_prod_kernel(stream, (triton.cdiv(m, tm),), x, row_min, row_prod, tm, tile_n)

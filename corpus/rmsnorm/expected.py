@@ -1,0 +1,170 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_1d(ptr, shape0, stride0, index0,
+                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _rsqrt(x):
+    """ct.rsqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.rsqrt(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.rsqrt(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def rmsnorm_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    weight_ptr,
+    weight_shape0,
+    weight_stride0,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_stride0,
+    out_stride1,
+    eps,
+    TM: tl.constexpr,
+    TILE_N: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """RMSNorm: out = x / sqrt(mean(x^2) + eps) * weight.
+
+    Each block normalises TM rows at once; TILE_N >= row length, so a row is one tile.
+    Zero padding makes the padded lanes contribute nothing to the sum of squares.
+    """
+    pid = tl.program_id(0)
+    n = x_shape1
+    xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, 0, TM, TILE_N, USE_INT64, PADDING=0.0).to(tl.float32)
+    w = _load_tile_1d(weight_ptr, weight_shape0, weight_stride0, 0, TILE_N, USE_INT64, PADDING=0.0).to(tl.float32)
+    mean_sq = tl.sum(xt * xt, axis=1, keep_dims=True) / n  # (TM, 1)
+    y = xt * _rsqrt(mean_sq + eps) * w
+    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid, 0, y.to(out_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N):
+    """Run `rmsnorm_kernel` like `ct.launch(stream, grid, rmsnorm_kernel, (x, weight, out, eps, TM, TILE_N))`."""
+    x, weight, out = _as_tensor(x), _as_tensor(weight), _as_tensor(out)
+    _check_ndim("rmsnorm_kernel", "x", x, 2)
+    _check_ndim("rmsnorm_kernel", "weight", weight, 1)
+    _check_ndim("rmsnorm_kernel", "out", out, 2)
+    tile_elems = max(TM * TILE_N, TILE_N)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        rmsnorm_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            weight, *weight.shape, *weight.stride(),
+            out, *out.shape, *out.stride(),
+            eps,
+            TM=TM,
+            TILE_N=TILE_N,
+            USE_INT64=_needs_int64(x, weight, out),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, x, weight, out, eps):
+    m, n = x.shape
+    tm = 8
+    tile_n = 1 << (n - 1).bit_length()
+    launch_rmsnorm_kernel(stream, (triton.cdiv(m, tm),), x, weight, out, eps, tm, tile_n)

@@ -1,0 +1,175 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def row_sum_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    row_sums_ptr,
+    row_sums_shape0,
+    row_sums_shape1,
+    row_sums_stride0,
+    row_sums_stride1,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """row_sums (M, 1) = x.sum(axis=1, keepdims=True); a block owns TM rows and walks the columns."""
+    pid = tl.program_id(0)
+    acc = tl.zeros((TM, 1), dtype=tl.float32)
+    for j in range(tl.cdiv(x_shape1, TN)):
+        t = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, j, TM, TN, USE_INT64, PADDING=0.0)
+        acc = acc + tl.sum(t.to(tl.float32), axis=1, keep_dims=True)
+    _store_tile_2d(row_sums_ptr, row_sums_shape0, row_sums_shape1, row_sums_stride0, row_sums_stride1, pid, 0, acc.to(row_sums_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN):
+    """Run `row_sum_kernel` like `ct.launch(stream, grid, row_sum_kernel, (x, row_sums, TM, TN))`."""
+    x, row_sums = _as_tensor(x), _as_tensor(row_sums)
+    _check_ndim("row_sum_kernel", "x", x, 2)
+    _check_ndim("row_sum_kernel", "row_sums", row_sums, 2)
+    tile_elems = max(TM * 1, TM * TN)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        row_sum_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            row_sums, *row_sums.shape, *row_sums.stride(),
+            TM=TM,
+            TN=TN,
+            USE_INT64=_needs_int64(x, row_sums),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+@triton.jit
+def col_sum_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    col_sums_ptr,
+    col_sums_shape0,
+    col_sums_shape1,
+    col_sums_stride0,
+    col_sums_stride1,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """col_sums (1, N) = x.sum(axis=0, keepdims=True); a block owns TN columns and walks the rows."""
+    pid = tl.program_id(0)
+    num_row_tiles = tl.cdiv(x_shape0, TM)
+    acc = tl.zeros((1, TN), dtype=tl.float32)
+    i = 0
+    while i < num_row_tiles:
+        t = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, i, pid, TM, TN, USE_INT64, PADDING=0.0)
+        acc = acc + tl.sum(t.to(tl.float32), axis=0, keep_dims=True)
+        i += 1
+    _store_tile_2d(col_sums_ptr, col_sums_shape0, col_sums_shape1, col_sums_stride0, col_sums_stride1, 0, pid, acc.to(col_sums_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN):
+    """Run `col_sum_kernel` like `ct.launch(stream, grid, col_sum_kernel, (x, col_sums, TM, TN))`."""
+    x, col_sums = _as_tensor(x), _as_tensor(col_sums)
+    _check_ndim("col_sum_kernel", "x", x, 2)
+    _check_ndim("col_sum_kernel", "col_sums", col_sums, 2)
+    tile_elems = max(1 * TN, TM * TN)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        col_sum_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            col_sums, *col_sums.shape, *col_sums.stride(),
+            TM=TM,
+            TN=TN,
+            USE_INT64=_needs_int64(x, col_sums),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, x, row_sums, col_sums):
+    tm, tn = 16, 32
+    m, n = x.shape
+    launch_row_sum_kernel(stream, (triton.cdiv(m, tm),), x, row_sums, tm, tn)
+    launch_col_sum_kernel(stream, (triton.cdiv(n, tn),), x, col_sums, tm, tn)

@@ -1,0 +1,147 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+        offs2 = offs2.to(tl.int64)
+    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+        offs2 = offs2.to(tl.int64)
+    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2))
+    else:
+        tl.store(ptrs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def scale_cast_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_shape2,
+    x_stride0,
+    x_stride1,
+    x_stride2,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_shape2,
+    out_stride0,
+    out_stride1,
+    out_stride2,
+    alpha,
+    beta,
+    TB: tl.constexpr,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """out = (x * alpha + beta) on a 3-D float32 array, narrowed to out's dtype on store.
+
+    The grid is 3-D with the fastest-varying tile axis (N) on grid axis 0.
+    """
+    pid_n = tl.program_id(0)
+    pid_m = tl.program_id(1)
+    pid_b = tl.program_id(2)
+    t = _load_tile_3d(x_ptr, x_shape0, x_shape1, x_shape2, x_stride0, x_stride1, x_stride2, pid_b, pid_m, pid_n, TB, TM, TN, USE_INT64)
+    y = t * alpha
+    if beta != 0.0:  # runtime branch on a scalar argument
+        y = y + beta
+    _store_tile_3d(out_ptr, out_shape0, out_shape1, out_shape2, out_stride0, out_stride1, out_stride2, pid_b, pid_m, pid_n, y.to(out_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN):
+    """Run `scale_cast_kernel` like `ct.launch(stream, grid, scale_cast_kernel, (x, out, alpha, beta, TB, TM, TN))`."""
+    x, out = _as_tensor(x), _as_tensor(out)
+    _check_ndim("scale_cast_kernel", "x", x, 3)
+    _check_ndim("scale_cast_kernel", "out", out, 3)
+    tile_elems = TB * TM * TN
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        scale_cast_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            out, *out.shape, *out.stride(),
+            alpha,
+            beta,
+            TB=TB,
+            TM=TM,
+            TN=TN,
+            USE_INT64=_needs_int64(x, out),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, x, out, alpha, beta):
+    tb, tm, tn = 2, 8, 32
+    nb, m, n = x.shape
+    grid = (triton.cdiv(n, tn), triton.cdiv(m, tm), triton.cdiv(nb, tb))
+    launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, tb, tm, tn)

@@ -1,0 +1,123 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_1d(ptr, shape0, stride0, index0,
+                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_1d(ptr, shape0, stride0, index0, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=offs0 < shape0)
+    else:
+        tl.store(ptrs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def vector_add_kernel(
+    a_ptr,
+    a_shape0,
+    a_stride0,
+    b_ptr,
+    b_shape0,
+    b_stride0,
+    out_ptr,
+    out_shape0,
+    out_stride0,
+    TILE: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """out = a + b over 1-D arrays; each block handles one TILE-sized chunk."""
+    pid = tl.program_id(0)
+    # A bare integer is accepted as a 1-D tile index: chunk `pid` covers
+    # elements [pid * TILE, (pid + 1) * TILE).
+    a_tile = _load_tile_1d(a_ptr, a_shape0, a_stride0, pid, TILE, USE_INT64)
+    b_tile = _load_tile_1d(b_ptr, b_shape0, b_stride0, pid, TILE, USE_INT64)
+    # Lanes past the end of the array hold unspecified values; store drops them.
+    _store_tile_1d(out_ptr, out_shape0, out_stride0, pid, a_tile + b_tile, USE_INT64)
+
+
+def launch_vector_add_kernel(stream, grid, a, b, out, TILE):
+    """Run `vector_add_kernel` like `ct.launch(stream, grid, vector_add_kernel, (a, b, out, TILE))`."""
+    a, b, out = _as_tensor(a), _as_tensor(b), _as_tensor(out)
+    _check_ndim("vector_add_kernel", "a", a, 1)
+    _check_ndim("vector_add_kernel", "b", b, 1)
+    _check_ndim("vector_add_kernel", "out", out, 1)
+    tile_elems = TILE
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        vector_add_kernel[_grid(grid)](
+            a, *a.shape, *a.stride(),
+            b, *b.shape, *b.stride(),
+            out, *out.shape, *out.stride(),
+            TILE=TILE,
+            USE_INT64=_needs_int64(a, b, out),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, a, b, out):
+    tile = 128
+    grid = (triton.cdiv(a.shape[0], tile),)
+    launch_vector_add_kernel(stream, grid, a, b, out, tile)
