@@ -109,7 +109,7 @@ class FloorDivMod(Pattern):
 def k(x, y, TILE: ct.Constant[int]):
     a = ct.load(x, (ct.bid(0),), (TILE,))
     ct.store(y, (ct.bid(0),), a // 3 + ct.mod(a, -5))
-""", expect=["_floordiv(a, 3) + _mod(a, -5)", "def _floordiv(a, b):", "def _mod(a, b):"]),
+""", expect=["def _floordiv(a, b):", "def _mod(a, b):", "_floordiv(a, 3) + _mod(a, -5)"]),
         Example("""
 @ct.kernel
 def k(x, TILE: ct.Constant[int]):

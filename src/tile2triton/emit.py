@@ -248,9 +248,11 @@ def _walk(node):
 
 def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
     needed = set()
+    sources = {}
     kernel_texts = {}
     for name, (fn, unit) in units.items():
         needed |= unit.runtime_helpers
+        sources.update(unit.helper_sources)
         params = kernel_params(fn.params) + [f"{USE_INT64}: tl.constexpr"]
         kernel_texts[name] = (_function_text(pm, fn, params, unit.text) + "\n"
                               + render_launcher(fn, unit))
@@ -258,6 +260,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
     for name in mc.helper_order:
         _, unit, _ = mc.helper_specs[name]
         needed |= unit.runtime_helpers
+        sources.update(unit.helper_sources)
         params = kernel_params(unit.fn.params)
         if unit.uses_array_params:
             params.append(f"{USE_INT64}: tl.constexpr")
@@ -280,6 +283,9 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
     imports = ["import contextlib", ""] + ([] if has_torch else ["import torch"]) + [
         "import triton", "import triton.language as tl"]
     runtime = render_runtime(needed)
+    extra = "\n\n\n".join(sources[k] for k in sorted(sources))
+    if extra:
+        runtime = (runtime + "\n\n\n" + extra) if runtime else extra
     helpers = ((runtime + "\n\n\n") if runtime else "") + render_host_helpers()
     if "__IMPORTS__" not in blocks:  # `import cuda.tile` shared a line with other imports
         code = "\n".join(imports) + "\n" + code

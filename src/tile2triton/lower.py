@@ -52,6 +52,7 @@ class UnitResult:
     text: str
     params: list
     runtime_helpers: set = field(default_factory=set)
+    helper_sources: dict = field(default_factory=dict)  # name -> @triton.jit source from a pattern
     tile_elems: list = field(default_factory=list)  # launcher heuristics: tile sizes as exprs
     uses_dot: bool = False
     called_helpers: list = field(default_factory=list)
@@ -99,6 +100,12 @@ class Lowerer:
         """Ask emit for a runtime helper (from templates/runtime.py.j2); returns its name."""
         self.result.runtime_helpers.add(helper)
         return helper
+
+    def need_source(self, name: str, source: str) -> str:
+        """Ask emit for a device helper whose source a pattern carries itself (one new
+        construct = one new file under patterns/). Returns `name`."""
+        self.result.helper_sources[name] = source.strip("\n")
+        return name
 
     def note_tile(self, shape) -> None:
         if shape and all(s is not None for s in shape):
@@ -611,6 +618,7 @@ class Lowerer:
         if unit.uses_array_params:
             codes.append(USE_INT64)
         self.result.runtime_helpers |= unit.runtime_helpers
+        self.result.helper_sources.update(unit.helper_sources)
         self.result.tile_elems += unit.tile_elems
         self.result.uses_dot |= unit.uses_dot
         return Lowered(f"{name}({', '.join(codes)})", ret)

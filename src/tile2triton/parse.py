@@ -23,12 +23,29 @@ CUDA_TILE = "cuda.tile"
 class ParsedModule:
     source: SourceFile
     module: cst.Module
-    positions: dict
     # local name -> qualified name, from imports ("ct" -> "cuda.tile", "load" -> "cuda.tile.load")
     imports: dict = field(default_factory=dict)
     # module-level `NAME = <expr>` assignments (aliases, constants), last one wins
     globals: dict = field(default_factory=dict)
     functions: dict = field(default_factory=dict)  # module-level FunctionDef by name
+
+    _positions: Optional[dict] = None
+
+    @property
+    def positions(self) -> dict:
+        """Node positions, computed on first use: only diagnostics need them, and resolving
+        them costs as much as the rest of a translation."""
+        if self._positions is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._positions = dict(wrapper.resolve(PositionProvider))
+        return self._positions
+
+    def def_line(self, name: str) -> int:
+        """Line of `def name(` at module level (cheap, no metadata)."""
+        for i, text in enumerate(self.source.lines, 1):
+            if text.startswith(f"def {name}(") or text.startswith(f"async def {name}("):
+                return i
+        return 0
 
     def qualname(self, node: cst.BaseExpression) -> Optional[str]:
         """Dotted qualified name of a Name/Attribute chain, resolved through imports."""
@@ -84,9 +101,7 @@ def parse_source(text: str, path: str = "<input>") -> ParsedModule:
             "T2T001", f"syntax error: {e.message}", path, line, col,
             help="fix the Python syntax; tile2triton only reads valid Python",
             source_line=source.line_text(line))) from None
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    pm = ParsedModule(source, module, dict(positions))
+    pm = ParsedModule(source, module)
     for stmt in module.body:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:

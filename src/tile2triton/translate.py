@@ -152,7 +152,7 @@ def translate_source(text: str, path: str = "<input>") -> ModuleResult:
     result = ModuleResult(path, True, None)
     units: dict[str, tuple] = {}
     for fn in kernels:
-        report = KernelReport(fn.name, "translated", line=pm.positions[fn.node].start.line)
+        report = KernelReport(fn.name, "translated", line=pm.def_line(fn.name))
         result.kernels.append(report)
         saved_specs = dict(mc.helper_specs)
         saved_order = list(mc.helper_order)
