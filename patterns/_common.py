@@ -144,7 +144,7 @@ def tile_shape(low: Lowered):
     v = low.val
     if isinstance(v, TileV):
         return v.shape
-    if isinstance(v, ConstV):
+    if isinstance(v, (ConstV, ConstExprV)):
         return ()
     return None
 

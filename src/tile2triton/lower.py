@@ -11,6 +11,7 @@ from typing import Optional
 
 import libcst as cst
 
+from .control_flow import ExitRewriter
 from .diagnostics import TranslationError
 from .model import (PREC, ArrayInfo, ArrayV, ConstExprV, ConstV, CtRefV, DTypeV, EnumV,
                     FuncV, FunctionInfo, Lowered, NoneV, ParamInfo, TileV, TupleV, Val,
@@ -149,6 +150,8 @@ class Lowerer:
         if not isinstance(body, cst.IndentedBlock):
             raise self.error(body, "T2T101", "one-line function bodies are not supported",
                              help="put the body on its own indented lines")
+        body = ExitRewriter(self.error).function_body(body)
+        self.mutable = _reassigned_names(body)
         self.block(body)
         return self.out
 
@@ -265,10 +268,6 @@ class Lowerer:
             return "return " + low.code
         if isinstance(node, cst.Pass):
             return "pass"
-        if isinstance(node, (cst.Break, cst.Continue)):
-            word = "break" if isinstance(node, cst.Break) else "continue"
-            raise self.error(node, "T2T101", f"`{word}` has no Triton equivalent",
-                             help="restructure the loop as a `while` loop with a condition flag")
         kind = type(node).__name__
         raise self.error(node, "T2T101", f"`{kind}` statements are not supported in kernels")
 

@@ -1,0 +1,143 @@
+"""Scale the rows of a matrix, but only the first `n_valid` of them: blocks past the end return
+early, and a loop over column tiles stops early once it leaves the row's live length."""
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def scale_live_rows(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    lengths_ptr,
+    lengths_shape0,
+    lengths_stride0,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_stride0,
+    out_stride1,
+    n_valid,
+    scale,
+    TN: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    _returned = 0
+    row = tl.program_id(0)
+    if row >= n_valid:
+        _returned = 1  # rows past n_valid keep their old contents
+    if _returned == 0:
+        length = tl.load(lengths_ptr + row * lengths_stride0)
+        j = 0
+        while (j < tl.cdiv(x_shape1, TN)) & (_returned == 0):
+            if j * TN >= length:
+                _returned = 1
+            if _returned == 0:
+                v = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, j, 1, TN, USE_INT64, PADDING=0.0)
+                cols = tl.arange(0, TN)[None, :] + j * TN
+                v = tl.where(cols < length, v * scale, 0.0)
+                _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, row, j, v.to(out_ptr.dtype.element_ty), USE_INT64)
+            j += 1
+
+
+def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN):
+    """Run `scale_live_rows` like `ct.launch(stream, grid, scale_live_rows, (x, lengths, out, n_valid, scale, TN))`."""
+    x, lengths, out = _as_tensor(x), _as_tensor(lengths), _as_tensor(out)
+    _check_ndim("scale_live_rows", "x", x, 2)
+    _check_ndim("scale_live_rows", "lengths", lengths, 1)
+    _check_ndim("scale_live_rows", "out", out, 2)
+    tile_elems = max(1 * TN, TN)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        scale_live_rows[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            lengths, *lengths.shape, *lengths.stride(),
+            out, *out.shape, *out.stride(),
+            n_valid,
+            scale,
+            TN=TN,
+            USE_INT64=_needs_int64(x, lengths, out),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, x, lengths, out, n_valid, scale):
+    launch_scale_live_rows(stream, (x.shape[0],), x, lengths, out, n_valid, scale, 16)

@@ -1,0 +1,232 @@
+"""Structured rewrite of `break`, `continue` and early `return`, which Triton does not have.
+
+Runs on the kernel's libcst body before lowering and keeps the user's statements (and their
+comments) as they are, only wrapping them:
+
+  * `break` sets a flag; a `for` loop containing one becomes a `while` loop whose condition also
+    tests the flag (so the loop really stops), `while` loops get the same extra test;
+  * `continue` sets a per-iteration flag;
+  * `return` (without a value) sets `_returned`; every loop it can leave tests it too;
+  * statements after a point that may have exited run under `if <no flag set>:`.
+
+Flags are int32 scalars compared with 0, which Triton handles as ordinary loop-carried values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+RETURNED = "_returned"
+
+
+@dataclass
+class _Loop:
+    broke: str
+    skip: str
+
+
+class ExitRewriter:
+    def __init__(self, error):
+        self.error = error  # callable(node, code, message, help) -> exception
+        self.counter = 0
+        self.uses_return = False
+
+    # ----------------------------------------------------------------------------- analysis
+    def exits(self, node, in_inner_loop=False) -> set:
+        """Kinds of exits in `node` that leave the current loop or the function."""
+        found = set()
+        if isinstance(node, cst.Break) and not in_inner_loop:
+            found.add("break")
+        elif isinstance(node, cst.Continue) and not in_inner_loop:
+            found.add("continue")
+        elif isinstance(node, cst.Return):
+            found.add("return")
+        inner = in_inner_loop or isinstance(node, (cst.For, cst.While))
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return found
+        for child in node.children:
+            # the loop node's own body is "inner" for break/continue
+            found |= self.exits(child, inner)
+        return found
+
+    def needs_rewrite(self, body: cst.IndentedBlock) -> bool:
+        stmts = list(body.body)
+        # A single `return` as the very last top-level statement is plain Triton.
+        if stmts and isinstance(stmts[-1], cst.SimpleStatementLine) and \
+                len(stmts[-1].body) == 1 and isinstance(stmts[-1].body[0], cst.Return):
+            stmts = stmts[:-1]
+        return any(_contains_exit(s) for s in stmts)
+
+    # ------------------------------------------------------------------------------ rewrite
+    def function_body(self, body: cst.IndentedBlock) -> cst.IndentedBlock:
+        if not self.needs_rewrite(body):
+            return body
+        stmts = list(body.body)
+        if stmts and isinstance(stmts[-1], cst.SimpleStatementLine) and \
+                len(stmts[-1].body) == 1 and isinstance(stmts[-1].body[0], cst.Return) and \
+                stmts[-1].body[0].value is None:
+            stmts = stmts[:-1]
+        doc = []
+        if stmts and isinstance(stmts[0], cst.SimpleStatementLine) and \
+                isinstance(stmts[0].body[0], cst.Expr) and \
+                isinstance(stmts[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+            doc, stmts = stmts[:1], stmts[1:]
+        new = self.block(stmts, None)
+        if self.uses_return:
+            new = doc + [_stmt(f"{RETURNED} = 0")] + new
+        else:
+            new = doc + new
+        return body.with_changes(body=new)
+
+    def flags_clear(self, kinds: set, loop) -> str:
+        terms = []
+        if loop is not None and "break" in kinds:
+            terms.append(f"{loop.broke} == 0")
+        if loop is not None and "continue" in kinds:
+            terms.append(f"{loop.skip} == 0")
+        if "return" in kinds:
+            terms.append(f"{RETURNED} == 0")
+        return " and ".join(f"({t})" for t in terms) if len(terms) > 1 else terms[0]
+
+    def block(self, stmts: list, loop) -> list:
+        out = []
+        for i, s in enumerate(stmts):
+            kinds = self.exits(s)
+            new = self.stmt(s, loop)
+            out.extend(new.items if isinstance(new, _Seq) else [new])
+            if kinds:
+                rest = self.block(stmts[i + 1:], loop)
+                if rest:
+                    cond = self.flags_clear(kinds, loop)
+                    out.append(cst.If(test=cst.parse_expression(cond),
+                                      body=cst.IndentedBlock(body=rest)))
+                return out
+        return out
+
+    def stmt(self, s, loop):
+        if isinstance(s, cst.SimpleStatementLine):
+            new_body = []
+            for small in s.body:
+                if isinstance(small, cst.Break):
+                    new_body.append(_small(f"{loop.broke} = 1"))
+                elif isinstance(small, cst.Continue):
+                    new_body.append(_small(f"{loop.skip} = 1"))
+                elif isinstance(small, cst.Return):
+                    if small.value is not None:
+                        raise self.error(small, "T2T101",
+                                         "an early `return` with a value cannot be translated",
+                                         help="assign the result to a variable and return it "
+                                              "once, at the end of the function")
+                    self.uses_return = True
+                    new_body.append(_small(f"{RETURNED} = 1"))
+                else:
+                    new_body.append(small)
+            return s.with_changes(body=new_body)
+        if isinstance(s, cst.If):
+            return self.if_stmt(s, loop)
+        if isinstance(s, cst.For):
+            return self.for_stmt(s)
+        if isinstance(s, cst.While):
+            return self.while_stmt(s)
+        return s
+
+    def if_stmt(self, s: cst.If, loop) -> cst.If:
+        body = s.body.with_changes(body=self.block(list(s.body.body), loop)) \
+            if isinstance(s.body, cst.IndentedBlock) else s.body
+        orelse = s.orelse
+        if isinstance(orelse, cst.If):
+            orelse = self.if_stmt(orelse, loop)
+        elif isinstance(orelse, cst.Else) and isinstance(orelse.body, cst.IndentedBlock):
+            orelse = orelse.with_changes(body=orelse.body.with_changes(
+                body=self.block(list(orelse.body.body), loop)))
+        return s.with_changes(body=body, orelse=orelse)
+
+    def _new_loop(self) -> _Loop:
+        n = self.counter
+        self.counter += 1
+        return _Loop(f"_broke_{n}", f"_skip_{n}")
+
+    def _loop_body(self, body: cst.IndentedBlock, loop: _Loop, kinds: set, tail=()) -> list:
+        inner = self.block(list(body.body), loop)
+        head = [_stmt(f"{loop.skip} = 0")] if "continue" in kinds else []
+        return head + inner + list(tail)
+
+    def _stop_terms(self, kinds: set, loop: _Loop) -> list:
+        terms = []
+        if "break" in kinds:
+            terms.append(f"({loop.broke} == 0)")
+        if "return" in kinds:
+            terms.append(f"({RETURNED} == 0)")
+        return terms
+
+    def for_stmt(self, s: cst.For):
+        kinds = self.exits(s.body, False)
+        if not kinds:
+            return s
+        loop = self._new_loop()
+        stop_terms = self._stop_terms(kinds, loop)
+        if not stop_terms:  # only `continue`: the loop shape stays
+            return s.with_changes(body=s.body.with_changes(
+                body=self._loop_body(s.body, loop, kinds)))
+        it = s.iter
+        if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name)
+                and it.func.value == "range" and isinstance(s.target, cst.Name)
+                and 1 <= len(it.args) <= 3):
+            raise self.error(s, "T2T101", "a loop with `break`/`return` must iterate over "
+                             "range(...) with one loop variable")
+        var = s.target.value
+        code = [cst.Module([]).code_for_node(a.value) for a in it.args]
+        start, stop, step = ("0", code[0], "1") if len(code) == 1 else (
+            code[0], code[1], code[2] if len(code) == 3 else "1")
+        negative = step.strip().startswith("-")
+        cmp = ">" if negative else "<"
+        cond = " & ".join([f"({var} {cmp} {stop})"] + stop_terms)
+        pre = [_stmt(f"{var} = {start}")]
+        if "break" in kinds:
+            pre.append(_stmt(f"{loop.broke} = 0"))
+        body = self._loop_body(s.body, loop, kinds, tail=[_stmt(f"{var} += {step}")])
+        loop_node = cst.While(test=cst.parse_expression(cond),
+                              body=cst.IndentedBlock(body=body))
+        return _Seq(pre, loop_node, s)
+
+    def while_stmt(self, s: cst.While):
+        kinds = self.exits(s.body, False)
+        if not kinds:
+            return s
+        loop = self._new_loop()
+        stop_terms = self._stop_terms(kinds, loop)
+        test = s.test
+        if stop_terms:
+            code = cst.Module([]).code_for_node(test)
+            test = cst.parse_expression(" & ".join([f"({code})"] + stop_terms))
+        body = self._loop_body(s.body, loop, kinds)
+        new = s.with_changes(test=test, body=s.body.with_changes(body=body))
+        pre = [_stmt(f"{loop.broke} = 0")] if "break" in kinds else []
+        return _Seq(pre, new, s) if pre else new
+
+
+class _Seq:
+    """Several statements standing where one was (flattened by `flatten`)."""
+
+    def __init__(self, pre, node, original):
+        self.items = list(pre) + [node]
+        if pre:  # keep the original statement's comments above the first new line
+            self.items[0] = self.items[0].with_changes(leading_lines=original.leading_lines)
+            self.items[-1] = self.items[-1].with_changes(leading_lines=())
+
+
+def _contains_exit(node) -> bool:
+    if isinstance(node, (cst.Break, cst.Continue, cst.Return)):
+        return True
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return False
+    return any(_contains_exit(c) for c in node.children)
+
+
+def _stmt(code: str) -> cst.SimpleStatementLine:
+    return cst.parse_statement(code + "\n")
+
+
+def _small(code: str):
+    return cst.parse_statement(code + "\n").body[0]
