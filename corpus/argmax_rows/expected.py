@@ -122,8 +122,8 @@ def launch_argmax_rows_kernel(stream, grid, x, out, TM, TN):
         argmax_rows_kernel[_grid(grid)](
             x, *x.shape, *x.stride(),
             out, *out.shape, *out.stride(),
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
         )

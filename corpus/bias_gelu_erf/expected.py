@@ -164,8 +164,8 @@ def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN):
             x, *x.shape, *x.stride(),
             bias, *bias.shape, *bias.stride(),
             out, *out.shape, *out.stride(),
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(x, bias, out),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -166,8 +166,8 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN):
             u, *u.shape, *u.stride(),
             v, *v.shape, *v.stride(),
             out, *out.shape, *out.stride(),
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(u, v, out),
             num_warps=num_warps, num_stages=num_stages,
         )
@@ -221,9 +221,9 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH):
         pool_permute_kernel[_grid(grid)](
             x, *x.shape, *x.stride(),
             out, *out.shape, *out.stride(),
-            TB=TB,
-            TM=TM,
-            TH=TH,
+            TB,
+            TM,
+            TH,
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -133,8 +133,8 @@ def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, T
             col_max, *col_max.shape, *col_max.stride(),
             col_min, *col_min.shape, *col_min.stride(),
             col_sum, *col_sum.shape, *col_sum.stride(),
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(x, col_max, col_min, col_sum),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -133,7 +133,7 @@ def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN):
             out, *out.shape, *out.stride(),
             n_valid,
             scale,
-            TN=TN,
+            TN,
             USE_INT64=_needs_int64(x, lengths, out),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -338,7 +338,7 @@ def launch_math_kernel(stream, grid, x, y, out_explog, out_trig, out_round, out_
             out_trig, *out_trig.shape, *out_trig.stride(),
             out_round, *out_round.shape, *out_round.stride(),
             out_misc, *out_misc.shape, *out_misc.stride(),
-            TILE=TILE,
+            TILE,
             USE_INT64=_needs_int64(x, y, out_explog, out_trig, out_round, out_misc),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -123,7 +123,7 @@ def launch_first_match(stream, grid, x, out, threshold, TN):
             x, *x.shape, *x.stride(),
             out, *out.shape, *out.stride(),
             threshold,
-            TN=TN,
+            TN,
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
         )

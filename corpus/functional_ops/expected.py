@@ -220,7 +220,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE):
             j, *j.shape, *j.stride(),
             fres, *fres.shape, *fres.stride(),
             ires, *ires.shape, *ires.stride(),
-            TILE=TILE,
+            TILE,
             USE_INT64=_needs_int64(a, b, i, j, fres, ires),
             num_warps=num_warps, num_stages=num_stages,
         )

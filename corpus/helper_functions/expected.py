@@ -163,8 +163,8 @@ def launch_swiglu_kernel(stream, grid, gate, up, out, TM, TN):
             gate, *gate.shape, *gate.stride(),
             up, *up.shape, *up.stride(),
             out, *out.shape, *out.stride(),
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(gate, up, out),
             num_warps=num_warps, num_stages=num_stages,
         )

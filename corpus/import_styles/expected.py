@@ -122,8 +122,8 @@ def launch_row_dot_kernel(stream, grid, x, y, out, TM, TN):
             x, *x.shape, *x.stride(),
             y, *y.shape, *y.stride(),
             out, *out.shape, *out.stride(),
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(x, y, out),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -178,8 +178,8 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN):
             qs, *qs.shape, *qs.stride(),
             rs, *rs.shape, *rs.stride(),
             s,
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(x, d, q, r, qs, rs),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -6,6 +6,9 @@ CASES = [
     {"shape": (8, 777), "eps": 1e-5, "dtype": torch.bfloat16, "cpu": False},
 ]
 
+# GPU benchmark sizes (tile2triton.verify.gpu_corpus --bench); never run on CPU
+BENCH = [{"shape": (8192, 4096), "eps": 1e-5, "dtype": torch.float16}]
+
 OUTPUTS = ("out", "mean", "rstd")
 
 

@@ -210,7 +210,7 @@ def launch_layernorm_fwd_kernel(stream, grid, x, weight, bias, out, mean_out, rs
             mean_out, *mean_out.shape, *mean_out.stride(),
             rstd_out, *rstd_out.shape, *rstd_out.stride(),
             eps,
-            TILE_N=TILE_N,
+            TILE_N,
             USE_INT64=_needs_int64(x, weight, bias, out, mean_out, rstd_out),
             num_warps=num_warps, num_stages=num_stages,
         )

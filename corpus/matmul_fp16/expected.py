@@ -130,9 +130,9 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK):
             a, *a.shape, *a.stride(),
             b, *b.shape, *b.stride(),
             c, *c.shape, *c.stride(),
-            TM=TM,
-            TN=TN,
-            TK=TK,
+            TM,
+            TN,
+            TK,
             USE_INT64=_needs_int64(a, b, c),
             num_warps=num_warps, num_stages=num_stages,
         )

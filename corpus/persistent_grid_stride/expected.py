@@ -153,8 +153,8 @@ def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN):
             y, *y.shape, *y.stride(),
             out, *out.shape, *out.stride(),
             alpha,
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(x, y, out),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -132,8 +132,8 @@ def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N):
             x, *x.shape, *x.stride(),
             row_min, *row_min.shape, *row_min.stride(),
             row_prod, *row_prod.shape, *row_prod.stride(),
-            TM=TM,
-            TILE_N=TILE_N,
+            TM,
+            TILE_N,
             USE_INT64=_needs_int64(x, row_min, row_prod),
             num_warps=num_warps, num_stages=num_stages,
         )

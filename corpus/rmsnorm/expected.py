@@ -156,8 +156,8 @@ def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N):
             weight, *weight.shape, *weight.stride(),
             out, *out.shape, *out.stride(),
             eps,
-            TM=TM,
-            TILE_N=TILE_N,
+            TM,
+            TILE_N,
             USE_INT64=_needs_int64(x, weight, out),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -114,8 +114,8 @@ def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN):
         row_sum_kernel[_grid(grid)](
             x, *x.shape, *x.stride(),
             row_sums, *row_sums.shape, *row_sums.stride(),
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(x, row_sums),
             num_warps=num_warps, num_stages=num_stages,
         )
@@ -161,8 +161,8 @@ def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN):
         col_sum_kernel[_grid(grid)](
             x, *x.shape, *x.stride(),
             col_sums, *col_sums.shape, *col_sums.stride(),
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(x, col_sums),
             num_warps=num_warps, num_stages=num_stages,
         )

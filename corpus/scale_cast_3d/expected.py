@@ -132,9 +132,9 @@ def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN):
             out, *out.shape, *out.stride(),
             alpha,
             beta,
-            TB=TB,
-            TM=TM,
-            TN=TN,
+            TB,
+            TM,
+            TN,
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -6,6 +6,9 @@ CASES = [
     {"shape": (20, 600), "dtype": torch.bfloat16, "cpu": False},
 ]
 
+# GPU benchmark sizes (tile2triton.verify.gpu_corpus --bench); never run on CPU
+BENCH = [{"shape": (8192, 4096), "dtype": torch.float16}]
+
 OUTPUTS = ("out",)
 
 

@@ -119,7 +119,7 @@ def launch_softmax_kernel(stream, grid, x, out, BLOCK_N):
         softmax_kernel[_grid(grid)](
             x, *x.shape, *x.stride(),
             out, *out.shape, *out.stride(),
-            BLOCK_N=BLOCK_N,
+            BLOCK_N,
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -143,8 +143,8 @@ def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN):
             clipped, *clipped.shape, *clipped.stride(),
             counts, *counts.shape, *counts.stride(),
             thr,
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(x, clipped, counts),
             num_warps=num_warps, num_stages=num_stages,
         )

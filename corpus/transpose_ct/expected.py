@@ -113,8 +113,8 @@ def launch_transpose_kernel(stream, grid, x, out, TM, TN):
         transpose_kernel[_grid(grid)](
             x, *x.shape, *x.stride(),
             out, *out.shape, *out.stride(),
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -157,8 +157,8 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM):
         transpose_load_f_kernel[_grid(grid)](
             x, *x.shape, *x.stride(),
             out, *out.shape, *out.stride(),
-            TN=TN,
-            TM=TM,
+            TN,
+            TM,
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
         )
@@ -208,8 +208,8 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN):
         transpose_store_kernel[_grid(grid)](
             x, *x.shape, *x.stride(),
             out, *out.shape, *out.stride(),
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -6,6 +6,9 @@ CASES = [
     {"n": 4099, "dtype": torch.bfloat16, "cpu": False},
 ]
 
+# GPU benchmark sizes (tile2triton.verify.gpu_corpus --bench); never run on CPU
+BENCH = [{"n": 1 << 26, "dtype": torch.float32}]
+
 OUTPUTS = ("out",)
 
 

@@ -111,7 +111,7 @@ def launch_vector_add_kernel(stream, grid, a, b, out, TILE):
             a, *a.shape, *a.stride(),
             b, *b.shape, *b.stride(),
             out, *out.shape, *out.stride(),
-            TILE=TILE,
+            TILE,
             USE_INT64=_needs_int64(a, b, out),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -120,8 +120,8 @@ def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN):
             a, *a.shape, *a.stride(),
             b, *b.shape, *b.stride(),
             out, *out.shape, *out.stride(),
-            TM=TM,
-            TN=TN,
+            TM,
+            TN,
             USE_INT64=_needs_int64(a, b, out),
             num_warps=num_warps, num_stages=num_stages,
         )

@@ -53,8 +53,8 @@ def render_runtime(needed: set) -> str:
     return text.strip("\n")
 
 
-def render_host_helpers() -> str:
-    return _env().get_template("host.py.j2").render().strip("\n")
+def render_host_helpers(lists: bool) -> str:
+    return _env().get_template("host.py.j2").render(lists=lists).strip("\n")
 
 
 def _decorator_comment(fn: FunctionInfo, pm: ParsedModule) -> list[str]:
@@ -84,6 +84,8 @@ def kernel_params(params) -> list[str]:
     for p in params:
         if p.kind == "array":
             out.extend(p.array.abi())
+        elif p.kind == "array_list":
+            out.extend(p.array_list.abi())
         elif p.kind == "constexpr":
             out.append(f"{p.name}: tl.constexpr")
         else:
@@ -94,13 +96,15 @@ def kernel_params(params) -> list[str]:
 def render_launcher(fn: FunctionInfo, unit) -> str:
     arrays = [p.name for p in fn.params if p.kind == "array"]
     ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array"}
+    lists = [(p.name, p.array_list) for p in fn.params if p.kind == "array_list"]
     call_args = []
     for p in fn.params:
         if p.kind == "array":
             call_args.append(f"{p.name}, *{p.name}.shape, *{p.name}.stride()")
-        elif p.kind == "constexpr":
-            call_args.append(f"{p.name}={p.name}")
-        else:
+        elif p.kind == "array_list":
+            L = p.array_list
+            call_args.append(f"*{p.name}_tables, _triton_dtype({p.name}[0].dtype)")
+        else:  # constexprs too: positional, in the kernel's parameter order
             call_args.append(p.name)
     constexprs = {p.name for p in fn.params if p.kind == "constexpr"}
     elems = []
@@ -110,7 +114,9 @@ def render_launcher(fn: FunctionInfo, unit) -> str:
             elems.append(e)
     return _env().get_template("launcher.py.j2").render(
         kernel=fn.name, params=[p.name for p in fn.params], arrays=arrays, ranks=ranks,
-        call_args=call_args, tile_elems=elems, uses_dot=unit.uses_dot).rstrip("\n")
+        call_args=call_args, tile_elems=elems, uses_dot=unit.uses_dot,
+        lists=[(n, L.rank) for n, L in lists],
+        int64_args=arrays + [f"*{n}" for n, _ in lists]).rstrip("\n")
 
 
 class _HostRewriter(cst.CSTTransformer):
@@ -286,7 +292,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
     extra = "\n\n\n".join(sources[k] for k in sorted(sources))
     if extra:
         runtime = (runtime + "\n\n\n" + extra) if runtime else extra
-    helpers = ((runtime + "\n\n\n") if runtime else "") + render_host_helpers()
+    helpers = ((runtime + "\n\n\n") if runtime else "") + render_host_helpers(
+        any(p.kind == "array_list" for fn, _ in units.values() for p in fn.params))
     if "__IMPORTS__" not in blocks:  # `import cuda.tile` shared a line with other imports
         code = "\n".join(imports) + "\n" + code
     for i, text in enumerate(blocks):

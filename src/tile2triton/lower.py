@@ -13,7 +13,7 @@ import libcst as cst
 
 from .control_flow import ExitRewriter
 from .diagnostics import TranslationError
-from .model import (PREC, ArrayInfo, ArrayV, ConstExprV, ConstV, CtRefV, DTypeV, EnumV,
+from .model import (PREC, ArrayInfo, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV, DTypeV, EnumV,
                     FuncV, FunctionInfo, Lowered, NoneV, ParamInfo, TileV, TupleV, Val,
                     CT_TO_TL_DTYPE)
 from .parse import ParsedModule
@@ -86,6 +86,8 @@ class Lowerer:
         for p in params:
             if p.kind == "array":
                 self.env[p.name] = ArrayV(p.array)
+            elif p.kind == "array_list":
+                self.env[p.name] = ArrayListV(p.array_list)
             elif p.kind == "constexpr":
                 self.env[p.name] = ConstExprV(p.name)
             elif p.kind == "tile":
@@ -174,8 +176,10 @@ class Lowerer:
         self.leading(node)
         if isinstance(node, cst.SimpleStatementLine):
             comment = self.trailing_comment(node.trailing_whitespace)
-            texts = [self.small(s) for s in node.body]
-            texts = [t for t in texts if t is not None]
+            texts = []
+            for s in node.body:
+                t = self.small(s)
+                texts.extend(t if isinstance(t, list) else [t] if t is not None else [])
             if not texts:
                 if comment:
                     self.line(comment.lstrip())
@@ -252,6 +256,9 @@ class Lowerer:
             return low.code
         if isinstance(node, cst.Assign):
             low = self.expr(node.value)
+            if isinstance(low.val, ArrayV) and low.val.info.shape_codes is not None \
+                    and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                return self.bind_list_element(node.targets[0].target.value, low.val.info)
             targets = [self.target(t.target, low) for t in node.targets]
             return " = ".join(targets) + " = " + low.code
         if isinstance(node, cst.AnnAssign):
@@ -292,6 +299,15 @@ class Lowerer:
             return ", ".join(names)
         raise self.error(t, "T2T101", "only assignments to names are supported in kernels",
                          help="tiles are immutable values; assign a new tile to a name")
+
+    def bind_list_element(self, name: str, element: ArrayInfo) -> list:
+        """`A = As[g]`: read A's pointer, shapes and strides from the tables once."""
+        info = ArrayInfo(name, rank=element.rank)
+        self.env[name] = ArrayV(info)
+        lines = [f"{info.pointer} = {element.pointer}"]
+        lines += [f"{info.shape(d)} = {element.shape(d)}" for d in range(info.rank)]
+        lines += [f"{info.stride(d)} = {element.stride(d)}" for d in range(info.rank)]
+        return lines
 
     def aug_assign(self, node: cst.AugAssign) -> str:
         if not isinstance(node.target, cst.Name):
@@ -460,6 +476,11 @@ class Lowerer:
             return Lowered(f"{base.wrap(100)}[{i}]", TileV(shape=()))
         if isinstance(v, TileV):
             return self.tile_index(node, base)
+        if isinstance(v, ArrayListV):
+            if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+                raise self.error(node, "T2T101", "a list of arrays takes one index")
+            idx = self.expr(node.slice[0].slice.value)
+            return Lowered(f"{v.info.name}[{idx.code}]", ArrayV(v.info.element(idx.wrap(100))))
         raise self.error(node, "T2T101", "this subscript is not supported in kernels")
 
     def tile_index(self, node: cst.Subscript, base: Lowered) -> Lowered:
@@ -588,6 +609,9 @@ class Lowerer:
         if name == "len":
             if len(args) == 1 and isinstance(args[0].val, TupleV):
                 return self.const(len(args[0].val.items))
+            if len(args) == 1 and isinstance(args[0].val, ArrayListV):
+                return Lowered(args[0].val.info.count, TileV(shape=(), dtype="int32",
+                                                             nonneg=True))
             raise self.error(node, "T2T100", "len() is supported on tuples only in this version")
         if name in ("float", "int", "bool"):
             if len(args) == 1 and isinstance(args[0].val, ConstV):

@@ -44,10 +44,18 @@ class ArrayInfo:
     def __post_init__(self):
         self.pointer = self.pointer or f"{self.name}_ptr"
 
+    # For an element of a list of arrays: Triton expressions reading its pointer table entry
+    shape_codes: Optional[list] = None
+    stride_codes: Optional[list] = None
+
     def shape(self, i: int) -> str:
+        if self.shape_codes is not None:
+            return self.shape_codes[i]
         return f"{self.name}_shape{i}"
 
     def stride(self, i: int) -> str:
+        if self.stride_codes is not None:
+            return self.stride_codes[i]
         return f"{self.name}_stride{i}"
 
     def abi(self) -> list[str]:
@@ -59,6 +67,52 @@ class ArrayInfo:
 @dataclass
 class ArrayV(Val):
     info: ArrayInfo
+
+
+@dataclass
+class ArrayListInfo:
+    """A list of arrays (grouped GEMM, MoE): device tables of pointers, shapes and strides
+    (int64), and the element dtype as a constexpr chosen by the launcher."""
+    name: str
+    rank: Optional[int] = None
+
+    @property
+    def ptrs(self):
+        return f"{self.name}_ptrs"
+
+    @property
+    def shapes(self):
+        return f"{self.name}_shapes"
+
+    @property
+    def strides(self):
+        return f"{self.name}_strides"
+
+    @property
+    def count(self):
+        return f"{self.name}_count"
+
+    @property
+    def dtype(self):
+        return f"{self.name.upper()}_DTYPE"
+
+    def abi(self) -> list[str]:
+        return [self.ptrs, self.shapes, self.strides, self.count, f"{self.dtype}: tl.constexpr"]
+
+    def element(self, index: str) -> ArrayInfo:
+        r = self.rank
+        row = f"{index} * {r}" if r != 1 else index
+        return ArrayInfo(
+            name=f"{self.name}[{index}]",
+            rank=r,
+            pointer=f"tl.load({self.ptrs} + {index}).to(tl.pointer_type({self.dtype}))",
+            shape_codes=[f"tl.load({self.shapes} + {row} + {d})" for d in range(r)],
+            stride_codes=[f"tl.load({self.strides} + {row} + {d})" for d in range(r)])
+
+
+@dataclass
+class ArrayListV(Val):
+    info: ArrayListInfo
 
 
 @dataclass
@@ -153,8 +207,9 @@ PREC = {
 @dataclass
 class ParamInfo:
     name: str
-    kind: str  # array | constexpr | scalar
+    kind: str  # array | array_list | constexpr | scalar | tile
     array: Optional[ArrayInfo] = None
+    array_list: Optional[ArrayListInfo] = None
     annotation: Optional[str] = None
 
 

@@ -11,7 +11,7 @@ from typing import Optional
 
 import libcst as cst
 
-from .model import ArrayInfo, FunctionInfo, ParamInfo
+from .model import ArrayInfo, ArrayListInfo, FunctionInfo, ParamInfo
 from .parse import ParsedModule
 
 ARRAY_FIRST_ARG = {"load", "store", "num_tiles", "gather", "scatter"}
@@ -96,6 +96,8 @@ class _UseScanner(cst.CSTVisitor):
         self.names = names
         self.depth = depth
         self.array_uses: dict[str, list] = {}  # name -> [(rank or None, node)]
+        self.list_uses: dict[str, list] = {}  # name -> [(rank or None, node)] for `xs[i]`
+        self.aliases: dict[str, str] = {}  # local name -> list parameter it is an element of
         self.shape_index: dict[str, int] = {}
 
     def _note(self, name, rank, node):
@@ -106,27 +108,37 @@ class _UseScanner(cst.CSTVisitor):
                 and self.depth < 8:
             self._scan_helper(node)
         ct = self.pm.ct_name(node.func)
+        first = node.args[0].value if node.args else None
+        if ct in ARRAY_FIRST_ARG and isinstance(first, cst.Subscript) \
+                and isinstance(first.value, cst.Name) and first.value.value in self.names:
+            # `ct.load(As[g], ...)`: a list of arrays
+            self.list_uses.setdefault(first.value.value, []).append(
+                (self._rank_of(ct, node), node))
+            return
         if ct in ARRAY_FIRST_ARG and node.args and isinstance(node.args[0].value, cst.Name) \
                 and node.args[0].value.value in self.names:
             name = node.args[0].value.value
-            rank = None
-            pos = [a for a in node.args if a.keyword is None]
-            kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-            if ct in ("load", "store"):
-                index = pos[1].value if len(pos) > 1 else kw.get("index")
-                if isinstance(index, cst.Tuple):
-                    rank = len(index.elements)
-                elif index is not None:
-                    rank = 1
-                if ct == "load":
-                    shape = pos[2].value if len(pos) > 2 else kw.get("shape")
-                    if isinstance(shape, cst.Tuple) and rank is None:
-                        rank = len(shape.elements)
-            elif ct == "num_tiles":
+            self._note(name, self._rank_of(ct, node), node)
+
+    def _rank_of(self, ct, node):
+        rank = None
+        pos = [a for a in node.args if a.keyword is None]
+        kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if ct in ("load", "store"):
+            index = pos[1].value if len(pos) > 1 else kw.get("index")
+            if isinstance(index, cst.Tuple):
+                rank = len(index.elements)
+            elif index is not None:
+                rank = 1
+            if ct == "load":
                 shape = pos[2].value if len(pos) > 2 else kw.get("shape")
-                if isinstance(shape, cst.Tuple):
+                if isinstance(shape, cst.Tuple) and rank is None:
                     rank = len(shape.elements)
-            self._note(name, rank, node)
+        elif ct == "num_tiles":
+            shape = pos[2].value if len(pos) > 2 else kw.get("shape")
+            if isinstance(shape, cst.Tuple):
+                rank = len(shape.elements)
+        return rank
 
     def _scan_helper(self, node: cst.Call) -> None:
         """A parameter passed to a helper that uses it as an array is an array, of the
@@ -150,6 +162,11 @@ class _UseScanner(cst.CSTVisitor):
             self.shape_index[k] = max(self.shape_index.get(k, 0), n)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        v = node.value
+        if isinstance(v, cst.Subscript) and isinstance(v.value, cst.Name) \
+                and v.value.value in self.names and node.attr.value in ARRAY_ATTRS:
+            self.list_uses.setdefault(v.value.value, []).append((None, node))
+            return
         if isinstance(node.value, cst.Name) and node.value.value in self.names \
                 and node.attr.value in ARRAY_ATTRS:
             self._note(node.value.value, None, node)
@@ -165,8 +182,17 @@ class _UseScanner(cst.CSTVisitor):
                 self.shape_index[n] = max(self.shape_index.get(n, 0), int(idx.value) + 1)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        # `M, N = x.shape` fixes the rank
         v = node.value
+        # `A = As[g]`: A is an element of the list parameter As
+        if isinstance(v, cst.Subscript) and isinstance(v.value, cst.Name) \
+                and v.value.value in self.names and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name):
+            alias = node.targets[0].target.value
+            self.aliases[alias] = v.value.value
+            self.names = self.names | {alias}
+            self.list_uses.setdefault(v.value.value, [])
+            return
+        # `M, N = x.shape` fixes the rank
         if isinstance(v, cst.Attribute) and isinstance(v.value, cst.Name) \
                 and v.value.value in self.names and v.attr.value in ("shape", "strides"):
             for t in node.targets:
@@ -184,15 +210,21 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo) -> list[ParamInfo]:
     names = {p.name.value for p in all_params}
     scanner = _UseScanner(pm, names)
     fn.node.body.visit(scanner)
+    for alias, lst in scanner.aliases.items():  # uses of `A = As[g]` count for As
+        scanner.list_uses[lst] += scanner.array_uses.pop(alias, [])
     out = []
     for p in all_params:
         name = p.name.value
         kind = annotation_kind(pm, p.annotation)
-        if kind == "list":
-            raise pm.error(p, "T2T108",
-                           f"parameter `{name}` is a list of arrays, which this version of "
-                           "tile2triton does not translate yet",
-                           help="pass the arrays as separate parameters for now")
+        if kind == "list" or (kind is None and name in scanner.list_uses):
+            ranks = {r for r, _ in scanner.list_uses.get(name, []) if r is not None}
+            if len(ranks) != 1:
+                raise pm.error(p, "T2T104", f"cannot infer the rank of the arrays in list "
+                               f"`{name}`" if not ranks else f"arrays of list `{name}` are "
+                               f"indexed with different ranks {sorted(ranks)}",
+                               help="load from `{0}[i]` with one index rank".format(name))
+            out.append(ParamInfo(name, "array_list", array_list=ArrayListInfo(name, ranks.pop())))
+            continue
         if kind is None:
             kind = "array" if name in scanner.array_uses else "scalar"
         info = None

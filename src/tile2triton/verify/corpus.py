@@ -61,20 +61,34 @@ def config_id(config: dict) -> str:
     return ",".join(parts)
 
 
+def _tensors(value):
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
 def poison(args: dict, outputs) -> None:
     """Fill outputs with values no correct kernel leaves behind: NaN, or the minimum integer."""
     for name in outputs:
-        t = args[name]
-        if t.dtype.is_floating_point:
-            t.fill_(float("nan"))
-        elif t.dtype == torch.bool:
-            t.fill_(True)
-        else:
-            t.fill_(torch.iinfo(t.dtype).min)
+        for t in _tensors(args[name]):
+            _poison_one(t)
+
+
+def _poison_one(t) -> None:
+    if t.dtype.is_floating_point:
+        t.fill_(float("nan"))
+    elif t.dtype == torch.bool:
+        t.fill_(True)
+    else:
+        t.fill_(torch.iinfo(t.dtype).min)
 
 
 def clone_args(args: dict) -> dict:
-    return {k: (v.clone() if isinstance(v, torch.Tensor) else v) for k, v in args.items()}
+    def one(v):
+        if isinstance(v, torch.Tensor):
+            return v.clone()
+        if isinstance(v, list) and v and all(isinstance(t, torch.Tensor) for t in v):
+            return [t.clone() for t in v]
+        return v
+    return {k: one(v) for k, v in args.items()}
 
 
 def tolerance(spec, dtype) -> dict:
@@ -121,8 +135,17 @@ def run_case_config(module, spec, config: dict, seed: int, device: str, stream=N
     if device != "cpu":
         torch.cuda.synchronize()
     expected = spec.reference(inputs)
+    return output_triples(spec, args, expected)
+
+
+def output_triples(spec, args: dict, expected: dict) -> dict:
+    """{output name: (actual, expected, tolerance)}; a list output gives `name[i]` entries."""
     results = {}
     for name in spec.OUTPUTS:
-        out = args[name]
-        results[name] = (out, expected[name], tolerance(spec, out.dtype))
+        out, exp = args[name], expected[name]
+        if isinstance(out, (list, tuple)):
+            for i, (o, e) in enumerate(zip(out, exp)):
+                results[f"{name}[{i}]"] = (o, e, tolerance(spec, o.dtype))
+        else:
+            results[name] = (out, exp, tolerance(spec, out.dtype))
     return results

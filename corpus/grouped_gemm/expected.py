@@ -1,0 +1,227 @@
+"""Grouped GEMM: C[g] = A[g] @ B[g] for a list of problems of different sizes, scheduled by a
+persistent `while` loop over one flat tile index space shared by all groups."""
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _floordiv(a, b):
+    """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
+    truncates toward zero, so the quotient steps down where the signs differ."""
+    if (a + b).dtype.is_floating():
+        q = tl.floor((a / b).to(tl.float32)).to((a + b).dtype)
+    else:
+        q = a // b
+        q = tl.where((q * b != a) & ((a < 0) != (b < 0)), q - 1, q)
+    return q
+
+
+@triton.jit
+def _mod(a, b):
+    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
+    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
+    if (a + b).dtype.is_floating():
+        r = a - tl.floor((a / b).to(tl.float32)).to((a + b).dtype) * b
+    else:
+        r = a % b
+        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+    return r
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+# torch dtype -> Triton dtype for pointer tables; float8 types only where this torch has them.
+_TRITON_DTYPES = {
+    torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.float32: tl.float32,
+    torch.float64: tl.float64, torch.int8: tl.int8, torch.int16: tl.int16,
+    torch.int32: tl.int32, torch.int64: tl.int64, torch.uint8: tl.uint8, torch.bool: tl.int1,
+}
+for _torch_name, _tl_name in (("uint16", "uint16"), ("uint32", "uint32"), ("uint64", "uint64"),
+                              ("float8_e4m3fn", "float8e4nv"), ("float8_e5m2", "float8e5")):
+    if hasattr(torch, _torch_name):
+        _TRITON_DTYPES[getattr(torch, _torch_name)] = getattr(tl, _tl_name)
+
+
+def _triton_dtype(dtype):
+    if dtype not in _TRITON_DTYPES:
+        raise TypeError(f"arrays of dtype {dtype} cannot be used by the Triton translation "
+                        f"(supported: {', '.join(str(d) for d in _TRITON_DTYPES)})")
+    return _TRITON_DTYPES[dtype]
+
+
+def _array_tables(kernel, name, arrays, ndim):
+    """Device tables for a list of arrays: data pointers, then shapes and strides (int64,
+    ndim per array), and the count."""
+    if not arrays:
+        raise ValueError(f"{kernel}: `{name}` is an empty list")
+    dtype, device = arrays[0].dtype, arrays[0].device
+    for i, t in enumerate(arrays):
+        _check_ndim(kernel, f"{name}[{i}]", t, ndim)
+        if t.dtype != dtype:
+            raise TypeError(f"{kernel}: all arrays of `{name}` must share one dtype; "
+                            f"{name}[0] is {dtype}, {name}[{i}] is {t.dtype}")
+    ptrs = torch.tensor([t.data_ptr() for t in arrays], dtype=torch.int64, device=device)
+    shapes = torch.tensor([list(t.shape) for t in arrays], dtype=torch.int64, device=device)
+    strides = torch.tensor([list(t.stride()) for t in arrays], dtype=torch.int64, device=device)
+    return ptrs, shapes, strides, len(arrays)
+
+
+@triton.jit
+def grouped_gemm(
+    As_ptrs,
+    As_shapes,
+    As_strides,
+    As_count,
+    AS_DTYPE: tl.constexpr,
+    Bs_ptrs,
+    Bs_shapes,
+    Bs_strides,
+    Bs_count,
+    BS_DTYPE: tl.constexpr,
+    Cs_ptrs,
+    Cs_shapes,
+    Cs_strides,
+    Cs_count,
+    CS_DTYPE: tl.constexpr,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    TK: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    tile = tl.program_id(0)
+    step = tl.num_programs(0)
+    first = 0  # flat index of the first tile of group g
+    for g in range(As_count):
+        A_ptr = tl.load(As_ptrs + g).to(tl.pointer_type(AS_DTYPE))
+        A_shape0 = tl.load(As_shapes + g * 2 + 0)
+        A_shape1 = tl.load(As_shapes + g * 2 + 1)
+        A_stride0 = tl.load(As_strides + g * 2 + 0)
+        A_stride1 = tl.load(As_strides + g * 2 + 1)
+        B_ptr = tl.load(Bs_ptrs + g).to(tl.pointer_type(BS_DTYPE))
+        B_shape0 = tl.load(Bs_shapes + g * 2 + 0)
+        B_shape1 = tl.load(Bs_shapes + g * 2 + 1)
+        B_stride0 = tl.load(Bs_strides + g * 2 + 0)
+        B_stride1 = tl.load(Bs_strides + g * 2 + 1)
+        C_ptr = tl.load(Cs_ptrs + g).to(tl.pointer_type(CS_DTYPE))
+        C_shape0 = tl.load(Cs_shapes + g * 2 + 0)
+        C_shape1 = tl.load(Cs_shapes + g * 2 + 1)
+        C_stride0 = tl.load(Cs_strides + g * 2 + 0)
+        C_stride1 = tl.load(Cs_strides + g * 2 + 1)
+        tiles_m = tl.cdiv(A_shape0, TM)
+        tiles_n = tl.cdiv(B_shape1, TN)
+        last = first + tiles_m * tiles_n
+        while tile < last:
+            local = tile - first
+            bm = _floordiv(local, tiles_n)
+            bn = _mod(local, tiles_n)
+            acc = tl.zeros((TM, TN), dtype=tl.float32)
+            for k in range(tl.cdiv(A_shape1, TK)):
+                a = _load_tile_2d(A_ptr, A_shape0, A_shape1, A_stride0, A_stride1, bm, k, TM, TK, USE_INT64, PADDING=0.0)
+                b = _load_tile_2d(B_ptr, B_shape0, B_shape1, B_stride0, B_stride1, k, bn, TK, TN, USE_INT64, PADDING=0.0)
+                acc = tl.dot(a, b, acc, input_precision="ieee")
+            _store_tile_2d(C_ptr, C_shape0, C_shape1, C_stride0, C_stride1, bm, bn, acc.to(C_ptr.dtype.element_ty), USE_INT64)
+            tile += step
+        first = last
+
+
+def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK):
+    """Run `grouped_gemm` like `ct.launch(stream, grid, grouped_gemm, (As, Bs, Cs, TM, TN, TK))`."""
+    As = [_as_tensor(t) for t in As]
+    As_tables = _array_tables("grouped_gemm", "As", As, 2)
+    Bs = [_as_tensor(t) for t in Bs]
+    Bs_tables = _array_tables("grouped_gemm", "Bs", Bs, 2)
+    Cs = [_as_tensor(t) for t in Cs]
+    Cs_tables = _array_tables("grouped_gemm", "Cs", Cs, 2)
+    tile_elems = max(TM * TN, TM * TK, TK * TN)
+    # Matrix kernels: bigger tiles need more warps and a deeper software pipeline.
+    num_warps = 8 if tile_elems >= 128 * 128 else 4
+    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    with _on_stream(stream):
+        grouped_gemm[_grid(grid)](
+            *As_tables, _triton_dtype(As[0].dtype),
+            *Bs_tables, _triton_dtype(Bs[0].dtype),
+            *Cs_tables, _triton_dtype(Cs[0].dtype),
+            TM,
+            TN,
+            TK,
+            USE_INT64=_needs_int64(*As, *Bs, *Cs),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, As, Bs, Cs):
+    tm, tn, tk = 32, 32, 32
+    launch_grouped_gemm(stream, (6,), As, Bs, Cs, tm, tn, tk)

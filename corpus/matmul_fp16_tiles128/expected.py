@@ -1,0 +1,146 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def matmul_kernel(
+    a_ptr,
+    a_shape0,
+    a_shape1,
+    a_stride0,
+    a_stride1,
+    b_ptr,
+    b_shape0,
+    b_shape1,
+    b_stride0,
+    b_stride1,
+    c_ptr,
+    c_shape0,
+    c_shape1,
+    c_stride0,
+    c_stride1,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    TK: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """C = A @ B with half-precision operands and a float32 accumulator.
+
+    One (TM, TN) output tile per block, marching over K in TK steps. The K tail is
+    zero-padded on both operands so the extra products are exactly zero.
+    """
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    num_k = tl.cdiv(a_shape1, TK)
+    acc = tl.zeros((TM, TN), dtype=tl.float32)
+    for k in range(num_k):
+        a_tile = _load_tile_2d(a_ptr, a_shape0, a_shape1, a_stride0, a_stride1, pid_m, k, TM, TK, USE_INT64, PADDING=0.0)
+        b_tile = _load_tile_2d(b_ptr, b_shape0, b_shape1, b_stride0, b_stride1, k, pid_n, TK, TN, USE_INT64, PADDING=0.0)
+        acc = tl.dot(a_tile, b_tile, acc, input_precision="ieee")
+    _store_tile_2d(c_ptr, c_shape0, c_shape1, c_stride0, c_stride1, pid_m, pid_n, acc.to(c_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK):
+    """Run `matmul_kernel` like `ct.launch(stream, grid, matmul_kernel, (a, b, c, TM, TN, TK))`."""
+    a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
+    _check_ndim("matmul_kernel", "a", a, 2)
+    _check_ndim("matmul_kernel", "b", b, 2)
+    _check_ndim("matmul_kernel", "c", c, 2)
+    tile_elems = max(TM * TN, TM * TK, TK * TN)
+    # Matrix kernels: bigger tiles need more warps and a deeper software pipeline.
+    num_warps = 8 if tile_elems >= 128 * 128 else 4
+    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    with _on_stream(stream):
+        matmul_kernel[_grid(grid)](
+            a, *a.shape, *a.stride(),
+            b, *b.shape, *b.stride(),
+            c, *c.shape, *c.stride(),
+            TM,
+            TN,
+            TK,
+            USE_INT64=_needs_int64(a, b, c),
+            num_warps=num_warps, num_stages=num_stages,
+        )
+
+
+def launch(stream, a, b, c):
+    tm, tn, tk = 128, 128, 64
+    m, _ = a.shape
+    _, n = b.shape
+    grid = (triton.cdiv(m, tm), triton.cdiv(n, tn), 1)
+    launch_matmul_kernel(stream, grid, a, b, c, tm, tn, tk)
