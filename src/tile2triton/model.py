@@ -106,7 +106,8 @@ class ArrayListInfo:
             name=f"{self.name}[{index}]",
             rank=r,
             pointer=f"tl.load({self.ptrs} + {index}).to(tl.pointer_type({self.dtype}))",
-            shape_codes=[f"tl.load({self.shapes} + {row} + {d})" for d in range(r)],
+            # shapes are int32 inside kernels, as in cuTile; strides stay int64
+            shape_codes=[f"tl.load({self.shapes} + {row} + {d}).to(tl.int32)" for d in range(r)],
             stride_codes=[f"tl.load({self.strides} + {row} + {d})" for d in range(r)])
 
 

@@ -1,0 +1,135 @@
+"""Compile a translation's kernels with Triton's real front end, on a machine without a GPU.
+
+Under TRITON_INTERPRET=1 a kernel is run as Python and never compiled, so mistakes the compiler
+rejects (an atomic whose pointer and value shapes disagree, a tl.dot on tiles smaller than 16,
+...) may run silently or fail with a numpy message. The probe imports the translation a second
+time with the interpreter off, activates a stand-in driver that names an sm_90 target, and
+replaces JITFunction's compile step with Triton's front end (Python AST to TTIR, which includes
+the MLIR verifier). The launcher is called with the real arguments, so every kernel is compiled
+for exactly the specialization the launch would use; nothing is executed.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+
+
+class _ProbeDriver:
+    def __init__(self, target):
+        self._target = target
+
+    def get_current_target(self):
+        return self._target
+
+    def get_current_device(self):
+        return 0
+
+    def get_current_stream(self, device=None):
+        return 0
+
+    def is_active(self):
+        return True
+
+    def get_active_torch_device(self):
+        import torch
+        return torch.device("cpu")
+
+
+@contextlib.contextmanager
+def capture_fd2():
+    """Capture what C++ code writes to file descriptor 2 (MLIR diagnostics)."""
+    box = {"text": ""}
+    with tempfile.TemporaryFile(mode="w+b") as tmp:
+        import sys
+        try:
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001
+            pass
+        saved = os.dup(2)
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield box
+        finally:
+            try:
+                sys.stderr.flush()
+            except Exception:  # noqa: BLE001
+                pass
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            box["text"] = tmp.read().decode("utf-8", "replace")
+
+
+@contextlib.contextmanager
+def interpreter_off():
+    """While active, @triton.jit makes compilable JITFunctions even under TRITON_INTERPRET=1."""
+    old = os.environ.get("TRITON_INTERPRET")
+    os.environ["TRITON_INTERPRET"] = "0"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("TRITON_INTERPRET", None)
+        else:
+            os.environ["TRITON_INTERPRET"] = old
+
+
+class CompileProbe:
+    """Front-end compile of every kernel a launcher call launches."""
+
+    def __init__(self, arch: int = 90):
+        from triton.backends.compiler import GPUTarget
+        self.target = GPUTarget("cuda", arch, 32)
+        self._done: dict = {}
+
+    def run(self, launcher, args) -> list[dict]:
+        """Call `launcher(*args)` with compilation replaced by the front end. Returns one
+        record per compiled kernel: {kernel, ok, message, stderr}."""
+        from triton.runtime.driver import driver
+        from triton.runtime.jit import JITFunction
+
+        records: list[dict] = []
+        probe = self
+
+        def _do_compile(self_fn, key, signature, device, constexprs, options, attrs, warmup):
+            cache_key = (id(self_fn), repr(key))
+            if cache_key not in probe._done:
+                probe._done[cache_key] = probe._frontend(self_fn, signature, constexprs, attrs,
+                                                         options)
+            records.append(probe._done[cache_key])
+            return None           # nothing is launched
+
+        saved_compile = JITFunction._do_compile
+        JITFunction._do_compile = _do_compile
+        driver.set_active(_ProbeDriver(self.target))
+        try:
+            launcher(*args)
+        finally:
+            JITFunction._do_compile = saved_compile
+            driver.reset_active() if driver._default is not None else setattr(
+                driver, "_active", None)
+        return records
+
+    def _frontend(self, fn, signature, constexprs, attrs, options) -> dict:
+        from triton._C.libtriton import ir
+        from triton.compiler.compiler import ASTSource, make_backend
+
+        backend = make_backend(self.target)
+        src = ASTSource(fn, signature, constexprs, attrs)
+        context = ir.context()
+        ir.load_dialects(context)
+        backend.load_dialects(context)
+        codegen_fns = backend.get_codegen_implementation(options)
+        module_map = backend.get_module_map()
+        name = getattr(fn, "_fn_name", getattr(fn, "__name__", "?"))
+        with capture_fd2() as cap:
+            try:
+                src.make_ir(self.target, options, codegen_fns, module_map, context)
+                err = None
+            except Exception as e:  # noqa: BLE001 - the compile error is the result
+                err = e
+        if err is None:
+            return dict(kernel=name, ok=True)
+        return dict(kernel=name, ok=False, message=f"{type(err).__name__}: {err}",
+                    stderr=cap["text"][-20000:])
