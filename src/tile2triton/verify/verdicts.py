@@ -1,0 +1,268 @@
+"""Verdicts of one checked launch, and the comparisons that decide them.
+
+Every check gives both sides identical inputs; differences are then classified:
+
+trial T0   the launch's own arguments, copied: original -> O, translation -> R (and once more,
+           R2, for the race check)
+trial T1   the same, with every array the original writes poisoned (NaN, or the minimum
+           integer) first: original -> PO, translation -> PR
+
+pass                 every array agrees within tolerance, nothing else found
+drift                values differ beyond the dtype's tolerance (T0 or T1), or the translation
+                     changed an array the original leaves unchanged
+unwritten            in T1 the original wrote an element and the translation left the poison,
+                     and in T0 it left the element as it was
+out-of-bounds-write  sentinel bytes around (or in the gaps of) an array changed
+race                 two runs of the translation on identical inputs differ beyond rounding
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .corpus import DEFAULT_TOL
+from .snapshot import is_poison, same_bits
+
+VERDICTS = ["pass", "drift", "unwritten", "out-of-bounds-write", "illegal-address", "race",
+            "timeout", "compile-error", "original-failed", "translate-error", "error",
+            "skipped"]
+
+# When several findings apply, the first in this order names the launch.
+PRIORITY = ["translate-error", "compile-error", "original-failed", "timeout",
+            "illegal-address", "error", "out-of-bounds-write", "unwritten", "race", "drift",
+            "skipped", "pass"]
+
+HIST_EDGES = list(range(-12, 5))      # log10 of |translation - original|
+
+
+def rank(verdict: str) -> int:
+    return PRIORITY.index(verdict) if verdict in PRIORITY else len(PRIORITY)
+
+
+def pick(findings: list[dict]) -> str:
+    kinds = [f["kind"] for f in findings if f.get("kind") in PRIORITY]
+    if not kinds:
+        return "pass"
+    return min(kinds, key=rank)
+
+
+def tolerance_for(dtype: torch.dtype, overrides: dict | None = None, factor: float = 2.0):
+    """Tolerance for translation vs original: each side may be one tolerance off the exact
+    result, hence `factor` times the per-dtype tolerance (corpus TOLERANCE overrides apply)."""
+    tol = dict(DEFAULT_TOL.get(dtype, dict(atol=0.0, rtol=0.0)))
+    if overrides:
+        tol.update(overrides.get(str(dtype), {}))
+    if dtype.is_floating_point or dtype.is_complex:
+        return dict(atol=tol["atol"] * factor, rtol=tol["rtol"] * factor)
+    return dict(atol=tol["atol"], rtol=tol["rtol"])
+
+
+def _as_f64(t: torch.Tensor) -> torch.Tensor:
+    if t.dtype == torch.bool:
+        return t.to(torch.float64)
+    if t.dtype.is_complex:
+        return t.abs().to(torch.float64)
+    return t.to(torch.float64)
+
+
+def mismatch_mask(actual, expected, atol, rtol):
+    a, e = _as_f64(actual), _as_f64(expected)
+    if actual.dtype in (torch.int64, torch.uint64) or not actual.dtype.is_floating_point and \
+            atol == 0 and rtol == 0:
+        return actual != expected if actual.dtype != torch.bool else actual != expected
+    diff = (a - e).abs()
+    both_nan = torch.isnan(a) & torch.isnan(e)
+    same_inf = torch.isinf(a) & torch.isinf(e) & (a == e)
+    return ~((diff <= atol + rtol * e.abs()) | both_nan | same_inf)
+
+
+def metrics(actual, expected, atol, rtol) -> dict:
+    """max abs / rel error, norm-relative error, mismatch count, first mismatching index."""
+    bad = mismatch_mask(actual, expected, atol, rtol)
+    a, e = _as_f64(actual), _as_f64(expected)
+    diff = (a - e).abs()
+    finite = torch.isfinite(diff)
+    max_abs = float(diff[finite].max()) if finite.any() else 0.0
+    rel = diff / e.abs().clamp_min(1e-30)
+    max_rel = float(rel[finite].max()) if finite.any() else 0.0
+    den = float(torch.linalg.vector_norm(torch.nan_to_num(e, posinf=0.0, neginf=0.0)))
+    num = float(torch.linalg.vector_norm(torch.nan_to_num(a - e, nan=0.0, posinf=0.0,
+                                                          neginf=0.0)))
+    n_bad = int(bad.sum())
+    m = dict(ok=n_bad == 0, max_abs=max_abs, max_rel=max_rel,
+             norm_rel=num / den if den > 0 else (0.0 if num == 0 else math.inf),
+             mismatches=n_bad, elements=actual.numel(), atol=atol, rtol=rtol)
+    if n_bad:
+        idx = tuple(int(i) for i in torch.nonzero(bad)[0])
+        m["first_mismatch"] = dict(index=list(idx), actual=_num(actual[idx]),
+                                   expected=_num(expected[idx]))
+        nonfinite = int((bad & ~finite).sum())
+        if nonfinite:
+            m["nonfinite_mismatches"] = nonfinite
+    return m
+
+
+def _num(x):
+    v = x.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return repr(v)
+    return v
+
+
+def error_histogram(actual, expected) -> list[int]:
+    """Counts of |actual - expected| per decade: [zero, 1e-12.., ..., >=1e4, non-finite]."""
+    if not (actual.dtype.is_floating_point or expected.dtype.is_floating_point):
+        diff = (actual.to(torch.float64) - expected.to(torch.float64)).abs().flatten()
+    else:
+        diff = (_as_f64(actual) - _as_f64(expected)).abs().flatten()
+    nonfinite = ~torch.isfinite(diff)
+    both_nan = (torch.isnan(_as_f64(actual)) & torch.isnan(_as_f64(expected))).flatten()
+    nonfinite &= ~both_nan
+    d = diff[torch.isfinite(diff)]
+    zero = int((d == 0).sum())
+    d = d[d > 0]
+    counts = [zero]
+    if d.numel():
+        lg = torch.floor(torch.log10(d)).clamp(HIST_EDGES[0], HIST_EDGES[-1])
+        for edge in HIST_EDGES:
+            counts.append(int((lg == edge).sum()))
+    else:
+        counts.extend([0] * len(HIST_EDGES))
+    counts.append(int(nonfinite.sum()))
+    return counts
+
+
+def heatmap(mask: torch.Tensor, max_cells: int = 48) -> dict | None:
+    """Fraction of flagged elements per cell of a grid over a 2-D (or squeezed) array."""
+    m = mask
+    while m.dim() > 2:
+        m = m.any(dim=0) if m.shape[0] != 1 else m[0]
+    if m.dim() != 2 or m.numel() == 0:
+        return None
+    rows, cols = m.shape
+    cr, cc = min(rows, max_cells), min(cols, max_cells)
+    f = m.to(torch.float32)[None, None]
+    cells = torch.nn.functional.adaptive_avg_pool2d(f, (cr, cc))[0, 0]
+    return dict(shape=[rows, cols], cells=[[round(float(x), 3) for x in row]
+                                           for row in cells])
+
+
+def classify(names, snapshot_values, O, R, R2, PO, PR, poisoned, tol_overrides,
+             oob_translation, oob_original) -> dict:
+    """Findings, per-array metrics, histogram and heat map for one launch.
+
+    names: array names; snapshot_values/O/R/R2/PO/PR: lists of CPU tensors (R2, PO, PR may
+    be None when that run was skipped); poisoned: indices poisoned in T1."""
+    findings: list[dict] = []
+    arrays = []
+    hist = None
+    heat = None
+    for i, name in enumerate(names):
+        s, o, r = snapshot_values[i], O[i], R[i]
+        tol = tolerance_for(o.dtype, tol_overrides)
+        m = metrics(r, o, **tol)
+        info = dict(name=name, dtype=str(o.dtype).replace("torch.", ""),
+                    shape=list(o.shape), written=i in poisoned, t0=m)
+        flagged = mismatch_mask(r, o, **tol)
+        if o.numel():
+            h = error_histogram(r, o)
+            hist = h if hist is None else [a + b for a, b in zip(hist, h)]
+        if not m["ok"]:
+            if i not in poisoned and not bool(same_bits(r, s).all()):
+                findings.append(dict(kind="drift", array=name, detail=(
+                    f"the translation changed `{name}`, which the original leaves unchanged "
+                    f"({m['mismatches']} element(s))"), metrics=m))
+            else:
+                findings.append(dict(kind="drift", array=name, metrics=m))
+        if PO is not None and PR is not None and i in poisoned:
+            po, pr = PO[i], PR[i]
+            orig_wrote = ~is_poison(po)
+            trans_poison = is_poison(pr)
+            cand = orig_wrote & trans_poison
+            untouched = same_bits(r, s)
+            unwritten = cand & untouched
+            read_first = cand & ~untouched
+            n_un, n_rf = int(unwritten.sum()), int(read_first.sum())
+            info["unwritten"] = n_un
+            if n_un:
+                idx = [int(x) for x in torch.nonzero(unwritten)[0]]
+                findings.append(dict(kind="unwritten", array=name, count=n_un,
+                                     of=int(orig_wrote.sum()), first_index=idx, detail=(
+                                         f"{n_un} element(s) of `{name}` that the original "
+                                         f"writes are never written by the translation "
+                                         f"(first at index {tuple(idx)})")))
+                flagged = flagged | unwritten.reshape(flagged.shape)
+            if n_rf:
+                idx = [int(x) for x in torch.nonzero(read_first)[0]]
+                findings.append(dict(kind="drift", array=name, count=n_rf, first_index=idx,
+                                     detail=(f"the poison put in `{name}` before the run reached "
+                                             f"{n_rf} element(s) of the translation's result: it "
+                                             "reads the output before writing it (for example, "
+                                             "accumulates into memory that was not zeroed)")))
+            both = orig_wrote & ~trans_poison
+            if bool(both.any()):
+                bad1 = mismatch_mask(pr[both], po[both], **tol)
+                n1 = int(bad1.sum())
+                if n1 and m["ok"]:
+                    findings.append(dict(kind="drift", array=name, count=n1, detail=(
+                        f"with `{name}` poisoned before the run, {n1} element(s) differ: the "
+                        "translation's result depends on what the array held before")))
+            extra = ~orig_wrote & ~trans_poison & ~is_poison(pr)
+            if bool(extra.any()) and o.dtype != torch.bool:
+                n2 = int(extra.sum())
+                findings.append(dict(kind="drift", array=name, count=n2, detail=(
+                    f"the translation writes {n2} element(s) of `{name}` that the original "
+                    "leaves untouched")))
+        if R2 is not None:
+            rm = mismatch_mask(R2[i], r, **tolerance_for(o.dtype, tol_overrides, 1.0))
+            n_race = int(rm.sum())
+            if n_race:
+                idx = [int(x) for x in torch.nonzero(rm)[0]]
+                findings.append(dict(kind="race", array=name, count=n_race, first_index=idx,
+                                     detail=(f"two runs of the translation on identical inputs "
+                                             f"differ in {n_race} element(s) of `{name}` (a race, "
+                                             "or a read of undetermined memory)")))
+        if heat is None and bool(flagged.any()) and o.dim() >= 2:
+            hm = heatmap(flagged)
+            if hm:
+                hm["array"] = name
+                heat = hm
+        arrays.append(info)
+    for f in oob_translation:
+        f = dict(f)
+        where = []
+        if f.get("bytes_before"):
+            where.append(f"{f['bytes_before']} byte(s) before the start (lowest element "
+                         f"{f.get('lowest_element')})")
+        if f.get("bytes_after"):
+            where.append(f"{f['bytes_after']} byte(s) past the end (highest element "
+                         f"{f.get('highest_element')})")
+        if f.get("bytes_in_gaps"):
+            where.append(f"{f['bytes_in_gaps']} byte(s) in the gaps of the strided view")
+        f.update(kind="out-of-bounds-write", detail=(
+            f"the translation wrote outside `{f.get('name', f.get('path'))}`: "
+            + "; ".join(where)))
+        findings.append(f)
+    notes = []
+    for f in oob_original:
+        notes.append(f"the original wrote outside {f.get('name', f.get('path'))} "
+                     f"({f['bytes_before'] + f['bytes_after'] + f['bytes_in_gaps']} bytes)")
+    summary = _summary(arrays)
+    return dict(verdict=pick(findings), findings=findings, arrays=arrays, metrics=summary,
+                error_hist=hist, heatmap=heat, notes=notes)
+
+
+def _summary(arrays) -> dict:
+    """The launch's headline numbers: the worst array's."""
+    if not arrays:
+        return {}
+    worst = max(arrays, key=lambda a: (a["t0"]["mismatches"], a["t0"]["norm_rel"]))
+    out = dict(max_abs=max(a["t0"]["max_abs"] for a in arrays),
+               max_rel=max(a["t0"]["max_rel"] for a in arrays),
+               norm_rel=max(a["t0"]["norm_rel"] for a in arrays),
+               mismatches=sum(a["t0"]["mismatches"] for a in arrays),
+               elements=sum(a["t0"]["elements"] for a in arrays))
+    if "first_mismatch" in worst["t0"]:
+        out["first_mismatch"] = dict(array=worst["name"], **worst["t0"]["first_mismatch"])
+    return out
