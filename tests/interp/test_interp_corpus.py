@@ -7,23 +7,17 @@ with the tolerances of docs/corpus-format.md.
 """
 
 import importlib.util
-import math
 import pathlib
 
 import pytest
 import torch
 
 from tile2triton import interp
+from tile2triton.verify.corpus import compare, run_case_config
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"
 
-DEFAULT_TOL = {
-    torch.float32: dict(atol=1e-4, rtol=1e-4),
-    torch.float16: dict(atol=1e-2, rtol=1e-2),
-    torch.bfloat16: dict(atol=5e-2, rtol=5e-2),
-    torch.float64: dict(atol=1e-10, rtol=1e-10),
-}
 SEEDS = (0, 1)
 
 
@@ -57,21 +51,6 @@ def _params():
     return out
 
 
-def _tolerance(case_mod, dtype):
-    tol = dict(DEFAULT_TOL.get(dtype, dict(atol=0.0, rtol=0.0)))
-    tol.update(getattr(case_mod, "TOLERANCE", {}).get(dtype, {}))
-    return tol
-
-
-def _poison(t):
-    if t.dtype.is_floating_point:
-        t.fill_(math.nan)
-    elif t.dtype == torch.bool:
-        t.fill_(True)
-    else:
-        t.fill_(-12345 if t.dtype.is_signed else 123)
-
-
 _MODULES = {}
 
 
@@ -88,15 +67,8 @@ def test_corpus_case_on_interpreter(case_dir, index, case_mod):
     kmod = _kernel_module(case_dir)
     case = case_mod.CASES[index]
     for seed in SEEDS:
-        args = case_mod.make_args(case, torch.Generator().manual_seed(seed), "cpu")
-        for name in case_mod.OUTPUTS:
-            _poison(args[name])
-        kmod.launch(None, **args)
-        ref = case_mod.reference(args)
-        for name in case_mod.OUTPUTS:
-            got = args[name]
-            exp = ref[name]
-            tol = _tolerance(case_mod, got.dtype)
-            torch.testing.assert_close(
-                got.double(), torch.as_tensor(exp).double(), equal_nan=False, **tol,
-                msg=lambda m: f"{case_dir.name} case {index} seed {seed} output {name!r}: {m}")
+        # the same poisoning, reference and tolerances as the translation's tests (torch only)
+        results = run_case_config(kmod, case_mod, case, seed, "cpu")
+        for name, (got, exp, tol) in results.items():
+            m = compare(got, exp, **tol)
+            assert m["ok"], f"{case_dir.name} case {index} seed {seed} output {name!r}: {m}"

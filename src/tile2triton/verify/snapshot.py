@@ -39,6 +39,7 @@ class TensorRecord:
     group: int
     offset: int               # bytes from the group's first byte
     path: str                 # where in the argument tree (for messages): "args[2]", "args[1][0]"
+    ptr: int = 0              # data pointer of the tensor that was snapshotted
 
 
 @dataclass
@@ -93,7 +94,7 @@ class _DataclassRef:
 def _as_torch(v):
     if isinstance(v, torch.Tensor):
         return v
-    if type(v).__module__ == "numpy" and hasattr(v, "shape") and hasattr(v, "dtype"):
+    if type(v).__module__ == "numpy" and type(v).__name__ == "ndarray":
         return torch.from_numpy(v)
     if hasattr(v, "__dlpack__") or hasattr(v, "__cuda_array_interface__"):
         try:
@@ -177,7 +178,8 @@ def take(args) -> Snapshot:
                 records[i] = TensorRecord(values=values, shape=tuple(t.shape),
                                           stride=tuple(t.stride()), dtype=t.dtype,
                                           device=str(t.device), group=g,
-                                          offset=ranges[i][0] - lo, path=paths[i])
+                                          offset=ranges[i][0] - lo, path=paths[i],
+                                          ptr=t.data_ptr())
     return Snapshot(tree, records, groups)
 
 

@@ -1,0 +1,175 @@
+"""Launch interception: every `ct.launch` of a program becomes a job for the checker.
+
+The wrapper snapshots the launch's arguments (before the kernel runs), hands the snapshot to a
+sink, and then runs the original launch, so the program goes on with the original's results.
+
+- CPU backend: `cuda.tile` is the reference interpreter's fake module (``interp.install()``),
+  whose `launch` is wrapped.
+- GPU backend: the real `cuda.tile.launch` is wrapped (the device is synchronized before the
+  snapshot).
+
+`install_from_env()` is what the generated sitecustomize calls in a program started by
+`tile2triton check --exec`; it reads T2T_CHECK_SPOOL (where job files go) and T2T_CHECK_BACKEND.
+"""
+from __future__ import annotations
+
+import inspect
+import itertools
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+ENV_SPOOL = "T2T_CHECK_SPOOL"
+ENV_BACKEND = "T2T_CHECK_BACKEND"
+ENV_LABEL = "T2T_CHECK_LABEL"
+
+
+def kernel_function(kernel):
+    """The Python function behind a cuTile kernel object (real or interpreted)."""
+    for attr in ("_function", "_pyfunc", "pyfunc"):
+        f = getattr(kernel, attr, None)
+        if f is not None:
+            return f
+    if inspect.isfunction(kernel):
+        return kernel
+    return None
+
+
+class SpoolSink:
+    """Writes each job to `<spool>/<prefix>-<n>.pt` (and notes to `.json` files)."""
+
+    def __init__(self, spool, prefix=None):
+        self.spool = Path(spool)
+        self.spool.mkdir(parents=True, exist_ok=True)
+        self.prefix = prefix or f"p{os.getpid()}-{int(time.time() * 1000) % 10**8}"
+        self._n = itertools.count()
+        self._lock = threading.Lock()
+
+    def _name(self, ext):
+        with self._lock:
+            return self.spool / f"{self.prefix}-{next(self._n):06d}.{ext}"
+
+    def job(self, meta, snap):
+        from . import snapshot as S
+        path = self._name("pt")
+        S.save(path, meta, snap)
+        return path
+
+    def note(self, record: dict):
+        path = self._name("json")
+        tmp = Path(f"{path}.tmp")
+        tmp.write_text(json.dumps(record, default=str))
+        os.replace(tmp, path)
+        return path
+
+
+class Recorder:
+    """Turns launches into jobs for a sink. `context` labels the jobs (case, config, seed...)."""
+
+    def __init__(self, sink, backend: str, source: str = "exec"):
+        self.sink = sink
+        self.backend = backend
+        self.source = source
+        self.context: dict = {}
+        self.declared_outputs: set = set()   # data pointers of arrays known to be outputs
+        self._count = itertools.count()
+        self.jobs: list = []
+        self.enabled = True
+
+    def record(self, kernel, grid, kernel_args):
+        from . import snapshot as S
+        index = next(self._count)
+        func = kernel_function(kernel)
+        name = getattr(func, "__name__", None) or getattr(kernel, "__name__", "?")
+        try:
+            kfile = inspect.getsourcefile(func) if func is not None else None
+        except TypeError:
+            kfile = None
+        kfile = kfile or getattr(getattr(func, "__code__", None), "co_filename", None)
+        meta = dict(self.context)
+        meta.update(kernel=name, kernel_file=os.path.abspath(kfile) if kfile else None,
+                    module=getattr(func, "__module__", None), launch_index=index,
+                    grid=list(_grid(grid)), sys_path=[p for p in sys.path if p],
+                    cwd=os.getcwd(), source=self.source, backend=self.backend,
+                    pid=os.getpid())
+        if self.backend == "gpu":
+            import torch
+            torch.cuda.synchronize()
+        try:
+            if kfile is None or not os.path.exists(kfile):
+                raise RuntimeError(f"the source file of kernel {name!r} is unknown")
+            snap = S.take(tuple(kernel_args))
+        except Exception as e:  # noqa: BLE001 - recorded as this launch's verdict
+            meta.update(verdict="error", findings=[dict(
+                kind="error", detail=f"could not snapshot the launch: {e}")])
+            self.jobs.append(self.sink.note(dict(type="launch", **meta)))
+            return
+        if self.declared_outputs:
+            meta["declared_outputs"] = [i for i, t in enumerate(snap.tensors)
+                                        if t.ptr in self.declared_outputs]
+        self.jobs.append(self.sink.job(meta, snap))
+
+
+def _grid(grid):
+    if isinstance(grid, int):
+        return (grid,)
+    return tuple(int(g) for g in grid)
+
+
+_ACTIVE: list = []
+
+
+def wrap_launch(module, recorder):
+    """Replace `module.launch` with a recording wrapper; returns an undo function."""
+    original = module.launch
+    if getattr(original, "_t2t_recording", False):
+        original = original._t2t_original
+
+    def launch(stream, grid, kernel, kernel_args, /, *args, **kwargs):
+        if recorder.enabled:
+            recorder.record(kernel, grid, kernel_args)
+        return original(stream, grid, kernel, kernel_args, *args, **kwargs)
+
+    launch._t2t_recording = True
+    launch._t2t_original = original
+    launch.__doc__ = original.__doc__
+    module.launch = launch
+    _ACTIVE.append(recorder)
+
+    def undo():
+        module.launch = original
+    return undo
+
+
+def install(recorder):
+    """Install interception for recorder.backend; returns an undo function."""
+    if recorder.backend == "cpu":
+        from .. import interp
+        cm = interp.install()
+        fake = cm.__enter__()
+        undo_wrap = wrap_launch(fake, recorder)
+
+        def undo():
+            undo_wrap()
+            cm.__exit__(None, None, None)
+        return undo
+    import cuda.tile as ct
+    return wrap_launch(ct, recorder)
+
+
+def install_from_env():
+    spool = os.environ.get(ENV_SPOOL)
+    if not spool:
+        return None
+    backend = os.environ.get(ENV_BACKEND, "cpu")
+    if backend == "cpu":
+        os.environ.setdefault("T2T_INTERP_SEED", "0")
+    recorder = Recorder(SpoolSink(spool), backend, source="exec")
+    label = os.environ.get(ENV_LABEL)
+    if label:
+        recorder.context["case"] = label
+    install(recorder)
+    return recorder

@@ -1,0 +1,483 @@
+"""Worker process: checks launches, one at a time, for a supervisor.
+
+    python -m tile2triton.verify.worker --backend cpu|gpu           (serve jobs on stdin)
+    python -m tile2triton.verify.worker --backend gpu --one-shot JOB --result OUT.json
+
+Protocol: one JSON object per line. The supervisor writes {"type": "job", "path": ...} to the
+worker's stdin; the worker answers on its original stdout with {"type": "stage", "stage": ...}
+before every step (so a timeout can say what hung) and one {"type": "result", ...}. Anything the
+checked code prints goes to stderr (the worker's log). After a CUDA error the worker answers,
+then exits: its context is no longer trustworthy, and the supervisor starts a fresh one.
+
+A job file holds one launch (see snapshot.py): the kernel's source file and name, the grid, and a
+snapshot of the arguments. The worker translates the kernel's file (or uses an override), runs
+the original and the translation on identical, sentinel-banded copies (trials T0 and T1, see
+verdicts.py), and classifies what it finds.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+CUDA_ERROR_MARKERS = ("illegal memory access", "CUDA error", "misaligned address",
+                      "unspecified launch failure", "illegal instruction",
+                      "an illegal memory access", "CUDA_ERROR", "cudaError")
+
+
+class Fatal(Exception):
+    """The process can no longer be trusted (CUDA context lost)."""
+
+
+def is_cuda_error(exc: BaseException) -> bool:
+    text = f"{type(exc).__name__}: {exc}"
+    return any(m in text for m in CUDA_ERROR_MARKERS)
+
+
+def _short_tb(exc: BaseException, limit: int = 3000) -> str:
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-limit:]
+
+
+class Worker:
+    def __init__(self, backend: str, compile_probe: bool = True):
+        self.backend = backend
+        self.compile_probe = compile_probe and backend == "cpu"
+        self.tmp = Path(tempfile.mkdtemp(prefix="t2t_worker_"))
+        self._translations: dict = {}
+        self._originals: dict = {}
+        self._probe_obj = None
+        self._counter = 0
+        if backend == "gpu":
+            import torch
+            self.device = "cuda"
+            torch.cuda.init()
+        else:
+            self.device = "cpu"
+
+    # -- loading ------------------------------------------------------------------------------
+    def _module_name(self, prefix, path):
+        self._counter += 1
+        stem = Path(path).stem
+        return f"_t2t_{prefix}_{stem}_{self._counter}"
+
+    def _load_file(self, path, modname_hint, prefix, text=None, install=False):
+        """Import `path` (or `text` written to a temp file) as a fresh module; relative imports
+        resolve in the package of `modname_hint`."""
+        pkg = None
+        if modname_hint and "." in modname_hint and modname_hint != "__main__":
+            pkg = modname_hint.rsplit(".", 1)[0]
+        src_path = path
+        if text is not None:
+            digest = hashlib.sha1(text.encode()).hexdigest()[:10]
+            src_path = self.tmp / f"{Path(path).stem}_triton_{digest}.py"
+            src_path.write_text(text)
+        name = self._module_name(prefix, path)
+        full = f"{pkg}.{name}" if pkg else name
+        if pkg:
+            try:
+                importlib.import_module(pkg)
+            except Exception:  # noqa: BLE001
+                full, pkg = name, None
+        spec = importlib.util.spec_from_file_location(full, str(src_path))
+        mod = importlib.util.module_from_spec(spec)
+        if pkg:
+            mod.__package__ = pkg
+        sys.modules[full] = mod
+        try:
+            if install:
+                from .. import interp
+                with interp.install():
+                    spec.loader.exec_module(mod)
+            else:
+                spec.loader.exec_module(mod)
+        except BaseException:
+            sys.modules.pop(full, None)
+            raise
+        return mod, str(src_path)
+
+    def original_module(self, kernel_file, modname):
+        key = (kernel_file, os.path.getmtime(kernel_file), modname)
+        if key not in self._originals:
+            if self.backend == "cpu":
+                mod, _ = self._load_file(kernel_file, modname, "orig", install=True)
+            else:
+                mod, _ = self._load_file(kernel_file, modname, "orig")
+            self._originals[key] = mod
+        return self._originals[key]
+
+    def translation(self, kernel_file, modname, override):
+        """(module, file, probe_module_factory) or raises _TranslateFailed."""
+        src = override or kernel_file
+        key = (kernel_file, override, os.path.getmtime(src))
+        if key not in self._translations:
+            if override:
+                text = Path(override).read_text()
+            else:
+                from ..translate import translate_source
+                res = translate_source(Path(kernel_file).read_text(), str(kernel_file))
+                if not res.ok:
+                    diags = [d.format() for d in res.diagnostics()]
+                    self._translations[key] = _TranslateFailed(
+                        "\n\n".join(diags) or "the translator produced no output")
+                    raise self._translations[key]
+                text = res.output
+            self._translations[key] = (text, None)
+        entry = self._translations[key]
+        if isinstance(entry, _TranslateFailed):
+            raise entry
+        text, mod = entry
+        if mod is None:
+            mod = self._load_file(kernel_file, modname, "triton", text=text)
+            self._translations[key] = (text, mod)
+        return mod
+
+    def probe_module(self, kernel_file, modname, text_key):
+        from .compile_probe import interpreter_off
+        text, (mod, path) = self._translations[text_key]
+        attr = "_t2t_probe_module"
+        if not hasattr(mod, attr):
+            with interpreter_off():
+                pmod, _ = self._load_file(kernel_file, modname, "probe", text=text)
+            setattr(mod, attr, pmod)
+        return getattr(mod, attr)
+
+    # -- one job ---------------------------------------------------------------------------------
+    def run_job(self, req: dict, stage) -> dict:
+        import torch
+
+        from . import snapshot as S
+        from .verdicts import classify, pick
+
+        timings = {}
+        t_last = [time.perf_counter(), None]
+
+        def step(name):
+            now = time.perf_counter()
+            if t_last[1] is not None:
+                timings[t_last[1]] = round(now - t_last[0], 4)
+            t_last[0], t_last[1] = now, name
+            stage(name)
+
+        def done(result):
+            step(None)
+            result["timings"] = timings
+            return result
+
+        step("load")
+        meta, snap = S.load(req["path"])
+        for p in reversed(meta.get("sys_path") or []):
+            if p not in sys.path:
+                sys.path.insert(0, p)
+        kernel_file, kname, modname = meta["kernel_file"], meta["kernel"], meta.get("module")
+        grid = tuple(meta["grid"])
+        override = (req.get("overrides") or {}).get(kernel_file) or meta.get("translation")
+        seed = int(meta.get("seed") or 0) * 1009 + int(meta.get("launch_index") or 0)
+        only = req.get("only")
+
+        step("load-original")
+        try:
+            omod = self.original_module(kernel_file, modname)
+            okern = getattr(omod, kname)
+        except Exception as e:  # noqa: BLE001
+            return done(dict(verdict="original-failed", findings=[dict(
+                kind="original-failed", detail=f"could not import kernel `{kname}` from "
+                f"{kernel_file}: {type(e).__name__}: {e}", traceback=_short_tb(e))]))
+        names = self._array_names(okern, snap)
+
+        step("translate")
+        try:
+            tmod, tfile = self.translation(kernel_file, modname, override)
+        except _TranslateFailed as e:
+            return done(dict(verdict="translate-error", findings=[dict(
+                kind="translate-error", detail="the kernel's file did not translate",
+                diagnostics=str(e))]))
+        except SyntaxError as e:
+            return done(dict(verdict="compile-error", findings=[dict(
+                kind="compile-error", triton_message=f"SyntaxError: {e}",
+                plain=f"the translation is not valid Python (line {e.lineno})")]))
+        except Exception as e:  # noqa: BLE001
+            return done(dict(verdict="error", findings=[dict(
+                kind="error", detail=f"importing the translation failed: "
+                f"{type(e).__name__}: {e}", traceback=_short_tb(e))]))
+        launcher = getattr(tmod, f"launch_{kname}", None)
+        if launcher is None:
+            return done(dict(verdict="translate-error", findings=[dict(
+                kind="translate-error",
+                detail=f"the translation has no launcher `launch_{kname}`")]))
+        result_base = dict(translation_file=tfile)
+
+        findings: list = []
+        if self.compile_probe:
+            step("compile")
+            findings.extend(self._probe(kernel_file, modname, override, kname, grid, snap))
+            if findings:
+                return done(dict(result_base, verdict=pick(findings), findings=findings))
+
+        device = self.device
+        values = [t.values for t in snap.tensors]
+
+        def run_original(poison):
+            pl = S.Placement(snap, device=device, poison=poison)
+            if self.backend == "cpu":
+                from .. import interp
+                interp.seed_undetermined(seed)
+                interp.run_kernel(okern, grid, pl.args)
+            else:
+                import cuda.tile as ct
+                ct.launch(torch.cuda.current_stream(), grid, okern, pl.args)
+                torch.cuda.synchronize()
+            out = pl.results(), pl.band_writes()
+            pl.free()
+            return out
+
+        def run_translation(poison, first=False):
+            pl = S.Placement(snap, device=device, poison=poison)
+            from .compile_probe import capture_fd2
+            try:
+                if self.backend == "gpu" and first:
+                    with capture_fd2() as cap:
+                        try:
+                            launcher(None, grid, *pl.args)
+                            torch.cuda.synchronize()
+                        except Exception as e:  # noqa: BLE001
+                            e._t2t_stderr = None
+                            raise
+                    sys.stderr.write(cap["text"])
+                else:
+                    launcher(None, grid, *pl.args)
+                    if self.backend == "gpu":
+                        torch.cuda.synchronize()
+            except Exception as e:  # noqa: BLE001
+                if self.backend == "gpu" and first:
+                    e._t2t_stderr = cap["text"]
+                raise
+            out = pl.results(), pl.band_writes()
+            pl.free()
+            return out
+
+        R2 = PO = PR = None
+        oob_t, oob_o = [], []
+        poisoned: set = set()
+        try:
+            if only != "translation":
+                step("original")
+                try:
+                    O, ob = run_original(())
+                except Exception as e:  # noqa: BLE001
+                    if is_cuda_error(e):
+                        raise Fatal(e) from e
+                    return done(dict(result_base, verdict="original-failed", findings=[dict(
+                        kind="original-failed",
+                        detail=f"the original raised {type(e).__name__}: {e}",
+                        traceback=_short_tb(e))]))
+                oob_o += ob
+            step("translation")
+            try:
+                R, ob = run_translation((), first=True)
+            except Exception as e:  # noqa: BLE001
+                return done(dict(result_base, **self._translation_failure(e, tfile)))
+            oob_t += ob
+            if only == "translation":
+                return done(dict(result_base, verdict="pass", findings=[], notes=[
+                    "one-shot run of the translation only"]))
+            if req.get("race", True):
+                step("translation-race")
+                R2, ob = run_translation(())
+                oob_t += ob
+            poisoned = {i for i in range(len(values))
+                        if not bool(S.same_bits(O[i], values[i]).all())}
+            poisoned |= set(meta.get("declared_outputs") or [])
+            if req.get("poison", True) and poisoned:
+                step("original-poisoned")
+                PO, ob = run_original(poisoned)
+                oob_o += ob
+                step("translation-poisoned")
+                PR, ob = run_translation(poisoned)
+                oob_t += ob
+        except Fatal:
+            raise
+        except Exception as e:  # noqa: BLE001
+            if is_cuda_error(e):
+                raise Fatal(e) from e
+            return done(dict(result_base, **self._translation_failure(e, tfile)))
+        step("compare")
+        for f in oob_t + oob_o:
+            f["name"] = names[f["tensor"]]
+        oob_t, oob_o = _dedupe(oob_t), _dedupe(oob_o)
+        res = classify(names, values, O, R, R2, PO, PR, poisoned, meta.get("tolerance"),
+                       oob_t, oob_o)
+        res.update(result_base)
+        return done(res)
+
+    def _translation_failure(self, e, tfile) -> dict:
+        from .explain import compile_error_record, interpreter_compile_error, mlir_diagnostics
+        if is_cuda_error(e):
+            return dict(verdict="illegal-address", fatal=True, findings=[dict(
+                kind="illegal-address", detail=f"{type(e).__name__}: {e}",
+                traceback=_short_tb(e))])
+        stderr = getattr(e, "_t2t_stderr", None)
+        if type(e).__name__ in ("CompilationError", "CompileTimeAssertionFailure") or (
+                stderr and "error:" in stderr):
+            rec = compile_error_record(f"{type(e).__name__}: {e}", mlir_diagnostics(stderr or ""))
+            return dict(verdict="compile-error", findings=[rec])
+        rec = interpreter_compile_error(e, tfile)
+        if rec is not None:
+            return dict(verdict="compile-error", findings=[rec])
+        return dict(verdict="error", findings=[dict(
+            kind="error", detail=f"the translation raised {type(e).__name__}: {e}",
+            traceback=_short_tb(e))])
+
+    def _probe(self, kernel_file, modname, override, kname, grid, snap) -> list:
+        from . import snapshot as S
+        from .compile_probe import CompileProbe
+        from .explain import compile_error_record, mlir_diagnostics
+        src = override or kernel_file
+        key = (kernel_file, override, os.path.getmtime(src))
+        try:
+            pmod = self.probe_module(kernel_file, modname, key)
+        except Exception as e:  # noqa: BLE001
+            return [dict(kind="error", detail=f"importing the translation for the compile check "
+                         f"failed: {type(e).__name__}: {e}", traceback=_short_tb(e))]
+        if self._probe_obj is None:
+            self._probe_obj = CompileProbe()
+        pl = S.Placement(snap, device="cpu")
+        try:
+            records = self._probe_obj.run(getattr(pmod, f"launch_{kname}"),
+                                      (None, grid) + tuple(pl.args))
+        except Exception as e:  # noqa: BLE001 - launcher-level failures show in the real run
+            print(f"[t2t worker] compile check skipped: {type(e).__name__}: {e}",
+                  file=sys.stderr)
+            return []
+        finally:
+            pl.free()
+        out = []
+        for r in records:
+            if not r["ok"]:
+                rec = compile_error_record(r["message"], mlir_diagnostics(r.get("stderr", "")),
+                                           where=f"kernel {r['kernel'].rsplit('.', 1)[-1]} "
+                                           "(compiled for sm_90 by "
+                                           "Triton's front end)")
+                out.append(rec)
+        return out
+
+    @staticmethod
+    def _array_names(okern, snap) -> list[str]:
+        import inspect
+        func = getattr(okern, "_function", None) or getattr(okern, "_pyfunc", None) or okern
+        try:
+            params = list(inspect.signature(func).parameters)
+        except (TypeError, ValueError):
+            params = []
+        names = []
+        for t in snap.tensors:
+            path = t.path          # "args[2]" or "args[1][0]"
+            rest = path[len("args"):]
+            name = path
+            if rest.startswith("["):
+                close = rest.index("]")
+                idx = rest[1:close]
+                if idx.isdigit() and int(idx) < len(params):
+                    name = params[int(idx)] + rest[close + 1:]
+            names.append(name)
+        return names
+
+
+def _dedupe(findings):
+    seen, out = set(), []
+    for f in findings:
+        key = (f["tensor"], f["bytes_before"], f["bytes_after"], f["bytes_in_gaps"])
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+class _TranslateFailed(Exception):
+    pass
+
+
+def serve(backend: str, compile_probe: bool) -> int:
+    proto = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)                      # prints of checked code go to the log, not the protocol
+    sys.stdout = sys.stderr
+
+    def send(obj):
+        proto.write(json.dumps(obj, default=str) + "\n")
+        proto.flush()
+
+    _prepare(backend)
+    worker = Worker(backend, compile_probe)
+    send({"type": "ready", "pid": os.getpid()})
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        req = json.loads(line)
+        if req.get("type") == "exit":
+            break
+        try:
+            result = worker.run_job(req, lambda s: send({"type": "stage", "stage": s}))
+        except Fatal as e:
+            cause = e.__cause__ or e
+            result = dict(verdict="illegal-address", findings=[dict(
+                kind="illegal-address", detail=f"{type(cause).__name__}: {cause}",
+                traceback=_short_tb(cause))], fatal=True)
+        except BaseException as e:  # noqa: BLE001 - report, keep serving
+            if is_cuda_error(e):
+                result = dict(verdict="illegal-address", fatal=True, findings=[dict(
+                    kind="illegal-address", detail=f"{type(e).__name__}: {e}")])
+            else:
+                result = dict(verdict="error", findings=[dict(
+                    kind="error", detail=f"internal error in the checker: "
+                    f"{type(e).__name__}: {e}", traceback=_short_tb(e))])
+        send(dict(type="result", **result))
+        if result.get("fatal"):
+            return 3
+    return 0
+
+
+def _prepare(backend):
+    if backend == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"
+        import torch
+        torch.set_num_threads(int(os.environ.get("T2T_WORKER_THREADS", "1")))
+    import warnings
+    warnings.filterwarnings("ignore", category=RuntimeWarning)
+
+
+def one_shot(backend, job, result_path, only, compile_probe) -> int:
+    _prepare(backend)
+    worker = Worker(backend, compile_probe)
+    req = dict(type="job", path=job, only=only)
+    try:
+        res = worker.run_job(req, lambda s: print(f"[t2t worker] stage {s}", file=sys.stderr))
+    except Fatal as e:
+        res = dict(verdict="illegal-address", fatal=True, findings=[dict(
+            kind="illegal-address", detail=str(e.__cause__ or e))])
+    Path(result_path).write_text(json.dumps(res, default=str))
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--backend", choices=["cpu", "gpu"], default="cpu")
+    ap.add_argument("--no-compile-probe", action="store_true")
+    ap.add_argument("--one-shot", metavar="JOB")
+    ap.add_argument("--result", metavar="OUT")
+    ap.add_argument("--only", choices=["translation"])
+    a = ap.parse_args(argv)
+    if a.one_shot:
+        return one_shot(a.backend, a.one_shot, a.result, a.only, not a.no_compile_probe)
+    return serve(a.backend, not a.no_compile_probe)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
