@@ -105,6 +105,10 @@ _RANK = ["bool_", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64"
 
 def promote(a, b):
     """Static result dtype of a binary op when both are known (None otherwise)."""
+    if "scalar_param" in (a, b):
+        # a runtime scalar parameter (fp32 or an int in Triton): fp32/fp64 tiles keep their dtype
+        other = b if a == "scalar_param" else a
+        return other if other in ("float32", "float64") else None
     if a is None or b is None:
         return None
     if a == b:

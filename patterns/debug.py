@@ -26,7 +26,8 @@ def _runtime_arg(cx, node, low, what):
 
 
 def _device_print(prefix: str, args: list, hex_: bool = False) -> Lowered:
-    parts = [repr(prefix)] + args + (["hex=True"] if hex_ else [])
+    # `%` never reaches the prefix: Triton embeds the prefix in a printf format on the GPU
+    parts = [repr(prefix.replace("%", ""))] + args + (["hex=True"] if hex_ else [])
     return Lowered(f"tl.device_print({', '.join(parts)})", NoneV())
 
 
@@ -67,7 +68,7 @@ def k(x, TM: ct.Constant[int]):
             raise cx.error(call.node, "T2T102", f"ct.printf: the format has {len(specs)} "
                            f"conversions but {len(nodes)} argument(s) follow it")
         args = [_runtime_arg(cx, n, cx.expr(n), "ct.printf") for n in nodes]
-        prefix = PRINTF_SPEC.sub(lambda m: "%" if m.group(5) == "%" else "", text)
+        prefix = PRINTF_SPEC.sub("", text)
         prefix = re.sub(r"\s+", " ", prefix).strip()
         hex_ = bool(specs) and all(m.group(5) in "xX" for m in specs)
         return _device_print(prefix, args, hex_)
@@ -87,8 +88,8 @@ def k(x, TM: ct.Constant[int]):
     a = ct.load(x, (0,), (TM,))
     ct.print(f"tile {TM=} sum={ct.sum(a)}")
     ct.print("max", ct.max(a), sep=": ")
-""", expect=["tl.device_print('tile TM=TM sum=', tl.sum(a))",
-             "tl.device_print('max:', tl.max(a))"])]
+""", expect=["tl.device_print('tile TM={TM} sum=', _sum(a, None, False))",
+             "tl.device_print('max', tl.max(a))"])]
 
     def lower(self, call, cx):
         sep = call.val("sep")
@@ -107,7 +108,9 @@ def k(x, TM: ct.Constant[int]):
                     if isinstance(low.val, ConstV):
                         text.append(str(low.val.value))
                     elif isinstance(low.val, ConstExprV):
-                        text.append(low.code)  # a launch-time constant: named, not formatted
+                        # a launch-time constant: Triton's prefix is fixed when the kernel is
+                        # written, so it is named, not formatted
+                        text.append("{" + low.code + "}")
                     else:
                         args.append(_runtime_arg(cx, part.expression, low, "ct.print"))
                 pieces.append("".join(text))
@@ -238,7 +241,7 @@ def k(x, TM: ct.Constant[int]):
 @ct.kernel
 def k(x, TM: ct.Constant[int]):
     a = ct.load(x, (0,), (TM,))
-    ct.store(x, (0,), ct.static_eval([a][0]))
+    ct.store(x, (0,), a + ct.static_eval(len([i for i in range(TM)])))
 """, error="T2T103", message="ct.static_eval: this expression cannot be evaluated"),
     ]
 

@@ -47,26 +47,6 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
         tl.store(ptrs, value)
 
 
-@triton.jit
-def _exp(x):
-    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
-        y = tl.exp(x)
-    else:
-        xf = x.to(tl.float32)
-        y = tl.exp(xf)
-        if x.dtype.is_floating():
-            y = y.to(x.dtype)
-    return y
-
-
-@triton.jit
-def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
-    """ct.sum keeps the input dtype; tl.sum accumulates small types in a wider one."""
-    return tl.sum(x, axis=AXIS, keep_dims=KEEP_DIMS).to(x.dtype)
-
-
 def _as_tensor(x):
     """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
     return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
@@ -177,9 +157,9 @@ def flash_attn_fwd_kernel(
         s = tl.where(valid, s, float("-inf"))
 
         m_new = tl.maximum(m_i, tl.max(s, axis=1, keep_dims=True))
-        alpha = _exp(m_i - m_new)  # rescales what was accumulated so far
-        p = _exp(s - m_new)
-        l_i = l_i * alpha + _sum(p, 1, True)
+        alpha = tl.exp(m_i - m_new)  # rescales what was accumulated so far
+        p = tl.exp(s - m_new)
+        l_i = l_i * alpha + tl.sum(p, axis=1, keep_dims=True)
         acc = tl.dot(p.to(vt.dtype), vt, acc * alpha, input_precision="ieee")
         m_i = m_new
 

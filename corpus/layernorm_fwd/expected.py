@@ -73,20 +73,6 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
         tl.store(ptrs, value)
 
 
-@triton.jit
-def _rsqrt(x):
-    """ct.rsqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
-        y = tl.rsqrt(x)
-    else:
-        xf = x.to(tl.float32)
-        y = tl.rsqrt(xf)
-        if x.dtype.is_floating():
-            y = y.to(x.dtype)
-    return y
-
-
 def _as_tensor(x):
     """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
     return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
@@ -175,7 +161,7 @@ def layernorm_fwd_kernel(
         d = tl.where(cols[None, :] < n, xt.to(tl.float32) - mean, 0.0)
         acc = acc + d * d
     var = tl.sum(acc, axis=1, keep_dims=True) / n
-    rstd = _rsqrt(var + eps)
+    rstd = tl.rsqrt(var + eps)
 
     # Pass 3: normalise and apply the affine transform.
     for j in range(num_chunks):

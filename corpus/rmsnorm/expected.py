@@ -57,20 +57,6 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
         tl.store(ptrs, value)
 
 
-@triton.jit
-def _rsqrt(x):
-    """ct.rsqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
-        y = tl.rsqrt(x)
-    else:
-        xf = x.to(tl.float32)
-        y = tl.rsqrt(xf)
-        if x.dtype.is_floating():
-            y = y.to(x.dtype)
-    return y
-
-
 def _as_tensor(x):
     """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
     return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
@@ -137,7 +123,7 @@ def rmsnorm_kernel(
     xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, 0, TM, TILE_N, USE_INT64, PADDING=0.0).to(tl.float32)
     w = _load_tile_1d(weight_ptr, weight_shape0, weight_stride0, 0, TILE_N, USE_INT64, PADDING=0.0).to(tl.float32)
     mean_sq = tl.sum(xt * xt, axis=1, keep_dims=True) / n  # (TM, 1)
-    y = xt * _rsqrt(mean_sq + eps) * w
+    y = xt * tl.rsqrt(mean_sq + eps) * w
     _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid, 0, y.to(out_ptr.dtype.element_ty), USE_INT64)
 
 

@@ -93,7 +93,8 @@ class Lowerer:
             elif p.kind == "tile":
                 self.env[p.name] = TileV()
             else:
-                self.env[p.name] = TileV(shape=())
+                # a runtime scalar: Triton passes Python floats as fp32 and ints as int32/int64
+                self.env[p.name] = TileV(shape=(), dtype="scalar_param")
 
     # ----------------------------------------------------------------- services for patterns
     def error(self, node, code, message, help=None) -> TranslationError:
@@ -423,7 +424,7 @@ class Lowerer:
                              help="supported: .shape, .strides, .dtype, .ndim")
         if isinstance(v, TileV):
             if attr == "dtype":
-                if v.dtype:
+                if v.dtype in CT_TO_TL_DTYPE:
                     return Lowered(CT_TO_TL_DTYPE[v.dtype], DTypeV(name=v.dtype))
                 return Lowered(f"{base.wrap(100)}.dtype", DTypeV(code=f"{base.wrap(100)}.dtype"))
             if attr == "shape":

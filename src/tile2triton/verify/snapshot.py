@@ -347,8 +347,11 @@ def _decode(tree, views):
 
 def save(path, meta: dict, snap: Snapshot) -> None:
     """Write a job file atomically: meta (JSON-able dict) and the snapshot."""
+    import json
     import os
     tmp = f"{path}.tmp{os.getpid()}"
+    with open(f"{path}.meta.json", "w") as f:
+        json.dump(meta, f, default=str)
     torch.save({"meta": meta, "snapshot": snap.to_state()}, tmp)
     os.replace(tmp, path)
 

@@ -1,0 +1,361 @@
+"""Supervisor: runs launch checks in worker processes, with timeouts and worker replacement.
+
+Each worker (worker.py) checks one launch at a time. The supervisor gives every step a deadline
+(the worker announces its steps), so a hang in a compile or a run becomes a `timeout` verdict
+naming the step; a worker that dies (a segfault, an illegal address) or reports a CUDA error is
+replaced by a fresh process, so one crash never affects later verdicts. On the GPU, a launch that
+ended in an illegal address can be re-run alone under `compute-sanitizer --tool memcheck`, and
+its report is attached to the verdict.
+"""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+TRANSLATION_STAGES = ("translation", "translation-race", "translation-poisoned")
+ORIGINAL_STAGES = ("original", "original-poisoned", "load-original")
+
+
+def package_root() -> str:
+    return str(Path(__file__).resolve().parents[2])
+
+
+def child_env(extra: dict | None = None) -> dict:
+    env = dict(os.environ)
+    root = package_root()
+    parts = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if root not in parts:
+        parts.insert(0, root)
+    env["PYTHONPATH"] = os.pathsep.join(parts)
+    env.pop("T2T_CHECK_SPOOL", None)
+    if extra:
+        env.update(extra)
+    return env
+
+
+def find_compute_sanitizer() -> str | None:
+    exe = shutil.which("compute-sanitizer")
+    if exe:
+        return exe
+    for base in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if base:
+            p = Path(base) / "bin" / "compute-sanitizer"
+            if p.exists():
+                return str(p)
+    return None
+
+
+def read_meta(job_path) -> dict:
+    side = Path(f"{job_path}.meta.json")
+    if side.exists():
+        return json.loads(side.read_text())
+    from .snapshot import load
+    return load(job_path)[0]
+
+
+class _WorkerProc:
+    def __init__(self, sup: "Supervisor", slot: int):
+        self.sup = sup
+        self.log_path = Path(sup.tmp) / f"worker{slot}-{time.time_ns()}.log"
+        self.log = open(self.log_path, "wb")
+        cmd = [sup.python, "-m", "tile2triton.verify.worker", "--backend", sup.backend]
+        if not sup.compile_probe:
+            cmd.append("--no-compile-probe")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.log, env=child_env(sup.env),
+                                     start_new_session=True, cwd=sup.cwd)
+        self.buf = b""
+        msg = self.read(time.monotonic() + sup.startup_timeout)
+        if not msg or msg.get("type") != "ready":
+            tail = self.log_tail()
+            self.kill()
+            raise RuntimeError(f"checker worker did not start: {tail}")
+
+    def send(self, obj):
+        self.proc.stdin.write((json.dumps(obj) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def read(self, deadline):
+        """Next message; None on timeout; raises EOFError when the worker is gone."""
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            r, _, _ = select.select([fd], [], [], left)
+            if not r:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise EOFError
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def kill(self):
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.proc.kill()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except Exception:  # noqa: BLE001
+                pass
+        self.log.close()
+
+    def log_tail(self, n=3000) -> str:
+        try:
+            self.log.flush()
+            data = self.log_path.read_bytes()
+            return data[-n:].decode("utf-8", "replace")
+        except Exception:  # noqa: BLE001
+            return ""
+
+
+class Supervisor:
+    def __init__(self, backend: str = "cpu", workers: int = 2, timeout: float = 300.0,
+                 compile_timeout: float | None = None, overrides: dict | None = None,
+                 compile_probe: bool = True, race: bool = True, sanitize: bool | None = None,
+                 on_result=None, python: str | None = None, env: dict | None = None,
+                 startup_timeout: float = 180.0, cwd: str | None = None):
+        self.backend = backend
+        self.n_workers = max(1, workers)
+        self.timeout = timeout
+        self.compile_timeout = compile_timeout or timeout
+        self.overrides = {str(Path(k).resolve()): str(Path(v).resolve())
+                          for k, v in (overrides or {}).items()}
+        self.compile_probe = compile_probe
+        self.race = race
+        self.sanitizer = find_compute_sanitizer() if (backend == "gpu" and sanitize
+                                                       is not False) else None
+        self.on_result = on_result
+        self.python = python or sys.executable
+        self.env = env
+        self.cwd = cwd
+        self.startup_timeout = startup_timeout
+        self.tmp = tempfile.mkdtemp(prefix="t2t_check_")
+        self.queue: queue.Queue = queue.Queue()
+        self.records: dict = {}
+        self._lock = threading.Lock()
+        self._n = 0
+        self._threads = []
+        self._closed = False
+
+    # -- public -----------------------------------------------------------------------------
+    def submit(self, job_path, meta: dict | None = None) -> int:
+        meta = meta if meta is not None else read_meta(job_path)
+        with self._lock:
+            idx = self._n
+            self._n += 1
+        if len(self._threads) < self.n_workers:
+            t = threading.Thread(target=self._loop, args=(len(self._threads),), daemon=True)
+            self._threads.append(t)
+            t.start()
+        self.queue.put((idx, str(job_path), meta))
+        return idx
+
+    def add_record(self, record: dict) -> int:
+        """A verdict decided without a worker (a skipped config, an unsnapshottable launch)."""
+        with self._lock:
+            idx = self._n
+            self._n += 1
+        rec = dict(record)
+        rec.setdefault("backend", self.backend)
+        rec["index"] = idx
+        self._store(idx, rec)
+        return idx
+
+    def pending(self) -> int:
+        with self._lock:
+            return self._n - len(self.records)
+
+    def wait(self, indices=None, timeout=None) -> list[dict]:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._lock:
+                if indices is None:
+                    done = len(self.records) >= self._n
+                else:
+                    done = all(i in self.records for i in indices)
+            if done:
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        with self._lock:
+            keys = sorted(self.records) if indices is None else \
+                [i for i in indices if i in self.records]
+            return [self.records[k] for k in keys]
+
+    def close(self):
+        if self._closed:
+            return
+        self._closed = True
+        for _ in self._threads:
+            self.queue.put(None)
+        for t in self._threads:
+            t.join(timeout=60)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- internals ------------------------------------------------------------------------------
+    def _store(self, idx, rec):
+        with self._lock:
+            self.records[idx] = rec
+        if self.on_result:
+            try:
+                self.on_result(rec)
+            except Exception as e:  # noqa: BLE001
+                print(f"tile2triton check: progress callback failed: {e}", file=sys.stderr)
+
+    def _limit(self, stage):
+        if stage == "compile":
+            return self.compile_timeout
+        if stage == "translation" and self.backend == "gpu":
+            return self.compile_timeout + self.timeout     # the first run compiles
+        return self.timeout
+
+    def _loop(self, slot):
+        worker = None
+        while True:
+            item = self.queue.get()
+            if item is None:
+                break
+            idx, job_path, meta = item
+            t0 = time.monotonic()
+            try:
+                if worker is None or not worker.alive():
+                    worker = _WorkerProc(self, slot)
+                res, worker = self._check(worker, job_path, meta, slot)
+            except Exception as e:  # noqa: BLE001 - the supervisor must keep going
+                res = dict(verdict="error", findings=[dict(
+                    kind="error", detail=f"checker failure: {type(e).__name__}: {e}")])
+                if worker is not None:
+                    worker.kill()
+                worker = None
+            rec = self._record(idx, job_path, meta, res)
+            rec["seconds"] = round(time.monotonic() - t0, 3)
+            self._store(idx, rec)
+        if worker is not None:
+            try:
+                worker.send({"type": "exit"})
+            except Exception:  # noqa: BLE001
+                pass
+            worker.kill()
+
+    def _check(self, worker, job_path, meta, slot):
+        kernel_file = str(Path(meta.get("kernel_file") or "").resolve())
+        req = dict(type="job", path=job_path, race=self.race,
+                   overrides={kernel_file: self.overrides[kernel_file]}
+                   if kernel_file in self.overrides else {})
+        worker.send(req)
+        stage = "start"
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                msg = worker.read(deadline)
+            except EOFError:
+                rc = worker.proc.wait()
+                tail = worker.log_tail()
+                worker.kill()
+                res = self._died(stage, rc, tail)
+                if res["verdict"] == "illegal-address" and self.sanitizer:
+                    res["findings"][0]["sanitizer"] = self._sanitize(job_path)
+                return res, None
+            if msg is None:
+                worker.kill()
+                limit = self._limit(stage)
+                return dict(verdict="timeout", findings=[dict(
+                    kind="timeout", stage=stage, seconds=limit,
+                    detail=f"no progress for {limit:g} s while {_stage_words(stage)}")]), None
+            if msg.get("type") == "stage":
+                stage = msg.get("stage") or stage
+                deadline = time.monotonic() + self._limit(stage)
+                continue
+            if msg.get("type") == "result":
+                msg.pop("type", None)
+                if msg.get("fatal"):
+                    worker.kill()
+                    if msg.get("verdict") == "illegal-address" and self.sanitizer:
+                        msg["findings"][0]["sanitizer"] = self._sanitize(job_path)
+                    return msg, None
+                return msg, worker
+
+    def _died(self, stage, rc, tail) -> dict:
+        how = f"signal {signal.Signals(-rc).name}" if rc and rc < 0 else f"exit status {rc}"
+        detail = f"the worker died ({how}) while {_stage_words(stage)}"
+        if stage in ORIGINAL_STAGES:
+            return dict(verdict="original-failed", findings=[dict(
+                kind="original-failed", detail=detail, log=tail)])
+        if stage in TRANSLATION_STAGES or stage == "compile":
+            return dict(verdict="illegal-address", findings=[dict(
+                kind="illegal-address", detail=detail + " (a memory fault)", log=tail)])
+        return dict(verdict="error", findings=[dict(kind="error", detail=detail, log=tail)])
+
+    def _sanitize(self, job_path) -> str:
+        out = Path(self.tmp) / f"sanitize-{time.time_ns()}.json"
+        cmd = [self.sanitizer, "--tool", "memcheck", "--print-limit", "20", self.python, "-m",
+               "tile2triton.verify.worker", "--backend", self.backend, "--one-shot",
+               str(job_path), "--result", str(out), "--only", "translation"]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, env=child_env(self.env),
+                               timeout=max(600.0, 10 * self.timeout), cwd=self.cwd)
+            text = p.stdout + p.stderr
+        except subprocess.TimeoutExpired as e:
+            text = f"compute-sanitizer timed out: {(e.stdout or '')[-2000:]}"
+        except OSError as e:
+            text = f"compute-sanitizer could not run: {e}"
+        lines = [ln for ln in text.splitlines() if ln.startswith("=========")]
+        return "\n".join(lines[:80]) or text[-4000:]
+
+    def _record(self, idx, job_path, meta, res) -> dict:
+        rec = dict(index=idx, case=meta.get("case") or meta.get("label") or "?",
+                   config=meta.get("config"), seed=meta.get("seed"),
+                   launch_index=meta.get("launch_index"), kernel=meta.get("kernel"),
+                   kernel_file=meta.get("kernel_file"), grid=meta.get("grid"),
+                   backend=self.backend, source=meta.get("source"))
+        if meta.get("test"):
+            rec["test"] = meta["test"]
+        res = dict(res)
+        res.pop("fatal", None)
+        rec.update(res)
+        rec.setdefault("findings", [])
+        rec.setdefault("metrics", {})
+        return rec
+
+
+def _stage_words(stage) -> str:
+    return {
+        "start": "starting the check", "load": "loading the launch's arguments",
+        "load-original": "importing the original kernel", "translate": "translating",
+        "compile": "compiling the translation", "original": "running the original",
+        "translation": "running (and compiling) the translation",
+        "translation-race": "running the translation a second time",
+        "original-poisoned": "running the original on poisoned outputs",
+        "translation-poisoned": "running the translation on poisoned outputs",
+        "compare": "comparing results",
+    }.get(stage, stage or "?")
