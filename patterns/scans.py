@@ -15,7 +15,7 @@ import hashlib
 
 import libcst as cst
 
-from tile2triton.model import (ConstV, EnumV, FuncV, FunctionInfo, Lowered, NoneV, ParamInfo,
+from tile2triton.model import (ConstExprV, ConstV, EnumV, FunctionInfo, Lowered, ParamInfo,
                                TileV, TupleV)
 from tile2triton.pattern_api import Example, Pattern
 
@@ -63,11 +63,21 @@ def scan_axis(call, cx, rank, param="axis"):
 
 
 def literal_bool(call, cx, param):
-    v = call.val(param)
+    """A compile-time bool: True / False, or the name of a ct.Constant[bool] parameter."""
+    low = call.arg(param)
+    v = low.val
+    if isinstance(v, ConstExprV):
+        return low.code
     if not isinstance(v, ConstV) or not isinstance(v.value, bool):
         raise cx.error(call.node_of(param), "T2T103",
-                       f"ct.{call.name}: `{param}` must be True or False")
+                       f"ct.{call.name}: `{param}` must be True or False (or a ct.Constant[bool] "
+                       "parameter)")
     return v.value
+
+
+def kw_flag(name, value):
+    """`, name=True` / `, name=FLAG` for a compile-time bool that is not the default False."""
+    return "" if value is False else f", {name}={value}"
 
 
 def reject_numeric_modes(call, cx):
@@ -102,6 +112,12 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
 """, expect=["tl.cumsum(a, axis=1) + tl.cumprod(a, axis=0, reverse=True)"]),
         Example("""
 @ct.kernel
+def k(x, y, TM: ct.Constant[int], REV: ct.Constant[bool]):
+    a = ct.load(x, (0,), (TM,)).astype(ct.int64)
+    ct.store(y, (0,), ct.cumsum(a, reverse=REV))
+""", expect=["tl.cumsum(a, axis=0, reverse=REV)"]),
+        Example("""
+@ct.kernel
 def k(x, y, TM: ct.Constant[int]):
     a = ct.load(x, (0,), (TM,))
     b = a.astype(ct.bfloat16)
@@ -127,7 +143,7 @@ def k(x, y, TM: ct.Constant[int]):
         code = x.code
         if d == "bool_":  # cuTile counts booleans in int32
             code, d = f"{x.wrap(100)}.to(tl.int32)", "int32"
-        rev = ", reverse=True" if reverse else ""
+        rev = kw_flag("reverse", reverse)
         if d in NATIVE_SCAN:
             out = f"tl.{call.name}({code}, axis={axis}{rev})"
         else:
@@ -279,7 +295,7 @@ def k(x, y, TM: ct.Constant[int]):
         _check_identity(call, cx, len(inputs))
         fn = combiner(call, cx, inputs)
         x = "(" + ", ".join(t.code for t in inputs) + ")" if is_tuple else inputs[0].code
-        rev = ", reverse=True" if reverse else ""
+        rev = kw_flag("reverse", reverse)
         return _results(inputs, is_tuple, tile_shape,
                         f"tl.associative_scan({x}, {axis}, {fn}{rev})")
 
@@ -329,7 +345,11 @@ def k(x, y, TM: ct.Constant[int]):
         _check_identity(call, cx, len(inputs))
         fn = combiner(call, cx, inputs)
         x = "(" + ", ".join(t.code for t in inputs) + ")" if is_tuple else inputs[0].code
-        kd = ", keep_dims=True" if keep else ""
+        kd = kw_flag("keep_dims", keep)
+        if not isinstance(keep, bool):
+            raise cx.error(call.node_of("keepdims"), "T2T103",
+                           "ct.reduce: `keepdims` must be True or False",
+                           help="the result's rank must be known at translation time")
 
         def reduced(t):
             s = tile_shape(t)

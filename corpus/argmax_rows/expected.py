@@ -59,6 +59,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -110,8 +128,11 @@ def argmax_rows_kernel(
     _store_tile_1d(out_ptr, out_shape0, out_stride0, pid, tl.reshape(best_idx, (TM,)).to(out_ptr.dtype.element_ty), USE_INT64)
 
 
-def launch_argmax_rows_kernel(stream, grid, x, out, TM, TN):
-    """Run `argmax_rows_kernel` like `ct.launch(stream, grid, argmax_rows_kernel, (x, out, TM, TN))`."""
+def launch_argmax_rows_kernel(stream, grid, x, out, TM, TN, *, hints=None):
+    """Run `argmax_rows_kernel` like `ct.launch(stream, grid, argmax_rows_kernel, (x, out, TM, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
     _check_ndim("argmax_rows_kernel", "x", x, 2)
     _check_ndim("argmax_rows_kernel", "out", out, 1)
@@ -126,6 +147,7 @@ def launch_argmax_rows_kernel(stream, grid, x, out, TM, TN):
             TN,
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -67,6 +67,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -167,8 +185,11 @@ def flash_attn_fwd_kernel(
     _store_tile_3d(out_ptr, out_shape0, out_shape1, out_shape2, out_stride0, out_stride1, out_stride2, bh, qi, 0, o.to(out_ptr.dtype.element_ty), USE_INT64)
 
 
-def launch_flash_attn_fwd_kernel(stream, grid, q, k, v, out, sm_scale, TQ, TK, D, CAUSAL):
-    """Run `flash_attn_fwd_kernel` like `ct.launch(stream, grid, flash_attn_fwd_kernel, (q, k, v, out, sm_scale, TQ, TK, D, CAUSAL))`."""
+def launch_flash_attn_fwd_kernel(stream, grid, q, k, v, out, sm_scale, TQ, TK, D, CAUSAL, *, hints=None):
+    """Run `flash_attn_fwd_kernel` like `ct.launch(stream, grid, flash_attn_fwd_kernel, (q, k, v, out, sm_scale, TQ, TK, D, CAUSAL))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     q, k, v, out = _as_tensor(q), _as_tensor(k), _as_tensor(v), _as_tensor(out)
     _check_ndim("flash_attn_fwd_kernel", "q", q, 3)
     _check_ndim("flash_attn_fwd_kernel", "k", k, 3)
@@ -191,6 +212,7 @@ def launch_flash_attn_fwd_kernel(stream, grid, q, k, v, out, sm_scale, TQ, TK, D
             CAUSAL,
             USE_INT64=_needs_int64(q, k, v, out),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -105,6 +105,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -152,8 +170,11 @@ def outer_kernel(
     _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid_m, pid_n, u_col * v_row + u_col, USE_INT64)
 
 
-def launch_outer_kernel(stream, grid, u, v, out, TM, TN):
-    """Run `outer_kernel` like `ct.launch(stream, grid, outer_kernel, (u, v, out, TM, TN))`."""
+def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
+    """Run `outer_kernel` like `ct.launch(stream, grid, outer_kernel, (u, v, out, TM, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     u, v, out = _as_tensor(u), _as_tensor(v), _as_tensor(out)
     _check_ndim("outer_kernel", "u", u, 1)
     _check_ndim("outer_kernel", "v", v, 1)
@@ -170,6 +191,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN):
             TN,
             USE_INT64=_needs_int64(u, v, out),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 
@@ -209,8 +231,11 @@ def pool_permute_kernel(
     _store_tile_3d(out_ptr, out_shape0, out_shape1, out_shape2, out_stride0, out_stride1, out_stride2, pid_h, pid_b, pid_m, tl.permute(pooled, (2, 0, 1)), USE_INT64)
 
 
-def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH):
-    """Run `pool_permute_kernel` like `ct.launch(stream, grid, pool_permute_kernel, (x, out, TB, TM, TH))`."""
+def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
+    """Run `pool_permute_kernel` like `ct.launch(stream, grid, pool_permute_kernel, (x, out, TB, TM, TH))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
     _check_ndim("pool_permute_kernel", "x", x, 3)
     _check_ndim("pool_permute_kernel", "out", out, 3)
@@ -226,6 +251,7 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH):
             TH,
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -59,6 +59,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -117,8 +135,11 @@ def column_stats_kernel(
     _store_tile_1d(col_sum_ptr, col_sum_shape0, col_sum_stride0, pid, run_sum, USE_INT64)
 
 
-def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, TN):
-    """Run `column_stats_kernel` like `ct.launch(stream, grid, column_stats_kernel, (x, col_max, col_min, col_sum, TM, TN))`."""
+def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, TN, *, hints=None):
+    """Run `column_stats_kernel` like `ct.launch(stream, grid, column_stats_kernel, (x, col_max, col_min, col_sum, TM, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, col_max, col_min, col_sum = _as_tensor(x), _as_tensor(col_max), _as_tensor(col_min), _as_tensor(col_sum)
     _check_ndim("column_stats_kernel", "x", x, 2)
     _check_ndim("column_stats_kernel", "col_max", col_max, 1)
@@ -137,6 +158,7 @@ def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, T
             TN,
             USE_INT64=_needs_int64(x, col_max, col_min, col_sum),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -63,6 +63,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -117,8 +135,11 @@ def scale_live_rows(
             j += 1
 
 
-def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN):
-    """Run `scale_live_rows` like `ct.launch(stream, grid, scale_live_rows, (x, lengths, out, n_valid, scale, TN))`."""
+def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN, *, hints=None):
+    """Run `scale_live_rows` like `ct.launch(stream, grid, scale_live_rows, (x, lengths, out, n_valid, scale, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, lengths, out = _as_tensor(x), _as_tensor(lengths), _as_tensor(out)
     _check_ndim("scale_live_rows", "x", x, 2)
     _check_ndim("scale_live_rows", "lengths", lengths, 1)
@@ -136,6 +157,7 @@ def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN):
             TN,
             USE_INT64=_needs_int64(x, lengths, out),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -255,6 +255,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -318,8 +336,11 @@ def math_kernel(
     _store_tile_1d(out_misc_ptr, out_misc_shape0, out_misc_stride0, pid, misc, USE_INT64)
 
 
-def launch_math_kernel(stream, grid, x, y, out_explog, out_trig, out_round, out_misc, TILE):
-    """Run `math_kernel` like `ct.launch(stream, grid, math_kernel, (x, y, out_explog, out_trig, out_round, out_misc, TILE))`."""
+def launch_math_kernel(stream, grid, x, y, out_explog, out_trig, out_round, out_misc, TILE, *, hints=None):
+    """Run `math_kernel` like `ct.launch(stream, grid, math_kernel, (x, y, out_explog, out_trig, out_round, out_misc, TILE))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, y, out_explog, out_trig, out_round, out_misc = _as_tensor(x), _as_tensor(y), _as_tensor(out_explog), _as_tensor(out_trig), _as_tensor(out_round), _as_tensor(out_misc)
     _check_ndim("math_kernel", "x", x, 1)
     _check_ndim("math_kernel", "y", y, 1)
@@ -341,6 +362,7 @@ def launch_math_kernel(stream, grid, x, y, out_explog, out_trig, out_round, out_
             TILE,
             USE_INT64=_needs_int64(x, y, out_explog, out_trig, out_round, out_misc),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

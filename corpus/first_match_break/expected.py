@@ -61,6 +61,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -110,8 +128,11 @@ def first_match(
     _store_tile_1d(out_ptr, out_shape0, out_stride0, row, tl.full((1,), found, out_ptr.dtype.element_ty), USE_INT64)
 
 
-def launch_first_match(stream, grid, x, out, threshold, TN):
-    """Run `first_match` like `ct.launch(stream, grid, first_match, (x, out, threshold, TN))`."""
+def launch_first_match(stream, grid, x, out, threshold, TN, *, hints=None):
+    """Run `first_match` like `ct.launch(stream, grid, first_match, (x, out, threshold, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
     _check_ndim("first_match", "x", x, 2)
     _check_ndim("first_match", "out", out, 1)
@@ -126,6 +147,7 @@ def launch_first_match(stream, grid, x, out, threshold, TN):
             TN,
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -111,6 +111,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -200,8 +218,11 @@ def functional_ops_kernel(
     put_row(ires_ptr, ires_shape0, ires_shape1, ires_stride0, ires_stride1, 3, pid, it & jt ^ (it | 0x0F0F), TILE, USE_INT64)
 
 
-def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE):
-    """Run `functional_ops_kernel` like `ct.launch(stream, grid, functional_ops_kernel, (a, b, i, j, fres, ires, TILE))`."""
+def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, hints=None):
+    """Run `functional_ops_kernel` like `ct.launch(stream, grid, functional_ops_kernel, (a, b, i, j, fres, ires, TILE))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     a, b, i, j, fres, ires = _as_tensor(a), _as_tensor(b), _as_tensor(i), _as_tensor(j), _as_tensor(fres), _as_tensor(ires)
     _check_ndim("functional_ops_kernel", "a", a, 1)
     _check_ndim("functional_ops_kernel", "b", b, 1)
@@ -223,6 +244,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE):
             TILE,
             USE_INT64=_needs_int64(a, b, i, j, fres, ires),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -87,6 +87,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -197,8 +215,11 @@ def grouped_gemm(
         first = last
 
 
-def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK):
-    """Run `grouped_gemm` like `ct.launch(stream, grid, grouped_gemm, (As, Bs, Cs, TM, TN, TK))`."""
+def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
+    """Run `grouped_gemm` like `ct.launch(stream, grid, grouped_gemm, (As, Bs, Cs, TM, TN, TK))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     As = [_as_tensor(t) for t in As]
     As_tables = _array_tables("grouped_gemm", "As", As, 2)
     Bs = [_as_tensor(t) for t in Bs]
@@ -219,6 +240,7 @@ def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK):
             TK,
             USE_INT64=_needs_int64(*As, *Bs, *Cs),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

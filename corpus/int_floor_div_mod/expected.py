@@ -85,6 +85,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -157,8 +175,11 @@ def floor_div_mod_kernel(
     _store_tile_2d(rs_ptr, rs_shape0, rs_shape1, rs_stride0, rs_stride1, pid_m, pid_n, _mod(xt, s), USE_INT64)
 
 
-def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN):
-    """Run `floor_div_mod_kernel` like `ct.launch(stream, grid, floor_div_mod_kernel, (x, d, q, r, qs, rs, s, TM, TN))`."""
+def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, hints=None):
+    """Run `floor_div_mod_kernel` like `ct.launch(stream, grid, floor_div_mod_kernel, (x, d, q, r, qs, rs, s, TM, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, d, q, r, qs, rs = _as_tensor(x), _as_tensor(d), _as_tensor(q), _as_tensor(r), _as_tensor(qs), _as_tensor(rs)
     _check_ndim("floor_div_mod_kernel", "x", x, 2)
     _check_ndim("floor_div_mod_kernel", "d", d, 2)
@@ -182,6 +203,7 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN):
             TN,
             USE_INT64=_needs_int64(x, d, q, r, qs, rs),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

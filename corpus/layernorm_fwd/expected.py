@@ -93,6 +93,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -175,8 +193,11 @@ def layernorm_fwd_kernel(
     _store_tile_1d(rstd_out_ptr, rstd_out_shape0, rstd_out_stride0, row, tl.reshape(rstd, (1,)), USE_INT64)
 
 
-def launch_layernorm_fwd_kernel(stream, grid, x, weight, bias, out, mean_out, rstd_out, eps, TILE_N):
-    """Run `layernorm_fwd_kernel` like `ct.launch(stream, grid, layernorm_fwd_kernel, (x, weight, bias, out, mean_out, rstd_out, eps, TILE_N))`."""
+def launch_layernorm_fwd_kernel(stream, grid, x, weight, bias, out, mean_out, rstd_out, eps, TILE_N, *, hints=None):
+    """Run `layernorm_fwd_kernel` like `ct.launch(stream, grid, layernorm_fwd_kernel, (x, weight, bias, out, mean_out, rstd_out, eps, TILE_N))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, weight, bias, out, mean_out, rstd_out = _as_tensor(x), _as_tensor(weight), _as_tensor(bias), _as_tensor(out), _as_tensor(mean_out), _as_tensor(rstd_out)
     _check_ndim("layernorm_fwd_kernel", "x", x, 2)
     _check_ndim("layernorm_fwd_kernel", "weight", weight, 1)
@@ -199,6 +220,7 @@ def launch_layernorm_fwd_kernel(stream, grid, x, weight, bias, out, mean_out, rs
             TILE_N,
             USE_INT64=_needs_int64(x, weight, bias, out, mean_out, rstd_out),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

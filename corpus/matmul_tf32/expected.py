@@ -61,6 +61,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -114,8 +132,11 @@ def matmul_tf32_kernel(
     _store_tile_2d(c_ptr, c_shape0, c_shape1, c_stride0, c_stride1, pid_m, pid_n, acc, USE_INT64)
 
 
-def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK):
-    """Run `matmul_tf32_kernel` like `ct.launch(stream, grid, matmul_tf32_kernel, (a, b, c, TM, TN, TK))`."""
+def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
+    """Run `matmul_tf32_kernel` like `ct.launch(stream, grid, matmul_tf32_kernel, (a, b, c, TM, TN, TK))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
     _check_ndim("matmul_tf32_kernel", "a", a, 2)
     _check_ndim("matmul_tf32_kernel", "b", b, 2)
@@ -134,6 +155,7 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK):
             TK,
             USE_INT64=_needs_int64(a, b, c),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -85,6 +85,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -138,8 +156,11 @@ def persistent_axpy_kernel(
         _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, tm, tn, (alpha * xt + yt).to(out_ptr.dtype.element_ty), USE_INT64)
 
 
-def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN):
-    """Run `persistent_axpy_kernel` like `ct.launch(stream, grid, persistent_axpy_kernel, (x, y, out, alpha, TM, TN))`."""
+def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN, *, hints=None):
+    """Run `persistent_axpy_kernel` like `ct.launch(stream, grid, persistent_axpy_kernel, (x, y, out, alpha, TM, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, y, out = _as_tensor(x), _as_tensor(y), _as_tensor(out)
     _check_ndim("persistent_axpy_kernel", "x", x, 2)
     _check_ndim("persistent_axpy_kernel", "y", y, 2)
@@ -157,6 +178,7 @@ def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN):
             TN,
             USE_INT64=_needs_int64(x, y, out),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -70,6 +70,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -118,8 +136,11 @@ def min_prod_kernel(
     _store_tile_1d(row_prod_ptr, row_prod_shape0, row_prod_stride0, pid, _prod(t32, 1, False), USE_INT64)
 
 
-def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N):
-    """Run `min_prod_kernel` like `ct.launch(stream, grid, min_prod_kernel, (x, row_min, row_prod, TM, TILE_N))`."""
+def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hints=None):
+    """Run `min_prod_kernel` like `ct.launch(stream, grid, min_prod_kernel, (x, row_min, row_prod, TM, TILE_N))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, row_min, row_prod = _as_tensor(x), _as_tensor(row_min), _as_tensor(row_prod)
     _check_ndim("min_prod_kernel", "x", x, 2)
     _check_ndim("min_prod_kernel", "row_min", row_min, 1)
@@ -136,6 +157,7 @@ def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N):
             TILE_N,
             USE_INT64=_needs_int64(x, row_min, row_prod),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -61,6 +61,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -102,8 +120,11 @@ def row_sum_kernel(
     _store_tile_2d(row_sums_ptr, row_sums_shape0, row_sums_shape1, row_sums_stride0, row_sums_stride1, pid, 0, acc.to(row_sums_ptr.dtype.element_ty), USE_INT64)
 
 
-def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN):
-    """Run `row_sum_kernel` like `ct.launch(stream, grid, row_sum_kernel, (x, row_sums, TM, TN))`."""
+def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
+    """Run `row_sum_kernel` like `ct.launch(stream, grid, row_sum_kernel, (x, row_sums, TM, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, row_sums = _as_tensor(x), _as_tensor(row_sums)
     _check_ndim("row_sum_kernel", "x", x, 2)
     _check_ndim("row_sum_kernel", "row_sums", row_sums, 2)
@@ -118,6 +139,7 @@ def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN):
             TN,
             USE_INT64=_needs_int64(x, row_sums),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 
@@ -149,8 +171,11 @@ def col_sum_kernel(
     _store_tile_2d(col_sums_ptr, col_sums_shape0, col_sums_shape1, col_sums_stride0, col_sums_stride1, 0, pid, acc.to(col_sums_ptr.dtype.element_ty), USE_INT64)
 
 
-def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN):
-    """Run `col_sum_kernel` like `ct.launch(stream, grid, col_sum_kernel, (x, col_sums, TM, TN))`."""
+def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
+    """Run `col_sum_kernel` like `ct.launch(stream, grid, col_sum_kernel, (x, col_sums, TM, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, col_sums = _as_tensor(x), _as_tensor(col_sums)
     _check_ndim("col_sum_kernel", "x", x, 2)
     _check_ndim("col_sum_kernel", "col_sums", col_sums, 2)
@@ -165,6 +190,7 @@ def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN):
             TN,
             USE_INT64=_needs_int64(x, col_sums),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -65,6 +65,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -118,8 +136,11 @@ def scale_cast_kernel(
     _store_tile_3d(out_ptr, out_shape0, out_shape1, out_shape2, out_stride0, out_stride1, out_stride2, pid_b, pid_m, pid_n, y.to(out_ptr.dtype.element_ty), USE_INT64)
 
 
-def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN):
-    """Run `scale_cast_kernel` like `ct.launch(stream, grid, scale_cast_kernel, (x, out, alpha, beta, TB, TM, TN))`."""
+def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN, *, hints=None):
+    """Run `scale_cast_kernel` like `ct.launch(stream, grid, scale_cast_kernel, (x, out, alpha, beta, TB, TM, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
     _check_ndim("scale_cast_kernel", "x", x, 3)
     _check_ndim("scale_cast_kernel", "out", out, 3)
@@ -137,6 +158,7 @@ def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN):
             TN,
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -77,6 +77,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -128,8 +146,11 @@ def threshold_kernel(
     _store_tile_1d(counts_ptr, counts_shape0, counts_stride0, pid, total, USE_INT64)
 
 
-def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN):
-    """Run `threshold_kernel` like `ct.launch(stream, grid, threshold_kernel, (x, clipped, counts, thr, TM, TN))`."""
+def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN, *, hints=None):
+    """Run `threshold_kernel` like `ct.launch(stream, grid, threshold_kernel, (x, clipped, counts, thr, TM, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     x, clipped, counts = _as_tensor(x), _as_tensor(clipped), _as_tensor(counts)
     _check_ndim("threshold_kernel", "x", x, 2)
     _check_ndim("threshold_kernel", "clipped", clipped, 2)
@@ -147,6 +168,7 @@ def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN):
             TN,
             USE_INT64=_needs_int64(x, clipped, counts),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

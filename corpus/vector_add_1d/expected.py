@@ -57,6 +57,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -97,8 +115,11 @@ def vector_add_kernel(
     _store_tile_1d(out_ptr, out_shape0, out_stride0, pid, a_tile + b_tile, USE_INT64)
 
 
-def launch_vector_add_kernel(stream, grid, a, b, out, TILE):
-    """Run `vector_add_kernel` like `ct.launch(stream, grid, vector_add_kernel, (a, b, out, TILE))`."""
+def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
+    """Run `vector_add_kernel` like `ct.launch(stream, grid, vector_add_kernel, (a, b, out, TILE))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     a, b, out = _as_tensor(a), _as_tensor(b), _as_tensor(out)
     _check_ndim("vector_add_kernel", "a", a, 1)
     _check_ndim("vector_add_kernel", "b", b, 1)
@@ -114,6 +135,7 @@ def launch_vector_add_kernel(stream, grid, a, b, out, TILE):
             TILE,
             USE_INT64=_needs_int64(a, b, out),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -61,6 +61,24 @@ def _needs_int64(*arrays):
     return False
 
 
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
 def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
@@ -106,8 +124,11 @@ def add_2d_kernel(
     _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid_m, pid_n, a_tile + b_tile, USE_INT64)
 
 
-def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN):
-    """Run `add_2d_kernel` like `ct.launch(stream, grid, add_2d_kernel, (a, b, out, TM, TN))`."""
+def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
+    """Run `add_2d_kernel` like `ct.launch(stream, grid, add_2d_kernel, (a, b, out, TM, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
     a, b, out = _as_tensor(a), _as_tensor(b), _as_tensor(out)
     _check_ndim("add_2d_kernel", "a", a, 2)
     _check_ndim("add_2d_kernel", "b", b, 2)
@@ -124,6 +145,7 @@ def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN):
             TN,
             USE_INT64=_needs_int64(a, b, out),
             num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 

@@ -53,21 +53,28 @@ def render_runtime(needed: set) -> str:
     return text.strip("\n")
 
 
-def render_host_helpers(lists: bool) -> str:
-    return _env().get_template("host.py.j2").render(lists=lists).strip("\n")
+def render_host_helpers(lists: bool, features: set) -> str:
+    return _env().get_template("host.py.j2").render(lists=lists, features=features).strip("\n")
 
 
-def _decorator_comment(fn: FunctionInfo, pm: ParsedModule) -> list[str]:
-    if not fn.decorator_options:
-        return []
-    opts = ", ".join(f"{k}={pm.module.code_for_node(v)}" for k, v in fn.decorator_options.items())
-    return [f"# cuTile kernel options: {opts} (no Triton equivalent; launch options are chosen "
-            "by the launcher)"]
+KNOWN_HINTS = ("num_ctas", "occupancy", "opt_level")
+
+
+def kernel_hints(pm: ParsedModule, fn: FunctionInfo, features: set) -> dict:
+    """@ct.kernel(...) options as host-side Python source (ct.ByTarget -> _ByTarget)."""
+    out = {}
+    for key, value in fn.decorator_options.items():
+        if key not in KNOWN_HINTS:
+            raise pm.error(value, "T2T108", f"unknown @ct.kernel option `{key}`",
+                           help=f"cuTile kernel options are {', '.join(KNOWN_HINTS)}")
+        rw = _HostRewriter(pm, {}, set(), [])
+        out[key] = pm.module.code_for_node(value.visit(rw))
+        features |= rw.host_features
+    return out
 
 
 def _function_text(pm: ParsedModule, fn: FunctionInfo, params: list[str], body: str) -> str:
-    lines = _decorator_comment(fn, pm)
-    lines.append("@triton.jit")
+    lines = ["@triton.jit"]
     head = f"def {fn.name}("
     sig = ", ".join(params)
     if len(head) + len(sig) + 2 <= 100:
@@ -93,7 +100,7 @@ def kernel_params(params) -> list[str]:
     return out
 
 
-def render_launcher(fn: FunctionInfo, unit) -> str:
+def render_launcher(fn: FunctionInfo, unit, hints: dict) -> str:
     arrays = [p.name for p in fn.params if p.kind == "array"]
     ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array"}
     lists = [(p.name, p.array_list) for p in fn.params if p.kind == "array_list"]
@@ -116,7 +123,7 @@ def render_launcher(fn: FunctionInfo, unit) -> str:
         kernel=fn.name, params=[p.name for p in fn.params], arrays=arrays, ranks=ranks,
         call_args=call_args, tile_elems=elems, uses_dot=unit.uses_dot,
         lists=[(n, L.rank) for n, L in lists],
-        int64_args=arrays + [f"*{n}" for n, _ in lists]).rstrip("\n")
+        int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints).rstrip("\n")
 
 
 class _HostRewriter(cst.CSTTransformer):
@@ -130,6 +137,7 @@ class _HostRewriter(cst.CSTTransformer):
         self.import_done = False
         self.depth = 0
         self.errors = []
+        self.host_features: set = set()
 
     def _placeholder(self, text: str, leading=()) -> cst.SimpleStatementLine:
         self.blocks.append(text)
@@ -187,12 +195,37 @@ class _HostRewriter(cst.CSTTransformer):
                     "cdiv", "launch")
         return False
 
+    # host-side cuTile names and what they become in the translated module
+    HOST_NAMES = {"ByTarget": "_ByTarget", "tune.exhaustive_search": "_exhaustive_search",
+                  "tune.TuningResult": "_TuningResult", "tune.Measurement": "_Measurement",
+                  "cdiv": "triton.cdiv"}
+
+    def leave_Attribute(self, original, updated):
+        name = self.pm.ct_name(original)
+        if name in self.HOST_NAMES:
+            self.host_features.add(name)
+            return cst.parse_expression(self.HOST_NAMES[name])
+        return updated
+
+    def leave_Name(self, original, updated):
+        name = self.pm.ct_name(original)  # `from cuda.tile import ByTarget`
+        if name in self.HOST_NAMES:
+            self.host_features.add(name)
+            return cst.parse_expression(self.HOST_NAMES[name])
+        return updated
+
     def leave_Call(self, original, updated):
-        name = self.pm.ct_name(original.func)
-        if name is None:
+        func = original.func
+        # kernel.replace_hints(...): the kernel's launcher with other hints
+        if isinstance(func, cst.Attribute) and func.attr.value == "replace_hints" \
+                and isinstance(func.value, cst.Name) and func.value.value in self.kernels:
+            self.host_features.add("replace_hints")
+            return updated.with_changes(
+                func=cst.Name("_with_hints"),
+                args=[cst.Arg(cst.Name(f"launch_{func.value.value}"))] + list(updated.args))
+        name = self.pm.ct_name(func)
+        if name is None or name in self.HOST_NAMES:
             return updated
-        if name == "cdiv":
-            return updated.with_changes(func=cst.parse_expression("triton.cdiv"))
         if name == "launch":
             args = list(updated.args)
             if len(args) != 4 or any(a.keyword is not None for a in args):
@@ -203,12 +236,9 @@ class _HostRewriter(cst.CSTTransformer):
                 return updated
             kernel = args[2].value
             if not (isinstance(kernel, cst.Name) and kernel.value in self.kernels):
-                self.errors.append(self.pm.error(
-                    args[2].value, "T2T109",
-                    "ct.launch of a kernel that is not defined in this module",
-                    help="translate the module that defines the kernel; launches are rewritten "
-                         "where the kernel is visible"))
-                return updated
+                # a kernel chosen at run time (a variable, replace_hints, a tuning result)
+                self.host_features.add("launch")
+                return updated.with_changes(func=cst.Name("_launch"))
             kargs = args[3].value
             new_args = [args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT),
                         args[1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
@@ -219,10 +249,11 @@ class _HostRewriter(cst.CSTTransformer):
                 new_args.append(cst.Arg(kargs, star="*"))
             new_args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in new_args]
             return cst.Call(func=cst.Name(f"launch_{kernel.value}"), args=new_args)
-        if self.depth == 0 or True:
-            self.errors.append(self.pm.error(
-                original, "T2T109", f"host code uses ct.{name}, which has no translation outside "
-                "kernels", help="host code may use ct.launch and ct.cdiv; use torch for the rest"))
+        self.errors.append(self.pm.error(
+            original, "T2T109", f"host code uses ct.{name}, which has no translation outside "
+            "kernels", help="host code may use ct.launch, ct.cdiv, ct.ByTarget, "
+                            "kernel.replace_hints and ct.tune.exhaustive_search; use torch for "
+                            "the rest"))
         return updated
 
 
@@ -256,12 +287,14 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
     needed = set()
     sources = {}
     kernel_texts = {}
+    features: set = set()
     for name, (fn, unit) in units.items():
         needed |= unit.runtime_helpers
         sources.update(unit.helper_sources)
         params = kernel_params(fn.params) + [f"{USE_INT64}: tl.constexpr"]
+        hints = kernel_hints(pm, fn, features)
         kernel_texts[name] = (_function_text(pm, fn, params, unit.text) + "\n"
-                              + render_launcher(fn, unit))
+                              + render_launcher(fn, unit, hints))
     device_texts = {}
     for name in mc.helper_order:
         _, unit, _ = mc.helper_specs[name]
@@ -283,17 +316,28 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
     new_module = pm.module.visit(rewriter)
     if rewriter.errors:
         raise rewriter.errors[0]
+    features |= rewriter.host_features
+    if features & {"launch", "replace_hints", "tune.exhaustive_search"}:
+        # kernels chosen at run time are found through this table
+        for name, text in kernel_texts.items():
+            i = blocks.index(text)
+            blocks[i] = text.rstrip("\n") + f"\n\n\n_LAUNCHERS[{name}] = launch_{name}\n"
     new_module = _insert_after_imports(new_module, "__HELPERS__", blocks)
     code = new_module.code
     has_torch = re.search(r"^(import torch\b|from torch\b)", code, re.M) is not None
-    imports = ["import contextlib", ""] + ([] if has_torch else ["import torch"]) + [
-        "import triton", "import triton.language as tl"]
+    stdlib = ["contextlib"]
+    if features & {"launch", "replace_hints", "tune.exhaustive_search"}:
+        stdlib.append("functools")
+    if "tune.exhaustive_search" in features:
+        stdlib += ["dataclasses", "time"]
+    imports = [f"import {m}" for m in sorted(stdlib)] + [""] + (
+        [] if has_torch else ["import torch"]) + ["import triton", "import triton.language as tl"]
     runtime = render_runtime(needed)
     extra = "\n\n\n".join(sources[k] for k in sorted(sources))
     if extra:
         runtime = (runtime + "\n\n\n" + extra) if runtime else extra
     helpers = ((runtime + "\n\n\n") if runtime else "") + render_host_helpers(
-        any(p.kind == "array_list" for fn, _ in units.values() for p in fn.params))
+        any(p.kind == "array_list" for fn, _ in units.values() for p in fn.params), features)
     if "__IMPORTS__" not in blocks:  # `import cuda.tile` shared a line with other imports
         code = "\n".join(imports) + "\n" + code
     for i, text in enumerate(blocks):

@@ -133,3 +133,96 @@ class CompileProbe:
             return dict(kernel=name, ok=True)
         return dict(kernel=name, ok=False, message=f"{type(err).__name__}: {err}",
                     stderr=cap["text"][-20000:])
+
+
+# -- the probe runs in its own process --------------------------------------------------------
+# Under TRITON_INTERPRET=1 triton.language's own jit functions (the combine functions of tl.max,
+# tl.sum, ...) are built as interpreted functions, which the compiler cannot use, and the other
+# way round. So the interpreter (in the worker) and the probe (here) never share a process.
+
+def serve() -> int:
+    """Answer probe requests on stdin: {"job": path, "translation": file, "module": hint,
+    "kernel": name}; reply {"records": [...]} or {"error": text} on the original stdout."""
+    import importlib.util
+    import json
+    import sys
+    import warnings
+
+    os.environ.pop("TRITON_INTERPRET", None)
+    warnings.filterwarnings("ignore")
+    proto = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    from . import snapshot as S
+    probe = CompileProbe()
+    modules: dict = {}
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        try:
+            meta, snap = S.load(req["job"])
+            for p in reversed(meta.get("sys_path") or []):
+                if p not in sys.path:
+                    sys.path.insert(0, p)
+            tfile = req["translation"]
+            if tfile not in modules:
+                hint = req.get("module") or ""
+                pkg = hint.rsplit(".", 1)[0] if "." in hint and hint != "__main__" else None
+                name = f"_t2t_probe_{len(modules)}"
+                full = f"{pkg}.{name}" if pkg else name
+                spec = importlib.util.spec_from_file_location(full, tfile)
+                mod = importlib.util.module_from_spec(spec)
+                if pkg:
+                    mod.__package__ = pkg
+                sys.modules[full] = mod
+                spec.loader.exec_module(mod)
+                modules[tfile] = mod
+            launcher = getattr(modules[tfile], f"launch_{req['kernel']}")
+            pl = S.Placement(snap, device="cpu")
+            try:
+                records = probe.run(launcher, (None, tuple(meta["grid"])) + tuple(pl.args))
+            finally:
+                pl.free()
+            reply = {"records": records}
+        except Exception as e:  # noqa: BLE001 - launcher-level failures show in the real run
+            reply = {"error": f"{type(e).__name__}: {e}"}
+        proto.write(json.dumps(reply, default=str) + "\n")
+        proto.flush()
+    return 0
+
+
+class ProbeClient:
+    """A probe server process, started on first use."""
+
+    def __init__(self):
+        self.proc = None
+
+    def check(self, job, translation, module, kernel) -> dict:
+        import json
+        import subprocess
+        import sys
+        if self.proc is None or self.proc.poll() is not None:
+            env = dict(os.environ)
+            env.pop("TRITON_INTERPRET", None)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "tile2triton.verify.compile_probe"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        req = dict(job=str(job), translation=str(translation), module=module, kernel=kernel)
+        self.proc.stdin.write((json.dumps(req) + "\n").encode())
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            self.proc = None
+            return {"error": "the compile probe process died"}
+        return json.loads(line)
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(serve())

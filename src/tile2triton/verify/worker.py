@@ -122,7 +122,12 @@ class Worker:
                 text = Path(override).read_text()
             else:
                 from ..translate import translate_source
-                res = translate_source(Path(kernel_file).read_text(), str(kernel_file))
+                try:
+                    res = translate_source(Path(kernel_file).read_text(), str(kernel_file))
+                except Exception as e:  # noqa: BLE001 - a translator crash
+                    self._translations[key] = _TranslateFailed(
+                        f"the translator crashed: {type(e).__name__}: {e}\n{_short_tb(e)}")
+                    raise self._translations[key] from None
                 if not res.ok:
                     diags = [d.format() for d in res.diagnostics()]
                     self._translations[key] = _TranslateFailed(
@@ -197,7 +202,7 @@ class Worker:
             tmod, tfile = self.translation(kernel_file, modname, override)
         except _TranslateFailed as e:
             return done(dict(verdict="translate-error", findings=[dict(
-                kind="translate-error", detail="the kernel's file did not translate",
+                kind="translate-error", detail=f"{kernel_file} did not translate",
                 diagnostics=str(e))]))
         except SyntaxError as e:
             return done(dict(verdict="compile-error", findings=[dict(

@@ -1,0 +1,259 @@
+"""A matmul whose tile sizes are chosen by ct.tune.exhaustive_search, launched with
+architecture-dependent hints (ct.ByTarget) through kernel.replace_hints."""
+import contextlib
+import dataclasses
+import functools
+import time
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+_LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time
+
+
+def _launch(stream, grid, kernel, args):
+    """ct.launch of a kernel chosen at run time (a variable, replace_hints, a tuning result)."""
+    _LAUNCHERS.get(kernel, kernel)(stream, grid, *args)
+
+
+def _with_hints(kernel, **hints):
+    """kernel.replace_hints(**hints): the same launcher with other hints."""
+    launcher = _LAUNCHERS.get(kernel, kernel)
+    base = getattr(launcher, "hints", {})
+    fn = functools.partial(getattr(launcher, "func", launcher), hints=base | hints)
+    fn.hints = base | hints
+    return fn
+
+
+@dataclasses.dataclass
+class _Measurement:
+    config: object
+    mean_us: float
+    num_samples: int
+    error_margin_us: float
+
+
+@dataclasses.dataclass
+class _TuningResult:
+    best: _Measurement
+    successes: list
+    failures: list
+
+    def summary(self, *, top_k=10, bottom_k=2):
+        ranked = sorted(self.successes, key=lambda m: m.mean_us)
+        lines = [f"{len(self.successes)} succeeded, {len(self.failures)} failed"]
+        shown = ranked[:top_k] + (ranked[-bottom_k:] if len(ranked) > top_k + bottom_k else [])
+        lines += [f"{m.mean_us:10.1f} us +- {m.error_margin_us:.1f}  {m.config}" for m in shown]
+        return "\n".join(lines)
+
+
+def _time_us(fn, flush_l2):
+    """Per-launch times in microseconds: CUDA events through triton.testing.do_bench on a GPU,
+    wall clock elsewhere (TRITON_INTERPRET: for exercising the search, not for timing)."""
+    if torch.cuda.is_available():
+        ms = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="all")
+        return [t * 1000.0 for t in ms]
+    samples = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t0) * 1e6)
+    return samples
+
+
+def _exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *,
+                       quiet=False, single_run_timeout_sec=None, flush_l2=True):
+    """ct.tune.exhaustive_search over the translation: time every config, keep the fastest."""
+    successes, failures = [], []
+    for config in search_space:
+        try:
+            k = kernel(config) if not isinstance(kernel, triton.runtime.JITFunction) \
+                and kernel not in _LAUNCHERS and not hasattr(kernel, "hints") else kernel
+            launcher = _with_hints(k, **(hints_fn(config) if hints_fn else {}))
+            grid, args = grid_fn(config), args_fn(config)
+            samples = _time_us(lambda: launcher(stream, grid, *args), flush_l2)
+        except Exception as e:  # a config that fails is reported, as cuTile does
+            failures.append((config, type(e), str(e)))
+            continue
+        mean = sum(samples) / len(samples)
+        var = sum((t - mean) ** 2 for t in samples) / max(len(samples) - 1, 1)
+        successes.append(_Measurement(config, mean, len(samples),
+                                      1.96 * (var / len(samples)) ** 0.5))
+    if not successes:
+        raise RuntimeError(f"every config failed; first failure: {failures[0][1:]}")
+    result = _TuningResult(min(successes, key=lambda m: m.mean_us), successes, failures)
+    if not quiet:
+        print(result.summary())
+    return result
+
+
+@triton.jit
+def tiled_matmul(
+    a_ptr,
+    a_shape0,
+    a_shape1,
+    a_stride0,
+    a_stride1,
+    b_ptr,
+    b_shape0,
+    b_shape1,
+    b_stride0,
+    b_stride1,
+    c_ptr,
+    c_shape0,
+    c_shape1,
+    c_stride0,
+    c_stride1,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    TK: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    acc = tl.zeros((TM, TN), dtype=tl.float32)
+    for k in range(tl.cdiv(a_shape1, TK)):
+        x = _load_tile_2d(a_ptr, a_shape0, a_shape1, a_stride0, a_stride1, tl.program_id(0), k, TM, TK, USE_INT64, PADDING=0.0)
+        y = _load_tile_2d(b_ptr, b_shape0, b_shape1, b_stride0, b_stride1, k, tl.program_id(1), TK, TN, USE_INT64, PADDING=0.0)
+        acc = tl.dot(x, y, acc, input_precision="ieee")
+    _store_tile_2d(c_ptr, c_shape0, c_shape1, c_stride0, c_stride1, tl.program_id(0), tl.program_id(1), acc.to(c_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
+    """Run `tiled_matmul` like `ct.launch(stream, grid, tiled_matmul, (a, b, c, TM, TN, TK))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = {"num_ctas": _ByTarget(sm_100=2, default=1), "occupancy": 2} | (hints or {})
+    a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
+    _check_ndim("tiled_matmul", "a", a, 2)
+    _check_ndim("tiled_matmul", "b", b, 2)
+    _check_ndim("tiled_matmul", "c", c, 2)
+    tile_elems = max(TM * TN, TM * TK, TK * TN)
+    # Matrix kernels: bigger tiles need more warps and a deeper software pipeline.
+    num_warps = 8 if tile_elems >= 128 * 128 else 4
+    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    with _on_stream(stream):
+        tiled_matmul[_grid(grid)](
+            a, *a.shape, *a.stride(),
+            b, *b.shape, *b.stride(),
+            c, *c.shape, *c.stride(),
+            TM,
+            TN,
+            TK,
+            USE_INT64=_needs_int64(a, b, c),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+_LAUNCHERS[tiled_matmul] = launch_tiled_matmul
+
+
+def tune(stream, a, b, c) -> _TuningResult:
+    m, n = c.shape
+    space = [dict(tm=tm, tn=tn, tk=32) for tm in (32, 64) for tn in (32, 64)]
+    return _exhaustive_search(
+        space, stream,
+        lambda cfg: (triton.cdiv(m, cfg["tm"]), triton.cdiv(n, cfg["tn"])),
+        tiled_matmul,
+        lambda cfg: (a, b, c.clone(), cfg["tm"], cfg["tn"], cfg["tk"]),
+        lambda cfg: {"occupancy": 1},
+        quiet=True)
+
+
+def launch(stream, a, b, c):
+    best = tune(stream, a, b, c).best.config
+    kernel = _with_hints(launch_tiled_matmul, occupancy=4)
+    m, n = c.shape
+    grid = (triton.cdiv(m, best["tm"]), triton.cdiv(n, best["tn"]))
+    _launch(stream, grid, kernel, (a, b, c, best["tm"], best["tn"], best["tk"]))

@@ -1,0 +1,178 @@
+"""`tile2triton check`: run originals and translations on identical inputs and compare them.
+
+    tile2triton check corpus/                         every corpus case
+    tile2triton check corpus/softmax_rows --seeds 10  one case, ten input seeds
+    tile2triton check --exec "python my_script.py"    every ct.launch the program makes
+    tile2triton check corpus/ --json out.json --html out.html
+
+Exit status: 0 when every launch passes (skipped ones allowed), 1 otherwise, 2 on usage errors.
+See docs/checking.md.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+
+
+def add_check_command(subparsers) -> None:
+    p = subparsers.add_parser(
+        "check", help="run originals and translations on identical inputs and compare",
+        description="Translate each kernel, run the original and the translation on identical "
+        "copies of every argument, and compare every array the kernel can write. Inputs come "
+        "from corpus cases (PATHS) or from the launches of a program (--exec).")
+    p.add_argument("paths", nargs="*", help="corpus case folders, a corpus root, or kernel.py "
+                   "files with a case.py next to them")
+    p.add_argument("--exec", dest="exec_cmds", action="append", default=[], metavar="CMD",
+                   help="run CMD (e.g. \"python my_script.py\") with ct.launch intercepted and "
+                   "check every launch it makes; may be repeated")
+    p.add_argument("--backend", choices=["auto", "cpu", "gpu"], default="auto",
+                   help="gpu: real cuTile vs the translation; cpu: the reference interpreter vs "
+                   "the translation under TRITON_INTERPRET=1 (default: gpu when cuda.tile and "
+                   "CUDA are available)")
+    p.add_argument("--seeds", type=int, default=1, metavar="N",
+                   help="corpus cases: check with inputs drawn from seeds 0..N-1 (default 1)")
+    p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+                   help="worker processes (default: min(4, CPUs) on cpu, 2 on gpu)")
+    p.add_argument("--timeout", type=float, default=300.0, metavar="S",
+                   help="seconds a step of a check (a run) may take before it is a timeout")
+    p.add_argument("--compile-timeout", type=float, default=None, metavar="S",
+                   help="seconds compiling may take (default: --timeout)")
+    p.add_argument("--exec-timeout", type=float, default=None, metavar="S",
+                   help="seconds the --exec program may take (default: no limit)")
+    p.add_argument("--translation", action="append", default=[], metavar="[KERNEL=]FILE",
+                   help="check FILE (a Triton module with launch_<kernel> functions) instead of "
+                   "translating KERNEL; KERNEL may be left out when one kernel file is checked")
+    p.add_argument("--use-expected", action="store_true",
+                   help="corpus cases: check the committed expected.py instead of a fresh "
+                   "translation")
+    p.add_argument("--no-race", action="store_true",
+                   help="skip the second run of the translation (race check)")
+    p.add_argument("--no-compile-check", action="store_true",
+                   help="cpu backend: skip compiling the translation with Triton's front end")
+    p.add_argument("--no-sanitize", action="store_true",
+                   help="gpu backend: do not re-run illegal addresses under compute-sanitizer")
+    p.add_argument("--json", metavar="FILE", help="write one record per launch to FILE")
+    p.add_argument("--html", metavar="FILE", help="write an HTML report with plots to FILE")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=cmd_check)
+
+
+def resolve_cases(paths) -> list[Path]:
+    """Corpus case folders named by `paths` (a case folder, a corpus root, or a kernel file with
+    a case.py next to it)."""
+    from ..cli import UsageError
+    cases: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            if (p / "kernel.py").is_file() and (p / "case.py").is_file():
+                cases.append(p.resolve())
+                continue
+            found = [d.resolve() for d in sorted(p.iterdir())
+                     if (d / "kernel.py").is_file() and (d / "case.py").is_file()]
+            if not found:
+                raise UsageError(f"{raw}: no corpus cases here (a case folder holds kernel.py "
+                                 "and case.py)")
+            cases.extend(found)
+        elif p.is_file():
+            if (p.parent / "case.py").is_file() and p.name == "kernel.py":
+                cases.append(p.parent.resolve())
+            elif (p.parent / "case.py").is_file():
+                raise UsageError(f"{raw}: a corpus case's kernel must be named kernel.py")
+            else:
+                raise UsageError(f"{raw}: no inputs for this kernel file: put a case.py next to "
+                                 "it (docs/corpus-format.md) or run a program that launches it "
+                                 "with --exec \"python your_script.py\"")
+        else:
+            raise UsageError(f"no such file or directory: {raw}")
+    seen, out = set(), []
+    for c in cases:
+        if c not in seen:
+            seen.add(c)
+            out.append(c)
+    return out
+
+
+def parse_overrides(items, cases, use_expected) -> dict:
+    from ..cli import UsageError
+    out = {}
+    if use_expected:
+        for c in cases:
+            if (c / "expected.py").is_file():
+                out[str(c / "kernel.py")] = str(c / "expected.py")
+    for item in items:
+        if "=" in item:
+            k, v = item.split("=", 1)
+        else:
+            if len(cases) != 1:
+                raise UsageError("--translation FILE needs KERNEL=FILE unless exactly one corpus "
+                                 "case is checked")
+            k, v = str(cases[0] / "kernel.py"), item
+        if not Path(v).is_file():
+            raise UsageError(f"--translation: no such file: {v}")
+        out[str(Path(k).resolve())] = str(Path(v).resolve())
+    return out
+
+
+def cmd_check(args) -> int:
+    from ..cli import UsageError
+    from . import report
+    from .session import Session, detect_backend
+    from .supervisor import Supervisor
+
+    if not args.paths and not args.exec_cmds:
+        raise UsageError("check needs corpus paths or --exec \"python your_script.py\"")
+    if args.seeds < 1:
+        raise UsageError("--seeds must be at least 1")
+    cases = resolve_cases(args.paths)
+    overrides = parse_overrides(args.translation, cases, args.use_expected)
+    backend = args.backend
+    if backend == "auto":
+        backend = detect_backend()
+    elif backend == "gpu" and detect_backend() != "gpu":
+        raise UsageError("--backend gpu needs cuda.tile and a CUDA device")
+    jobs = args.jobs or (min(4, os.cpu_count() or 1) if backend == "cpu" else 2)
+
+    lock = threading.Lock()
+    count = [0]
+
+    def on_result(rec):
+        if args.quiet:
+            return
+        with lock:
+            count[0] += 1
+            print(report.progress_line(rec, count[0]), file=sys.stderr, flush=True)
+
+    if not args.quiet:
+        what = "the reference interpreter vs the translation (TRITON_INTERPRET=1)" \
+            if backend == "cpu" else "cuTile vs the translation"
+        print(f"tile2triton check: backend {backend}: {what}; {jobs} worker(s)",
+              file=sys.stderr, flush=True)
+    sup = Supervisor(backend=backend, workers=jobs, timeout=args.timeout,
+                     compile_timeout=args.compile_timeout, overrides=overrides,
+                     compile_probe=not args.no_compile_check, race=not args.no_race,
+                     sanitize=not args.no_sanitize, on_result=on_result)
+    session = Session(sup, log=(lambda m: None) if args.quiet else None)
+    try:
+        if cases:
+            session.run_corpus(cases, backend, list(range(args.seeds)),
+                               case_timeout=max(args.timeout * 4, 120.0))
+        for cmd in args.exec_cmds:
+            session.run_exec(cmd, backend, timeout=args.exec_timeout)
+        records = session.finish()
+    except KeyboardInterrupt:
+        sup.close()
+        raise
+    print(report.terminal_report(records, session.references, session.programs))
+    if args.json:
+        report.write_json(args.json, records, backend, session.references, session.programs)
+    if args.html:
+        report.write_html(args.html, records, backend, session.references, session.programs)
+    s = report.summary(records, session.references)
+    ok = s["ok"] and all(p["returncode"] == 0 for p in session.programs)
+    if not records and not session.references:
+        print("tile2triton check: no launches were made", file=sys.stderr)
+        return 1
+    return 0 if ok else 1
