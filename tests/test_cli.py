@@ -50,7 +50,7 @@ def test_single_file_to_stdout(tmp_path):
 
 def test_stdin():
     p = run("convert", "-", stdin=GOOD)
-    assert p.returncode == 0 and "def launch_double(stream, grid, x, y, TILE):" in p.stdout
+    assert p.returncode == 0 and "def launch_double(stream, grid, x, y, TILE, *, hints=None):" in p.stdout
 
 
 def test_failure_is_located_and_other_kernels_reported(tmp_path):

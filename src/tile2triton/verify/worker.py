@@ -144,16 +144,6 @@ class Worker:
             self._translations[key] = (text, mod)
         return mod
 
-    def probe_module(self, kernel_file, modname, text_key):
-        from .compile_probe import interpreter_off
-        text, (mod, path) = self._translations[text_key]
-        attr = "_t2t_probe_module"
-        if not hasattr(mod, attr):
-            with interpreter_off():
-                pmod, _ = self._load_file(kernel_file, modname, "probe", text=text)
-            setattr(mod, attr, pmod)
-        return getattr(mod, attr)
-
     # -- one job ---------------------------------------------------------------------------------
     def run_job(self, req: dict, stage) -> dict:
         import torch
@@ -222,7 +212,7 @@ class Worker:
         findings: list = []
         if self.compile_probe:
             step("compile")
-            findings.extend(self._probe(kernel_file, modname, override, kname, grid, snap))
+            findings.extend(self._probe(req["path"], tfile, modname, kname))
             if findings:
                 return done(dict(result_base, verdict=pick(findings), findings=findings))
 
@@ -340,36 +330,23 @@ class Worker:
             kind="error", detail=f"the translation raised {type(e).__name__}: {e}",
             traceback=_short_tb(e))])
 
-    def _probe(self, kernel_file, modname, override, kname, grid, snap) -> list:
-        from . import snapshot as S
-        from .compile_probe import CompileProbe
+    def _probe(self, job_path, tfile, modname, kname) -> list:
+        """Compile the translation's kernels with Triton's front end (in a separate process:
+        see compile_probe.py) for this launch's specialization."""
+        from .compile_probe import ProbeClient
         from .explain import compile_error_record, mlir_diagnostics
-        src = override or kernel_file
-        key = (kernel_file, override, os.path.getmtime(src))
-        try:
-            pmod = self.probe_module(kernel_file, modname, key)
-        except Exception as e:  # noqa: BLE001
-            return [dict(kind="error", detail=f"importing the translation for the compile check "
-                         f"failed: {type(e).__name__}: {e}", traceback=_short_tb(e))]
         if self._probe_obj is None:
-            self._probe_obj = CompileProbe()
-        pl = S.Placement(snap, device="cpu")
-        try:
-            records = self._probe_obj.run(getattr(pmod, f"launch_{kname}"),
-                                      (None, grid) + tuple(pl.args))
-        except Exception as e:  # noqa: BLE001 - launcher-level failures show in the real run
-            print(f"[t2t worker] compile check skipped: {type(e).__name__}: {e}",
-                  file=sys.stderr)
+            self._probe_obj = ProbeClient()
+        reply = self._probe_obj.check(job_path, tfile, modname, kname)
+        if "error" in reply:
+            print(f"[t2t worker] compile check skipped: {reply['error']}", file=sys.stderr)
             return []
-        finally:
-            pl.free()
         out = []
-        for r in records:
+        for r in reply["records"]:
             if not r["ok"]:
                 rec = compile_error_record(r["message"], mlir_diagnostics(r.get("stderr", "")),
                                            where=f"kernel {r['kernel'].rsplit('.', 1)[-1]} "
-                                           "(compiled for sm_90 by "
-                                           "Triton's front end)")
+                                           "(compiled for sm_90 by Triton's front end)")
                 out.append(rec)
         return out
 
