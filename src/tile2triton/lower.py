@@ -13,7 +13,7 @@ import libcst as cst
 
 from .control_flow import ExitRewriter
 from .diagnostics import TranslationError
-from .model import (PREC, ArrayInfo, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV, DTypeV, EnumV,
+from .model import (PREC, ArrayInfo, ArrayListV, ArrayV, TiledViewV, ConstExprV, ConstV, CtRefV, DTypeV, EnumV,
                     FuncV, FunctionInfo, Lowered, NoneV, ParamInfo, TileV, TupleV, Val,
                     CT_TO_TL_DTYPE)
 from .parse import ParsedModule
@@ -257,9 +257,12 @@ class Lowerer:
             return low.code
         if isinstance(node, cst.Assign):
             low = self.expr(node.value)
-            if isinstance(low.val, ArrayV) and low.val.info.shape_codes is not None \
-                    and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-                return self.bind_list_element(node.targets[0].target.value, low.val.info)
+            single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+            if isinstance(low.val, ArrayV) and low.val.info.shape_codes is not None and single:
+                return self.bind_array_view(node.targets[0].target.value, low.val.info)
+            if isinstance(low.val, TiledViewV) and single:
+                self.env[node.targets[0].target.value] = low.val
+                return None  # a tiled view exists only at translation time
             targets = [self.target(t.target, low) for t in node.targets]
             return " = ".join(targets) + " = " + low.code
         if isinstance(node, cst.AnnAssign):
@@ -301,8 +304,9 @@ class Lowerer:
         raise self.error(t, "T2T101", "only assignments to names are supported in kernels",
                          help="tiles are immutable values; assign a new tile to a name")
 
-    def bind_list_element(self, name: str, element: ArrayInfo) -> list:
-        """`A = As[g]`: read A's pointer, shapes and strides from the tables once."""
+    def bind_array_view(self, name: str, element: ArrayInfo) -> list:
+        """`A = As[g]` or `sub = x.slice(...)`: compute the new array's pointer, shapes and
+        strides once, into ordinary names."""
         info = ArrayInfo(name, rank=element.rank)
         self.env[name] = ArrayV(info)
         lines = [f"{info.pointer} = {element.pointer}"]
@@ -420,8 +424,24 @@ class Lowerer:
                 return Lowered(f"{info.pointer}.dtype.element_ty", DTypeV(array=info))
             if attr == "ndim":
                 return Lowered(str(info.rank), ConstV(info.rank))
+            if attr in ("tiled_view", "slice"):
+                return Lowered(f"{info.name}.{attr}", CtRefV(f"method.Array.{attr}"))
             raise self.error(node, "T2T100", f"array attribute `.{attr}` is not supported",
-                             help="supported: .shape, .strides, .dtype, .ndim")
+                             help="supported: .shape, .strides, .dtype, .ndim, .slice(), "
+                                  ".tiled_view()")
+        if isinstance(v, TiledViewV):
+            if attr in ("load", "store", "num_tiles"):
+                return Lowered(f"{base.code}.{attr}", CtRefV(f"method.TiledView.{attr}"))
+            if attr == "tile_shape":
+                items = [ConstV(int(d)) if str(d).isdigit() else ConstExprV(str(d))
+                         for d in v.tile_shape]
+                code = "(" + ", ".join(v.tile_shape) + ("," if len(v.tile_shape) == 1 else "") + ")"
+                low = Lowered(code, TupleV(items))
+                low.names = list(v.tile_shape)
+                return low
+            if attr == "dtype":
+                return Lowered(f"{v.array.pointer}.dtype.element_ty", DTypeV(array=v.array))
+            raise self.error(node, "T2T100", f"tiled view attribute `.{attr}` is not supported")
         if isinstance(v, TileV):
             if attr == "dtype":
                 if v.dtype in CT_TO_TL_DTYPE:

@@ -70,6 +70,15 @@ class ArrayV(Val):
 
 
 @dataclass
+class TiledViewV(Val):
+    """`x.tiled_view(tile_shape, padding_mode=...)`: a compile-time description of how to load
+    and store tiles of `array`; it has no runtime value of its own."""
+    array: ArrayInfo
+    tile_shape: list
+    padding: Optional[object] = None  # the Lowered padding_mode argument
+
+
+@dataclass
 class ArrayListInfo:
     """A list of arrays (grouped GEMM, MoE): device tables of pointers, shapes and strides
     (int64), and the element dtype as a constexpr chosen by the launcher."""

@@ -15,7 +15,7 @@ from .model import ArrayInfo, ArrayListInfo, FunctionInfo, ParamInfo
 from .parse import ParsedModule
 
 ARRAY_FIRST_ARG = {"load", "store", "num_tiles", "gather", "scatter"}
-ARRAY_ATTRS = {"shape", "strides", "dtype", "ndim"}
+ARRAY_ATTRS = {"shape", "strides", "dtype", "ndim", "slice", "tiled_view"}
 
 
 def decorator_role(pm: ParsedModule, dec: cst.Decorator) -> tuple[Optional[str], dict]:
@@ -98,6 +98,7 @@ class _UseScanner(cst.CSTVisitor):
         self.array_uses: dict[str, list] = {}  # name -> [(rank or None, node)]
         self.list_uses: dict[str, list] = {}  # name -> [(rank or None, node)] for `xs[i]`
         self.aliases: dict[str, str] = {}  # local name -> list parameter it is an element of
+        self.array_aliases: dict[str, str] = {}  # local view name -> array parameter
         self.shape_index: dict[str, int] = {}
 
     def _note(self, name, rank, node):
@@ -183,6 +184,19 @@ class _UseScanner(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         v = node.value
+        # `sub = x.slice(...)` / `tv = x.tiled_view(shape)`: uses of sub/tv are uses of x
+        if isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) \
+                and isinstance(v.func.value, cst.Name) and v.func.value.value in self.names \
+                and v.func.attr.value in ("slice", "tiled_view") and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name):
+            alias, base = node.targets[0].target.value, v.func.value.value
+            base = self.array_aliases.get(base, base)  # a view of a view
+            self.array_aliases[alias] = base
+            self.names = self.names | {alias}
+            if v.func.attr.value == "tiled_view" and v.args:
+                shape = v.args[0].value
+                self._note(base, len(shape.elements) if isinstance(shape, cst.Tuple) else 1, v)
+            return
         # `A = As[g]`: A is an element of the list parameter As
         if isinstance(v, cst.Subscript) and isinstance(v.value, cst.Name) \
                 and v.value.value in self.names and len(node.targets) == 1 \
@@ -212,6 +226,9 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo) -> list[ParamInfo]:
     fn.node.body.visit(scanner)
     for alias, lst in scanner.aliases.items():  # uses of `A = As[g]` count for As
         scanner.list_uses[lst] += scanner.array_uses.pop(alias, [])
+    for alias, base in scanner.array_aliases.items():  # and uses of a view count for its array
+        uses = [(r, n) for r, n in scanner.array_uses.pop(alias, []) if r is not None]
+        scanner.array_uses.setdefault(base, []).extend(uses)
     out = []
     for p in all_params:
         name = p.name.value

@@ -141,12 +141,16 @@ class CompileProbe:
 # way round. So the interpreter (in the worker) and the probe (here) never share a process.
 
 def serve() -> int:
-    """Answer probe requests on stdin: {"job": path, "translation": file, "module": hint,
-    "kernel": name}; reply {"records": [...]} or {"error": text} on the original stdout."""
+    """Answer probe requests on stdin: {"job": path, "override": file or null}; reply
+    {"records": [...]} (an empty list when there is nothing to compile, e.g. the kernel does not
+    translate: the worker reports that) or {"error": text}, on the original stdout."""
+    import hashlib
     import importlib.util
     import json
     import sys
+    import tempfile
     import warnings
+    from pathlib import Path
 
     os.environ.pop("TRITON_INTERPRET", None)
     warnings.filterwarnings("ignore")
@@ -155,7 +159,9 @@ def serve() -> int:
     sys.stdout = sys.stderr
     from . import snapshot as S
     probe = CompileProbe()
+    tmp = Path(tempfile.mkdtemp(prefix="t2t_probe_"))
     modules: dict = {}
+    proto.write(json.dumps({"type": "ready"}) + "\n")
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -165,26 +171,49 @@ def serve() -> int:
             for p in reversed(meta.get("sys_path") or []):
                 if p not in sys.path:
                     sys.path.insert(0, p)
-            tfile = req["translation"]
-            if tfile not in modules:
-                hint = req.get("module") or ""
-                pkg = hint.rsplit(".", 1)[0] if "." in hint and hint != "__main__" else None
-                name = f"_t2t_probe_{len(modules)}"
-                full = f"{pkg}.{name}" if pkg else name
-                spec = importlib.util.spec_from_file_location(full, tfile)
-                mod = importlib.util.module_from_spec(spec)
-                if pkg:
-                    mod.__package__ = pkg
-                sys.modules[full] = mod
-                spec.loader.exec_module(mod)
-                modules[tfile] = mod
-            launcher = getattr(modules[tfile], f"launch_{req['kernel']}")
-            pl = S.Placement(snap, device="cpu")
-            try:
-                records = probe.run(launcher, (None, tuple(meta["grid"])) + tuple(pl.args))
-            finally:
-                pl.free()
-            reply = {"records": records}
+            kfile = meta["kernel_file"]
+            src = req.get("override") or kfile
+            key = (kfile, src, os.path.getmtime(src))
+            if key not in modules:
+                if req.get("override"):
+                    text = Path(src).read_text()
+                else:
+                    from ..translate import translate_source
+                    try:
+                        res = translate_source(Path(kfile).read_text(), kfile)
+                        text = res.output if res.ok else None
+                    except Exception:  # noqa: BLE001 - the worker reports translator failures
+                        text = None
+                mod = None
+                if text is not None:
+                    digest = hashlib.sha1(text.encode()).hexdigest()[:10]
+                    tfile = tmp / f"{Path(kfile).stem}_triton_{digest}.py"
+                    tfile.write_text(text)
+                    hint = meta.get("module") or ""
+                    pkg = hint.rsplit(".", 1)[0] if "." in hint and hint != "__main__" else None
+                    name = f"_t2t_probe_{len(modules)}"
+                    full = f"{pkg}.{name}" if pkg else name
+                    spec = importlib.util.spec_from_file_location(full, str(tfile))
+                    mod = importlib.util.module_from_spec(spec)
+                    if pkg:
+                        mod.__package__ = pkg
+                    sys.modules[full] = mod
+                    try:
+                        spec.loader.exec_module(mod)
+                    except Exception:  # noqa: BLE001 - the worker reports import failures
+                        mod = None
+                modules[key] = mod
+            mod = modules[key]
+            launcher = getattr(mod, f"launch_{meta['kernel']}", None) if mod else None
+            if launcher is None:
+                reply = {"records": []}
+            else:
+                pl = S.Placement(snap, device="cpu")
+                try:
+                    records = probe.run(launcher, (None, tuple(meta["grid"])) + tuple(pl.args))
+                finally:
+                    pl.free()
+                reply = {"records": records}
         except Exception as e:  # noqa: BLE001 - launcher-level failures show in the real run
             reply = {"error": f"{type(e).__name__}: {e}"}
         proto.write(json.dumps(reply, default=str) + "\n")
@@ -192,35 +221,17 @@ def serve() -> int:
     return 0
 
 
-class ProbeClient:
-    """A probe server process, started on first use."""
-
-    def __init__(self):
-        self.proc = None
-
-    def check(self, job, translation, module, kernel) -> dict:
-        import json
-        import subprocess
-        import sys
-        if self.proc is None or self.proc.poll() is not None:
-            env = dict(os.environ)
-            env.pop("TRITON_INTERPRET", None)
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "tile2triton.verify.compile_probe"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-        req = dict(job=str(job), translation=str(translation), module=module, kernel=kernel)
-        self.proc.stdin.write((json.dumps(req) + "\n").encode())
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            self.proc = None
-            return {"error": "the compile probe process died"}
-        return json.loads(line)
-
-    def close(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(timeout=10)
+def findings_from(reply: dict) -> list:
+    """compile-error findings from a probe reply."""
+    from .explain import compile_error_record, mlir_diagnostics
+    out = []
+    for r in reply.get("records") or []:
+        if not r["ok"]:
+            out.append(compile_error_record(
+                r["message"], mlir_diagnostics(r.get("stderr", "")),
+                where=f"kernel {r['kernel'].rsplit('.', 1)[-1]} (compiled for sm_90 by "
+                "Triton's front end)"))
+    return out
 
 
 if __name__ == "__main__":

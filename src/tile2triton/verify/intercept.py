@@ -120,6 +120,7 @@ def _grid(grid):
 
 
 _ACTIVE: list = []
+_KEEP: list = []
 
 
 def wrap_launch(module, recorder):
@@ -150,11 +151,14 @@ def install(recorder):
         from .. import interp
         cm = interp.install()
         fake = cm.__enter__()
+        _KEEP.append(cm)        # a generator context manager that is collected exits itself
         undo_wrap = wrap_launch(fake, recorder)
 
         def undo():
             undo_wrap()
-            cm.__exit__(None, None, None)
+            if cm in _KEEP:
+                _KEEP.remove(cm)
+                cm.__exit__(None, None, None)
         return undo
     import cuda.tile as ct
     return wrap_launch(ct, recorder)

@@ -64,15 +64,18 @@ def read_meta(job_path) -> dict:
 
 
 class _WorkerProc:
-    def __init__(self, sup: "Supervisor", slot: int):
+    def __init__(self, sup: "Supervisor", slot, module="tile2triton.verify.worker",
+                 args=None, env_drop=()):
         self.sup = sup
         self.log_path = Path(sup.tmp) / f"worker{slot}-{time.time_ns()}.log"
         self.log = open(self.log_path, "wb")
-        cmd = [sup.python, "-m", "tile2triton.verify.worker", "--backend", sup.backend]
-        if not sup.compile_probe:
-            cmd.append("--no-compile-probe")
+        cmd = [sup.python, "-m", module] + (["--backend", sup.backend] if args is None
+                                            else list(args))
+        env = child_env(sup.env)
+        for k in env_drop:
+            env.pop(k, None)
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.log, env=child_env(sup.env),
+                                     stderr=self.log, env=env,
                                      start_new_session=True, cwd=sup.cwd)
         self.buf = b""
         msg = self.read(time.monotonic() + sup.startup_timeout)
@@ -159,6 +162,8 @@ class Supervisor:
         self._n = 0
         self._threads = []
         self._closed = False
+        self._probe = None
+        self._probe_lock = threading.Lock()
 
     # -- public -----------------------------------------------------------------------------
     def submit(self, job_path, meta: dict | None = None) -> int:
@@ -214,6 +219,10 @@ class Supervisor:
             self.queue.put(None)
         for t in self._threads:
             t.join(timeout=60)
+        with self._probe_lock:
+            if self._probe is not None:
+                self._probe.kill()
+                self._probe = None
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __enter__(self):
@@ -248,9 +257,18 @@ class Supervisor:
             idx, job_path, meta = item
             t0 = time.monotonic()
             try:
+                res = None
+                if self.backend == "cpu" and self.compile_probe:
+                    kf = str(Path(meta.get("kernel_file") or "").resolve())
+                    res = self._compile_check(job_path, self.overrides.get(kf)
+                                              or meta.get("translation"))
+                if res is not None:
+                    raise _Decided(res)
                 if worker is None or not worker.alive():
                     worker = _WorkerProc(self, slot)
                 res, worker = self._check(worker, job_path, meta, slot)
+            except _Decided as d:
+                res = d.result
             except Exception as e:  # noqa: BLE001 - the supervisor must keep going
                 res = dict(verdict="error", findings=[dict(
                     kind="error", detail=f"checker failure: {type(e).__name__}: {e}")])
@@ -267,11 +285,43 @@ class Supervisor:
                 pass
             worker.kill()
 
+    def _compile_check(self, job_path, override):
+        """CPU backend: compile the translation with Triton's front end (compile_probe.py) in
+        the session's probe process. Returns a result dict when the launch is decided here."""
+        from .compile_probe import findings_from
+        with self._probe_lock:
+            try:
+                if self._probe is None or not self._probe.alive():
+                    self._probe = _WorkerProc(self, "probe", "tile2triton.verify.compile_probe",
+                                              args=[], env_drop=("TRITON_INTERPRET",))
+                self._probe.send(dict(job=str(job_path), override=override))
+                reply = self._probe.read(time.monotonic() + self.compile_timeout)
+            except EOFError:
+                tail = self._probe.log_tail()
+                self._probe.kill()
+                self._probe = None
+                return dict(verdict="compile-error", findings=[dict(
+                    kind="compile-error", triton_message=tail,
+                    detail="Triton's front end crashed while compiling the translation")])
+            if reply is None:
+                self._probe.kill()
+                self._probe = None
+                return dict(verdict="timeout", findings=[dict(
+                    kind="timeout", stage="compile", seconds=self.compile_timeout,
+                    detail=f"compiling the translation took more than "
+                    f"{self.compile_timeout:g} s")])
+        if "error" in reply:
+            return None
+        found = findings_from(reply)
+        if found:
+            return dict(verdict="compile-error", findings=found)
+        return None
+
     def _check(self, worker, job_path, meta, slot):
         kernel_file = str(Path(meta.get("kernel_file") or "").resolve())
+        override = self.overrides.get(kernel_file) or meta.get("translation")
         req = dict(type="job", path=job_path, race=self.race,
-                   overrides={kernel_file: self.overrides[kernel_file]}
-                   if kernel_file in self.overrides else {})
+                   overrides={kernel_file: override} if override else {})
         worker.send(req)
         stage = "start"
         deadline = time.monotonic() + self.timeout
@@ -346,6 +396,12 @@ class Supervisor:
         rec.setdefault("findings", [])
         rec.setdefault("metrics", {})
         return rec
+
+
+class _Decided(Exception):
+    def __init__(self, result):
+        super().__init__("decided")
+        self.result = result
 
 
 def _stage_words(stage) -> str:

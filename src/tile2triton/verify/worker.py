@@ -47,13 +47,11 @@ def _short_tb(exc: BaseException, limit: int = 3000) -> str:
 
 
 class Worker:
-    def __init__(self, backend: str, compile_probe: bool = True):
+    def __init__(self, backend: str):
         self.backend = backend
-        self.compile_probe = compile_probe and backend == "cpu"
         self.tmp = Path(tempfile.mkdtemp(prefix="t2t_worker_"))
         self._translations: dict = {}
         self._originals: dict = {}
-        self._probe_obj = None
         self._counter = 0
         if backend == "gpu":
             import torch
@@ -149,7 +147,7 @@ class Worker:
         import torch
 
         from . import snapshot as S
-        from .verdicts import classify, pick
+        from .verdicts import classify
 
         timings = {}
         t_last = [time.perf_counter(), None]
@@ -208,13 +206,6 @@ class Worker:
                 kind="translate-error",
                 detail=f"the translation has no launcher `launch_{kname}`")]))
         result_base = dict(translation_file=tfile)
-
-        findings: list = []
-        if self.compile_probe:
-            step("compile")
-            findings.extend(self._probe(req["path"], tfile, modname, kname))
-            if findings:
-                return done(dict(result_base, verdict=pick(findings), findings=findings))
 
         device = self.device
         values = [t.values for t in snap.tensors]
@@ -330,26 +321,6 @@ class Worker:
             kind="error", detail=f"the translation raised {type(e).__name__}: {e}",
             traceback=_short_tb(e))])
 
-    def _probe(self, job_path, tfile, modname, kname) -> list:
-        """Compile the translation's kernels with Triton's front end (in a separate process:
-        see compile_probe.py) for this launch's specialization."""
-        from .compile_probe import ProbeClient
-        from .explain import compile_error_record, mlir_diagnostics
-        if self._probe_obj is None:
-            self._probe_obj = ProbeClient()
-        reply = self._probe_obj.check(job_path, tfile, modname, kname)
-        if "error" in reply:
-            print(f"[t2t worker] compile check skipped: {reply['error']}", file=sys.stderr)
-            return []
-        out = []
-        for r in reply["records"]:
-            if not r["ok"]:
-                rec = compile_error_record(r["message"], mlir_diagnostics(r.get("stderr", "")),
-                                           where=f"kernel {r['kernel'].rsplit('.', 1)[-1]} "
-                                           "(compiled for sm_90 by Triton's front end)")
-                out.append(rec)
-        return out
-
     @staticmethod
     def _array_names(okern, snap) -> list[str]:
         import inspect
@@ -386,7 +357,7 @@ class _TranslateFailed(Exception):
     pass
 
 
-def serve(backend: str, compile_probe: bool) -> int:
+def serve(backend: str) -> int:
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)                      # prints of checked code go to the log, not the protocol
     sys.stdout = sys.stderr
@@ -396,7 +367,7 @@ def serve(backend: str, compile_probe: bool) -> int:
         proto.flush()
 
     _prepare(backend)
-    worker = Worker(backend, compile_probe)
+    worker = Worker(backend)
     send({"type": "ready", "pid": os.getpid()})
     for line in sys.stdin:
         line = line.strip()
@@ -435,9 +406,9 @@ def _prepare(backend):
     warnings.filterwarnings("ignore", category=RuntimeWarning)
 
 
-def one_shot(backend, job, result_path, only, compile_probe) -> int:
+def one_shot(backend, job, result_path, only) -> int:
     _prepare(backend)
-    worker = Worker(backend, compile_probe)
+    worker = Worker(backend)
     req = dict(type="job", path=job, only=only)
     try:
         res = worker.run_job(req, lambda s: print(f"[t2t worker] stage {s}", file=sys.stderr))
@@ -451,14 +422,13 @@ def one_shot(backend, job, result_path, only, compile_probe) -> int:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--backend", choices=["cpu", "gpu"], default="cpu")
-    ap.add_argument("--no-compile-probe", action="store_true")
     ap.add_argument("--one-shot", metavar="JOB")
     ap.add_argument("--result", metavar="OUT")
     ap.add_argument("--only", choices=["translation"])
     a = ap.parse_args(argv)
     if a.one_shot:
-        return one_shot(a.backend, a.one_shot, a.result, a.only, not a.no_compile_probe)
-    return serve(a.backend, not a.no_compile_probe)
+        return one_shot(a.backend, a.one_shot, a.result, a.only)
+    return serve(a.backend)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,186 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_1d(ptr, shape0, stride0, index0,
+                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _elem_index(index, USE_INT64: tl.constexpr):
+    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
+    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    if USE_INT64:
+        return tl.cast(index, tl.int64)
+    else:
+        return index + tl.zeros((), tl.int32)
+
+
+@triton.jit
+def _gather_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+               USE_INT64: tl.constexpr, MASK=None, PADDING=0, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
+    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
+    i0 = _elem_index(index0, USE_INT64)
+    i1 = _elem_index(index1, USE_INT64)
+    offs = i0 * stride0 + i1 * stride1
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
+        if MASK is not None:
+            ok = ok & MASK
+        return tl.load(ptr + offs, mask=ok, other=PADDING)
+    elif MASK is not None:
+        return tl.load(ptr + offs, mask=MASK, other=PADDING)
+    else:
+        return tl.load(ptr + offs)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def embedding_kernel(
+    table_ptr,
+    table_shape0,
+    table_shape1,
+    table_stride0,
+    table_stride1,
+    ids_ptr,
+    ids_shape0,
+    ids_stride0,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_stride0,
+    out_stride1,
+    TT: tl.constexpr,
+    TD: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """out[t, :] = table[ids[t], :] for a block of TT tokens and TD embedding columns.
+
+    Ids outside the vocabulary (such as the padding id -1) give rows of zeros. The mask
+    already keeps every lane in bounds, so the gather skips its own bounds check.
+    """
+    vocab, dim = (table_shape0, table_shape1)
+    tok = _load_tile_1d(ids_ptr, ids_shape0, ids_stride0, tl.program_id(0), TT, USE_INT64, PADDING=0.0)
+    cols = tl.program_id(1) * TD + tl.arange(0, TD)
+    known = (tok >= 0) & (tok < vocab)
+    inside = known[:, None] & (cols < dim)[None, :]
+    rows = _gather_2d(table_ptr, table_shape0, table_shape1, table_stride0, table_stride1, tok[:, None], cols[None, :], USE_INT64, MASK=inside, CHECK_BOUNDS=False)
+    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, tl.program_id(0), tl.program_id(1), rows, USE_INT64)
+
+
+def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None):
+    """Run `embedding_kernel` like `ct.launch(stream, grid, embedding_kernel, (table, ids, out, TT, TD))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    table, ids, out = _as_tensor(table), _as_tensor(ids), _as_tensor(out)
+    _check_ndim("embedding_kernel", "table", table, 2)
+    _check_ndim("embedding_kernel", "ids", ids, 1)
+    _check_ndim("embedding_kernel", "out", out, 2)
+    tile_elems = max(TT, TD, TT * TD)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        embedding_kernel[_grid(grid)](
+            table, *table.shape, *table.stride(),
+            ids, *ids.shape, *ids.stride(),
+            out, *out.shape, *out.stride(),
+            TT,
+            TD,
+            USE_INT64=_needs_int64(table, ids, out),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+def launch(stream, table, ids, out):
+    tt, td = 16, 32
+    grid = (triton.cdiv(ids.shape[0], tt), triton.cdiv(table.shape[1], td))
+    launch_embedding_kernel(stream, grid, table, ids, out, tt, td)

@@ -1,0 +1,174 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_1d(ptr, shape0, stride0, index0,
+                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _floor(x):
+    """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.floor(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.floor(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _atomic_add_1d(ptr, shape0, stride0, index0, update,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
+                   SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
+    """ct.atomic_add: atomically combine `update` into ptr[index0, ...] and return the old
+    values. Out-of-bounds elements (negative indices included) are left untouched.
+    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+    i0 = _elem_index(index0, USE_INT64)
+    offs = i0 * stride0
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0)
+        return tl.atomic_add(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
+    else:
+        return tl.atomic_add(ptr + offs, update, sem=SEM, scope=SCOPE)
+
+
+@triton.jit
+def _elem_index(index, USE_INT64: tl.constexpr):
+    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
+    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    if USE_INT64:
+        return tl.cast(index, tl.int64)
+    else:
+        return index + tl.zeros((), tl.int32)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def histogram_kernel(
+    x_ptr,
+    x_shape0,
+    x_stride0,
+    hist_ptr,
+    hist_shape0,
+    hist_stride0,
+    lo,
+    hi,
+    TILE: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """hist[b] += number of x in [lo + b * w, lo + (b + 1) * w), with w = (hi - lo) / nbins.
+
+    Each block bins TILE values and adds them with one atomic per value. Values outside
+    [lo, hi), and the NaN padding past the end of x, get bin -1: atomics treat negative
+    indices as out of bounds and leave memory alone. Counting needs no ordering with other
+    memory operations, hence the relaxed atomics.
+    """
+    nbins = hist_shape0
+    v = _load_tile_1d(x_ptr, x_shape0, x_stride0, tl.program_id(0), TILE, USE_INT64, PADDING=float("nan"))
+    inside = (v >= lo) & (v < hi)
+    pos = _floor((v - lo) / (hi - lo) * nbins)
+    bins = tl.where(inside, pos, -1.0).to(tl.int32)
+    ones = tl.full((TILE,), 1, hist_ptr.dtype.element_ty)
+    _atomic_add_1d(hist_ptr, hist_shape0, hist_stride0, bins, ones, USE_INT64, SEM="relaxed")
+
+
+def launch_histogram_kernel(stream, grid, x, hist, lo, hi, TILE, *, hints=None):
+    """Run `histogram_kernel` like `ct.launch(stream, grid, histogram_kernel, (x, hist, lo, hi, TILE))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    x, hist = _as_tensor(x), _as_tensor(hist)
+    _check_ndim("histogram_kernel", "x", x, 1)
+    _check_ndim("histogram_kernel", "hist", hist, 1)
+    tile_elems = TILE
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        histogram_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            hist, *hist.shape, *hist.stride(),
+            lo,
+            hi,
+            TILE,
+            USE_INT64=_needs_int64(x, hist),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+def launch(stream, x, hist, lo, hi):
+    tile = 128
+    hist.zero_()
+    launch_histogram_kernel(stream, (triton.cdiv(x.shape[0], tile),), x, hist, lo, hi, tile)

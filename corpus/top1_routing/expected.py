@@ -1,0 +1,159 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_1d(ptr, shape0, stride0, index0, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=offs0 < shape0)
+    else:
+        tl.store(ptrs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def top1_router_kernel(
+    logits_ptr,
+    logits_shape0,
+    logits_shape1,
+    logits_stride0,
+    logits_stride1,
+    expert_ptr,
+    expert_shape0,
+    expert_stride0,
+    gate_ptr,
+    gate_shape0,
+    gate_stride0,
+    TT: tl.constexpr,
+    TE: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """Top-1 mixture-of-experts routing of TT tokens per block.
+
+    expert[t] = the expert with the largest logit (the first one on ties), and
+    gate[t] = its softmax probability, 1 / sum_e exp(logits[t, e] - max_e logits[t, e]).
+    TE covers all experts; padding with -inf keeps the padded experts out of the max and
+    adds exp(-inf) = 0 to the sum.
+    """
+    pid = tl.program_id(0)
+    scores = _load_tile_2d(logits_ptr, logits_shape0, logits_shape1, logits_stride0, logits_stride1, pid, 0, TT, TE, USE_INT64, PADDING=float("-inf"))
+    scores = scores.to(tl.float32)
+    best = tl.argmax(scores, axis=1, tie_break_left=True)
+    top = tl.max(scores, axis=1, keep_dims=True)
+    denom = tl.sum(tl.exp(scores - top), axis=1)
+    _store_tile_1d(expert_ptr, expert_shape0, expert_stride0, pid, best.to(expert_ptr.dtype.element_ty), USE_INT64)
+    _store_tile_1d(gate_ptr, gate_shape0, gate_stride0, pid, (1.0 / denom).to(gate_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hints=None):
+    """Run `top1_router_kernel` like `ct.launch(stream, grid, top1_router_kernel, (logits, expert, gate, TT, TE))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    logits, expert, gate = _as_tensor(logits), _as_tensor(expert), _as_tensor(gate)
+    _check_ndim("top1_router_kernel", "logits", logits, 2)
+    _check_ndim("top1_router_kernel", "expert", expert, 1)
+    _check_ndim("top1_router_kernel", "gate", gate, 1)
+    tile_elems = max(TT * TE, TT)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        top1_router_kernel[_grid(grid)](
+            logits, *logits.shape, *logits.stride(),
+            expert, *expert.shape, *expert.stride(),
+            gate, *gate.shape, *gate.stride(),
+            TT,
+            TE,
+            USE_INT64=_needs_int64(logits, expert, gate),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+def launch(stream, logits, expert, gate):
+    tokens, experts = logits.shape
+    tt = 16
+    te = 1 << max(experts - 1, 0).bit_length()  # the next power of two
+    launch_top1_router_kernel(stream, (triton.cdiv(tokens, tt),), logits, expert, gate, tt, te)

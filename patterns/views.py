@@ -1,0 +1,190 @@
+"""Array views: `x.slice(axis, start, stop)` and `x.tiled_view(tile_shape, padding_mode=...)`
+with `TiledView.load` / `.store` / `.num_tiles`.
+
+A slice is a new array: its pointer moves by `start * stride[axis]` and its shape along `axis`
+is `stop - start`; assigned to a name, these are computed once. A tiled view exists only at
+translation time: its loads and stores are ct.load / ct.store with the view's tile shape and
+padding mode.
+"""
+from tile2triton.model import ArrayInfo, ArrayV, ConstV, Lowered, NoneV, TiledViewV, TupleV
+from tile2triton.pattern_api import BoundCall, Example, Pattern, signature_of
+
+from ._common import const_value, shape_code, static_shape
+from .grid import NumTiles
+from .load_store import Load, Store, array_arg
+
+
+class ArraySlice(Pattern):
+    constructs = ("Array.slice",)
+    summary = "view of an array restricted to [start, stop) along one axis"
+    triton = "pointer + start * stride[axis], shape[axis] = stop - start"
+
+    def signature(array, /, axis, start, stop):
+        pass
+
+    examples = [Example("""
+@ct.kernel
+def k(x, y, off, n, TILE: ct.Constant[int]):
+    sub = x.slice(axis=1, start=off, stop=off + n)
+    ct.store(y, (0, 0), ct.load(sub, (0, 0), (TILE, TILE)))
+""", expect=["sub_ptr = x_ptr + off * x_stride1", "sub_shape0 = x_shape0",
+             "sub_shape1 = off + n - off",
+             "_load_tile_2d(sub_ptr, sub_shape0, sub_shape1, sub_stride0, sub_stride1,"])]
+
+    def lower(self, call, cx):
+        info = array_arg(call, cx)
+        axis = const_value(call, "axis", cx)
+        if not -info.rank <= axis < info.rank:
+            raise cx.error(call.node_of("axis"), "T2T102",
+                           f"Array.slice: axis {axis} out of range for rank {info.rank}")
+        axis %= info.rank
+        start, stop = call.arg("start"), call.arg("stop")
+        shapes = [info.shape(d) for d in range(info.rank)]
+        shapes[axis] = f"{stop.wrap(11)} - {start.wrap(12)}"
+        view = ArrayInfo(f"{info.name}_slice", rank=info.rank,
+                         pointer=f"{info.pointer} + {start.wrap(12)} * {info.stride(axis)}",
+                         shape_codes=shapes,
+                         stride_codes=[info.stride(d) for d in range(info.rank)])
+        return Lowered(f"{info.name}.slice(...)", ArrayV(view))
+
+
+class TiledView(Pattern):
+    constructs = ("Array.tiled_view",)
+    summary = "a tiled view of an array (tile shape and padding mode fixed once)"
+    triton = "nothing at run time; its load/store/num_tiles become ct.load/ct.store/ct.num_tiles"
+
+    def signature(array, /, tile_shape, *, padding_mode=None, traversal_steps=None):
+        pass
+
+    examples = [
+        Example("""
+@ct.kernel
+def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
+    tv = x.tiled_view((TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    out = y.tiled_view((TM, TN))
+    for j in range(tv.num_tiles(1)):
+        out.store((ct.bid(0), j), tv.load((ct.bid(0), j)) * 2)
+""", expect=["for j in range(tl.cdiv(x_shape1, TN)):",
+             "_store_tile_2d(y_ptr, y_shape0, y_shape1, y_stride0, y_stride1, tl.program_id(0), "
+             "j, _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, tl.program_id(0), "
+             "j, TM, TN, USE_INT64, PADDING=0.0) * 2, USE_INT64)"]),
+        Example("""
+@ct.kernel
+def k(x, TM: ct.Constant[int]):
+    tv = x.tiled_view((TM,), traversal_steps=(1,))
+    ct.store(x, (0,), tv.load((0,)))
+""", error="T2T100", message="traversal_steps"),
+    ]
+
+    def lower(self, call, cx):
+        info = array_arg(call, cx)
+        shape = static_shape(call, "tile_shape", cx)
+        if len(shape) != info.rank:
+            raise cx.error(call.node_of("tile_shape"), "T2T105",
+                           f"tiled_view: tile shape of rank {len(shape)} for an array of rank "
+                           f"{info.rank}")
+        steps = call.arg("traversal_steps")
+        if not isinstance(steps.val, NoneV) and steps.code.replace(" ", "") != \
+                shape_code(shape).replace(" ", ""):
+            raise cx.error(call.node_of("traversal_steps"), "T2T100",
+                           "tiled_view with traversal_steps other than the tile shape is not "
+                           "translated yet", help="load with ct.load at explicit element "
+                           "offsets, or use a view whose tiles do not overlap")
+        padding = call.arg("padding_mode") if call.has("padding_mode") else None
+        return Lowered(f"{info.name}.tiled_view(...)", TiledViewV(info, shape, padding))
+
+
+def _view(call, cx) -> TiledViewV:
+    return call.val("view")
+
+
+def _forward(pattern, call, cx, extra: dict):
+    """Call another pattern with some arguments already lowered."""
+    sig = signature_of(pattern)
+    nodes = {k: call._nodes.get(k) for k in sig.parameters if k in call._nodes}
+    defaults = {p.name: p.default for p in sig.parameters.values()}
+    return pattern.lower(BoundCall(call.node, call.name.split(".")[-1], nodes, defaults, cx,
+                                   extra), cx)
+
+
+def _array_low(view: TiledViewV) -> Lowered:
+    return Lowered(view.array.name, ArrayV(view.array))
+
+
+def _shape_low(view: TiledViewV) -> Lowered:
+    low = Lowered(shape_code(view.tile_shape), TupleV([ConstV(0)] * len(view.tile_shape)))
+    low.names = list(view.tile_shape)
+    low.items = [Lowered(d, ConstV(int(d)) if d.isdigit() else _constexpr(d))
+                 for d in view.tile_shape]
+    return low
+
+
+def _constexpr(name):
+    from tile2triton.model import ConstExprV
+    return ConstExprV(name)
+
+
+class TiledViewLoad(Pattern):
+    constructs = ("TiledView.load",)
+    summary = "load the tile at `index` of a tiled view"
+    triton = "as ct.load with the view's shape and padding"
+
+    def signature(view, /, index, *, check_bounds=True, latency=None, allow_tma=None):
+        pass
+
+    examples = [Example("""
+@ct.kernel
+def k(x, TILE: ct.Constant[int]):
+    tv = x.tiled_view(TILE, padding_mode=ct.PaddingMode.NEG_INF)
+    ct.store(x, (0,), tv.load(1))
+""", expect=["_load_tile_1d(x_ptr, x_shape0, x_stride0, 1, TILE, USE_INT64, "
+             'PADDING=float("-inf"))'])]
+
+    def lower(self, call, cx):
+        view = _view(call, cx)
+        extra = {"array": _array_low(view), "shape": _shape_low(view)}
+        if view.padding is not None:
+            extra["padding_mode"] = view.padding
+        return _forward(Load(), call, cx, extra)
+
+
+class TiledViewStore(Pattern):
+    constructs = ("TiledView.store",)
+    summary = "store a tile at `index` of a tiled view"
+    triton = "as ct.store"
+
+    def signature(view, /, index, tile, *, check_bounds=True, latency=None, allow_tma=None):
+        pass
+
+    examples = [Example("""
+@ct.kernel
+def k(x, TILE: ct.Constant[int]):
+    tv = x.tiled_view((TILE,))
+    tv.store((0,), ct.full((TILE,), 1.0, dtype=ct.float32))
+""", expect=["_store_tile_1d(x_ptr, x_shape0, x_stride0, 0, tl.full((TILE,), 1.0, tl.float32), "
+             "USE_INT64)"])]
+
+    def lower(self, call, cx):
+        view = _view(call, cx)
+        return _forward(Store(), call, cx, {"array": _array_low(view)})
+
+
+class TiledViewNumTiles(Pattern):
+    constructs = ("TiledView.num_tiles",)
+    summary = "number of tiles of a tiled view along an axis"
+    triton = "tl.cdiv(shape[axis], tile_shape[axis])"
+
+    def signature(view, /, axis):
+        pass
+
+    examples = [Example("""
+@ct.kernel
+def k(x, TILE: ct.Constant[int]):
+    n = x.tiled_view((TILE,)).num_tiles(0)
+    ct.store(x, (0,), ct.full((TILE,), n, dtype=ct.float32))
+""", expect=["n = tl.cdiv(x_shape0, TILE)"])]
+
+    def lower(self, call, cx):
+        view = _view(call, cx)
+        return _forward(NumTiles(), call, cx, {"array": _array_low(view),
+                                               "shape": _shape_low(view)})
