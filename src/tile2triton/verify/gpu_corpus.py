@@ -35,7 +35,7 @@ def _compare_all(results_a, results_b, compare):
 def run_one_case(corpus: Path, name: str, seeds: int, bench: bool) -> dict:
     import torch
 
-    from .corpus import (compare, config_id, load_module, poison, clone_args, tolerance)
+    from .corpus import clone_args, compare, config_id, load_module, output_triples, poison
     folder = corpus / name
     spec = load_module(folder / "case.py", f"t2t_case_{name}")
     original = load_module(folder / "kernel.py", f"t2t_orig_{name}")
@@ -56,12 +56,9 @@ def run_one_case(corpus: Path, name: str, seeds: int, bench: bool) -> dict:
                 torch.cuda.synchronize()
                 translated.launch(stream, **b_args)
                 torch.cuda.synchronize()
-                ref = spec.reference({k: (v.cpu() if isinstance(v, torch.Tensor) else v)
-                                      for k, v in inputs.items()})
-                ra = {o: (a_args[o], ref[o], tolerance(spec, a_args[o].dtype))
-                      for o in spec.OUTPUTS}
-                rb = {o: (b_args[o], ref[o], tolerance(spec, b_args[o].dtype))
-                      for o in spec.OUTPUTS}
+                ref = spec.reference({k: _to_cpu(v) for k, v in inputs.items()})
+                ra = output_triples(spec, a_args, ref)
+                rb = output_triples(spec, b_args, ref)
                 rec["outputs"] = _compare_all(ra, rb, compare)
                 rec["ok"] = all(m["original"]["ok"] and m["translation"]["ok"]
                                 for m in rec["outputs"].values())
@@ -74,6 +71,15 @@ def run_one_case(corpus: Path, name: str, seeds: int, bench: bool) -> dict:
     if bench and hasattr(spec, "BENCH"):
         result["bench"] = _bench(spec, original, translated, stream)
     return result
+
+
+def _to_cpu(v):
+    import torch
+    if isinstance(v, torch.Tensor):
+        return v.cpu()
+    if isinstance(v, list) and v and all(isinstance(t, torch.Tensor) for t in v):
+        return [t.cpu() for t in v]
+    return v
 
 
 def _bench(spec, original, translated, stream) -> list:

@@ -174,7 +174,15 @@ def classify(names, snapshot_values, O, R, R2, PO, PR, poisoned, tol_overrides,
                     f"the translation changed `{name}`, which the original leaves unchanged "
                     f"({m['mismatches']} element(s))"), metrics=m))
             else:
-                findings.append(dict(kind="drift", array=name, metrics=m))
+                fm = m.get("first_mismatch", {})
+                findings.append(dict(kind="drift", array=name, metrics=m, detail=(
+                    f"{m['mismatches']} of {m['elements']} element(s) of `{name}` differ beyond "
+                    f"atol={m['atol']:.1e}, rtol={m['rtol']:.1e} (max abs error "
+                    f"{m['max_abs']:.3e}"
+                    + (f" over finite values; {m['nonfinite_mismatches']} non-finite"
+                       if m.get("nonfinite_mismatches") else "")
+                    + f"); first at index {tuple(fm.get('index', ()))}: "
+                    f"translation {fm.get('actual')}, original {fm.get('expected')}")))
         if PO is not None and PR is not None and i in poisoned:
             po, pr = PO[i], PR[i]
             orig_wrote = ~is_poison(po)
@@ -182,7 +190,9 @@ def classify(names, snapshot_values, O, R, R2, PO, PR, poisoned, tol_overrides,
             cand = orig_wrote & trans_poison
             untouched = same_bits(r, s)
             unwritten = cand & untouched
-            read_first = cand & ~untouched
+            # NaN (or the minimum integer) in T1 but an ordinary value in T0: the result depends
+            # on what the array held before. (NaN in both trials is a computed NaN: T0 drift.)
+            read_first = cand & ~untouched & ~is_poison(r)
             n_un, n_rf = int(unwritten.sum()), int(read_first.sum())
             info["unwritten"] = n_un
             if n_un:
