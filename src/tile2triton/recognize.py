@@ -14,7 +14,9 @@ import libcst as cst
 from .model import ArrayInfo, ArrayListInfo, FunctionInfo, ParamInfo
 from .parse import ParsedModule
 
-ARRAY_FIRST_ARG = {"load", "store", "num_tiles", "gather", "scatter"}
+ATOMICS = {"atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
+           "atomic_xchg", "atomic_cas"}
+ARRAY_FIRST_ARG = {"load", "store", "num_tiles", "gather", "scatter"} | ATOMICS
 ARRAY_ATTRS = {"shape", "strides", "dtype", "ndim", "slice", "tiled_view"}
 
 
@@ -135,6 +137,12 @@ class _UseScanner(cst.CSTVisitor):
                 shape = pos[2].value if len(pos) > 2 else kw.get("shape")
                 if isinstance(shape, cst.Tuple) and rank is None:
                     rank = len(shape.elements)
+        elif ct in ATOMICS or ct in ("gather", "scatter"):
+            index = pos[1].value if len(pos) > 1 else kw.get("indices")
+            if isinstance(index, cst.Tuple):
+                rank = len(index.elements)
+            elif index is not None:
+                rank = 1  # a bare index (tile) addresses a 1-D array
         elif ct == "num_tiles":
             shape = pos[2].value if len(pos) > 2 else kw.get("shape")
             if isinstance(shape, cst.Tuple):

@@ -119,3 +119,17 @@ def check_launch(kernel, grid, args, *, translation=None, backend=None,
         if own:
             sup.close()
         shutil.rmtree(spool, ignore_errors=True)
+
+
+_SHARED: dict = {}
+
+
+def shared_supervisor(backend: str = "cpu", **options) -> Supervisor:
+    """A process-wide supervisor per backend (its workers are reused by every caller; closed
+    at exit). Handy for test suites that check many launches."""
+    import atexit
+    sup = _SHARED.get(backend)
+    if sup is None or sup._closed:
+        sup = _SHARED[backend] = Supervisor(backend=backend, **options)
+        atexit.register(sup.close)
+    return sup

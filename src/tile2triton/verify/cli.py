@@ -47,8 +47,11 @@ def add_check_command(subparsers) -> None:
     p.add_argument("--use-expected", action="store_true",
                    help="corpus cases: check the committed expected.py instead of a fresh "
                    "translation")
-    p.add_argument("--no-race", action="store_true",
-                   help="skip the second run of the translation (race check)")
+    p.add_argument("--race", dest="race", action="store_true", default=None,
+                   help="run the translation a second time and compare (default on gpu; on "
+                   "cpu the interpreter runs program instances one at a time)")
+    p.add_argument("--no-race", dest="race", action="store_false",
+                   help="skip the second run of the translation")
     p.add_argument("--no-compile-check", action="store_true",
                    help="cpu backend: skip compiling the translation with Triton's front end")
     p.add_argument("--no-sanitize", action="store_true",
@@ -152,7 +155,7 @@ def cmd_check(args) -> int:
               file=sys.stderr, flush=True)
     sup = Supervisor(backend=backend, workers=jobs, timeout=args.timeout,
                      compile_timeout=args.compile_timeout, overrides=overrides,
-                     compile_probe=not args.no_compile_check, race=not args.no_race,
+                     compile_probe=not args.no_compile_check, race=args.race,
                      sanitize=not args.no_sanitize, on_result=on_result)
     session = Session(sup, log=(lambda m: None) if args.quiet else None)
     try:

@@ -137,7 +137,8 @@ class _WorkerProc:
 class Supervisor:
     def __init__(self, backend: str = "cpu", workers: int = 2, timeout: float = 300.0,
                  compile_timeout: float | None = None, overrides: dict | None = None,
-                 compile_probe: bool = True, race: bool = True, sanitize: bool | None = None,
+                 compile_probe: bool = True, race: bool | None = None,
+                 sanitize: bool | None = None,
                  on_result=None, python: str | None = None, env: dict | None = None,
                  startup_timeout: float = 180.0, cwd: str | None = None):
         self.backend = backend
@@ -147,7 +148,9 @@ class Supervisor:
         self.overrides = {str(Path(k).resolve()): str(Path(v).resolve())
                           for k, v in (overrides or {}).items()}
         self.compile_probe = compile_probe
-        self.race = race
+        # Under TRITON_INTERPRET the program instances run one after another, so a second run
+        # of the translation finds races only on the GPU: by default it is done there only.
+        self.race = (backend == "gpu") if race is None else race
         self.sanitizer = find_compute_sanitizer() if (backend == "gpu" and sanitize
                                                        is not False) else None
         self.on_result = on_result

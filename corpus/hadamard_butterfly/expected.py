@@ -1,0 +1,185 @@
+import math
+
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _extract_3d(x, index0, index1, index2, S0: tl.constexpr, S1: tl.constexpr, S2: tl.constexpr):
+    """ct.extract: the subtile of shape (S0, ...) at grid position (index0, ...) of x. x is
+    viewed as a grid of subtiles (G0, S0, ...) and tl.gather picks the subtile along each grid
+    axis (the grid index may be a runtime value)."""
+    G0: tl.constexpr = x.shape[0] // S0
+    G1: tl.constexpr = x.shape[1] // S1
+    G2: tl.constexpr = x.shape[2] // S2
+    t = tl.reshape(x, (G0, S0, G1, S1, G2, S2))
+    if G0 > 1:
+        t = tl.gather(t, tl.full((1, S0, G1, S1, G2, S2), index0, tl.int32), 0)
+    if G1 > 1:
+        t = tl.gather(t, tl.full((1, S0, 1, S1, G2, S2), index1, tl.int32), 2)
+    if G2 > 1:
+        t = tl.gather(t, tl.full((1, S0, 1, S1, 1, S2), index2, tl.int32), 4)
+    return tl.reshape(t, (S0, S1, S2))
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def hadamard_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_stride0,
+    out_stride1,
+    scale,
+    TM: tl.constexpr,
+    N: tl.constexpr,
+    LOG_N: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """out[i, :] = scale * H_N @ x[i, :], the (Sylvester-ordered) Walsh-Hadamard transform of
+    each row, N = 2**LOG_N.
+
+    Each of the LOG_N butterfly stages pairs element i with element i + N/2 and writes their
+    sum and difference to positions 2i and 2i + 1: the row is split into halves (reshape +
+    extract), the butterflies are stacked (cat) and interleaved (permute + reshape). Every
+    stage has the same shape, so the stages are a plain loop.
+    """
+    pid = tl.program_id(0)
+    v = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, 0, TM, N, USE_INT64, PADDING=0.0).to(tl.float32)
+    for stage in range(LOG_N):
+        halves = tl.reshape(v, (TM, 2, N // 2))
+        lo = _extract_3d(halves, 0, 0, 0, TM, 1, N // 2)
+        hi = _extract_3d(halves, 0, 1, 0, TM, 1, N // 2)
+        pairs = tl.reshape(tl.permute(tl.join(lo + hi, lo - hi), (0, 3, 1, 2)), (TM, 2, N // 2))
+        v = tl.reshape(tl.permute(pairs, (0, 2, 1)), (TM, N))
+    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid, 0, (v * scale).to(out_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_hadamard_kernel(stream, grid, x, out, scale, TM, N, LOG_N, *, hints=None):
+    """Run `hadamard_kernel` like `ct.launch(stream, grid, hadamard_kernel, (x, out, scale, TM, N, LOG_N))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    x, out = _as_tensor(x), _as_tensor(out)
+    _check_ndim("hadamard_kernel", "x", x, 2)
+    _check_ndim("hadamard_kernel", "out", out, 2)
+    tile_elems = max(TM * N, TM * 1 * N // 2, TM * 2 * N // 2)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        hadamard_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            out, *out.shape, *out.stride(),
+            scale,
+            TM,
+            N,
+            LOG_N,
+            USE_INT64=_needs_int64(x, out),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+def launch(stream, x, out):
+    rows, n = x.shape
+    log_n = n.bit_length() - 1
+    assert n == 1 << log_n, "the transform length must be a power of two"
+    tm = 8
+    launch_hadamard_kernel(stream, (triton.cdiv(rows, tm),), x, out, 1.0 / math.sqrt(n), tm, n, log_n)

@@ -1,0 +1,307 @@
+"""LayerNorm backward. Each block computes dx for one row and adds the row's contributions to
+dw and db into one of GROUPS partial buffers, guarded by a spin lock per buffer (atomic_cas to
+take it, atomic_xchg to give it back); the host then sums the partial buffers."""
+import contextlib
+
+import triton
+import triton.language as tl
+import torch
+
+
+@triton.jit
+def _load_tile_1d(ptr, shape0, stride0, index0,
+                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _mod(a, b):
+    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
+    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
+    if (a + b).dtype.is_floating():
+        r = a - tl.floor((a / b).to(tl.float32)).to((a + b).dtype) * b
+    else:
+        r = a % b
+        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+    return r
+
+
+@triton.jit
+def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
+    """ct.sum keeps the input dtype; tl.sum accumulates small types in a wider one."""
+    return tl.sum(x, axis=AXIS, keep_dims=KEEP_DIMS).to(x.dtype)
+
+
+@triton.jit
+def _atomic_cas_1d(ptr, shape0, stride0, index0, expected, desired,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
+                   SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
+    """ct.atomic_cas: where ptr[index0, ...] == expected, store desired; return the old values.
+    Out-of-bounds elements (negative indices included) are untouched and return `expected`.
+    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+    i0 = _elem_index(index0, USE_INT64)
+    offs = i0 * stride0
+    # tl.atomic_cas neither broadcasts nor casts its operands: bring them to the pointers'
+    # shape and the array's dtype.
+    offs, cmp = tl.broadcast(offs, tl.cast(expected, ptr.dtype.element_ty))
+    offs, val = tl.broadcast(offs, tl.cast(desired, ptr.dtype.element_ty))
+    if CHECK_BOUNDS:
+        # tl.atomic_cas takes no mask. Out-of-bounds lanes are sent to element 0 (always a
+        # valid address of a non-empty array) with desired == expected: such a swap either
+        # writes back the very bits it compared equal or writes nothing, so memory never
+        # changes, and concurrent atomics on element 0 lose nothing. (No "impossible value"
+        # to compare against exists: every bit pattern can be in memory.) An empty array has
+        # no element 0, so the CAS is skipped and every lane returns `expected`.
+        ok = (i0 >= 0) & (i0 < shape0)
+        if (shape0 > 0):
+            old = tl.atomic_cas(ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp),
+                                sem=SEM, scope=SCOPE)
+        else:
+            old = cmp
+        return tl.where(ok, old, cmp)
+    else:
+        return tl.atomic_cas(ptr + offs, cmp, val, sem=SEM, scope=SCOPE)
+
+
+@triton.jit
+def _atomic_xchg_1d(ptr, shape0, stride0, index0, update,
+                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
+                    SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
+    """ct.atomic_xchg: atomically combine `update` into ptr[index0, ...] and return the old
+    values. Out-of-bounds elements (negative indices included) are left untouched.
+    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+    i0 = _elem_index(index0, USE_INT64)
+    offs = i0 * stride0
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0)
+        return tl.atomic_xchg(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
+    else:
+        return tl.atomic_xchg(ptr + offs, update, sem=SEM, scope=SCOPE)
+
+
+@triton.jit
+def _elem_index(index, USE_INT64: tl.constexpr):
+    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
+    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    if USE_INT64:
+        return tl.cast(index, tl.int64)
+    else:
+        return index + tl.zeros((), tl.int32)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def layernorm_bwd(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    dy_ptr,
+    dy_shape0,
+    dy_shape1,
+    dy_stride0,
+    dy_stride1,
+    w_ptr,
+    w_shape0,
+    w_stride0,
+    mean_ptr,
+    mean_shape0,
+    mean_stride0,
+    rstd_ptr,
+    rstd_shape0,
+    rstd_stride0,
+    dx_ptr,
+    dx_shape0,
+    dx_shape1,
+    dx_stride0,
+    dx_stride1,
+    dw_partial_ptr,
+    dw_partial_shape0,
+    dw_partial_shape1,
+    dw_partial_stride0,
+    dw_partial_stride1,
+    db_partial_ptr,
+    db_partial_shape0,
+    db_partial_shape1,
+    db_partial_stride0,
+    db_partial_stride1,
+    locks_ptr,
+    locks_shape0,
+    locks_stride0,
+    GROUPS: tl.constexpr,
+    TN: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    row = tl.program_id(0)
+    n = x_shape1
+    cols = tl.arange(0, TN)[None, :]
+    live = cols < n
+    xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, 0, 1, TN, USE_INT64, PADDING=0.0).to(tl.float32)
+    dyt = _load_tile_2d(dy_ptr, dy_shape0, dy_shape1, dy_stride0, dy_stride1, row, 0, 1, TN, USE_INT64, PADDING=0.0).to(tl.float32)
+    wt = _load_tile_1d(w_ptr, w_shape0, w_stride0, 0, TN, USE_INT64, PADDING=0.0).to(tl.float32)
+    mu = tl.load(mean_ptr + row * mean_stride0)
+    rs = tl.load(rstd_ptr + row * rstd_stride0)
+    xhat = tl.where(live, (xt - mu) * rs, 0.0)
+    wdy = wt[None, :] * dyt
+    c1 = _sum(xhat * wdy, None, False) / n
+    c2 = tl.sum(wdy) / n
+    dxt = (wdy - (xhat * c1 + c2)) * rs
+    _store_tile_2d(dx_ptr, dx_shape0, dx_shape1, dx_stride0, dx_stride1, row, 0, dxt.to(dx_ptr.dtype.element_ty), USE_INT64)
+
+    g = _mod(row, GROUPS)
+    while _atomic_cas_1d(locks_ptr, locks_shape0, locks_stride0, g, 0, 1, USE_INT64, SEM="acquire") == 1:
+        pass  # another row of this group holds the lock
+    dw_acc = _load_tile_2d(dw_partial_ptr, dw_partial_shape0, dw_partial_shape1, dw_partial_stride0, dw_partial_stride1, g, 0, 1, TN, USE_INT64, PADDING=0.0)
+    db_acc = _load_tile_2d(db_partial_ptr, db_partial_shape0, db_partial_shape1, db_partial_stride0, db_partial_stride1, g, 0, 1, TN, USE_INT64, PADDING=0.0)
+    _store_tile_2d(dw_partial_ptr, dw_partial_shape0, dw_partial_shape1, dw_partial_stride0, dw_partial_stride1, g, 0, dw_acc + xhat * dyt, USE_INT64)
+    _store_tile_2d(db_partial_ptr, db_partial_shape0, db_partial_shape1, db_partial_stride0, db_partial_stride1, g, 0, db_acc + dyt, USE_INT64)
+    _atomic_xchg_1d(locks_ptr, locks_shape0, locks_stride0, g, 0, USE_INT64, SEM="release")
+
+
+def launch_layernorm_bwd(stream, grid, x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, GROUPS, TN, *, hints=None):
+    """Run `layernorm_bwd` like `ct.launch(stream, grid, layernorm_bwd, (x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, GROUPS, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks = _as_tensor(x), _as_tensor(dy), _as_tensor(w), _as_tensor(mean), _as_tensor(rstd), _as_tensor(dx), _as_tensor(dw_partial), _as_tensor(db_partial), _as_tensor(locks)
+    _check_ndim("layernorm_bwd", "x", x, 2)
+    _check_ndim("layernorm_bwd", "dy", dy, 2)
+    _check_ndim("layernorm_bwd", "w", w, 1)
+    _check_ndim("layernorm_bwd", "mean", mean, 1)
+    _check_ndim("layernorm_bwd", "rstd", rstd, 1)
+    _check_ndim("layernorm_bwd", "dx", dx, 2)
+    _check_ndim("layernorm_bwd", "dw_partial", dw_partial, 2)
+    _check_ndim("layernorm_bwd", "db_partial", db_partial, 2)
+    _check_ndim("layernorm_bwd", "locks", locks, 1)
+    tile_elems = max(TN, 1 * TN)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        layernorm_bwd[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            dy, *dy.shape, *dy.stride(),
+            w, *w.shape, *w.stride(),
+            mean, *mean.shape, *mean.stride(),
+            rstd, *rstd.shape, *rstd.stride(),
+            dx, *dx.shape, *dx.stride(),
+            dw_partial, *dw_partial.shape, *dw_partial.stride(),
+            db_partial, *db_partial.shape, *db_partial.stride(),
+            locks, *locks.shape, *locks.stride(),
+            GROUPS,
+            TN,
+            USE_INT64=_needs_int64(x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+def launch(stream, x, dy, w, mean, rstd, dx, dw, db):
+    m, n = x.shape
+    groups = 8
+    tile_n = 1 << (n - 1).bit_length()
+    dw_partial = torch.zeros(groups, n, dtype=torch.float32, device=x.device)
+    db_partial = torch.zeros(groups, n, dtype=torch.float32, device=x.device)
+    locks = torch.zeros(groups, dtype=torch.int32, device=x.device)
+    launch_layernorm_bwd(stream, (m,), x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, groups, tile_n)
+    dw.copy_(dw_partial.sum(dim=0))
+    db.copy_(db_partial.sum(dim=0))

@@ -1,0 +1,242 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+        offs2 = offs2.to(tl.int64)
+    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _elem_index(index, USE_INT64: tl.constexpr):
+    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
+    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    if USE_INT64:
+        return tl.cast(index, tl.int64)
+    else:
+        return index + tl.zeros((), tl.int32)
+
+
+@triton.jit
+def _gather_1d(ptr, shape0, stride0, index0,
+               USE_INT64: tl.constexpr, MASK=None, PADDING=0, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
+    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
+    i0 = _elem_index(index0, USE_INT64)
+    offs = i0 * stride0
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0)
+        if MASK is not None:
+            ok = ok & MASK
+        return tl.load(ptr + offs, mask=ok, other=PADDING)
+    elif MASK is not None:
+        return tl.load(ptr + offs, mask=MASK, other=PADDING)
+    else:
+        return tl.load(ptr + offs)
+
+
+@triton.jit
+def _gather_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+               USE_INT64: tl.constexpr, MASK=None, PADDING=0, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
+    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
+    i0 = _elem_index(index0, USE_INT64)
+    i1 = _elem_index(index1, USE_INT64)
+    offs = i0 * stride0 + i1 * stride1
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
+        if MASK is not None:
+            ok = ok & MASK
+        return tl.load(ptr + offs, mask=ok, other=PADDING)
+    elif MASK is not None:
+        return tl.load(ptr + offs, mask=MASK, other=PADDING)
+    else:
+        return tl.load(ptr + offs)
+
+
+@triton.jit
+def _scatter_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, value,
+                USE_INT64: tl.constexpr, MASK=None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.scatter: write `value` (broadcast to the indices' shape, cast to the array dtype) to
+    ptr[index0, ...]. Out-of-bounds elements (negative indices included) and elements where
+    MASK is False are not written."""
+    i0 = _elem_index(index0, USE_INT64)
+    i1 = _elem_index(index1, USE_INT64)
+    offs = i0 * stride0 + i1 * stride1
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
+        if MASK is not None:
+            ok = ok & MASK
+        tl.store(ptr + offs, value, mask=ok)
+    elif MASK is not None:
+        tl.store(ptr + offs, value, mask=MASK)
+    else:
+        tl.store(ptr + offs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def moe_expert_matmul_kernel(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    w_ptr,
+    w_shape0,
+    w_shape1,
+    w_shape2,
+    w_stride0,
+    w_stride1,
+    w_stride2,
+    order_ptr,
+    order_shape0,
+    order_stride0,
+    offsets_ptr,
+    offsets_shape0,
+    offsets_stride0,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_stride0,
+    out_stride1,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    TK: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """out[t, :] = x[t, :] @ w[e] for every token t routed to expert e.
+
+    `order` lists the tokens grouped by expert: expert e owns the tokens
+    order[offsets[e]:offsets[e + 1]]. Block (e, i, j) gathers the rows of the i-th group
+    of TM of those tokens, multiplies them by columns j*TN... of the expert's weight, and
+    scatters the result back to the tokens' rows. Lanes past the end of the group get token
+    -1: the gathers read zeros for it and the scatter drops it (negative indices are out of
+    bounds).
+    """
+    num_tokens, d_out = (out_shape0, out_shape1)
+    num_experts = offsets_shape0 - 1
+    e = tl.program_id(0)
+    start = _gather_1d(offsets_ptr, offsets_shape0, offsets_stride0, e, USE_INT64)
+    count = _gather_1d(offsets_ptr, offsets_shape0, offsets_stride0, e + 1, USE_INT64) - start
+    if tl.program_id(1) * TM < count:
+        r = tl.program_id(1) * TM + tl.arange(0, TM)
+        routed = (r < count) & (start + r < order_shape0)
+        tok = _gather_1d(order_ptr, order_shape0, order_stride0, start + r, USE_INT64, MASK=routed, PADDING=-1)
+        acc = tl.zeros((TM, TN), dtype=tl.float32)
+        for k in range(tl.cdiv(x_shape1, TK)):
+            cols = k * TK + tl.arange(0, TK)
+            a = _gather_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, tok[:, None], cols[None, :], USE_INT64)
+            b = _load_tile_3d(w_ptr, w_shape0, w_shape1, w_shape2, w_stride0, w_stride1, w_stride2, e, k, tl.program_id(2), 1, TK, TN, USE_INT64, PADDING=0.0)
+            acc = tl.dot(a, tl.reshape(b, (TK, TN)), acc, input_precision="ieee")
+        cols = tl.program_id(2) * TN + tl.arange(0, TN)
+        _scatter_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, tok[:, None], cols[None, :], acc, USE_INT64)
+
+
+def launch_moe_expert_matmul_kernel(stream, grid, x, w, order, offsets, out, TM, TN, TK, *, hints=None):
+    """Run `moe_expert_matmul_kernel` like `ct.launch(stream, grid, moe_expert_matmul_kernel, (x, w, order, offsets, out, TM, TN, TK))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    x, w, order, offsets, out = _as_tensor(x), _as_tensor(w), _as_tensor(order), _as_tensor(offsets), _as_tensor(out)
+    _check_ndim("moe_expert_matmul_kernel", "x", x, 2)
+    _check_ndim("moe_expert_matmul_kernel", "w", w, 3)
+    _check_ndim("moe_expert_matmul_kernel", "order", order, 1)
+    _check_ndim("moe_expert_matmul_kernel", "offsets", offsets, 1)
+    _check_ndim("moe_expert_matmul_kernel", "out", out, 2)
+    tile_elems = max(TM, TM * TN, TK, TM * TK, 1 * TK * TN, TN)
+    # Matrix kernels: bigger tiles need more warps and a deeper software pipeline.
+    num_warps = 8 if tile_elems >= 128 * 128 else 4
+    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    with _on_stream(stream):
+        moe_expert_matmul_kernel[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            w, *w.shape, *w.stride(),
+            order, *order.shape, *order.stride(),
+            offsets, *offsets.shape, *offsets.stride(),
+            out, *out.shape, *out.stride(),
+            TM,
+            TN,
+            TK,
+            USE_INT64=_needs_int64(x, w, order, offsets, out),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+def launch(stream, x, w, order, offsets, out):
+    tm, tn, tk = 16, 16, 16
+    experts, _, d_out = w.shape
+    grid = (experts, triton.cdiv(x.shape[0], tm), triton.cdiv(d_out, tn))
+    launch_moe_expert_matmul_kernel(stream, grid, x, w, order, offsets, out, tm, tn, tk)

@@ -1,0 +1,180 @@
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _atomic_add_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, update,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
+                   SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
+    """ct.atomic_add: atomically combine `update` into ptr[index0, ...] and return the old
+    values. Out-of-bounds elements (negative indices included) are left untouched.
+    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+    i0 = _elem_index(index0, USE_INT64)
+    i1 = _elem_index(index1, USE_INT64)
+    offs = i0 * stride0 + i1 * stride1
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
+        return tl.atomic_add(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
+    else:
+        return tl.atomic_add(ptr + offs, update, sem=SEM, scope=SCOPE)
+
+
+@triton.jit
+def _elem_index(index, USE_INT64: tl.constexpr):
+    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
+    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    if USE_INT64:
+        return tl.cast(index, tl.int64)
+    else:
+        return index + tl.zeros((), tl.int32)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def splitk_matmul_kernel(
+    a_ptr,
+    a_shape0,
+    a_shape1,
+    a_stride0,
+    a_stride1,
+    b_ptr,
+    b_shape0,
+    b_shape1,
+    b_stride0,
+    b_stride1,
+    c_ptr,
+    c_shape0,
+    c_shape1,
+    c_stride0,
+    c_stride1,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    TK: tl.constexpr,
+    SPLIT_K: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """C += A @ B with K split SPLIT_K ways: block (m, n, s) multiplies the K tiles
+    s, s + SPLIT_K, s + 2 * SPLIT_K, ... and adds its partial (TM, TN) product into C with
+    atomic adds, so C must hold zeros before the launch. Elements of the partial tile
+    that fall outside C are out of bounds for the atomic and are dropped.
+    """
+    pid_m, pid_n, pid_k = (tl.program_id(0), tl.program_id(1), tl.program_id(2))
+    m, n = (c_shape0, c_shape1)
+    acc = tl.zeros((TM, TN), dtype=tl.float32)
+    for k in range(pid_k, tl.cdiv(a_shape1, TK), SPLIT_K):
+        a_tile = _load_tile_2d(a_ptr, a_shape0, a_shape1, a_stride0, a_stride1, pid_m, k, TM, TK, USE_INT64, PADDING=0.0)
+        b_tile = _load_tile_2d(b_ptr, b_shape0, b_shape1, b_stride0, b_stride1, k, pid_n, TK, TN, USE_INT64, PADDING=0.0)
+        acc = tl.dot(a_tile, b_tile, acc, input_precision="ieee")
+    rows = pid_m * TM + tl.arange(0, TM)
+    cols = pid_n * TN + tl.arange(0, TN)
+    _atomic_add_2d(c_ptr, c_shape0, c_shape1, c_stride0, c_stride1, rows[:, None], cols[None, :], acc, USE_INT64, SEM="relaxed")
+
+
+def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, hints=None):
+    """Run `splitk_matmul_kernel` like `ct.launch(stream, grid, splitk_matmul_kernel, (a, b, c, TM, TN, TK, SPLIT_K))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
+    _check_ndim("splitk_matmul_kernel", "a", a, 2)
+    _check_ndim("splitk_matmul_kernel", "b", b, 2)
+    _check_ndim("splitk_matmul_kernel", "c", c, 2)
+    tile_elems = max(TM * TN, TM * TK, TK * TN, TM, TN)
+    # Matrix kernels: bigger tiles need more warps and a deeper software pipeline.
+    num_warps = 8 if tile_elems >= 128 * 128 else 4
+    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    with _on_stream(stream):
+        splitk_matmul_kernel[_grid(grid)](
+            a, *a.shape, *a.stride(),
+            b, *b.shape, *b.stride(),
+            c, *c.shape, *c.stride(),
+            TM,
+            TN,
+            TK,
+            SPLIT_K,
+            USE_INT64=_needs_int64(a, b, c),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+def launch(stream, a, b, c):
+    tm, tn, tk, split_k = 16, 16, 16, 4
+    m, n = c.shape
+    c.zero_()
+    grid = (triton.cdiv(m, tm), triton.cdiv(n, tn), split_k)
+    launch_splitk_matmul_kernel(stream, grid, a, b, c, tm, tn, tk, split_k)

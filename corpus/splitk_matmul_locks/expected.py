@@ -1,0 +1,259 @@
+"""Split-K matmul whose partial products are combined under a per-tile spin lock: the first
+block to take the lock of an output tile writes its partial product, later ones add theirs.
+A counter per tile (read and bumped inside the lock) says which case applies, so C need not
+be zeroed first."""
+import contextlib
+
+import triton
+import triton.language as tl
+import torch
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_1d(ptr, shape0, stride0, index0, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+    ptrs = ptr + offs0 * stride0
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=offs0 < shape0)
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _atomic_cas_1d(ptr, shape0, stride0, index0, expected, desired,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
+                   SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
+    """ct.atomic_cas: where ptr[index0, ...] == expected, store desired; return the old values.
+    Out-of-bounds elements (negative indices included) are untouched and return `expected`.
+    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+    i0 = _elem_index(index0, USE_INT64)
+    offs = i0 * stride0
+    # tl.atomic_cas neither broadcasts nor casts its operands: bring them to the pointers'
+    # shape and the array's dtype.
+    offs, cmp = tl.broadcast(offs, tl.cast(expected, ptr.dtype.element_ty))
+    offs, val = tl.broadcast(offs, tl.cast(desired, ptr.dtype.element_ty))
+    if CHECK_BOUNDS:
+        # tl.atomic_cas takes no mask. Out-of-bounds lanes are sent to element 0 (always a
+        # valid address of a non-empty array) with desired == expected: such a swap either
+        # writes back the very bits it compared equal or writes nothing, so memory never
+        # changes, and concurrent atomics on element 0 lose nothing. (No "impossible value"
+        # to compare against exists: every bit pattern can be in memory.) An empty array has
+        # no element 0, so the CAS is skipped and every lane returns `expected`.
+        ok = (i0 >= 0) & (i0 < shape0)
+        if (shape0 > 0):
+            old = tl.atomic_cas(ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp),
+                                sem=SEM, scope=SCOPE)
+        else:
+            old = cmp
+        return tl.where(ok, old, cmp)
+    else:
+        return tl.atomic_cas(ptr + offs, cmp, val, sem=SEM, scope=SCOPE)
+
+
+@triton.jit
+def _atomic_xchg_1d(ptr, shape0, stride0, index0, update,
+                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
+                    SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
+    """ct.atomic_xchg: atomically combine `update` into ptr[index0, ...] and return the old
+    values. Out-of-bounds elements (negative indices included) are left untouched.
+    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+    i0 = _elem_index(index0, USE_INT64)
+    offs = i0 * stride0
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0)
+        return tl.atomic_xchg(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
+    else:
+        return tl.atomic_xchg(ptr + offs, update, sem=SEM, scope=SCOPE)
+
+
+@triton.jit
+def _elem_index(index, USE_INT64: tl.constexpr):
+    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
+    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    if USE_INT64:
+        return tl.cast(index, tl.int64)
+    else:
+        return index + tl.zeros((), tl.int32)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
+    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def splitk_matmul_locked(
+    a_ptr,
+    a_shape0,
+    a_shape1,
+    a_stride0,
+    a_stride1,
+    b_ptr,
+    b_shape0,
+    b_shape1,
+    b_stride0,
+    b_stride1,
+    c_ptr,
+    c_shape0,
+    c_shape1,
+    c_stride0,
+    c_stride1,
+    locks_ptr,
+    locks_shape0,
+    locks_stride0,
+    counts_ptr,
+    counts_shape0,
+    counts_stride0,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    TK: tl.constexpr,
+    SPLIT_K: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    pid_m, pid_n, pid_k = (tl.program_id(0), tl.program_id(1), tl.program_id(2))
+    acc = tl.zeros((TM, TN), dtype=tl.float32)
+    for k in range(pid_k, tl.cdiv(a_shape1, TK), SPLIT_K):
+        x = _load_tile_2d(a_ptr, a_shape0, a_shape1, a_stride0, a_stride1, pid_m, k, TM, TK, USE_INT64, PADDING=0.0)
+        y = _load_tile_2d(b_ptr, b_shape0, b_shape1, b_stride0, b_stride1, k, pid_n, TK, TN, USE_INT64, PADDING=0.0)
+        acc = tl.dot(x, y, acc, input_precision="ieee")
+    tile_id = pid_m * tl.num_programs(1) + pid_n
+    while _atomic_cas_1d(locks_ptr, locks_shape0, locks_stride0, tile_id, 0, 1, USE_INT64, SEM="acquire") == 1:
+        pass
+    seen = tl.load(counts_ptr + tile_id * counts_stride0)
+    if seen > 0:
+        acc += _load_tile_2d(c_ptr, c_shape0, c_shape1, c_stride0, c_stride1, pid_m, pid_n, TM, TN, USE_INT64, PADDING=0.0)
+    _store_tile_2d(c_ptr, c_shape0, c_shape1, c_stride0, c_stride1, pid_m, pid_n, acc, USE_INT64)
+    _store_tile_1d(counts_ptr, counts_shape0, counts_stride0, tile_id, tl.full((1,), seen + 1, counts_ptr.dtype.element_ty), USE_INT64)
+    _atomic_xchg_1d(locks_ptr, locks_shape0, locks_stride0, tile_id, 0, USE_INT64, SEM="release")
+
+
+def launch_splitk_matmul_locked(stream, grid, a, b, c, locks, counts, TM, TN, TK, SPLIT_K, *, hints=None):
+    """Run `splitk_matmul_locked` like `ct.launch(stream, grid, splitk_matmul_locked, (a, b, c, locks, counts, TM, TN, TK, SPLIT_K))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    a, b, c, locks, counts = _as_tensor(a), _as_tensor(b), _as_tensor(c), _as_tensor(locks), _as_tensor(counts)
+    _check_ndim("splitk_matmul_locked", "a", a, 2)
+    _check_ndim("splitk_matmul_locked", "b", b, 2)
+    _check_ndim("splitk_matmul_locked", "c", c, 2)
+    _check_ndim("splitk_matmul_locked", "locks", locks, 1)
+    _check_ndim("splitk_matmul_locked", "counts", counts, 1)
+    tile_elems = max(TM * TN, TM * TK, TK * TN)
+    # Matrix kernels: bigger tiles need more warps and a deeper software pipeline.
+    num_warps = 8 if tile_elems >= 128 * 128 else 4
+    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    with _on_stream(stream):
+        splitk_matmul_locked[_grid(grid)](
+            a, *a.shape, *a.stride(),
+            b, *b.shape, *b.stride(),
+            c, *c.shape, *c.stride(),
+            locks, *locks.shape, *locks.stride(),
+            counts, *counts.shape, *counts.stride(),
+            TM,
+            TN,
+            TK,
+            SPLIT_K,
+            USE_INT64=_needs_int64(a, b, c, locks, counts),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+def launch(stream, a, b, c):
+    tm, tn, tk, split_k = 32, 32, 32, 3
+    m, n = c.shape
+    grid = (triton.cdiv(m, tm), triton.cdiv(n, tn), split_k)
+    locks = torch.zeros(grid[0] * grid[1], dtype=torch.int32, device=c.device)
+    counts = torch.zeros(grid[0] * grid[1], dtype=torch.int32, device=c.device)
+    launch_splitk_matmul_locked(stream, grid, a, b, c, locks, counts, tm, tn, tk, split_k)
