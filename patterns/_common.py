@@ -16,8 +16,9 @@ def tuple_items(low: Lowered) -> list:
     names = getattr(low, "names", None)
     if names is not None:
         return [Lowered(n, i) for n, i in zip(names, v.items)]
-    if isinstance(v, TupleV) and not v.items:
-        return None
+    if isinstance(v, TupleV) and v.items:  # a name bound to a tuple: index into it
+        return [Lowered(repr(i.value), i) if isinstance(i, ConstV) and not isinstance(
+            i.value, tuple) else Lowered(f"{low.code}[{k}]", i) for k, i in enumerate(v.items)]
     return None
 
 

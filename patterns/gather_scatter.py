@@ -108,7 +108,7 @@ def k(x, y, TILE: ct.Constant[int]):
     M, N = x.shape
     i = ct.arange(TILE, dtype=ct.int32)
     ct.store(y, (0,), ct.gather(x, i))
-""", error="T2T105", message="a single index tile addresses a 1-D array"),
+""", error="T2T105", message="rank"),
         Example("""
 @ct.kernel
 def k(x, y, TILE: ct.Constant[int]):
@@ -166,11 +166,12 @@ def k(x, TM: ct.Constant[int], TN: ct.Constant[int]):
              "USE_INT64, CHECK_BOUNDS=False)"]),
         Example("""
 @ct.kernel
-def k(x, TILE: ct.Constant[int]):
+def k(x, y, TILE: ct.Constant[int]):
     n = x.shape[0]
+    t = ct.load(y, (0,), (TILE,))
     i = ct.arange(TILE, dtype=ct.int32)
-    ct.scatter(x, (i, i), 1.0)
-""", error="T2T105", message="2 indices for an array of rank 1"),
+    ct.scatter(x, i, y)
+""", error="T2T102", message="the value must be a tile or a scalar"),
     ]
 
     def lower(self, call, cx):

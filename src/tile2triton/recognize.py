@@ -101,6 +101,7 @@ class _UseScanner(cst.CSTVisitor):
         self.list_uses: dict[str, list] = {}  # name -> [(rank or None, node)] for `xs[i]`
         self.aliases: dict[str, str] = {}  # local name -> list parameter it is an element of
         self.array_aliases: dict[str, str] = {}  # local view name -> array parameter
+        self.local_tuples: dict[str, int] = {}  # `idx = (i, j)`: name -> length
         self.shape_index: dict[str, int] = {}
 
     def _note(self, name, rank, node):
@@ -123,30 +124,27 @@ class _UseScanner(cst.CSTVisitor):
             name = node.args[0].value.value
             self._note(name, self._rank_of(ct, node), node)
 
+    def _tuple_len(self, expr):
+        if isinstance(expr, cst.Tuple):
+            return len(expr.elements)
+        if isinstance(expr, cst.Name) and expr.value in self.local_tuples:
+            return self.local_tuples[expr.value]
+        return None
+
     def _rank_of(self, ct, node):
-        rank = None
+        """Rank evidence from one call: the index tuple's length (a tuple literal or a local
+        name bound to one), else the load shape's, else 1 for a bare scalar index."""
         pos = [a for a in node.args if a.keyword is None]
         kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        if ct in ("load", "store"):
-            index = pos[1].value if len(pos) > 1 else kw.get("index")
-            if isinstance(index, cst.Tuple):
-                rank = len(index.elements)
-            elif index is not None:
-                rank = 1
-            if ct == "load":
-                shape = pos[2].value if len(pos) > 2 else kw.get("shape")
-                if isinstance(shape, cst.Tuple) and rank is None:
-                    rank = len(shape.elements)
-        elif ct in ATOMICS or ct in ("gather", "scatter"):
-            index = pos[1].value if len(pos) > 1 else kw.get("indices")
-            if isinstance(index, cst.Tuple):
-                rank = len(index.elements)
-            elif index is not None:
-                rank = 1  # a bare index (tile) addresses a 1-D array
-        elif ct == "num_tiles":
-            shape = pos[2].value if len(pos) > 2 else kw.get("shape")
-            if isinstance(shape, cst.Tuple):
-                rank = len(shape.elements)
+        if ct == "num_tiles":
+            return self._tuple_len(pos[2].value if len(pos) > 2 else kw.get("shape"))
+        key = "index" if ct in ("load", "store") else "indices"
+        index = pos[1].value if len(pos) > 1 else kw.get(key)
+        rank = self._tuple_len(index)
+        if rank is None and ct == "load":
+            rank = self._tuple_len(pos[2].value if len(pos) > 2 else kw.get("shape"))
+        if rank is None and index is not None and not isinstance(index, cst.Tuple):
+            rank = 1  # a bare index addresses a 1-D array
         return rank
 
     def _scan_helper(self, node: cst.Call) -> None:
@@ -192,6 +190,9 @@ class _UseScanner(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         v = node.value
+        if isinstance(v, cst.Tuple) and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name):
+            self.local_tuples[node.targets[0].target.value] = len(v.elements)
         # `sub = x.slice(...)` / `tv = x.tiled_view(shape)`: uses of sub/tv are uses of x
         if isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) \
                 and isinstance(v.func.value, cst.Name) and v.func.value.value in self.names \

@@ -140,8 +140,18 @@ def terminal_report(records, references=(), programs=()) -> str:
 def json_report(records, backend, references=(), programs=()) -> dict:
     return dict(tool="tile2triton check", version=1, backend=backend,
                 created=time.strftime("%Y-%m-%dT%H:%M:%S"),
-                summary=summary(records, references), launches=list(records),
+                summary=summary(records, references),
+                launches=[_normalized(r, backend) for r in records],
                 references=list(references), programs=list(programs))
+
+
+def _normalized(rec, backend) -> dict:
+    out = dict(case=rec.get("case"), config=rec.get("config"), seed=rec.get("seed"),
+               launch_index=rec.get("launch_index"), kernel=rec.get("kernel"),
+               backend=rec.get("backend") or backend, verdict=rec["verdict"],
+               metrics=rec.get("metrics") or {})
+    out.update({k: v for k, v in rec.items() if k not in out})
+    return out
 
 
 def write_json(path, records, backend, references=(), programs=()):

@@ -300,12 +300,11 @@ class Supervisor:
                 self._probe.send(dict(job=str(job_path), override=override))
                 reply = self._probe.read(time.monotonic() + self.compile_timeout)
             except EOFError:
-                tail = self._probe.log_tail()
+                # The probe also runs the launcher's host code: a crash there is found (and
+                # reported) again by the worker, which runs the same code for real.
                 self._probe.kill()
                 self._probe = None
-                return dict(verdict="compile-error", findings=[dict(
-                    kind="compile-error", triton_message=tail,
-                    detail="Triton's front end crashed while compiling the translation")])
+                return None
             if reply is None:
                 self._probe.kill()
                 self._probe = None
