@@ -4,9 +4,9 @@ They address elements like ct.gather (one index tile or scalar per dimension, br
 together) and return the old values. Out-of-bounds elements are not touched (the Triton atomic
 is masked). cuTile's default ordering is MemoryOrder.ACQ_REL at MemoryScope.DEVICE, which is
 Triton's sem="acq_rel", scope="gpu" (Triton's own defaults: the helpers leave SEM/SCOPE None for
-them), so only other orders and scopes are spelled out. The update is broadcast to the indices' shape by the Triton atomic
-(tl.atomic_cas does not broadcast, so its helper does it with tl.broadcast), and cast to the
-array's dtype.
+them), so only other orders and scopes are spelled out. The update is broadcast to the indices'
+shape by the Triton atomic (tl.atomic_cas does not broadcast, so its helper does it with
+tl.broadcast), and cast to the array's dtype.
 """
 from tile2triton.lower import USE_INT64
 from tile2triton.model import ArrayV, EnumV, Lowered, NoneV, TileV
@@ -47,7 +47,8 @@ def cas_source(rank: int) -> str:
     nonempty = " & ".join(f"(shape{d} > 0)" for d in range(rank))
     return f'''
 @triton.jit
-def {name}(ptr, {dims("shape", rank)}, {dims("stride", rank)}, {dims("index", rank)}, expected, desired,
+def {name}(ptr, {dims("shape", rank)}, {dims("stride", rank)}, {dims("index", rank)}, \
+expected, desired,
 {pad}USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
 {pad}SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
     """ct.atomic_cas: where ptr[index0, ...] == expected, store desired; return the old values.

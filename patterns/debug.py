@@ -4,11 +4,14 @@ ct.static_eval.
 Triton prints with tl.device_print(prefix, *tiles): one line per element, headed by the block
 and element index, so a C format string cannot be honoured exactly. The literal text of the
 format (or of the f-string / print arguments) becomes the prefix and the tiles are printed after
-it; compile-time values in an f-string are formatted into the prefix, as cuTile does.
-ct.assert_ becomes tl.device_assert, which Triton compiles only in debug mode (TRITON_DEBUG=1 or
+it; compile-time values in an f-string are formatted into the prefix, as cuTile does (values of
+ct.Constant parameters, known only at launch, are printed after it like tiles).
+ct.assert_ becomes tl.device_assert, and the kernel is emitted with @triton.jit(debug=True) so
+that the assert is compiled in (Triton drops device asserts otherwise:
 @triton.jit(debug=True)); the interpreter always checks it.
 """
 import re
+import string
 
 import libcst as cst
 
@@ -26,8 +29,10 @@ def _runtime_arg(cx, node, low, what):
 
 
 def _device_print(prefix: str, args: list, hex_: bool = False) -> Lowered:
-    # `%` never reaches the prefix: Triton embeds the prefix in a printf format on the GPU
-    parts = [repr(prefix.replace("%", ""))] + args + (["hex=True"] if hex_ else [])
+    # Triton takes printable ASCII only, and embeds the prefix in a printf format on the GPU,
+    # so `%` never reaches it.
+    prefix = "".join(ch for ch in prefix if ch in string.printable and ch != "%")
+    parts = [repr(prefix)] + args + (["hex=True"] if hex_ else [])
     return Lowered(f"tl.device_print({', '.join(parts)})", NoneV())
 
 
@@ -88,7 +93,7 @@ def k(x, TM: ct.Constant[int]):
     a = ct.load(x, (0,), (TM,))
     ct.print(f"tile {TM=} sum={ct.sum(a)}")
     ct.print("max", ct.max(a), sep=": ")
-""", expect=["tl.device_print('tile TM={TM} sum=', _sum(a, None, False))",
+""", expect=["tl.device_print('tile TM= sum=', TM, _sum(a, None, False))",
              "tl.device_print('max', tl.max(a))"])]
 
     def lower(self, call, cx):
@@ -108,9 +113,9 @@ def k(x, TM: ct.Constant[int]):
                     if isinstance(low.val, ConstV):
                         text.append(str(low.val.value))
                     elif isinstance(low.val, ConstExprV):
-                        # a launch-time constant: Triton's prefix is fixed when the kernel is
-                        # written, so it is named, not formatted
-                        text.append("{" + low.code + "}")
+                        # a launch-time constant cannot be formatted into the prefix, which is
+                        # fixed when the kernel is written: it is printed as a value instead
+                        args.append(low.code)
                     else:
                         args.append(_runtime_arg(cx, part.expression, low, "ct.print"))
                 pieces.append("".join(text))
@@ -127,7 +132,7 @@ def k(x, TM: ct.Constant[int]):
 class Assert(Pattern):
     constructs = ("assert_",)
     summary = "runtime assertion that every element of a boolean tile is True"
-    triton = "tl.device_assert(cond, message) (compiled in Triton's debug mode only)"
+    triton = "tl.device_assert(cond, message) in a @triton.jit(debug=True) kernel; `assert` too"
 
     def signature(cond, /, message=None):
         pass
@@ -139,8 +144,16 @@ def k(x, TM: ct.Constant[int]):
     a = ct.load(x, (0,), (TM,))
     ct.assert_(a >= 0, "negative input")
     ct.assert_(ct.bid(0) < 100)
-""", expect=["tl.device_assert(a >= 0, 'negative input')",
+""", expect=["@triton.jit(debug=True)", "tl.device_assert(a >= 0, 'negative input')",
              "tl.device_assert(tl.program_id(0) < 100, '')"]),
+        Example("""
+@ct.kernel
+def k(x, TM: ct.Constant[int]):
+    a = ct.load(x, (0,), (TM,))
+    assert ct.bid(0) < 100, "too many blocks"
+    print("a =", a)
+""", expect=["@triton.jit(debug=True)", "tl.device_assert(tl.program_id(0) < 100, "
+             "'too many blocks')", "tl.device_print('a =', a)"]),
         Example("""
 @ct.kernel
 def k(x, TM: ct.Constant[int], msg):
@@ -162,6 +175,7 @@ def k(x, TM: ct.Constant[int], msg):
         else:
             raise cx.error(call.node_of("message"), "T2T103",
                            "ct.assert_: the message must be a string literal")
+        cx.result.debug = True  # compile the kernel with @triton.jit(debug=True): asserts stay on
         return Lowered(f"tl.device_assert({cond.code}, {text!r})", NoneV())
 
 

@@ -39,8 +39,8 @@ def scatter_source(rank: int) -> str:
     pad = " " * len(f"def _scatter_{rank}d(")
     return f'''
 @triton.jit
-def _scatter_{rank}d(ptr, {dims("shape", rank)}, {dims("stride", rank)}, {dims("index", rank)}, value,
-{pad}USE_INT64: tl.constexpr, MASK=None, CHECK_BOUNDS: tl.constexpr = True):
+def _scatter_{rank}d(ptr, {dims("shape", rank)}, {dims("stride", rank)}, {dims("index", rank)},
+{pad}value, USE_INT64: tl.constexpr, MASK=None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.scatter: write `value` (broadcast to the indices' shape, cast to the array dtype) to
     ptr[index0, ...]. Out-of-bounds elements (negative indices included) and elements where
     MASK is False are not written."""
@@ -153,7 +153,7 @@ def k(x, y, TILE: ct.Constant[int]):
     i = ct.arange(TILE, dtype=ct.int32)
     v = ct.load(x, (0,), (TILE,))
     ct.scatter(y, n - 1 - i, v, mask=v > 0)
-""", expect=["def _scatter_1d(ptr, shape0, stride0, index0, value,",
+""", expect=["def _scatter_1d(ptr, shape0, stride0, index0,",
              "_scatter_1d(y_ptr, y_shape0, y_stride0, n - 1 - i, v, USE_INT64, MASK=v > 0)"]),
         Example("""
 @ct.kernel

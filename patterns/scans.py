@@ -160,7 +160,7 @@ def _inputs(call, cx):
         items = tuple_items(low)
         if items is None:
             raise cx.error(call.node_of("x"), "T2T103", f"ct.{call.name}: the tuple of tiles "
-                           "must be written out", help="write ct.{call.name}((a, b), ...)")
+                           "must be written out", help=f"write ct.{call.name}((a, b), ...)")
         for it in items:
             if not isinstance(it.val, (TileV, ConstV)):
                 raise cx.error(call.node_of("x"), "T2T102",

@@ -113,7 +113,8 @@ def known_shape(call, cx, param):
 class Cat(Pattern):
     constructs = ("cat",)
     summary = "concatenate two tiles of one shape along an axis"
-    triton = "tl.reshape(tl.permute(tl.join(x, y), ...), ...) (order-preserving; tl.cat may reorder)"
+    triton = ("tl.reshape(tl.permute(tl.join(x, y), ...), ...) (order-preserving; tl.cat may "
+              "reorder)")
 
     def signature(tiles, /, axis):
         pass

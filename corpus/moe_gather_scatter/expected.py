@@ -73,8 +73,8 @@ def _gather_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
 
 
 @triton.jit
-def _scatter_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, value,
-                USE_INT64: tl.constexpr, MASK=None, CHECK_BOUNDS: tl.constexpr = True):
+def _scatter_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                value, USE_INT64: tl.constexpr, MASK=None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.scatter: write `value` (broadcast to the indices' shape, cast to the array dtype) to
     ptr[index0, ...]. Out-of-bounds elements (negative indices included) and elements where
     MASK is False are not written."""

@@ -73,8 +73,10 @@ def kernel_hints(pm: ParsedModule, fn: FunctionInfo, features: set) -> dict:
     return out
 
 
-def _function_text(pm: ParsedModule, fn: FunctionInfo, params: list[str], body: str) -> str:
-    lines = ["@triton.jit"]
+def _function_text(pm: ParsedModule, fn: FunctionInfo, params: list[str], body: str,
+                   debug: bool = False) -> str:
+    # device asserts are compiled only in Triton's debug mode
+    lines = ["@triton.jit(debug=True)" if debug else "@triton.jit"]
     head = f"def {fn.name}("
     sig = ", ".join(params)
     if len(head) + len(sig) + 2 <= 100:
@@ -293,7 +295,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
         sources.update(unit.helper_sources)
         params = kernel_params(fn.params) + [f"{USE_INT64}: tl.constexpr"]
         hints = kernel_hints(pm, fn, features)
-        kernel_texts[name] = (_function_text(pm, fn, params, unit.text) + "\n"
+        kernel_texts[name] = (_function_text(pm, fn, params, unit.text, unit.debug) + "\n"
                               + render_launcher(fn, unit, hints))
     device_texts = {}
     for name in mc.helper_order:
@@ -303,7 +305,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
         params = kernel_params(unit.fn.params)
         if unit.uses_array_params:
             params.append(f"{USE_INT64}: tl.constexpr")
-        device_texts[name] = _function_text(pm, unit.fn, params, unit.text)
+        device_texts[name] = _function_text(pm, unit.fn, params, unit.text, unit.debug)
     # @ct.function definitions never called from a kernel are still device code: keep them out
     # of the host module but say so, rather than silently dropping them.
     for fn in functions:

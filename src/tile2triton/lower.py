@@ -56,6 +56,7 @@ class UnitResult:
     helper_sources: dict = field(default_factory=dict)  # name -> @triton.jit source from a pattern
     tile_elems: list = field(default_factory=list)  # launcher heuristics: tile sizes as exprs
     uses_dot: bool = False
+    debug: bool = False  # uses device asserts: emit @triton.jit(debug=True)
     called_helpers: list = field(default_factory=list)
 
 
@@ -279,6 +280,9 @@ class Lowerer:
             return "return " + low.code
         if isinstance(node, cst.Pass):
             return "pass"
+        if isinstance(node, cst.Assert):  # cuTile treats `assert` as ct.assert_
+            args = [cst.Arg(node.test)] + ([cst.Arg(node.msg)] if node.msg is not None else [])
+            return self.construct("assert_", cst.Call(func=cst.Name("assert_"), args=args)).code
         kind = type(node).__name__
         raise self.error(node, "T2T101", f"`{kind}` statements are not supported in kernels")
 
@@ -369,7 +373,7 @@ class Lowerer:
             return self.module_global(name, node)
         if name in self.pm.functions:
             return Lowered(name, FuncV(name))
-        if name in ("range", "min", "max", "len", "float", "int", "bool", "abs"):
+        if name in ("range", "min", "max", "len", "float", "int", "bool", "abs", "print"):
             return Lowered(name, FuncV("builtins." + name))
         raise self.error(node, "T2T107", f"unknown name `{name}` inside kernel `{self.fn.name}`",
                          help="define it before use, pass it as a parameter, or make it a "
@@ -644,6 +648,8 @@ class Lowerer:
                 return Lowered(f"{args[0].wrap(100)}.to(tl.int32)", TileV(shape=(), dtype="int32"))
         if name == "abs" and len(args) == 1:
             return self.construct("abs", node)
+        if name == "print":  # cuTile treats the builtin as ct.print
+            return self.construct("print", node)
         raise self.error(node, "T2T101", f"builtin `{name}()` is not supported here")
 
     def helper_call(self, name: str, node: cst.Call) -> Lowered:
@@ -665,6 +671,7 @@ class Lowerer:
         self.result.helper_sources.update(unit.helper_sources)
         self.result.tile_elems += unit.tile_elems
         self.result.uses_dot |= unit.uses_dot
+        self.result.debug |= unit.debug
         return Lowered(f"{name}({', '.join(codes)})", ret)
 
     def runtime_if_mutable(self, name: str, val: Val) -> Val:

@@ -166,7 +166,27 @@ def test_reports(tmp_path):
         assert {"case", "kernel", "backend", "verdict", "metrics"} <= set(rec)
     page = report.html_report(recs, "cpu")
     svgs = page.count("<svg")
-    assert svgs >= 4                        # per case, distribution, heat map (x2)
+    assert svgs >= 3                        # per case, distribution, heat map
     for chunk in page.split("<svg")[1:]:
         ET.fromstring("<svg" + chunk.split("</svg>")[0] + "</svg>")   # well-formed SVG
     assert "matplotlib" not in page
+
+
+def test_classify_with_canary_trial():
+    nan = float("nan")
+    s = [_t(nan, nan, nan)]                 # outputs arrive poisoned (corpus): T1 is T0
+    o = [_t(1, 2, 3)]
+    canary = {0: _t(500.25, -77.5, 3.75)}
+    co = [_t(1, 2, 3)]
+    # never writes the last element: it keeps the poison, then the canary's exact bits
+    r = [_t(1, 2, nan)]
+    res = classify(["out"], s, o, r, None, o, r, {0}, None, [], [], CO=co,
+                   CR=[_t(1, 2, 3.75)], canary=canary)
+    assert res["verdict"] == "unwritten"
+    # accumulates into the output: NaN + x in T0/T1, canary + x in T2
+    r = [_t(nan, nan, nan)]
+    res = classify(["out"], s, o, r, None, o, r, {0}, None, [], [], CO=co,
+                   CR=[_t(501.25, -75.5, 6.75)], canary=canary)
+    assert res["verdict"] == "drift"
+    assert any("reads the output before writing" in f.get("detail", "")
+               for f in res["findings"])

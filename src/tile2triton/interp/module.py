@@ -189,7 +189,9 @@ for _k, _v in _NAMES.items():
     setattr(ct, _k, _v)
 ct.__version__ = __version__
 ct.__all__ = sorted(_NAMES)
-ct.tune = _Unsupported("cuda.tile.tune")
+from ._tune import tune as _tune_module  # noqa: E402
+
+ct.tune = _tune_module
 ct.compilation = _Unsupported("cuda.tile.compilation")
 ct.__interpreter__ = True
 

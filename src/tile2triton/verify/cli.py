@@ -156,7 +156,7 @@ def cmd_check(args) -> int:
     sup = Supervisor(backend=backend, workers=jobs, timeout=args.timeout,
                      compile_timeout=args.compile_timeout, overrides=overrides,
                      compile_probe=not args.no_compile_check, race=args.race,
-                     sanitize=not args.no_sanitize, on_result=on_result)
+                     sanitize=not args.no_sanitize, on_result=on_result, delete_jobs=True)
     session = Session(sup, log=(lambda m: None) if args.quiet else None)
     try:
         if cases:
@@ -166,7 +166,7 @@ def cmd_check(args) -> int:
             session.run_exec(cmd, backend, timeout=args.exec_timeout)
         records = session.finish()
     except KeyboardInterrupt:
-        sup.close()
+        sup.close(abort=True)
         raise
     print(report.terminal_report(records, session.references, session.programs))
     if args.json:

@@ -186,9 +186,12 @@ def serve() -> int:
                         text = None
                 mod = None
                 if text is not None:
-                    digest = hashlib.sha1(text.encode()).hexdigest()[:10]
-                    tfile = tmp / f"{Path(kfile).stem}_triton_{digest}.py"
-                    tfile.write_text(text)
+                    if req.get("override"):
+                        tfile = Path(src)          # errors then name the user's own file
+                    else:
+                        digest = hashlib.sha1(text.encode()).hexdigest()[:10]
+                        tfile = tmp / f"{Path(kfile).stem}_triton_{digest}.py"
+                        tfile.write_text(text)
                     hint = meta.get("module") or ""
                     pkg = hint.rsplit(".", 1)[0] if "." in hint and hint != "__main__" else None
                     name = f"_t2t_probe_{len(modules)}"

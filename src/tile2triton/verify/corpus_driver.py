@@ -1,9 +1,9 @@
 """Produce launch checks from corpus cases (docs/corpus-format.md).
 
 For every configuration of a case (skipping `"cpu": False` ones on the CPU backend) and every
-seed, the case's `make_args` builds the inputs, the outputs are filled with seeded random finite
-values (a correct kernel overwrites them; a translation that accumulates into them, or leaves
-them, shows), and the case's host function `launch(stream, **args)` runs with `ct.launch`
+seed, the case's `make_args` builds the inputs, the outputs are poisoned with NaN (or the
+minimum integer), as the corpus tests do, and the case's host function `launch(stream, **args)`
+runs with `ct.launch`
 intercepted: each launch is snapshotted into a job, then runs on the original (the interpreter
 on the CPU, cuTile on the GPU). Afterwards the original's outputs are compared with the case's
 float64 reference, so a wrong corpus case is never trusted as the side to match.
@@ -19,20 +19,70 @@ import traceback
 from pathlib import Path
 
 
-def _fill_outputs(args: dict, outputs, seed: int) -> None:
+def _tensors(v):
+    """The tensors of an output: itself, or those of a list/tuple of tensors (grouped GEMM)."""
     import torch
-    gen = torch.Generator().manual_seed(10_000 + seed)
+    if isinstance(v, torch.Tensor):
+        return [v]
+    if isinstance(v, (list, tuple)):
+        return [t for x in v for t in _tensors(x)]
+    return []
+
+
+def _clone(v):
+    import torch
+    if isinstance(v, torch.Tensor):
+        return v.clone()
+    if isinstance(v, (list, tuple)):
+        return type(v)(_clone(x) for x in v)
+    return v
+
+
+def _to_cpu(v):
+    import torch
+    if isinstance(v, torch.Tensor):
+        return v.cpu()
+    if isinstance(v, (list, tuple)):
+        return type(v)(_to_cpu(x) for x in v)
+    return v
+
+
+def _poison_outputs(args, outputs) -> None:
+    from .snapshot import fill_poison
     for name in outputs:
-        t = args.get(name)
-        if not isinstance(t, torch.Tensor):
-            continue
-        if t.dtype.is_floating_point:
-            v = (torch.rand(t.shape, generator=gen, dtype=torch.float32) * 16 - 8).to(t.dtype)
-        elif t.dtype == torch.bool:
-            v = torch.rand(t.shape, generator=gen) < 0.5
-        else:
-            v = torch.randint(-100, 100, t.shape, generator=gen).to(t.dtype)
-        t.copy_(v.to(t.device))
+        for t in _tensors(args.get(name)):
+            fill_poison(t)
+
+
+def _compare_output(actual, expected, spec) -> dict:
+    from .corpus import compare, tolerance
+    acts, exps = _tensors(actual), _tensors(expected)
+    if len(acts) != len(exps):
+        return dict(ok=False, reason=f"{len(acts)} arrays, reference has {len(exps)}",
+                    max_abs=float("inf"), mismatches=-1)
+    merged = dict(ok=True, max_abs=0.0, max_rel=0.0, norm_rel=0.0, mismatches=0)
+    for a, e in zip(acts, exps):
+        m = compare(a, e, **tolerance(spec, a.dtype))
+        merged["ok"] &= m["ok"]
+        merged["mismatches"] += m["mismatches"]
+        for k in ("max_abs", "max_rel", "norm_rel"):
+            merged[k] = max(merged[k], m.get(k, 0.0))
+        if "first_mismatch" in m and "first_mismatch" not in merged:
+            merged["first_mismatch"] = m["first_mismatch"]
+        if "reason" in m:
+            merged["reason"] = m["reason"]
+    return merged
+
+
+def _failure(e, what) -> dict:
+    """original-failed, or skipped when the reference interpreter lacks a feature."""
+    if type(e).__name__ == "InterpreterUnsupported":
+        return dict(verdict="skipped", findings=[dict(
+            kind="skipped", detail=f"the reference interpreter does not support this kernel "
+            f"({e}); check it on the GPU backend")])
+    return dict(verdict="original-failed", findings=[dict(
+        kind="original-failed", detail=f"{what}: {type(e).__name__}: {e}",
+        traceback=traceback.format_exc()[-3000:])])
 
 
 def tolerance_overrides(spec) -> dict:
@@ -43,7 +93,7 @@ def produce_case(folder, seeds, backend: str, sink, configs=None) -> None:
     """Run one corpus case's host function under interception; jobs and notes go to `sink`."""
     import torch
 
-    from .corpus import clone_args, compare, config_id, load_module, tolerance
+    from .corpus import config_id, load_module
     from .intercept import Recorder, install
 
     folder = Path(folder).resolve()
@@ -60,10 +110,8 @@ def produce_case(folder, seeds, backend: str, sink, configs=None) -> None:
             else:
                 mod = load_module(folder / "kernel.py", f"t2t_check_kernel_{name}")
         except Exception as e:  # noqa: BLE001
-            sink.note(dict(type="launch", case=name, kernel=None, verdict="original-failed",
-                           findings=[dict(kind="original-failed",
-                                          detail=f"kernel.py does not import: "
-                                          f"{type(e).__name__}: {e}")]))
+            sink.note(dict(type="launch", case=name, kernel=None, **_failure(
+                e, "kernel.py does not import")))
             return
         stream = None if backend == "cpu" else torch.cuda.current_stream()
         for ci, config in enumerate(spec.CASES):
@@ -79,12 +127,12 @@ def produce_case(folder, seeds, backend: str, sink, configs=None) -> None:
             for seed in seeds:
                 gen = torch.Generator().manual_seed(seed)
                 args = spec.make_args(config, gen, device)
-                inputs = clone_args(args)
-                _fill_outputs(args, spec.OUTPUTS, seed)
+                inputs = {k: _clone(v) for k, v in args.items()}
+                _poison_outputs(args, spec.OUTPUTS)   # the corpus convention (corpus-format.md)
                 recorder.context = dict(case=name, config=cid, seed=seed,
                                         tolerance=tolerance_overrides(spec))
-                recorder.declared_outputs = {args[o].data_ptr() for o in spec.OUTPUTS
-                                             if isinstance(args.get(o), torch.Tensor)}
+                recorder.declared_outputs = {t.data_ptr() for o in spec.OUTPUTS
+                                             for t in _tensors(args.get(o))}
                 recorder._count = itertools.count()
                 if backend == "cpu":
                     from .. import interp
@@ -95,18 +143,10 @@ def produce_case(folder, seeds, backend: str, sink, configs=None) -> None:
                         torch.cuda.synchronize()
                 except Exception as e:  # noqa: BLE001
                     sink.note(dict(type="launch", case=name, config=cid, seed=seed,
-                                   kernel=None, verdict="original-failed", findings=[dict(
-                                       kind="original-failed",
-                                       detail=f"the case's launch() raised "
-                                       f"{type(e).__name__}: {e}",
-                                       traceback=traceback.format_exc()[-3000:])]))
+                                   kernel=None, **_failure(e, "the case's launch() raised")))
                     continue
-                ref = spec.reference({k: (v.cpu() if isinstance(v, torch.Tensor) else v)
-                                      for k, v in inputs.items()})
-                outs = {}
-                for o in spec.OUTPUTS:
-                    m = compare(args[o], ref[o], **tolerance(spec, args[o].dtype))
-                    outs[o] = {k: v for k, v in m.items() if k != "reason"}
+                ref = spec.reference({k: _to_cpu(v) for k, v in inputs.items()})
+                outs = {o: _compare_output(args[o], ref[o], spec) for o in spec.OUTPUTS}
                 sink.note(dict(type="reference", case=name, config=cid, seed=seed,
                                ok=all(m["ok"] for m in outs.values()), outputs=outs))
     finally:

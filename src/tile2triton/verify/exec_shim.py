@@ -73,7 +73,7 @@ def command_argv(command) -> list[str]:
 
 def program_env(spool, backend, site_dir, label=None) -> dict:
     from .supervisor import child_env
-    env = child_env()
+    env = child_env(backend=backend)
     parts = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join([site_dir] + parts)
     env["T2T_CHECK_SPOOL"] = str(spool)

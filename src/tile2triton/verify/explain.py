@@ -88,7 +88,8 @@ def compile_error_record(message: str, diags: list[dict] | None = None,
     if where:
         rec["where"] = where
     if plain:
-        head = f"line {loc['line']}: `{loc['source']}`: " if loc and loc.get("source") else ""
+        head = f"translation line {loc['line']}: `{loc['source']}`: " \
+            if loc and loc.get("source") else ""
         rec["plain"] = head + plain
     return rec
 
@@ -123,7 +124,7 @@ def interpreter_compile_error(exc: BaseException, translation_file: str) -> dict
                                                                       user.lineno))]
     rec = compile_error_record(msgs, diags)
     if lang_fn and lang_fn.startswith("atomic_") and "plain" not in rec:
-        head = f"line {user.lineno}: `{(user.line or '').strip()}`: " if user else ""
+        head = f"translation line {user.lineno}: `{(user.line or '').strip()}`: " if user else ""
         rec["plain"] = head + ATOMIC
     if lang_fn:
         rec["construct"] = f"tl.{lang_fn}"

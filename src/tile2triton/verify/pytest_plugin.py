@@ -102,7 +102,7 @@ class _Checker:
         self.html_path = _opt(config, "tile2triton_html")
         self.sup = Supervisor(backend=backend, workers=_opt(config, "tile2triton_jobs") or 2,
                               timeout=_opt(config, "tile2triton_timeout") or 300.0,
-                              overrides=overrides)
+                              overrides=overrides, delete_jobs=True)
         self.spool = tempfile.mkdtemp(prefix="t2t_pytest_")
         self.sink = _ListSink(self.spool)
         self.recorder = Recorder(self.sink, backend, source="pytest")

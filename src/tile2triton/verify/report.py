@@ -154,10 +154,21 @@ def _normalized(rec, backend) -> dict:
     return out
 
 
+def _finite(x):
+    """Strict JSON: non-finite floats become the strings "inf", "-inf", "nan"."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return repr(x)
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
+
+
 def write_json(path, records, backend, references=(), programs=()):
-    data = json_report(records, backend, references, programs)
+    data = _finite(json_report(records, backend, references, programs))
     with open(path, "w") as f:
-        json.dump(data, f, indent=1, default=str)
+        json.dump(data, f, indent=1, default=str, allow_nan=False)
         f.write("\n")
 
 
@@ -254,12 +265,17 @@ def svg_heatmap(hm: dict, cell: int = 8) -> str:
              f'role="img" aria-label="mismatch heat map">'
              f'<rect x="0" y="0" width="{w + 2}" height="{h + 2}" fill="#fff" stroke="#999"/>']
     for i, row in enumerate(cells):
-        for j, v in enumerate(row):
-            if v <= 0:
-                continue
-            parts.append(f'<rect x="{1 + j * cell}" y="{1 + i * cell}" width="{cell}" '
-                         f'height="{cell}" fill="#c62828" fill-opacity="{0.15 + 0.85 * v:.2f}">'
-                         f'<title>{v:.0%}</title></rect>')
+        j = 0
+        while j < len(row):
+            v = row[j]
+            k = j
+            while k + 1 < len(row) and row[k + 1] == v:
+                k += 1
+            if v > 0:
+                parts.append(f'<rect x="{1 + j * cell}" y="{1 + i * cell}" '
+                             f'width="{cell * (k - j + 1)}" height="{cell}" fill="#c62828" '
+                             f'fill-opacity="{0.15 + 0.85 * v:.2f}"><title>{v:.0%}</title></rect>')
+            j = k + 1
     parts.append("</svg>")
     return "".join(parts)
 
@@ -277,9 +293,7 @@ def html_report(records, backend, references=(), programs=()) -> str:
             details += (f"<p>first mismatch: {_esc(fm.get('array'))}{_esc(tuple(fm['index']))}:"
                         f" translation {_esc(fm['actual'])}, original {_esc(fm['expected'])}</p>")
         if r.get("heatmap"):
-            hm = r["heatmap"]
-            details += (f"<p>mismatches in <code>{_esc(hm.get('array'))}</code> "
-                        f"{_esc(tuple(hm['shape']))}:</p>" + svg_heatmap(hm))
+            details += f'<p><a href="#heat-{r.get("index", id(r))}">mismatch heat map</a></p>'
         cell = f"<details><summary>details</summary>{details}</details>" if details else ""
         kern = (r.get("kernel") or "-") + (f"#{r['launch_index']}"
                                            if r.get("launch_index") is not None else "")
@@ -292,7 +306,8 @@ def html_report(records, backend, references=(), programs=()) -> str:
             f'<td>{cell}</td></tr>')
     heatmaps = [r for r in records if r.get("heatmap")]
     heat_html = "".join(
-        f'<figure><figcaption>{_esc(label(r))} {_esc(r.get("kernel"))}: '
+        f'<figure id="heat-{r.get("index", id(r))}"><figcaption>{_esc(label(r))} '
+        f'{_esc(r.get("kernel"))}: '
         f'<code>{_esc(r["heatmap"].get("array"))}</code> {_esc(tuple(r["heatmap"]["shape"]))}'
         f'</figcaption>{svg_heatmap(r["heatmap"])}</figure>' for r in heatmaps[:24]) \
         or "<p>No 2-D output has mismatches.</p>"

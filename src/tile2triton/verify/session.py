@@ -137,7 +137,8 @@ class Session:
             argv = [sys.executable, "-m", "tile2triton.verify.corpus_driver", "--spool",
                     str(self.spool), "--backend", backend, "--seeds",
                     ",".join(str(s) for s in seeds)] + todo
-            proc = subprocess.Popen(argv, env=child_env(), stdout=subprocess.DEVNULL,
+            proc = subprocess.Popen(argv, env=child_env(backend=backend),
+                                    stdout=subprocess.DEVNULL,
                                     stderr=subprocess.PIPE, start_new_session=True)
             err_chunks = []
             import threading

@@ -22,16 +22,21 @@ import threading
 import time
 from pathlib import Path
 
-TRANSLATION_STAGES = ("translation", "translation-race", "translation-poisoned")
-ORIGINAL_STAGES = ("original", "original-poisoned", "load-original")
+TRANSLATION_STAGES = ("translation", "translation-race", "translation-poisoned",
+                      "translation-canary")
+ORIGINAL_STAGES = ("original", "original-poisoned", "original-canary", "load-original")
 
 
 def package_root() -> str:
     return str(Path(__file__).resolve().parents[2])
 
 
-def child_env(extra: dict | None = None) -> dict:
+def child_env(extra: dict | None = None, backend: str | None = None) -> dict:
+    """The environment of checker processes: tile2triton importable; on the GPU backend no
+    TRITON_INTERPRET (the translation must really compile)."""
     env = dict(os.environ)
+    if backend == "gpu":
+        env.pop("TRITON_INTERPRET", None)
     root = package_root()
     parts = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     if root not in parts:
@@ -71,13 +76,14 @@ class _WorkerProc:
         self.log = open(self.log_path, "wb")
         cmd = [sup.python, "-m", module] + (["--backend", sup.backend] if args is None
                                             else list(args))
-        env = child_env(sup.env)
+        env = child_env(sup.env, sup.backend)
         for k in env_drop:
             env.pop(k, None)
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.log, env=env,
                                      start_new_session=True, cwd=sup.cwd)
         self.buf = b""
+        sup._procs.add(self)
         msg = self.read(time.monotonic() + sup.startup_timeout)
         if not msg or msg.get("type") != "ready":
             tail = self.log_tail()
@@ -109,6 +115,7 @@ class _WorkerProc:
         return self.proc.poll() is None
 
     def kill(self):
+        self.sup._procs.discard(self)
         if self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -140,7 +147,8 @@ class Supervisor:
                  compile_probe: bool = True, race: bool | None = None,
                  sanitize: bool | None = None,
                  on_result=None, python: str | None = None, env: dict | None = None,
-                 startup_timeout: float = 180.0, cwd: str | None = None):
+                 startup_timeout: float = 180.0, cwd: str | None = None,
+                 delete_jobs: bool = False):
         self.backend = backend
         self.n_workers = max(1, workers)
         self.timeout = timeout
@@ -158,6 +166,7 @@ class Supervisor:
         self.env = env
         self.cwd = cwd
         self.startup_timeout = startup_timeout
+        self.delete_jobs = delete_jobs
         self.tmp = tempfile.mkdtemp(prefix="t2t_check_")
         self.queue: queue.Queue = queue.Queue()
         self.records: dict = {}
@@ -167,6 +176,7 @@ class Supervisor:
         self._closed = False
         self._probe = None
         self._probe_lock = threading.Lock()
+        self._procs: set = set()
 
     # -- public -----------------------------------------------------------------------------
     def submit(self, job_path, meta: dict | None = None) -> int:
@@ -214,10 +224,19 @@ class Supervisor:
                 [i for i in indices if i in self.records]
             return [self.records[k] for k in keys]
 
-    def close(self):
+    def close(self, abort: bool = False):
+        """Stop the workers. `abort`: kill them now instead of letting running checks end."""
         if self._closed:
             return
         self._closed = True
+        if abort:
+            while not self.queue.empty():
+                try:
+                    self.queue.get_nowait()
+                except queue.Empty:
+                    break
+            for w in list(self._procs):
+                w.kill()
         for _ in self._threads:
             self.queue.put(None)
         for t in self._threads:
@@ -247,7 +266,7 @@ class Supervisor:
     def _limit(self, stage):
         if stage == "compile":
             return self.compile_timeout
-        if stage == "translation" and self.backend == "gpu":
+        if stage in ("translation", "original") and self.backend == "gpu":
             return self.compile_timeout + self.timeout     # the first run compiles
         return self.timeout
 
@@ -280,6 +299,12 @@ class Supervisor:
                 worker = None
             rec = self._record(idx, job_path, meta, res)
             rec["seconds"] = round(time.monotonic() - t0, 3)
+            if self.delete_jobs:
+                for f in (job_path, f"{job_path}.meta.json"):
+                    try:
+                        os.unlink(f)
+                    except OSError:
+                        pass
             self._store(idx, rec)
         if worker is not None:
             try:
@@ -374,7 +399,7 @@ class Supervisor:
                "tile2triton.verify.worker", "--backend", self.backend, "--one-shot",
                str(job_path), "--result", str(out), "--only", "translation"]
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, env=child_env(self.env),
+            p = subprocess.run(cmd, capture_output=True, text=True, env=child_env(self.env, self.backend),
                                timeout=max(600.0, 10 * self.timeout), cwd=self.cwd)
             text = p.stdout + p.stderr
         except subprocess.TimeoutExpired as e:
@@ -415,5 +440,7 @@ def _stage_words(stage) -> str:
         "translation-race": "running the translation a second time",
         "original-poisoned": "running the original on poisoned outputs",
         "translation-poisoned": "running the translation on poisoned outputs",
+        "original-canary": "running the original on canary-filled outputs",
+        "translation-canary": "running the translation on canary-filled outputs",
         "compare": "comparing results",
     }.get(stage, stage or "?")

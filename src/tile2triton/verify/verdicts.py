@@ -5,13 +5,17 @@ Every check gives both sides identical inputs; differences are then classified:
 trial T0   the launch's own arguments, copied: original -> O, translation -> R (and once more,
            R2, for the race check)
 trial T1   the same, with every array the original writes poisoned (NaN, or the minimum
-           integer) first: original -> PO, translation -> PR
+           integer) first: original -> PO, translation -> PR (when T0's arrays are already
+           poisoned, as the corpus driver leaves them, T1 is T0)
+trial T2   the same, with those arrays filled with random finite "canary" values instead:
+           original -> CO, translation -> CR
 
 pass                 every array agrees within tolerance, nothing else found
 drift                values differ beyond the dtype's tolerance (T0 or T1), or the translation
                      changed an array the original leaves unchanged
 unwritten            in T1 the original wrote an element and the translation left the poison,
-                     and in T0 it left the element as it was
+                     and in T2 it left the canary's exact bits (a translation that reads the
+                     element before writing it turns the canary into something else: drift)
 out-of-bounds-write  sentinel bytes around (or in the gaps of) an array changed
 race                 two runs of the translation on identical inputs differ beyond rounding
 """
@@ -149,11 +153,12 @@ def heatmap(mask: torch.Tensor, max_cells: int = 48) -> dict | None:
 
 
 def classify(names, snapshot_values, O, R, R2, PO, PR, poisoned, tol_overrides,
-             oob_translation, oob_original) -> dict:
+             oob_translation, oob_original, CO=None, CR=None, canary=None) -> dict:
     """Findings, per-array metrics, histogram and heat map for one launch.
 
-    names: array names; snapshot_values/O/R/R2/PO/PR: lists of CPU tensors (R2, PO, PR may
-    be None when that run was skipped); poisoned: indices poisoned in T1."""
+    names: array names; snapshot_values/O/R/R2/PO/PR/CO/CR: lists of CPU tensors (R2, PO,
+    PR, CO, CR may be None when that run was skipped); poisoned: indices poisoned in T1 and
+    filled with `canary` values (index -> tensor) in T2."""
     findings: list[dict] = []
     arrays = []
     hist = None
@@ -188,11 +193,15 @@ def classify(names, snapshot_values, O, R, R2, PO, PR, poisoned, tol_overrides,
             orig_wrote = ~is_poison(po)
             trans_poison = is_poison(pr)
             cand = orig_wrote & trans_poison
-            untouched = same_bits(r, s)
-            unwritten = cand & untouched
-            # NaN (or the minimum integer) in T1 but an ordinary value in T0: the result depends
-            # on what the array held before. (NaN in both trials is a computed NaN: T0 drift.)
-            read_first = cand & ~untouched & ~is_poison(r)
+            if CO is not None and CR is not None and canary is not None and i in canary:
+                # T2 decides: an element never written still holds the canary's exact bits
+                cr = CR[i]
+                unwritten = cand & same_bits(cr, canary[i])
+                computed = cand & ~unwritten & is_poison(cr)      # NaN whatever was there
+            else:
+                unwritten = cand & same_bits(r, s)
+                computed = cand & ~unwritten & is_poison(r)
+            read_first = cand & ~unwritten & ~computed
             n_un, n_rf = int(unwritten.sum()), int(read_first.sum())
             info["unwritten"] = n_un
             if n_un:
@@ -210,14 +219,18 @@ def classify(names, snapshot_values, O, R, R2, PO, PR, poisoned, tol_overrides,
                                              f"{n_rf} element(s) of the translation's result: it "
                                              "reads the output before writing it (for example, "
                                              "accumulates into memory that was not zeroed)")))
-            both = orig_wrote & ~trans_poison
-            if bool(both.any()):
-                bad1 = mismatch_mask(pr[both], po[both], **tol)
-                n1 = int(bad1.sum())
-                if n1 and m["ok"]:
-                    findings.append(dict(kind="drift", array=name, count=n1, detail=(
-                        f"with `{name}` poisoned before the run, {n1} element(s) differ: the "
-                        "translation's result depends on what the array held before")))
+                flagged = flagged | read_first.reshape(flagged.shape)
+            if CO is not None and CR is not None and m["ok"]:
+                co, cr = CO[i], CR[i]
+                bad2 = mismatch_mask(cr, co, **tol)
+                n2 = int(bad2.sum())
+                if n2:
+                    idx = [int(x) for x in torch.nonzero(bad2)[0]]
+                    findings.append(dict(kind="drift", array=name, count=n2, first_index=idx,
+                                         detail=(f"with `{name}` filled with other values before "
+                                                 f"the run, {n2} element(s) differ (first at "
+                                                 f"{tuple(idx)}): the translation's result "
+                                                 "depends on what the array held before")))
             extra = ~orig_wrote & ~trans_poison
             if bool(extra.any()) and o.dtype != torch.bool and m["ok"]:
                 n2 = int(extra.sum())

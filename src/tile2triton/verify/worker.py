@@ -12,7 +12,8 @@ then exits: its context is no longer trustworthy, and the supervisor starts a fr
 A job file holds one launch (see snapshot.py): the kernel's source file and name, the grid, and a
 snapshot of the arguments. The worker translates the kernel's file (or uses an override), runs
 the original and the translation on identical, sentinel-banded copies (trials T0 and T1, see
-verdicts.py), and classifies what it finds.
+verdicts.py), and classifies what it finds. (On the CPU backend the supervisor has already
+compiled the translation with Triton's front end, in a separate process: compile_probe.py.)
 """
 from __future__ import annotations
 
@@ -112,7 +113,7 @@ class Worker:
         return self._originals[key]
 
     def translation(self, kernel_file, modname, override):
-        """(module, file, probe_module_factory) or raises _TranslateFailed."""
+        """(module, file) of the translation, or raises _TranslateFailed."""
         src = override or kernel_file
         key = (kernel_file, override, os.path.getmtime(src))
         if key not in self._translations:
@@ -138,7 +139,10 @@ class Worker:
             raise entry
         text, mod = entry
         if mod is None:
-            mod = self._load_file(kernel_file, modname, "triton", text=text)
+            if override:      # load the user's file itself, so tracebacks name it
+                mod = self._load_file(override, modname, "triton")
+            else:
+                mod = self._load_file(kernel_file, modname, "triton", text=text)
             self._translations[key] = (text, mod)
         return mod
 
@@ -180,6 +184,10 @@ class Worker:
             omod = self.original_module(kernel_file, modname)
             okern = getattr(omod, kname)
         except Exception as e:  # noqa: BLE001
+            if type(e).__name__ == "InterpreterUnsupported":
+                return done(dict(verdict="skipped", findings=[dict(
+                    kind="skipped", detail=f"the reference interpreter does not support "
+                    f"this kernel ({e}); check it on the GPU backend")]))
             return done(dict(verdict="original-failed", findings=[dict(
                 kind="original-failed", detail=f"could not import kernel `{kname}` from "
                 f"{kernel_file}: {type(e).__name__}: {e}", traceback=_short_tb(e))]))
@@ -210,8 +218,8 @@ class Worker:
         device = self.device
         values = [t.values for t in snap.tensors]
 
-        def run_original(poison):
-            pl = S.Placement(snap, device=device, poison=poison)
+        def run_original(poison, fill=None):
+            pl = S.Placement(snap, device=device, poison=poison, values=fill)
             if self.backend == "cpu":
                 from .. import interp
                 interp.seed_undetermined(seed)
@@ -224,8 +232,8 @@ class Worker:
             pl.free()
             return out
 
-        def run_translation(poison, first=False):
-            pl = S.Placement(snap, device=device, poison=poison)
+        def run_translation(poison, first=False, fill=None):
+            pl = S.Placement(snap, device=device, poison=poison, values=fill)
             from .compile_probe import capture_fd2
             try:
                 if self.backend == "gpu" and first:
@@ -249,7 +257,7 @@ class Worker:
             pl.free()
             return out
 
-        R2 = PO = PR = None
+        R2 = PO = PR = CO = CR = canary = None
         oob_t, oob_o = [], []
         poisoned: set = set()
         try:
@@ -260,6 +268,10 @@ class Worker:
                 except Exception as e:  # noqa: BLE001
                     if is_cuda_error(e):
                         raise Fatal(e) from e
+                    if type(e).__name__ == "InterpreterUnsupported":
+                        return done(dict(result_base, verdict="skipped", findings=[dict(
+                            kind="skipped", detail=f"the reference interpreter does not "
+                            f"support this kernel ({e}); check it on the GPU backend")]))
                     return done(dict(result_base, verdict="original-failed", findings=[dict(
                         kind="original-failed",
                         detail=f"the original raised {type(e).__name__}: {e}",
@@ -282,11 +294,22 @@ class Worker:
                         if not bool(S.same_bits(O[i], values[i]).all())}
             poisoned |= set(meta.get("declared_outputs") or [])
             if req.get("poison", True) and poisoned:
-                step("original-poisoned")
-                PO, ob = run_original(poisoned)
+                if all(bool(S.is_poison(values[i]).all()) for i in poisoned) and \
+                        all(values[i].dtype != torch.bool for i in poisoned):
+                    PO, PR = O, R             # T0 already had them poisoned: T1 is T0
+                else:
+                    step("original-poisoned")
+                    PO, ob = run_original(poisoned)
+                    oob_o += ob
+                    step("translation-poisoned")
+                    PR, ob = run_translation(poisoned)
+                    oob_t += ob
+                canary = _canaries(values, poisoned, seed)
+                step("original-canary")
+                CO, ob = run_original((), fill=canary)
                 oob_o += ob
-                step("translation-poisoned")
-                PR, ob = run_translation(poisoned)
+                step("translation-canary")
+                CR, ob = run_translation((), fill=canary)
                 oob_t += ob
         except Fatal:
             raise
@@ -299,7 +322,7 @@ class Worker:
             f["name"] = names[f["tensor"]]
         oob_t, oob_o = _dedupe(oob_t), _dedupe(oob_o)
         res = classify(names, values, O, R, R2, PO, PR, poisoned, meta.get("tolerance"),
-                       oob_t, oob_o)
+                       oob_t, oob_o, CO=CO, CR=CR, canary=canary)
         res.update(result_base)
         return done(res)
 
@@ -341,6 +364,28 @@ class Worker:
                     name = params[int(idx)] + rest[close + 1:]
             names.append(name)
         return names
+
+
+def _canaries(values, indices, seed) -> dict:
+    """Random finite values, unlike anything a kernel computes by chance, for trial T2."""
+    import torch
+    gen = torch.Generator().manual_seed(7919 + seed)
+    out = {}
+    for i in indices:
+        v = values[i]
+        if v.dtype.is_floating_point:
+            scale = min(1000.0, float(torch.finfo(v.dtype).max) / 8)
+            c = (torch.rand(v.shape, generator=gen, dtype=torch.float64) * 2 - 1) * scale + 0.25
+            out[i] = c.to(v.dtype)
+        elif v.dtype == torch.bool:
+            out[i] = torch.rand(v.shape, generator=gen) < 0.5
+        elif v.dtype.is_complex:
+            out[i] = torch.randn(v.shape, generator=gen, dtype=v.dtype)
+        else:
+            info = torch.iinfo(v.dtype)
+            lo, hi = max(info.min + 1, -2**30), min(info.max, 2**30)
+            out[i] = torch.randint(lo, hi, v.shape, generator=gen).to(v.dtype)
+    return out
 
 
 def _dedupe(findings):
@@ -398,6 +443,8 @@ def serve(backend: str) -> int:
 
 
 def _prepare(backend):
+    if backend == "gpu":
+        os.environ.pop("TRITON_INTERPRET", None)
     if backend == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
         import torch
