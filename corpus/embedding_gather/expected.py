@@ -69,8 +69,12 @@ def _gather_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
 
 
 def _as_tensor(x):
-    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...)."""
-    return x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
+    float8_e8m0fnu (block scales): such arrays travel as their bytes."""
+    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+        x = x.view(torch.uint8)
+    return x
 
 
 def _check_ndim(kernel, name, x, ndim):
