@@ -159,7 +159,10 @@ def serve() -> int:
     sys.stdout = sys.stderr
     from . import snapshot as S
     probe = CompileProbe()
-    tmp = Path(tempfile.mkdtemp(prefix="t2t_probe_"))
+    tmp = Path(tempfile.mkdtemp(prefix="t2t_probe_", dir=os.environ.get("T2T_CHECK_TMP") or None))
+    import atexit
+    import shutil
+    atexit.register(shutil.rmtree, tmp, True)
     modules: dict = {}
     proto.write(json.dumps({"type": "ready"}) + "\n")
     for line in sys.stdin:

@@ -77,6 +77,7 @@ class _WorkerProc:
         cmd = [sup.python, "-m", module] + (["--backend", sup.backend] if args is None
                                             else list(args))
         env = child_env(sup.env, sup.backend)
+        env["T2T_CHECK_TMP"] = str(sup.tmp)          # removed with the supervisor
         for k in env_drop:
             env.pop(k, None)
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -113,6 +114,18 @@ class _WorkerProc:
 
     def alive(self):
         return self.proc.poll() is None
+
+    def stop(self, grace: float = 5.0):
+        """Ask the process to finish (end of its input), then kill it if it does not."""
+        try:
+            self.proc.stdin.close()
+        except Exception:  # noqa: BLE001
+            pass
+        try:
+            self.proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill()
 
     def kill(self):
         self.sup._procs.discard(self)
@@ -243,7 +256,7 @@ class Supervisor:
             t.join(timeout=60)
         with self._probe_lock:
             if self._probe is not None:
-                self._probe.kill()
+                self._probe.stop()
                 self._probe = None
         shutil.rmtree(self.tmp, ignore_errors=True)
 
@@ -307,11 +320,7 @@ class Supervisor:
                         pass
             self._store(idx, rec)
         if worker is not None:
-            try:
-                worker.send({"type": "exit"})
-            except Exception:  # noqa: BLE001
-                pass
-            worker.kill()
+            worker.stop()
 
     def _compile_check(self, job_path, override):
         """CPU backend: compile the translation with Triton's front end (compile_probe.py) in

@@ -50,7 +50,11 @@ def _short_tb(exc: BaseException, limit: int = 3000) -> str:
 class Worker:
     def __init__(self, backend: str):
         self.backend = backend
-        self.tmp = Path(tempfile.mkdtemp(prefix="t2t_worker_"))
+        self.tmp = Path(tempfile.mkdtemp(prefix="t2t_worker_",
+                                         dir=os.environ.get("T2T_CHECK_TMP") or None))
+        import atexit
+        import shutil
+        atexit.register(shutil.rmtree, self.tmp, True)
         self._translations: dict = {}
         self._originals: dict = {}
         self._counter = 0
@@ -257,6 +261,17 @@ class Worker:
             pl.free()
             return out
 
+        class _OriginalFailed(Exception):
+            pass
+
+        def original_again(poison, fill=None):
+            try:
+                return run_original(poison, fill)
+            except Exception as e:  # noqa: BLE001
+                if is_cuda_error(e):
+                    raise Fatal(e) from e
+                raise _OriginalFailed(f"{type(e).__name__}: {e}") from e
+
         R2 = PO = PR = CO = CR = canary = None
         oob_t, oob_o = [], []
         poisoned: set = set()
@@ -299,20 +314,24 @@ class Worker:
                     PO, PR = O, R             # T0 already had them poisoned: T1 is T0
                 else:
                     step("original-poisoned")
-                    PO, ob = run_original(poisoned)
+                    PO, ob = original_again(poisoned)
                     oob_o += ob
                     step("translation-poisoned")
                     PR, ob = run_translation(poisoned)
                     oob_t += ob
                 canary = _canaries(values, poisoned, seed)
                 step("original-canary")
-                CO, ob = run_original((), fill=canary)
+                CO, ob = original_again((), fill=canary)
                 oob_o += ob
                 step("translation-canary")
                 CR, ob = run_translation((), fill=canary)
                 oob_t += ob
         except Fatal:
             raise
+        except _OriginalFailed as e:
+            return done(dict(result_base, verdict="original-failed", findings=[dict(
+                kind="original-failed", detail=f"the original raised {e} on poisoned or "
+                "canary-filled outputs (it reads them)", traceback=_short_tb(e.__cause__))]))
         except Exception as e:  # noqa: BLE001
             if is_cuda_error(e):
                 raise Fatal(e) from e
