@@ -113,7 +113,9 @@ PLANTED = [
 
 @pytest.fixture(scope="module")
 def sup():
-    return shared_supervisor("cpu", workers=2, timeout=120)
+    # the GPU backend where real cuTile runs (the H200), else the interpreter backend
+    backend = detect_backend()
+    return shared_supervisor(backend, workers=2 if backend == "cpu" else 1, timeout=120)
 
 
 def _planted_file(p: Planted, tmp_path) -> Path:

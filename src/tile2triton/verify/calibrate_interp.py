@@ -42,7 +42,7 @@ def run_case(corpus: Path, name: str, seeds: int) -> dict:
                 torch.cuda.synchronize()
                 interpreted.launch(None, **b)
                 torch.cuda.synchronize()
-                ref = spec.reference(inputs)
+                ref = spec.reference({k: _cpu(v) for k, v in inputs.items()})
                 ra, rb = output_triples(spec, a, ref), output_triples(spec, b, ref)
                 rec["outputs"] = {}
                 for out, (x, e, tol) in ra.items():
@@ -59,6 +59,15 @@ def run_case(corpus: Path, name: str, seeds: int) -> dict:
                 rec["traceback"] = traceback.format_exc()[-1500:]
             records.append(rec)
     return dict(case=name, records=records)
+
+
+def _cpu(v):
+    import torch
+    if isinstance(v, torch.Tensor):
+        return v.cpu()
+    if isinstance(v, list) and v and all(isinstance(t, torch.Tensor) for t in v):
+        return [t.cpu() for t in v]
+    return v
 
 
 def main(argv=None) -> int:

@@ -319,7 +319,11 @@ class Worker:
                     step("translation-poisoned")
                     PR, ob = run_translation(poisoned)
                     oob_t += ob
-                canary = _canaries(values, poisoned, seed)
+                # Arrays a corpus case declares as outputs are the ones whose old contents must
+                # not matter; other written arrays (counters, lock or scratch state a kernel
+                # reads back) legitimately steer the result, so they keep their values.
+                declared = set(meta.get("declared_outputs") or [])
+                canary = _canaries(values, poisoned & declared if declared else poisoned, seed)
                 step("original-canary")
                 CO, ob = original_again((), fill=canary)
                 oob_o += ob
