@@ -192,3 +192,25 @@ def test_int32_offset_overflow_on_huge_tensor(tmp_path):
         pytest.xfail("cuTile itself did not run the launch: " + _texts(rec))
     assert rec["verdict"] in {"illegal-address", "out-of-bounds-write", "unwritten", "drift"}, \
         _texts(rec)
+
+
+def test_illegal_address_is_isolated_and_located(tmp_path):
+    """A wild store: the launch gets `illegal-address` (with compute-sanitizer's report where
+    the tool is installed), the crashed worker is replaced, and the next check is unaffected."""
+    if detect_backend() != "gpu":
+        pytest.skip("GPU only: an illegal address needs a real device")
+    text = (CORPUS / "vector_add_1d" / "expected.py").read_text()
+    edited = line_sub(text, r"tl\.store\(ptrs, value, mask=offs0 < shape0\)",
+                      "tl.store(ptrs + (1 << 40), value, mask=offs0 < shape0)")
+    planted = tmp_path / "wild_store.py"
+    planted.write_text(edited)
+    sup = shared_supervisor("gpu", workers=1)
+    bad = check_case(CORPUS / "vector_add_1d", seeds=[0], configs=[0], translation=planted,
+                     supervisor=sup)
+    assert {r["verdict"] for r in bad} == {"illegal-address"}, "; ".join(_texts(r) for r in bad)
+    report = bad[0]["findings"][0].get("sanitizer")
+    if sup.sanitizer:
+        assert report and "Invalid __global__ write" in report, report
+    good = check_case(CORPUS / "vector_add_1d", seeds=[0], configs=[0], supervisor=sup,
+                      translation=CORPUS / "vector_add_1d" / "expected.py")
+    assert {r["verdict"] for r in good} == {"pass"}, "; ".join(_texts(r) for r in good)
