@@ -6,7 +6,8 @@ is `stop - start`; assigned to a name, these are computed once. A tiled view exi
 translation time: its loads and stores are ct.load / ct.store with the view's tile shape and
 padding mode.
 """
-from tile2triton.model import ArrayInfo, ArrayV, ConstV, Lowered, NoneV, TiledViewV, TupleV
+from tile2triton.model import (ArrayInfo, ArrayV, ConstV, Lowered, NoneV, TiledViewV, TileV,
+                               TupleV)
 from tile2triton.pattern_api import BoundCall, Example, Pattern, signature_of
 
 from ._common import const_value, shape_code, static_shape
@@ -51,7 +52,8 @@ def k(x, y, off, n, TILE: ct.Constant[int]):
 class TiledView(Pattern):
     constructs = ("Array.tiled_view",)
     summary = "a tiled view of an array (tile shape and padding mode fixed once)"
-    triton = "nothing at run time; its load/store/num_tiles become ct.load/ct.store/ct.num_tiles"
+    triton = ("nothing at run time; its load/store/num_tiles become ct.load/ct.store/ct.num_tiles "
+              "(`_load_window_{rank}d` / `_store_window_{rank}d` with traversal_steps)")
 
     def signature(array, /, tile_shape, *, padding_mode=None, traversal_steps=None):
         pass
@@ -70,10 +72,20 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
              "j, TM, TN, USE_INT64, PADDING=0.0) * 2, USE_INT64)"]),
         Example("""
 @ct.kernel
+def k(x, y, TM: ct.Constant[int]):
+    tv = x.tiled_view((TM,), traversal_steps=(2,), padding_mode=ct.PaddingMode.ZERO)
+    n = tv.num_tiles(0)
+    ct.store(y, (ct.bid(0),), tv.load((ct.bid(0),)) + n)
+""", expect=["def _load_window_1d(ptr, shape0, stride0, start0, BLOCK0: tl.constexpr,",
+             "n = tl.maximum(tl.cdiv(x_shape0 - TM, 2), 0) + 1",
+             "_load_window_1d(x_ptr, x_shape0, x_stride0, tl.program_id(0) * 2, TM, USE_INT64, "
+             "PADDING=0.0)"]),
+        Example("""
+@ct.kernel
 def k(x, TM: ct.Constant[int]):
-    tv = x.tiled_view((TM,), traversal_steps=(1,))
-    ct.store(x, (0,), tv.load((0,)))
-""", error="T2T100", message="traversal_steps"),
+    tv = x.tiled_view((TM, TM), traversal_steps=(1,))
+    ct.store(x, (0, 0), tv.load((0, 0)))
+""", error="T2T105", message="traversal_steps of rank 1"),
     ]
 
     def lower(self, call, cx):
@@ -83,19 +95,86 @@ def k(x, TM: ct.Constant[int]):
             raise cx.error(call.node_of("tile_shape"), "T2T105",
                            f"tiled_view: tile shape of rank {len(shape)} for an array of rank "
                            f"{info.rank}")
-        steps = call.arg("traversal_steps")
-        if not isinstance(steps.val, NoneV) and steps.code.replace(" ", "") != \
-                shape_code(shape).replace(" ", ""):
-            raise cx.error(call.node_of("traversal_steps"), "T2T100",
-                           "tiled_view with traversal_steps other than the tile shape is not "
-                           "translated yet", help="load with ct.load at explicit element "
-                           "offsets, or use a view whose tiles do not overlap")
+        steps = None
+        if not isinstance(call.val("traversal_steps"), NoneV):
+            steps = static_shape(call, "traversal_steps", cx)
+            if len(steps) != info.rank:
+                raise cx.error(call.node_of("traversal_steps"), "T2T105",
+                               f"tiled_view: traversal_steps of rank {len(steps)} for an array "
+                               f"of rank {info.rank}")
+            if steps == shape:
+                steps = None  # the plain tile space
         padding = call.arg("padding_mode") if call.has("padding_mode") else None
-        return Lowered(f"{info.name}.tiled_view(...)", TiledViewV(info, shape, padding))
+        view = TiledViewV(info, shape, padding)
+        view.steps = steps
+        return Lowered(f"{info.name}.tiled_view(...)", view)
 
 
 def _view(call, cx) -> TiledViewV:
     return call.val("view")
+
+
+def window_helper(rank: int, store: bool) -> tuple:
+    """(name, source) of a helper that loads/stores the BLOCK-shaped window whose first element
+    is at `start` (element coordinates): the tiles of a view with traversal steps overlap or
+    leave gaps, so their origins are index * step rather than index * BLOCK."""
+    dims = range(rank)
+    name = f"_{'store' if store else 'load'}_window_{rank}d"
+    sig = (["ptr"] + [f"shape{d}" for d in dims] + [f"stride{d}" for d in dims]
+           + [f"start{d}" for d in dims] + (["tile"] if store else [])
+           + [f"BLOCK{d}: tl.constexpr" for d in dims] + ["USE_INT64: tl.constexpr"]
+           + ([] if store else ["PADDING: tl.constexpr = None"])
+           + ["CHECK_BOUNDS: tl.constexpr = True"])
+
+    def sel(d):
+        return f"offs{d}" if rank == 1 else \
+            f"offs{d}[{', '.join(':' if e == d else 'None' for e in dims)}]"
+    lines = ["@triton.jit", f"def {name}({', '.join(sig)}):",
+             '    """TiledView with traversal steps: the window of shape BLOCK starting at element '
+             '`start`."""']
+    lines += [f"    offs{d} = start{d} + tl.arange(0, BLOCK{d})" for d in dims]
+    lines += ["    if USE_INT64:"] + [f"        offs{d} = offs{d}.to(tl.int64)" for d in dims]
+    lines.append("    ptrs = ptr" + "".join(f" + {sel(d)} * stride{d}" for d in dims))
+    mask = " & ".join(f"({sel(d)} < shape{d})" if rank > 1 else f"{sel(d)} < shape{d}"
+                      for d in dims)
+    if store:
+        blocks = ", ".join(f"BLOCK{d}" for d in dims) + ("," if rank == 1 else "")
+        lines.append(f"    value = tl.broadcast_to(tile.to(ptr.dtype.element_ty), ({blocks}))")
+        lines += ["    if CHECK_BOUNDS:", f"        tl.store(ptrs, value, mask={mask})",
+                  "    else:", "        tl.store(ptrs, value)"]
+    else:
+        lines += ["    if CHECK_BOUNDS:",
+                  f"        return tl.load(ptrs, mask={mask}, other=PADDING)",
+                  "    else:", "        return tl.load(ptrs)"]
+    return name, "\n".join(lines)
+
+
+def _window_call(call, cx, view, store: bool):
+    """Load/store of a tiled view whose traversal steps differ from its tile shape."""
+    from .load_store import check_bounds_code, index_codes, PADDING_VALUES
+    info = view.array
+    name, source = window_helper(info.rank, store)
+    cx.need_source(name, source)
+    idx = index_codes(call, cx, info.rank)
+    starts = [f"{i} * {s}" if s != "1" else i for i, s in zip(idx, view.steps)]
+    args = ([info.pointer] + [info.shape(d) for d in range(info.rank)]
+            + [info.stride(d) for d in range(info.rank)] + starts)
+    if store:
+        args.append(call.arg("tile").code)
+    args += list(view.tile_shape) + ["USE_INT64"]
+    pad = view.padding.val if view.padding is not None else None
+    if not store and pad is not None and getattr(pad, "member", None) not in (
+            None, "UNDETERMINED"):
+        args.append(f"PADDING={PADDING_VALUES[pad.member]}")
+    check = check_bounds_code(call, cx)
+    if check:
+        args.append(f"CHECK_BOUNDS={check}")
+    cx.note_tile(view.tile_shape)
+    code = f"{name}({', '.join(args)})"
+    if store:
+        return Lowered(code, NoneV())
+    from tile2triton.model import TileV
+    return Lowered(code, TileV(shape=tuple(view.tile_shape)))
 
 
 def _forward(pattern, call, cx, extra: dict):
@@ -142,6 +221,8 @@ def k(x, TILE: ct.Constant[int]):
 
     def lower(self, call, cx):
         view = _view(call, cx)
+        if getattr(view, "steps", None):
+            return _window_call(call, cx, view, store=False)
         extra = {"array": _array_low(view), "shape": _shape_low(view)}
         if view.padding is not None:
             extra["padding_mode"] = view.padding
@@ -166,6 +247,8 @@ def k(x, TILE: ct.Constant[int]):
 
     def lower(self, call, cx):
         view = _view(call, cx)
+        if getattr(view, "steps", None):
+            return _window_call(call, cx, view, store=True)
         return _forward(Store(), call, cx, {"array": _array_low(view)})
 
 
@@ -186,5 +269,12 @@ def k(x, TILE: ct.Constant[int]):
 
     def lower(self, call, cx):
         view = _view(call, cx)
+        if getattr(view, "steps", None):
+            # origins 0, step, 2*step, ... while the tile still starts inside the array
+            # (at least one tile): max(cdiv(n - tile, step), 0) + 1
+            axis = const_value(call, "axis", cx) % view.array.rank
+            n, t, st = view.array.shape(axis), view.tile_shape[axis], view.steps[axis]
+            return Lowered(f"tl.maximum(tl.cdiv({n} - {t}, {st}), 0) + 1",
+                           TileV(shape=(), dtype="int32", nonneg=True), 11)
         return _forward(NumTiles(), call, cx, {"array": _array_low(view),
                                                "shape": _shape_low(view)})

@@ -76,6 +76,7 @@ class TiledViewV(Val):
     array: ArrayInfo
     tile_shape: list
     padding: Optional[object] = None  # the Lowered padding_mode argument
+    steps: Optional[list] = None  # traversal_steps when they differ from tile_shape
 
 
 @dataclass
