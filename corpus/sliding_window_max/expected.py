@@ -1,5 +1,6 @@
 """Sliding-window maxima over each row, with overlapping windows described by a tiled view with
-traversal steps: window j of a row covers columns [j*STEP, j*STEP + W)."""
+traversal steps: window j of a row covers columns [j*STEP, j*STEP + W), for every origin j*STEP
+inside the row (`out` has one column per window)."""
 import contextlib
 
 import torch
@@ -134,7 +135,7 @@ def window_max(
     USE_INT64: tl.constexpr,
 ):
     row = tl.program_id(0)
-    n = tl.maximum(tl.cdiv(x_shape1 - W, STEP), 0) + 1
+    n = tl.cdiv(x_shape1, STEP)
     for j in range(n):
         m = tl.max(_load_window_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, j * STEP, 1, W, USE_INT64, PADDING=float("-inf")), axis=1, keep_dims=True)
         _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, row, j, m, USE_INT64)

@@ -1,5 +1,6 @@
 """Sliding-window maxima over each row, with overlapping windows described by a tiled view with
-traversal steps: window j of a row covers columns [j*STEP, j*STEP + W)."""
+traversal steps: window j of a row covers columns [j*STEP, j*STEP + W), for every origin j*STEP
+inside the row (`out` has one column per window)."""
 import cuda.tile as ct
 
 ConstInt = ct.Constant[int]
