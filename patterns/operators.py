@@ -71,8 +71,8 @@ class BinaryOperator(Pattern):
 def k(x, y, TILE: ct.Constant[int]):
     a = ct.load(x, (ct.bid(0),), (TILE,))
     b = ct.add(a, 2.0) * (a - 1.0) / ct.truediv(a, 3.0)
-    ct.store(y, (ct.bid(0),), ct.where(ct.greater(b, a), b, a & 0 if False else a))
-""", expect=["b = (a + 2.0) * (a - 1.0) / (a / 3.0)", "tl.where(b > a, b,"]),
+    ct.store(y, (ct.bid(0),), ct.where(ct.greater(b, a), b, a))
+""", expect=["b = (a + 2.0) * (a - 1.0) / (a / 3.0)", "tl.where(b > a, b, a)"]),
         Example("""
 @ct.kernel
 def k(x):

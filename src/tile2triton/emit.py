@@ -67,7 +67,7 @@ def kernel_hints(pm: ParsedModule, fn: FunctionInfo, features: set) -> dict:
         if key not in KNOWN_HINTS:
             raise pm.error(value, "T2T108", f"unknown @ct.kernel option `{key}`",
                            help=f"cuTile kernel options are {', '.join(KNOWN_HINTS)}")
-        rw = _HostRewriter(pm, {}, set(), [])
+        rw = _HostRewriter(pm, {}, {}, [])
         out[key] = pm.module.code_for_node(value.visit(rw))
         features |= rw.host_features
     return out
@@ -131,10 +131,10 @@ def render_launcher(fn: FunctionInfo, unit, hints: dict) -> str:
 class _HostRewriter(cst.CSTTransformer):
     """Rewrites the module around the kernels; kernels become placeholders filled later."""
 
-    def __init__(self, pm: ParsedModule, kernels: dict, device_funcs: set, blocks: list):
+    def __init__(self, pm: ParsedModule, kernels: dict, device_funcs: dict, blocks: list):
         self.pm = pm
-        self.kernels = kernels
-        self.device_funcs = device_funcs
+        self.kernels = kernels  # kernel name -> its rendered text (kernel + launcher)
+        self.device_funcs = device_funcs  # helper name -> its rendered @triton.jit text
         self.blocks = blocks  # texts for placeholders, index = placeholder number
         self.import_done = False
         self.depth = 0
@@ -155,7 +155,7 @@ class _HostRewriter(cst.CSTTransformer):
         self.depth -= 1
         name = original.name.value
         if self.depth == 0 and (name in self.kernels or name in self.device_funcs):
-            return self._placeholder(self.kernels.get(name) or self.device_funcs_text[name],
+            return self._placeholder(self.kernels.get(name) or self.device_funcs[name],
                                      original.leading_lines)
         return updated
 
@@ -313,8 +313,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
             device_texts[fn.name] = (f"# `{fn.name}` (@ct.function) is not called by any kernel "
                                      "in this module, so it was not translated.")
     blocks: list[str] = []
-    rewriter = _HostRewriter(pm, kernel_texts, set(device_texts), blocks)
-    rewriter.device_funcs_text = device_texts
+    rewriter = _HostRewriter(pm, kernel_texts, device_texts, blocks)
     new_module = pm.module.visit(rewriter)
     if rewriter.errors:
         raise rewriter.errors[0]
