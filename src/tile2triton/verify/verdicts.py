@@ -224,6 +224,13 @@ def classify(names, snapshot_values, O, R, R2, PO, PR, poisoned, tol_overrides,
                 co, cr = CO[i], CR[i]
                 bad2 = mismatch_mask(cr, co, **tol)
                 n2 = int(bad2.sum())
+                # When the original's own result changed with the canary, the array's old
+                # contents (or those of lock/counter arrays beside it) legitimately steer the
+                # result, and the two sides may order racing blocks differently: no verdict.
+                if n2 and bool(mismatch_mask(co, o, **tol).any()):
+                    info["canary"] = ("inconclusive: the original's result also depends on what "
+                                      "the written arrays held before the run")
+                    n2 = 0
                 if n2:
                     idx = [int(x) for x in torch.nonzero(bad2)[0]]
                     findings.append(dict(kind="drift", array=name, count=n2, first_index=idx,
