@@ -1,4 +1,4 @@
-"""Offsets: the launcher picks int64 only when some array reaches 2**31 elements of span, and the
+"""Launchers. Offsets: the launcher picks int64 only when some array reaches 2**31 elements of span, and the
 int64 variant of the generated kernel computes the same thing (on the GPU, the planted-bug suite
 shows int32 overflow on a real > 2**31-element tensor)."""
 import torch
@@ -43,3 +43,16 @@ def test_int64_variant_computes_the_same(tmp_path):
         m.vector_add_kernel[(8,)](a, *a.shape, *a.stride(), b, *b.shape, *b.stride(),
                                   out, *out.shape, *out.stride(), 128, USE_INT64=use_int64)
         torch.testing.assert_close(out, a + b)
+
+
+def test_launcher_takes_dlpack_arrays(tmp_path):
+    """Any DLPack array works as a kernel argument (numpy here); outputs are written in place."""
+    import numpy as np
+
+    m = _module(tmp_path)
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(1000).astype(np.float32)
+    b = rng.standard_normal(1000).astype(np.float32)
+    out = np.full(1000, np.nan, dtype=np.float32)
+    m.launch(None, a, b, out)
+    np.testing.assert_allclose(out, a + b, rtol=1e-6, atol=1e-6)
