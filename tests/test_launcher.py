@@ -1,6 +1,6 @@
-"""Launchers. Offsets: the launcher picks int64 only when some array reaches 2**31 elements of span, and the
-int64 variant of the generated kernel computes the same thing (on the GPU, the planted-bug suite
-shows int32 overflow on a real > 2**31-element tensor)."""
+"""Launchers: int64 offsets only when some array spans 2**31 elements or more (and the int64
+variant computes the same thing; on the GPU the planted-bug suite shows int32 overflow on a real
+> 2**31-element tensor), and DLPack arrays as arguments."""
 import torch
 
 from tile2triton import translate_source
