@@ -147,8 +147,9 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     _check_ndim("matmul_kernel", "b", b, 2)
     _check_ndim("matmul_kernel", "c", c, 2)
     tile_elems = max(TM * TN, TM * TK, TK * TN)
-    # Matrix kernels: bigger tiles need more warps and a deeper software pipeline.
-    num_warps = 8 if tile_elems >= 128 * 128 else 4
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
+    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     with _on_stream(stream):
         matmul_kernel[_grid(grid)](

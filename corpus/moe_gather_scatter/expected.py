@@ -220,8 +220,9 @@ def launch_moe_expert_matmul_kernel(stream, grid, x, w, order, offsets, out, TM,
     _check_ndim("moe_expert_matmul_kernel", "offsets", offsets, 1)
     _check_ndim("moe_expert_matmul_kernel", "out", out, 2)
     tile_elems = max(TM, TM * TN, TK, TM * TK, 1 * TK * TN, TN)
-    # Matrix kernels: bigger tiles need more warps and a deeper software pipeline.
-    num_warps = 8 if tile_elems >= 128 * 128 else 4
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
+    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     with _on_stream(stream):
         moe_expert_matmul_kernel[_grid(grid)](
