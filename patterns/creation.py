@@ -2,7 +2,7 @@
 from tile2triton.model import ConstV, Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
 
-from ._common import const_value, dtype_arg, shape_code, static_shape
+from ._common import dtype_arg, shape_code, static_shape
 
 
 class Full(Pattern):

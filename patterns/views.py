@@ -76,7 +76,7 @@ def k(x, y, TM: ct.Constant[int]):
     tv = x.tiled_view((TM,), traversal_steps=(2,), padding_mode=ct.PaddingMode.ZERO)
     n = tv.num_tiles(0)
     ct.store(y, (ct.bid(0),), tv.load((ct.bid(0),)) + n)
-""", expect=["def _load_window_1d(ptr, shape0, stride0, start0, BLOCK0: tl.constexpr,",
+""", expect=["def _load_window_1d(ptr, shape0, stride0, start0,",
              "n = tl.cdiv(x_shape0, 2)",
              "_load_window_1d(x_ptr, x_shape0, x_stride0, tl.program_id(0) * 2, TM, USE_INT64, "
              "PADDING=0.0)"]),
@@ -114,54 +114,18 @@ def _view(call, cx) -> TiledViewV:
     return call.val("view")
 
 
-def window_helper(rank: int, store: bool) -> tuple:
-    """(name, source) of a helper that loads/stores the BLOCK-shaped window whose first element
-    is at `start` (element coordinates): the tiles of a view with traversal steps overlap or
-    leave gaps, so their origins are index * step rather than index * BLOCK."""
-    dims = range(rank)
-    name = f"_{'store' if store else 'load'}_window_{rank}d"
-    sig = (["ptr"] + [f"shape{d}" for d in dims] + [f"stride{d}" for d in dims]
-           + [f"start{d}" for d in dims] + (["tile"] if store else [])
-           + [f"BLOCK{d}: tl.constexpr" for d in dims] + ["USE_INT64: tl.constexpr"]
-           + ([] if store else ["PADDING: tl.constexpr = None"])
-           + ["CHECK_BOUNDS: tl.constexpr = True"])
-
-    def sel(d):
-        return f"offs{d}" if rank == 1 else \
-            f"offs{d}[{', '.join(':' if e == d else 'None' for e in dims)}]"
-    lines = ["@triton.jit", f"def {name}({', '.join(sig)}):",
-             '    """TiledView with traversal steps: the window of shape BLOCK starting at element '
-             '`start`."""']
-    lines += [f"    offs{d} = start{d} + tl.arange(0, BLOCK{d})" for d in dims]
-    lines += ["    if USE_INT64:"] + [f"        offs{d} = offs{d}.to(tl.int64)" for d in dims]
-    lines.append("    ptrs = ptr" + "".join(f" + {sel(d)} * stride{d}" for d in dims))
-    mask = " & ".join(f"({sel(d)} < shape{d})" if rank > 1 else f"{sel(d)} < shape{d}"
-                      for d in dims)
-    if store:
-        blocks = ", ".join(f"BLOCK{d}" for d in dims) + ("," if rank == 1 else "")
-        lines.append(f"    value = tl.broadcast_to(tile.to(ptr.dtype.element_ty), ({blocks}))")
-        lines += ["    if CHECK_BOUNDS:", f"        tl.store(ptrs, value, mask={mask})",
-                  "    else:", "        tl.store(ptrs, value)"]
-    else:
-        lines += ["    if CHECK_BOUNDS:",
-                  f"        return tl.load(ptrs, mask={mask}, other=PADDING)",
-                  "    else:", "        return tl.load(ptrs)"]
-    return name, "\n".join(lines)
-
-
 def _window_call(call, cx, view, store: bool):
     """Load/store of a tiled view whose traversal steps differ from its tile shape."""
     from .load_store import check_bounds_code, index_codes, PADDING_VALUES
     info = view.array
-    name, source = window_helper(info.rank, store)
-    cx.need_source(name, source)
+    name = "_" + cx.need(f"{'store' if store else 'load'}_window_{info.rank}d")
     idx = index_codes(call, cx, info.rank)
     starts = [f"{i} * {s}" if s != "1" else i for i, s in zip(idx, view.steps)]
     args = ([info.pointer] + [info.shape(d) for d in range(info.rank)]
             + [info.stride(d) for d in range(info.rank)] + starts)
     if store:
         args.append(call.arg("tile").code)
-    args += list(view.tile_shape) + ["USE_INT64"]
+    args += list(view.tile_shape) + ["USE_INT64"]  # BLOCKs: the window is the tile shape
     pad = view.padding.val if view.padding is not None else None
     if not store and pad is not None and getattr(pad, "member", None) not in (
             None, "UNDETERMINED"):

@@ -56,7 +56,12 @@ def test_diagnostic(src, code, line, col, message):
         assert (d.line, d.col) == (line, col), d.format()
     text = d.format()
     assert text.startswith(f"user_kernels.py:{d.line}:{d.col}: {code} ")
-    assert "^" in text and "\nhelp: " in text or code in ("T2T104", "T2T108") or d.help is None
+    lines = text.splitlines()
+    assert lines[1].startswith(f"{d.line} | ")  # the source line
+    caret = lines[2]
+    assert caret.strip() and set(caret.strip()) == {"^"}
+    assert caret.index("^") == lines[1].index(" | ") + 3 + d.col - 1  # under the construct
+    assert lines[-1].startswith("help: ") and len(lines[-1]) > len("help: ")
     for internal in ("lower.py", "pattern_api", "Traceback", "tile2triton/"):
         assert internal not in text, f"internal detail leaked: {text}"
 

@@ -43,11 +43,14 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
 
 
 @triton.jit
-def _load_window_2d(ptr, shape0, shape1, stride0, stride1, start0, start1, BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr, PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """TiledView with traversal steps: the window of shape BLOCK starting at element `start`."""
+def _load_window_2d(ptr, shape0, shape1, stride0, stride1, start0, start1,
+                    BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                    PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """TiledView.load with traversal steps: the BLOCK-shaped window whose first element is at
+    `start` (index * step: tiles may overlap or leave gaps)."""
     offs0 = start0 + tl.arange(0, BLOCK0)
     offs1 = start1 + tl.arange(0, BLOCK1)
-    if USE_INT64:
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
         offs0 = offs0.to(tl.int64)
         offs1 = offs1.to(tl.int64)
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1

@@ -43,12 +43,13 @@ def _env() -> jinja2.Environment:
 
 
 def render_runtime(needed: set) -> str:
-    load_ranks = sorted(int(n[len("load_tile_"):-1]) for n in needed if n.startswith("load_tile_"))
-    store_ranks = sorted(int(n[len("store_tile_"):-1]) for n in needed
-                         if n.startswith("store_tile_"))
+    def ranks(prefix):  # "load_tile_2d" -> 2
+        return sorted(int(n[len(prefix):-1]) for n in needed if n.startswith(prefix))
     math = [(n, MATH_FORMULAS[n]) for n in sorted(MATH_FORMULAS) if n in needed]
     text = _env().get_template("runtime.py.j2").render(
-        needed=needed, load_ranks=load_ranks, store_ranks=store_ranks, math_helpers=math,
+        needed=needed, load_ranks=ranks("load_tile_"), store_ranks=ranks("store_tile_"),
+        load_window_ranks=ranks("load_window_"), store_window_ranks=ranks("store_window_"),
+        math_helpers=math,
         keep_dtype_reductions=[r for r in KEEP_DTYPE_REDUCTIONS if r in needed])
     return text.strip("\n")
 
@@ -111,7 +112,6 @@ def render_launcher(fn: FunctionInfo, unit, hints: dict) -> str:
         if p.kind == "array":
             call_args.append(f"{p.name}, *{p.name}.shape, *{p.name}.stride()")
         elif p.kind == "array_list":
-            L = p.array_list
             call_args.append(f"*{p.name}_tables, _triton_dtype({p.name}[0].dtype)")
         else:  # constexprs too: positional, in the kernel's parameter order
             call_args.append(p.name)

@@ -57,7 +57,6 @@ class UnitResult:
     tile_elems: list = field(default_factory=list)  # launcher heuristics: tile sizes as exprs
     uses_dot: bool = False
     debug: bool = False  # uses device asserts: emit @triton.jit(debug=True)
-    called_helpers: list = field(default_factory=list)
 
 
 class ModuleContext:
@@ -68,7 +67,6 @@ class ModuleContext:
         self.patterns = patterns
         self.helper_specs: dict = {}  # helper name -> (signature kinds, UnitResult)
         self.helper_order: list = []
-        self.runtime_helpers: set = set()
 
 
 class Lowerer:
@@ -327,7 +325,6 @@ class Lowerer:
         right = self.expr(node.value)
         low = self.operator(construct, node, left, right)
         self.env[name] = self.runtime_if_mutable(name, low.val)
-        op = node.operator.operator.value if hasattr(node.operator, "operator") else None
         # keep `x += y` when the operator lowers to itself
         simple = {"add": "+", "sub": "-", "mul": "*", "bitwise_and": "&", "bitwise_or": "|",
                   "bitwise_xor": "^", "truediv": "/"}
@@ -692,8 +689,6 @@ class Lowerer:
             return v.nonneg
         return False
 
-    def is_const(self, low: Lowered) -> bool:
-        return isinstance(low.val, (ConstV, ConstExprV))
 
 
 def _reassigned_names(body) -> set:

@@ -38,7 +38,6 @@ class ArrayInfo:
     """A cuTile Array parameter: pointer + per-dimension shape + per-dimension stride."""
     name: str
     rank: Optional[int] = None
-    rank_from_shape_index: int = 0  # highest `x.shape[i]` seen + 1, when no load/store fixes rank
     pointer: str = ""
 
     def __post_init__(self):

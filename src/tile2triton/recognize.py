@@ -267,7 +267,6 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo) -> list[ParamInfo]:
                 info.rank = distinct.pop()
             elif name in scanner.shape_index:
                 info.rank = scanner.shape_index[name]
-                info.rank_from_shape_index = info.rank
             elif fn.role != "kernel":
                 info.rank = None  # decided by the caller's argument
             else:

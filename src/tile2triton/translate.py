@@ -6,7 +6,6 @@ is never half-translated).
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -14,7 +13,7 @@ import libcst as cst
 
 from . import emit
 from .diagnostics import Diagnostic, TranslationError
-from .lower import Lowerer, ModuleContext, UnitResult
+from .lower import Lowerer, ModuleContext
 from .model import ArrayInfo, ArrayV, ConstExprV, ConstV, FunctionInfo, ParamInfo, TileV, TupleV
 from .parse import ParsedModule, parse_source
 from .recognize import classify_params, find_cutile_functions

@@ -10,7 +10,6 @@ import importlib.util
 import pathlib
 
 import pytest
-import torch
 
 from tile2triton import interp
 from tile2triton.verify.corpus import compare, run_case_config

@@ -22,7 +22,8 @@ def run_case(corpus: Path, name: str, seeds: int) -> dict:
     import torch
 
     from .. import interp
-    from .corpus import clone_args, compare, config_id, load_module, output_triples, poison
+    from .corpus import (clone_args, compare, config_id, load_module, output_triples, poison,
+                         to_cpu)
     folder = corpus / name
     spec = load_module(folder / "case.py", f"t2t_cal_case_{name}")
     original = load_module(folder / "kernel.py", f"t2t_cal_orig_{name}")
@@ -42,7 +43,7 @@ def run_case(corpus: Path, name: str, seeds: int) -> dict:
                 torch.cuda.synchronize()
                 interpreted.launch(None, **b)
                 torch.cuda.synchronize()
-                ref = spec.reference({k: _cpu(v) for k, v in inputs.items()})
+                ref = spec.reference({k: to_cpu(v) for k, v in inputs.items()})
                 ra, rb = output_triples(spec, a, ref), output_triples(spec, b, ref)
                 rec["outputs"] = {}
                 for out, (x, e, tol) in ra.items():
@@ -59,15 +60,6 @@ def run_case(corpus: Path, name: str, seeds: int) -> dict:
                 rec["traceback"] = traceback.format_exc()[-1500:]
             records.append(rec)
     return dict(case=name, records=records)
-
-
-def _cpu(v):
-    import torch
-    if isinstance(v, torch.Tensor):
-        return v.cpu()
-    if isinstance(v, list) and v and all(isinstance(t, torch.Tensor) for t in v):
-        return [t.cpu() for t in v]
-    return v
 
 
 def main(argv=None) -> int:

@@ -81,6 +81,15 @@ def _poison_one(t) -> None:
         t.fill_(torch.iinfo(t.dtype).min)
 
 
+def to_cpu(value):
+    """A tensor (or list of tensors) on the CPU, for references computed there."""
+    if isinstance(value, torch.Tensor):
+        return value.cpu()
+    if isinstance(value, list) and value and all(isinstance(t, torch.Tensor) for t in value):
+        return [t.cpu() for t in value]
+    return value
+
+
 def clone_args(args: dict) -> dict:
     def one(v):
         if isinstance(v, torch.Tensor):

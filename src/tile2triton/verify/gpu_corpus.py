@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -35,7 +34,8 @@ def _compare_all(results_a, results_b, compare):
 def run_one_case(corpus: Path, name: str, seeds: int, bench: bool) -> dict:
     import torch
 
-    from .corpus import clone_args, compare, config_id, load_module, output_triples, poison
+    from .corpus import (clone_args, compare, config_id, load_module, output_triples, poison,
+                         to_cpu)
     folder = corpus / name
     spec = load_module(folder / "case.py", f"t2t_case_{name}")
     original = load_module(folder / "kernel.py", f"t2t_orig_{name}")
@@ -56,7 +56,7 @@ def run_one_case(corpus: Path, name: str, seeds: int, bench: bool) -> dict:
                 torch.cuda.synchronize()
                 translated.launch(stream, **b_args)
                 torch.cuda.synchronize()
-                ref = spec.reference({k: _to_cpu(v) for k, v in inputs.items()})
+                ref = spec.reference({k: to_cpu(v) for k, v in inputs.items()})
                 ra = output_triples(spec, a_args, ref)
                 rb = output_triples(spec, b_args, ref)
                 rec["outputs"] = _compare_all(ra, rb, compare)
@@ -71,15 +71,6 @@ def run_one_case(corpus: Path, name: str, seeds: int, bench: bool) -> dict:
     if bench and hasattr(spec, "BENCH"):
         result["bench"] = _bench(spec, original, translated, stream)
     return result
-
-
-def _to_cpu(v):
-    import torch
-    if isinstance(v, torch.Tensor):
-        return v.cpu()
-    if isinstance(v, list) and v and all(isinstance(t, torch.Tensor) for t in v):
-        return [t.cpu() for t in v]
-    return v
 
 
 def _bench(spec, original, translated, stream) -> list:
