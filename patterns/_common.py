@@ -1,7 +1,7 @@
 """Small helpers shared by patterns (argument checking and static shape/dtype reasoning)."""
 from __future__ import annotations
 
-from tile2triton.model import (FLOAT_DTYPES, INT_DTYPES, ArrayV, ConstExprV, ConstV, DTypeV,
+from tile2triton.model import (FLOAT_DTYPES, INT_DTYPES, PROMOTION_ORDER, ArrayV, ConstExprV, ConstV, DTypeV,
                                Lowered, TileV, TupleV)
 
 
@@ -100,8 +100,7 @@ def is_int(d) -> bool:
     return d in INT_DTYPES or d == "weak_int"
 
 
-_RANK = ["bool_", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-         "float16", "bfloat16", "float32", "float64"]
+_RANK = PROMOTION_ORDER
 
 
 def promote(a, b):

@@ -8,8 +8,7 @@ them), so only other orders and scopes are spelled out. The update is broadcast 
 shape by the Triton atomic (tl.atomic_cas does not broadcast, so its helper does it with
 tl.broadcast), and cast to the array's dtype.
 """
-from tile2triton.lower import USE_INT64
-from tile2triton.model import ArrayV, EnumV, Lowered, NoneV, TileV
+from tile2triton.model import USE_INT64, ArrayV, EnumV, Lowered, NoneV, TileV
 from tile2triton.pattern_api import Example, Pattern
 
 from ._indexing import (ELEM_INDEX_SOURCE, abi, array_arg, check_bounds_kw, dims, in_bounds_expr,

@@ -26,8 +26,7 @@ def k(x, TM: ct.Constant[int], TN: ct.Constant[int]):
     def lower(self, call, cx):
         # ct.zeros(shape, dtype) / ct.ones(shape, dtype): the second positional is the dtype
         if call.name in ("zeros", "ones") and call.has("fill_value") and not call.has("dtype"):
-            call._nodes["dtype"], call._nodes["fill_value"] = call._nodes["fill_value"], None
-            call._cache.pop("fill_value", None)
+            call.move("fill_value", "dtype")
         if not call.has("dtype"):
             raise cx.error(call.node, "T2T102", f"ct.{call.name}: missing `dtype`")
         dims = static_shape(call, "shape", cx)

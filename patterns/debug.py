@@ -15,9 +15,8 @@ import string
 
 import libcst as cst
 
-from tile2triton.diagnostics import TranslationError
 from tile2triton.model import ArrayV, ConstExprV, ConstV, DTypeV, Lowered, NoneV, TileV, TupleV
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.pattern_api import Example, Pattern, TranslationError
 
 PRINTF_SPEC = re.compile(r"%[-+ #0]*(\d+|\*)?(\.(\d+|\*))?(hh|h|ll|l|z|j|t|L)?([diuoxXeEfFgGaAc%])")
 
@@ -68,7 +67,7 @@ def k(x, TM: ct.Constant[int]):
                            "ct.printf: the format must be a string literal")
         text = fmt.val.value
         specs = [m for m in PRINTF_SPEC.finditer(text) if m.group(5) != "%"]
-        nodes = list(call._nodes.get("args") or ())
+        nodes = list(call.syntax("args") or ())
         if len(specs) != len(nodes):
             raise cx.error(call.node, "T2T102", f"ct.printf: the format has {len(specs)} "
                            f"conversions but {len(nodes)} argument(s) follow it")
@@ -100,7 +99,7 @@ def k(x, TM: ct.Constant[int]):
         sep = call.val("sep")
         sep = sep.value if isinstance(sep, ConstV) and isinstance(sep.value, str) else " "
         pieces, args = [], []
-        for node in call._nodes.get("args") or ():
+        for node in call.syntax("args") or ():
             if isinstance(node, cst.FormattedString):
                 text = []
                 for part in node.parts:
@@ -108,7 +107,7 @@ def k(x, TM: ct.Constant[int]):
                         text.append(part.value)
                         continue
                     if part.equal is not None:  # f"{x=}"
-                        text.append(cx.pm.module.code_for_node(part.expression) + "=")
+                        text.append(cx.source_of(part.expression) + "=")
                     low = cx.expr(part.expression)
                     if isinstance(low.val, ConstV):
                         text.append(str(low.val.value))
@@ -175,7 +174,7 @@ def k(x, TM: ct.Constant[int], msg):
         else:
             raise cx.error(call.node_of("message"), "T2T103",
                            "ct.assert_: the message must be a string literal")
-        cx.result.debug = True  # compile the kernel with @triton.jit(debug=True): asserts stay on
+        cx.mark_debug()  # compile the kernel with @triton.jit(debug=True): asserts stay on
         return Lowered(f"tl.device_assert({cond.code}, {text!r})", NoneV())
 
 
@@ -212,7 +211,7 @@ def k(x, TM: ct.Constant[int]):
                            "ct.static_assert: this is not a compile-time condition",
                            help="static_assert checks constants, ct.Constant parameters, shapes "
                                 "and dtypes; use ct.assert_ for runtime values")
-        node = call._nodes.get("message")
+        node = call.syntax("message")
         if node is None:
             text = ""
         elif isinstance(node, cst.SimpleString):
@@ -220,10 +219,10 @@ def k(x, TM: ct.Constant[int]):
         elif isinstance(node, cst.FormattedString):
             # cuTile formats it at compile time; Triton wants a plain string: keep the source
             text = "".join(p.value if isinstance(p, cst.FormattedStringText)
-                           else "{" + cx.pm.module.code_for_node(p.expression) + "}"
+                           else "{" + cx.source_of(p.expression) + "}"
                            for p in node.parts)
         else:
-            text = cx.pm.module.code_for_node(node)
+            text = cx.source_of(node)
         return Lowered(f"tl.static_assert({cond.code}, {text!r})", NoneV())
 
 
@@ -260,7 +259,7 @@ def k(x, TM: ct.Constant[int]):
     ]
 
     def lower(self, call, cx):
-        node = call._nodes.get("expr")
+        node = call.syntax("expr")
         try:
             low = cx.expr(node)
         except TranslationError as e:

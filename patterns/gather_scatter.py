@@ -6,8 +6,7 @@ read `padding_value` / are not written unless `check_bounds=False`; a user `mask
 Each lowers to one masked tl.load / tl.store on `ptr + sum(index_d * stride_d)`, through a
 `_gather_{rank}d` / `_scatter_{rank}d` helper the pattern emits itself.
 """
-from tile2triton.lower import USE_INT64
-from tile2triton.model import ArrayV, ConstV, Lowered, NoneV, TileV
+from tile2triton.model import USE_INT64, ArrayV, ConstV, Lowered, NoneV, TileV
 from tile2triton.pattern_api import Example, Pattern
 
 from ._indexing import (ELEM_INDEX_SOURCE, abi, array_arg, check_bounds_kw, dims, in_bounds_expr,

@@ -4,8 +4,7 @@
 axes before the tile space is built, which is the same as passing the array's shapes and strides
 in permuted order. Partial tiles are masked; `padding_mode` becomes the `other=` value.
 """
-from tile2triton.lower import USE_INT64
-from tile2triton.model import ArrayV, ConstV, EnumV, Lowered, NoneV, TileV, TupleV
+from tile2triton.model import USE_INT64, ArrayV, ConstV, EnumV, Lowered, NoneV, TileV, TupleV
 from tile2triton.pattern_api import Example, Pattern
 
 from ._common import shape_code, static_shape, tuple_items

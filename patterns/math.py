@@ -5,7 +5,7 @@ TRITON_INTERPRET), so their helpers compute them from exp / sin / cos in fp32. `
 the real erf, never a tanh approximation."""
 import math as pymath
 
-from tile2triton.model import ConstV, Lowered, TileV
+from tile2triton.model import FLOAT_DTYPES, WIDE_DTYPES, ConstV, Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
 
 from ._common import broadcast_shapes, dtype_of, promote, tile_shape
@@ -20,7 +20,7 @@ TABLE = {
     "cosh": (None, pymath.cosh), "floor": ("tl.floor({x})", pymath.floor),
     "ceil": ("tl.ceil({x})", pymath.ceil), "erf": ("tl.erf({x})", pymath.erf),
 }
-DIRECT_DTYPES = {"float32", "float64", "tfloat32"}
+DIRECT_DTYPES = {d for d in WIDE_DTYPES if d in FLOAT_DTYPES}  # fp32, fp64, tf32
 
 
 class Math(Pattern):

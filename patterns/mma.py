@@ -84,7 +84,7 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
         xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
         prec = precision(x, y)
         extra = f", input_precision={prec}" if prec else ""
-        cx.result.uses_dot = True
+        cx.mark_dot()
         shape = tile_shape(acc) or out_shape(sx, sy)
         cx.note_tile(shape)
         return Lowered(f"tl.dot({xc}, {yc}, {acc.code}{extra})",
@@ -115,7 +115,7 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
                            "yet", help="reshape to 2-D tiles, or use ct.sum(x * y)")
         xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
         prec = precision(x, y) or '"ieee"'
-        cx.result.uses_dot = True
+        cx.mark_dot()
         shape = out_shape(sx, sy)
         cx.note_tile(shape)
         return Lowered(f"_{cx.need('matmul')}({xc}, {yc}, {prec})",

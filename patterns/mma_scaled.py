@@ -110,7 +110,7 @@ def k(a, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
                            "tl.dot_scaled needs both operands of one rank",
                            help="broadcast the 2-D operand to the batch (ct.broadcast_to)")
         name = cx.need_source("_mma_scaled", MMA_SCALED_SOURCE)
-        cx.result.uses_dot = True
+        cx.mark_dot()
         shape = tile_shape(acc)
         cx.note_tile(shape)
         return Lowered(f"{name}({x.code}, {xs.code}, {y.code}, {ys.code}, {acc.code})",

@@ -5,12 +5,11 @@ a time and spells `keep_dims`. Tuple axes become nested reductions from the high
 so the remaining axis numbers stay valid. cuTile keeps the input dtype: tl.sum promotes fp16,
 bf16 and small integers, so those go through `_sum`, which casts back.
 """
-from tile2triton.model import ConstV, Lowered, TileV
+from tile2triton.model import WIDE_DTYPES, ConstV, Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
 
 from ._common import axis_list, dtype_of, require_tile, shape_code, tile_shape
 
-WIDE = {"float32", "float64", "int32", "int64", "uint32", "uint64"}
 
 
 def reduced_shape(shape, axes, keep):
@@ -78,7 +77,7 @@ def k(x, y, TM: ct.Constant[int]):
 
     @staticmethod
     def one(name, code, axis, keep, dtype, cx):
-        if name == "sum" and dtype not in WIDE or name == "prod":
+        if name == "sum" and dtype not in WIDE_DTYPES or name == "prod":
             return f"_{cx.need(name)}({code}, {axis}, {keep})"
         args = [code] + ([f"axis={axis}"] if axis is not None else []) + (
             ["keep_dims=True"] if keep else [])

@@ -11,18 +11,16 @@ helper of its own), or operator.add / ct.maximum and the like. Triton needs no i
 combines the tile's own elements only, so `identity` is checked but not used. A tuple of tiles
 gives a tuple of results, as in cuTile (tl.reduce / tl.associative_scan take tuples too).
 """
-import hashlib
-
 import libcst as cst
 
-from tile2triton.model import (ConstExprV, ConstV, EnumV, FunctionInfo, Lowered, ParamInfo,
-                               TileV, TupleV)
+from tile2triton.model import WIDE_DTYPES, ConstExprV, ConstV, EnumV, Lowered, TileV, TupleV
 from tile2triton.pattern_api import Example, Pattern
 
 from ._common import dtype_of, require_tile, tile_shape, tuple_items
 
-# dtypes for which tl.cumsum / tl.cumprod already scan in the input dtype
-NATIVE_SCAN = {"float16", "float32", "float64", "tfloat32", "int32", "int64", "uint32", "uint64"}
+# dtypes for which tl.cumsum / tl.cumprod already scan in the input dtype: the wide ones, and
+# float16 (bf16 and small integers are widened)
+NATIVE_SCAN = WIDE_DTYPES | {"float16"}
 
 COMBINE_SOURCES = {
     "_add_combine": "@triton.jit\ndef _add_combine(a, b):\n    return a + b",
@@ -187,11 +185,7 @@ def combiner(call, cx, inputs) -> str:
     node = call.node_of("func")
     n = 2 * len(inputs)
     arg_vals = [TileV(shape=(), dtype=dtype_of(t)) for t in inputs] * 2
-    pm = cx.pm
-    q = pm.qualname(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
-    if isinstance(node, cst.Name) and node.value in ("max", "min") and node.value not in cx.env \
-            and node.value not in pm.functions:
-        q = f"builtins.{node.value}"
+    q = cx.resolve(node)
     if q in KNOWN_COMBINERS:
         if len(inputs) != 1:
             raise cx.error(node, "T2T102", f"ct.{call.name}: `{q}` combines single tiles; a "
@@ -199,54 +193,24 @@ def combiner(call, cx, inputs) -> str:
         name = KNOWN_COMBINERS[q]
         return cx.need_source(name, COMBINE_SOURCES[name])
     if isinstance(node, cst.Lambda):
-        return _lambda_combiner(call, cx, node, arg_vals)
-    if isinstance(node, cst.Name) and node.value in pm.functions and node.value not in cx.env:
-        from tile2triton.translate import lower_helper  # late import, as Lowerer.helper_call
-        args = [Lowered(f"_arg{i}", v) for i, v in enumerate(arg_vals)]
-        unit, _ = lower_helper(cx.mc, node.value, call.node, args, cx)
-        if len(unit.params) != n:
-            raise cx.error(node, "T2T102", f"ct.{call.name}: the combiner must take {n} "
-                           f"arguments, `{node.value}` takes {len(unit.params)}")
-        _merge(cx, unit)
-        return node.value
-    raise cx.error(node, "T2T100", f"ct.{call.name}: this combiner cannot be translated",
-                   help="pass a module-level function, a lambda, operator.add / operator.mul "
-                        "or ct.maximum / ct.minimum")
-
-
-def _merge(cx, unit):
-    cx.result.runtime_helpers |= unit.runtime_helpers
-    cx.result.helper_sources.update(unit.helper_sources)
-    cx.result.uses_dot |= unit.uses_dot
-
-
-def _lambda_combiner(call, cx, lam: cst.Lambda, arg_vals) -> str:
-    """Translate `lambda a, b: ...` into a @triton.jit helper with the lambda's body."""
-    from tile2triton.lower import Lowerer
-    ps = lam.params
-    if ps.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or ps.star_kwarg is not None \
-            or ps.kwonly_params or any(p.default is not None for p in ps.params):
-        raise cx.error(lam, "T2T102", f"ct.{call.name}: the combiner lambda must take plain "
-                       "positional parameters")
-    names = [p.name.value for p in list(ps.posonly_params) + list(ps.params)]
-    if len(names) != len(arg_vals):
-        raise cx.error(lam, "T2T102", f"ct.{call.name}: the combiner must take "
-                       f"{len(arg_vals)} arguments, the lambda takes {len(names)}")
-    body_code = cx.pm.module.code_for_node(lam.body)
-    digest = hashlib.sha1(f"{names}:{body_code}".encode()).hexdigest()[:8]
-    fname = f"_lambda_{digest}"
-    fdef = cst.FunctionDef(
-        name=cst.Name(fname), params=cst.Parameters(params=[cst.Param(cst.Name(n))
-                                                           for n in names]),
-        body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(lam.body)])]))
-    params = [ParamInfo(n, "tile") for n in names]
-    lw = Lowerer(cx.mc, FunctionInfo(fname, fdef, "helper", params), params)
-    for n, v in zip(names, arg_vals):
-        lw.env[n] = v
-    lines = lw.lower_body()
-    _merge(cx, lw.result)
-    src = f"@triton.jit\ndef {fname}({', '.join(names)}):\n" + "\n".join(lines)
-    return cx.need_source(fname, src)
+        ps = node.params
+        if ps.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or ps.star_kwarg is not None \
+                or ps.kwonly_params or any(p.default is not None for p in ps.params):
+            raise cx.error(node, "T2T102", f"ct.{call.name}: the combiner lambda must take plain "
+                           "positional parameters")
+        taken = len(ps.posonly_params) + len(ps.params)
+        if taken != n:
+            raise cx.error(node, "T2T102", f"ct.{call.name}: the combiner must take "
+                           f"{n} arguments, the lambda takes {taken}")
+    elif q is not None or not isinstance(node, cst.Name):
+        raise cx.error(node, "T2T100", f"ct.{call.name}: this combiner cannot be translated",
+                       help="pass a module-level function, a lambda, operator.add / operator.mul "
+                            "or ct.maximum / ct.minimum")
+    name, taken = cx.lower_callable(node, call.node, arg_vals)
+    if taken != n:
+        raise cx.error(node, "T2T102", f"ct.{call.name}: the combiner must take {n} "
+                       f"arguments, `{name}` takes {taken}")
+    return name
 
 
 def _results(inputs, is_tuple, shape_of, code):

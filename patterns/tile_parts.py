@@ -10,15 +10,12 @@ Triton has no tile slicing and its tl.cat may reorder elements, so:
   * insert views the tile the same way and selects the new value where the grid position
     matches (tl.where, exact).
 """
-from tile2triton.model import ConstExprV, ConstV, Lowered, TileV, TupleV
+from tile2triton.model import dtype_bits, ConstExprV, ConstV, Lowered, TileV, TupleV
 from tile2triton.pattern_api import Example, Pattern
 
 from ._common import (dtype_arg, dtype_of, is_float, require_tile, shape_code, static_shape,
                       tile_shape, tuple_items)
 
-BITS = {"bool_": 1, "int8": 8, "uint8": 8, "int16": 16, "uint16": 16, "float16": 16,
-        "bfloat16": 16, "int32": 32, "uint32": 32, "float32": 32, "tfloat32": 32, "int64": 64,
-        "uint64": 64, "float64": 64, "float8_e4m3fn": 8, "float8_e5m2": 8}
 
 
 def grid_dims(rank):
@@ -320,14 +317,14 @@ def k(x, y, TM: ct.Constant[int]):
             src = "float32"
         if src == "weak_int":
             src = "int32"
-        if dt.name is not None and src in BITS and dt.name in BITS:
+        if dtype_bits(src) and dtype_bits(dt.name):
             if "bool_" in (src, dt.name) and src != dt.name:
                 raise cx.error(call.node, "T2T102", "ct.bitcast to or from bool is not supported "
                                "(cuTile rejects it too)", help="compare with 0 or use astype")
-            if BITS[src] != BITS[dt.name]:
+            if dtype_bits(src) != dtype_bits(dt.name):
                 raise cx.error(call.node, "T2T102",
                                f"ct.bitcast from {src} to {dt.name}: the bit width differs "
-                               f"({BITS[src]} vs {BITS[dt.name]})",
+                               f"({dtype_bits(src)} vs {dtype_bits(dt.name)})",
                                help="bitcast keeps the bits, so both dtypes need the same width")
         val = TileV(shape=tile_shape(x), dtype=dt.name)
         if isinstance(x.val, (ConstV, ConstExprV)):

@@ -6,9 +6,9 @@ is `stop - start`; assigned to a name, these are computed once. A tiled view exi
 translation time: its loads and stores are ct.load / ct.store with the view's tile shape and
 padding mode.
 """
-from tile2triton.model import (ArrayInfo, ArrayV, ConstV, Lowered, NoneV, TiledViewV, TileV,
+from tile2triton.model import (ArrayInfo, ArrayV, ConstExprV, ConstV, Lowered, NoneV, TiledViewV, TileV,
                                TupleV)
-from tile2triton.pattern_api import BoundCall, Example, Pattern, signature_of
+from tile2triton.pattern_api import Example, Pattern
 
 from ._common import const_value, shape_code, static_shape
 from .grid import NumTiles
@@ -141,30 +141,14 @@ def _window_call(call, cx, view, store: bool):
     return Lowered(code, TileV(shape=tuple(view.tile_shape)))
 
 
-def _forward(pattern, call, cx, extra: dict):
-    """Call another pattern with some arguments already lowered."""
-    sig = signature_of(pattern)
-    nodes = {k: call._nodes.get(k) for k in sig.parameters if k in call._nodes}
-    defaults = {p.name: p.default for p in sig.parameters.values()}
-    return pattern.lower(BoundCall(call.node, call.name.split(".")[-1], nodes, defaults, cx,
-                                   extra), cx)
-
-
 def _array_low(view: TiledViewV) -> Lowered:
     return Lowered(view.array.name, ArrayV(view.array))
 
 
 def _shape_low(view: TiledViewV) -> Lowered:
-    low = Lowered(shape_code(view.tile_shape), TupleV([ConstV(0)] * len(view.tile_shape)))
-    low.names = list(view.tile_shape)
-    low.items = [Lowered(d, ConstV(int(d)) if d.isdigit() else _constexpr(d))
-                 for d in view.tile_shape]
-    return low
-
-
-def _constexpr(name):
-    from tile2triton.model import ConstExprV
-    return ConstExprV(name)
+    items = [Lowered(d, ConstV(int(d)) if d.isdigit() else ConstExprV(d))
+             for d in view.tile_shape]
+    return Lowered(shape_code(view.tile_shape), TupleV([i.val for i in items]), items=items)
 
 
 class TiledViewLoad(Pattern):
@@ -190,7 +174,7 @@ def k(x, TILE: ct.Constant[int]):
         extra = {"array": _array_low(view), "shape": _shape_low(view)}
         if view.padding is not None:
             extra["padding_mode"] = view.padding
-        return _forward(Load(), call, cx, extra)
+        return call.forward(Load(), extra)
 
 
 class TiledViewStore(Pattern):
@@ -213,7 +197,7 @@ def k(x, TILE: ct.Constant[int]):
         view = _view(call, cx)
         if getattr(view, "steps", None):
             return _window_call(call, cx, view, store=True)
-        return _forward(Store(), call, cx, {"array": _array_low(view)})
+        return call.forward(Store(), {"array": _array_low(view)})
 
 
 class TiledViewNumTiles(Pattern):
@@ -240,5 +224,5 @@ def k(x, TILE: ct.Constant[int]):
             axis = const_value(call, "axis", cx) % view.array.rank
             n, st = view.array.shape(axis), view.steps[axis]
             return Lowered(f"tl.cdiv({n}, {st})", TileV(shape=(), dtype="int32", nonneg=True))
-        return _forward(NumTiles(), call, cx, {"array": _array_low(view),
-                                               "shape": _shape_low(view)})
+        return call.forward(NumTiles(), {"array": _array_low(view),
+                                            "shape": _shape_low(view)})

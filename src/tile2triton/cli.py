@@ -14,11 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .diagnostics import UsageError
 from .translate import ModuleResult, translate_source
-
-
-class UsageError(Exception):
-    pass
 
 
 def iter_inputs(paths: list[str]):

@@ -54,6 +54,10 @@ class Diagnostic:
                 "help": self.help}
 
 
+class UsageError(Exception):
+    """A wrong command line (exit status 2): reported as one line, never a traceback."""
+
+
 class TranslationError(Exception):
     """A user-facing error with a location. Never shown with a Python traceback."""
 

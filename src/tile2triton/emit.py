@@ -18,8 +18,7 @@ from functools import lru_cache
 import jinja2
 import libcst as cst
 
-from .lower import USE_INT64
-from .model import FunctionInfo
+from .model import USE_INT64, FunctionInfo
 from .parse import ParsedModule
 
 PLACEHOLDER = "__tile2triton_block_{}__"

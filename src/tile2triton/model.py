@@ -11,22 +11,60 @@ from typing import Any, Optional
 
 import libcst as cst
 
-# cuTile dtype name -> Triton dtype spelling. None: Triton cannot represent it.
-CT_TO_TL_DTYPE = {
-    "bool_": "tl.int1",
-    "int8": "tl.int8", "int16": "tl.int16", "int32": "tl.int32", "int64": "tl.int64",
-    "uint8": "tl.uint8", "uint16": "tl.uint16", "uint32": "tl.uint32", "uint64": "tl.uint64",
-    "float16": "tl.float16", "bfloat16": "tl.bfloat16", "float32": "tl.float32",
-    "float64": "tl.float64",
-    "tfloat32": "tl.float32",  # storage is fp32; the tf32 flag travels in the Val (see mma)
-    "float8_e4m3fn": "tl.float8e4nv", "float8_e5m2": "tl.float8e5",
-    "float4_e2m1fn": None, "float8_e8m0fnu": None, "float8_e5m3fnu": None,
-}
-FLOAT_DTYPES = {"float16", "bfloat16", "float32", "float64", "tfloat32", "float8_e4m3fn",
-                "float8_e5m2"}
-INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
-# dtypes whose arithmetic Triton performs natively with no promotion surprises
-WIDE_DTYPES = {"float32", "float64", "int32", "int64", "tfloat32"}
+# Names of the ABI every generated kernel shares with its launcher and helpers.
+# USE_INT64: constexpr set by the launcher when some array spans 2**31 elements or more; the
+# load/store helpers then widen their offsets to int64.
+USE_INT64 = "USE_INT64"
+
+
+@dataclass(frozen=True)
+class DType:
+    """One cuTile dtype: its Triton spelling (None: Triton cannot represent it), its kind and
+    width. The only table of dtype facts; patterns ask it rather than keep their own sets."""
+    name: str
+    triton: Optional[str]
+    kind: str  # bool | int | uint | float
+    bits: int
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in ("int", "uint")
+
+
+DTYPES = {d.name: d for d in (
+    DType("bool_", "tl.int1", "bool", 1),
+    DType("int8", "tl.int8", "int", 8), DType("int16", "tl.int16", "int", 16),
+    DType("int32", "tl.int32", "int", 32), DType("int64", "tl.int64", "int", 64),
+    DType("uint8", "tl.uint8", "uint", 8), DType("uint16", "tl.uint16", "uint", 16),
+    DType("uint32", "tl.uint32", "uint", 32), DType("uint64", "tl.uint64", "uint", 64),
+    DType("float16", "tl.float16", "float", 16), DType("bfloat16", "tl.bfloat16", "float", 16),
+    DType("float32", "tl.float32", "float", 32), DType("float64", "tl.float64", "float", 64),
+    # storage is fp32; the tf32 flag travels in the Val (see mma)
+    DType("tfloat32", "tl.float32", "float", 32),
+    DType("float8_e4m3fn", "tl.float8e4nv", "float", 8),
+    DType("float8_e5m2", "tl.float8e5", "float", 8),
+    DType("float4_e2m1fn", None, "float", 4), DType("float8_e8m0fnu", None, "float", 8),
+    DType("float8_e5m3fnu", None, "float", 8),
+)}
+
+# Views of the table, for the common questions.
+CT_TO_TL_DTYPE = {n: d.triton for n, d in DTYPES.items()}
+FLOAT_DTYPES = {n for n, d in DTYPES.items() if d.is_float and d.triton is not None}
+INT_DTYPES = {n for n, d in DTYPES.items() if d.is_int}
+# dtypes Triton computes in without widening (>= 32 bits: tl.sum, tl.cumsum, math keep them)
+WIDE_DTYPES = {n for n, d in DTYPES.items() if d.bits >= 32 and d.kind != "bool"}
+# integer and float dtypes ordered by promotion rank (cuTile's type promotion)
+PROMOTION_ORDER = ["bool_", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                   "uint64", "float16", "bfloat16", "float32", "float64"]
+
+
+def dtype_bits(name: Optional[str]) -> Optional[int]:
+    d = DTYPES.get(name)
+    return d.bits if d is not None else None
 
 
 class Val:
@@ -201,6 +239,8 @@ class Lowered:
     code: str
     val: Val
     prec: int = 100  # Python precedence of `code`'s outermost operator; 100 = atomic
+    # for a tuple: its parts, lowered (so `t[i]` and tile shapes read `TM`, not `t[0]`)
+    items: Optional[list] = None
 
     def wrap(self, min_prec: int) -> str:
         return self.code if self.prec >= min_prec else f"({self.code})"

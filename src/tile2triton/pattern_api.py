@@ -2,7 +2,9 @@
 
 A pattern claims one or more cuTile constructs by name (`"load"` for `ct.load`, `"add"` for both
 `ct.add` and the `+` operator), declares cuTile's signature as a Python function so that calls are
-bound exactly as cuTile binds them, and turns a bound call into Triton source.
+bound exactly as cuTile binds them, and turns a bound call into Triton source. It talks to the
+engine only through the `LoweringContext` it is given (`cx`) and the `BoundCall` (`call`); it
+imports only this module and `model`.
 
 Each pattern carries its own examples: small kernels with the Triton text they must produce, and
 invalid uses with the diagnostic code they must get. `tests/test_patterns.py` runs all of them and
@@ -12,11 +14,15 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Optional, Protocol, Sequence, Union
 
 import libcst as cst
 
+from .diagnostics import TranslationError
 from .model import Lowered, Val
+
+__all__ = ["BoundCall", "DeviceHelper", "Example", "LoweringContext", "Pattern",
+           "TranslationError", "bind", "signature_of"]
 
 
 @dataclass
@@ -32,39 +38,133 @@ class Example:
     message: str = ""
 
 
-class BoundCall:
-    """A call bound to the pattern's cuTile signature. Arguments are lowered on first access."""
+@dataclass(frozen=True)
+class DeviceHelper:
+    """A `@triton.jit` function that generated code calls, declared by the pattern that uses it.
 
-    def __init__(self, node: cst.CSTNode, name: str, nodes: dict, defaults: dict, lowerer,
-                 pre_lowered: Optional[dict] = None):
+    `name` may contain `{option}` fields (`"_load_tile_{rank}d"`): one function is rendered per
+    distinct set of options a module requests. `source` is the function's text with the same
+    fields, or a callable taking the options and returning the text. `requires`: helpers the
+    text calls, rendered with it.
+    """
+    name: str
+    source: Union[str, Callable[..., str]]
+    requires: tuple = ()
+
+    def emitted_name(self, **options) -> str:
+        return self.name.format(**options)
+
+    def render(self, **options) -> str:
+        text = self.source(**options) if callable(self.source) else self.source.format(**options)
+        return text.strip("\n")
+
+
+class LoweringContext(Protocol):
+    """The services the engine offers a pattern while it lowers one call (`cx`)."""
+
+    def error(self, node: cst.CSTNode, code: str, message: str,
+              help: Optional[str] = None) -> TranslationError:
+        """A located diagnostic to `raise` (codes: tile2triton.diagnostics.CODES)."""
+
+    def need(self, helper: Union[DeviceHelper, str], **options) -> str:
+        """Request a device helper for this module; returns the name to call it by."""
+
+    def expr(self, node: cst.BaseExpression) -> Lowered:
+        """Lower an expression of the user's code (e.g. an element of `*args`)."""
+
+    def const(self, value) -> Lowered:
+        """A translation-time value (number, bool, string, None, tuple, enum) as Triton source."""
+
+    def lower_callable(self, node: cst.BaseExpression, call: cst.CSTNode,
+                       args: Sequence[Val]) -> tuple[str, int]:
+        """Translate a module-level function or a lambda passed as a value (a combiner) into a
+        @triton.jit function for arguments of these kinds: (its name, its parameter count).
+        What it needs (helpers, debug mode, dot) is merged into the caller."""
+
+    def resolve(self, node: cst.BaseExpression) -> Optional[str]:
+        """The qualified name a Name/Attribute refers to (`cuda.tile.maximum`, `operator.add`,
+        `builtins.max`), or None (a local, a parameter, a module function, an expression)."""
+
+    def source_of(self, node: cst.CSTNode) -> str:
+        """The user's source text of a node."""
+
+    def is_nonneg(self, low: Lowered) -> bool:
+        """Whether a value is provably >= 0."""
+
+    def note_tile(self, shape) -> None:
+        """Record a tile shape (the launcher sizes warps from them)."""
+
+    def mark_debug(self) -> None:
+        """The function uses device asserts: emit it with @triton.jit(debug=True)."""
+
+    def mark_dot(self) -> None:
+        """The function uses tl.dot (the launcher picks matrix-kernel settings)."""
+
+
+class BoundCall:
+    """A call bound to the pattern's cuTile signature. Arguments are lowered on first access.
+
+    Public API: `name`, `node`, `has`, `arg`, `val`, `node_of`, `syntax`, `move`, `forward`.
+    """
+
+    def __init__(self, node: cst.CSTNode, name: str, nodes: dict, defaults: dict,
+                 cx: LoweringContext, pre_lowered: Optional[dict] = None):
         self.node = node  # the whole call (or operator) node, for diagnostics
         self.name = name
         self._nodes = nodes  # parameter name -> cst expression (or None when defaulted)
         self._defaults = defaults
-        self._lowerer = lowerer
+        self._cx = cx
         self._cache: dict = dict(pre_lowered or {})
 
     def has(self, param: str) -> bool:
+        """Whether the call passes `param` (or it was supplied already lowered)."""
         return self._nodes.get(param) is not None or param in self._cache
 
     def node_of(self, param: str) -> cst.CSTNode:
-        return self._nodes.get(param) or self.node
+        """Where to point a diagnostic about `param` (the call itself when it was not passed)."""
+        node = self._nodes.get(param)
+        return node if isinstance(node, cst.CSTNode) else self.node
+
+    def syntax(self, param: str):
+        """The user's expression for `param` as written (a tuple of them for `*args`), or None
+        when it was not passed."""
+        return self._nodes.get(param)
 
     def arg(self, param: str) -> Optional[Lowered]:
+        """`param` lowered (its default when it was not passed)."""
         if param in self._cache:
             return self._cache[param]
         node = self._nodes.get(param)
         if node is None:
             default = self._defaults.get(param, inspect.Parameter.empty)
             value = None if default is inspect.Parameter.empty else default
-            low = self._lowerer.const(value)
+            low = self._cx.const(value)
         else:
-            low = self._lowerer.expr(node)
+            low = self._cx.expr(node)
         self._cache[param] = low
         return low
 
     def val(self, param: str) -> Val:
         return self.arg(param).val
+
+    def move(self, src: str, dst: str) -> None:
+        """Treat the argument passed as `src` as if it had been passed as `dst` (for constructs
+        whose positional meaning depends on the construct, e.g. ct.zeros(shape, dtype))."""
+        self._nodes[dst], self._nodes[src] = self._nodes.get(src), None
+        if src in self._cache:
+            self._cache[dst] = self._cache.pop(src)
+        else:
+            self._cache.pop(dst, None)
+
+    def forward(self, pattern: "Pattern", overrides: dict) -> Lowered:
+        """Lower this call with another pattern, some of its arguments already lowered (a view
+        method that is a plain ct.load with the view's array and shape)."""
+        sig = signature_of(pattern)
+        nodes = {k: self._nodes.get(k) for k in sig.parameters if k in self._nodes}
+        defaults = {p.name: p.default for p in sig.parameters.values()}
+        call = BoundCall(self.node, self.name.split(".")[-1], nodes, defaults, self._cx,
+                         overrides)
+        return pattern.lower(call, self._cx)
 
 
 class Pattern:
@@ -76,7 +176,7 @@ class Pattern:
     examples: list = []
     signature: Callable = None  # a function whose parameters are cuTile's
 
-    def lower(self, call: BoundCall, cx) -> Lowered:  # pragma: no cover - abstract
+    def lower(self, call: BoundCall, cx: LoweringContext) -> Lowered:  # pragma: no cover
         raise NotImplementedError
 
 
@@ -89,7 +189,16 @@ def signature_of(pattern: Pattern) -> inspect.Signature:
     raise TypeError(f"{type(pattern).__name__} declares no signature")
 
 
-def bind(pattern: Pattern, name: str, call: cst.Call, lowerer, receiver=None) -> BoundCall:
+def bind_operands(pattern: Pattern, node: cst.CSTNode, name: str, operands: Sequence[Lowered],
+                  cx: LoweringContext) -> BoundCall:
+    """An operator (`a + b`) as a call of its construct with already-lowered operands."""
+    sig = signature_of(pattern)
+    return BoundCall(node, name, {}, {p.name: p.default for p in sig.parameters.values()}, cx,
+                     dict(zip(list(sig.parameters), operands)))
+
+
+def bind(pattern: Pattern, name: str, call: cst.Call, cx: LoweringContext,
+         receiver: Optional[Lowered] = None) -> BoundCall:
     """Bind a cst.Call to the pattern's signature; errors are located diagnostics."""
     sig = signature_of(pattern)
     params = list(sig.parameters.values())
@@ -97,8 +206,8 @@ def bind(pattern: Pattern, name: str, call: cst.Call, lowerer, receiver=None) ->
     keywords = {}
     for arg in call.args:
         if arg.star:
-            raise lowerer.error(arg, "T2T102", f"`*`/`**` arguments to ct.{name} are not supported",
-                                help="pass the arguments explicitly")
+            raise cx.error(arg, "T2T102", f"`*`/`**` arguments to ct.{name} are not supported",
+                           help="pass the arguments explicitly")
         if arg.keyword is None:
             positional.append(arg.value)
         else:
@@ -110,8 +219,8 @@ def bind(pattern: Pattern, name: str, call: cst.Call, lowerer, receiver=None) ->
     try:
         ba = sig.bind(*positional, **keywords)
     except TypeError as e:
-        raise lowerer.error(call, "T2T102", f"ct.{name}: {e}",
-                            help=f"cuTile's signature is ct.{name}{sig}") from None
+        raise cx.error(call, "T2T102", f"ct.{name}: {e}",
+                       help=f"cuTile's signature is ct.{name}{sig}") from None
     nodes = dict(ba.arguments)
     defaults = {p.name: p.default for p in params}
-    return BoundCall(call, name, nodes, defaults, lowerer, pre)
+    return BoundCall(call, name, nodes, defaults, cx, pre)

@@ -15,6 +15,8 @@ import sys
 import threading
 from pathlib import Path
 
+from ..diagnostics import UsageError
+
 
 def add_check_command(subparsers) -> None:
     p = subparsers.add_parser(
@@ -65,7 +67,6 @@ def add_check_command(subparsers) -> None:
 def resolve_cases(paths) -> list[Path]:
     """Corpus case folders named by `paths` (a case folder, a corpus root, or a kernel file with
     a case.py next to it)."""
-    from ..cli import UsageError
     cases: list[Path] = []
     for raw in paths:
         p = Path(raw)
@@ -99,7 +100,6 @@ def resolve_cases(paths) -> list[Path]:
 
 
 def parse_overrides(items, cases, use_expected) -> dict:
-    from ..cli import UsageError
     out = {}
     if use_expected:
         for c in cases:
@@ -120,7 +120,6 @@ def parse_overrides(items, cases, use_expected) -> dict:
 
 
 def cmd_check(args) -> int:
-    from ..cli import UsageError
     from . import report
     from .session import Session, detect_backend
     from .supervisor import Supervisor

@@ -1,0 +1,271 @@
+"""Expressions: one method per supported expression node. Every `ct.*` call and operator goes to
+the pattern that claims it (or T2T100); calls of module functions go to helper specialization."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from ..model import (PREC, USE_INT64, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV, FuncV,
+                     Lowered, NoneV, TileV, TupleV)
+from ..pattern_api import bind, bind_operands
+
+BINOP_CONSTRUCT = {
+    cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "truediv",
+    cst.FloorDivide: "floordiv", cst.Modulo: "mod", cst.Power: "pow",
+    cst.BitAnd: "bitwise_and", cst.BitOr: "bitwise_or", cst.BitXor: "bitwise_xor",
+    cst.LeftShift: "bitwise_lshift", cst.RightShift: "bitwise_rshift",
+    cst.MatrixMultiply: "matmul",
+}
+AUGOP_CONSTRUCT = {
+    cst.AddAssign: "add", cst.SubtractAssign: "sub", cst.MultiplyAssign: "mul",
+    cst.DivideAssign: "truediv", cst.FloorDivideAssign: "floordiv", cst.ModuloAssign: "mod",
+    cst.PowerAssign: "pow", cst.BitAndAssign: "bitwise_and", cst.BitOrAssign: "bitwise_or",
+    cst.BitXorAssign: "bitwise_xor", cst.LeftShiftAssign: "bitwise_lshift",
+    cst.RightShiftAssign: "bitwise_rshift", cst.MatrixMultiplyAssign: "matmul",
+}
+CMP_CONSTRUCT = {
+    cst.LessThan: "less", cst.LessThanEqual: "less_equal", cst.GreaterThan: "greater",
+    cst.GreaterThanEqual: "greater_equal", cst.Equal: "equal", cst.NotEqual: "not_equal",
+}
+UNARY_CONSTRUCT = {cst.Minus: "negative", cst.BitInvert: "bitwise_not"}
+
+
+class Expressions:
+    """Mixin of `Lowerer`: expressions."""
+
+    # --------------------------------------------------------------------------- expressions
+    def expr(self, node) -> Lowered:
+        method = getattr(self, "x_" + type(node).__name__, None)
+        if method is None:
+            kind = type(node).__name__
+            raise self.error(node, "T2T101", f"`{kind}` expressions are not supported in kernels")
+        return method(node)
+
+    def x_Integer(self, node):
+        return Lowered(node.value, ConstV(node.evaluated_value))
+
+    def x_Float(self, node):
+        return Lowered(node.value, ConstV(node.evaluated_value))
+
+    def x_SimpleString(self, node):
+        return Lowered(node.value, ConstV(node.evaluated_value))
+
+    def x_Name(self, node: cst.Name) -> Lowered:
+        name = node.value
+        if name in self.env:
+            val = self.env[name]
+            return Lowered(name, val)
+        if name in ("True", "False"):
+            return Lowered(name, ConstV(name == "True"))
+        if name == "None":
+            return Lowered("None", NoneV())
+        q = self.pm.imports.get(name)
+        if q is not None:
+            if q == "cuda.tile" or q.startswith("cuda.tile."):
+                return self.ct_ref(q, node)
+            raise self.error(node, "T2T107",
+                             f"`{name}` (imported from `{q}`) cannot be used inside a kernel",
+                             help="kernels may only use cuda.tile constructs and Python operators")
+        if name in self.pm.globals:
+            return self.module_global(name, node)
+        if name in self.pm.functions:
+            return Lowered(name, FuncV(name))
+        if name in ("range", "min", "max", "len", "float", "int", "bool", "abs", "print"):
+            return Lowered(name, FuncV("builtins." + name))
+        raise self.error(node, "T2T107", f"unknown name `{name}` inside kernel `{self.fn.name}`",
+                         help="define it before use, pass it as a parameter, or make it a "
+                              "module-level constant")
+
+
+    def x_Tuple(self, node: cst.Tuple) -> Lowered:
+        items = [self.expr(el.value) for el in node.elements]
+        code = "(" + ", ".join(i.code for i in items) + ("," if len(items) == 1 else "") + ")"
+        return Lowered(code, TupleV([i.val for i in items]), items=items)
+
+    def x_List(self, node: cst.List) -> Lowered:
+        return self.x_Tuple(node)  # shapes written as lists behave as tuples
+
+    def x_Subscript(self, node: cst.Subscript) -> Lowered:
+        base = self.expr(node.value)
+        v = base.val
+        if isinstance(v, TupleV):
+            if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+                raise self.error(node, "T2T101", "tuples can only be indexed with one integer")
+            idx = self.expr(node.slice[0].slice.value)
+            if not isinstance(idx.val, ConstV) or not isinstance(idx.val.value, int):
+                raise self.error(node.slice[0], "T2T103",
+                                 "a tuple index must be a compile-time integer")
+            i = idx.val.value
+            if base.items is not None:
+                return base.items[i]
+            if v.items and -len(v.items) <= i < len(v.items):
+                return Lowered(f"{base.wrap(100)}[{i}]", v.items[i])
+            return Lowered(f"{base.wrap(100)}[{i}]", TileV(shape=()))
+        if isinstance(v, TileV):
+            return self.tile_index(node, base)
+        if isinstance(v, ArrayListV):
+            if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+                raise self.error(node, "T2T101", "a list of arrays takes one index")
+            idx = self.expr(node.slice[0].slice.value)
+            return Lowered(f"{v.info.name}[{idx.code}]", ArrayV(v.info.element(idx.wrap(100))))
+        raise self.error(node, "T2T101", "this subscript is not supported in kernels")
+
+    def tile_index(self, node: cst.Subscript, base: Lowered) -> Lowered:
+        """`x[:, None]`, `x[None, :]`: new axes. Other tile indexing is not cuTile syntax."""
+        parts = []
+        shape = list(base.val.shape) if base.val.shape is not None else None
+        new_shape = [] if shape is not None else None
+        src = 0
+        for el in node.slice:
+            s = el.slice
+            if isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None:
+                parts.append(":")
+                if new_shape is not None:
+                    new_shape.append(shape[src] if src < len(shape) else None)
+                src += 1
+            elif isinstance(s, cst.Index) and isinstance(s.value, cst.Name) and s.value.value == "None":
+                parts.append("None")
+                if new_shape is not None:
+                    new_shape.append(1)
+            else:
+                raise self.error(el, "T2T101", "tiles can only be indexed with `:` and `None`",
+                                 help="use ct.extract or ct.item to take parts of a tile")
+        if new_shape is not None and shape is not None:
+            new_shape.extend(shape[src:])
+        v = base.val
+        return Lowered(f"{base.wrap(100)}[{', '.join(parts)}]",
+                       TileV(shape=tuple(new_shape) if new_shape is not None else None,
+                             dtype=v.dtype, tf32=v.tf32, nonneg=v.nonneg))
+
+    def x_BinaryOperation(self, node: cst.BinaryOperation) -> Lowered:
+        construct = BINOP_CONSTRUCT[type(node.operator)]
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        return self.operator(construct, node, left, right)
+
+    def operator(self, construct: str, node, *operands: Lowered) -> Lowered:
+        pattern = self.mc.patterns.get(construct)
+        if pattern is None:
+            raise self.error(node, "T2T100", f"operator `{construct}` is not supported")
+        return pattern.lower(bind_operands(pattern, node, construct, operands, self), self)
+
+    def x_UnaryOperation(self, node: cst.UnaryOperation) -> Lowered:
+        operand = self.expr(node.expression)
+        if isinstance(node.operator, cst.Not):
+            return Lowered(f"not {operand.wrap(PREC['not'])}", operand.val, PREC["not"])
+        if isinstance(node.operator, cst.Plus):
+            return operand
+        return self.operator(UNARY_CONSTRUCT[type(node.operator)], node, operand)
+
+    def x_Comparison(self, node: cst.Comparison) -> Lowered:
+        left = self.expr(node.left)
+        results = []
+        for comp in node.comparisons:
+            op = type(comp.operator)
+            if op not in CMP_CONSTRUCT:
+                raise self.error(comp, "T2T101", "`is`/`in` comparisons are not supported")
+            right = self.expr(comp.comparator)
+            results.append(self.operator(CMP_CONSTRUCT[op], node, left, right))
+            left = right
+        if len(results) == 1:
+            return results[0]
+        code = " & ".join(r.wrap(PREC["&"] + 1) for r in results)
+        return Lowered(code, results[0].val, PREC["&"])
+
+    def x_BooleanOperation(self, node: cst.BooleanOperation) -> Lowered:
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        word = "and" if isinstance(node.operator, cst.And) else "or"
+        p = PREC[word]
+        return Lowered(f"{left.wrap(p)} {word} {right.wrap(p + 1)}", left.val, p)
+
+    def x_IfExp(self, node: cst.IfExp) -> Lowered:
+        test = self.expr(node.test)
+        body = self.expr(node.body)
+        orelse = self.expr(node.orelse)
+        p = PREC["ifexp"]
+        return Lowered(f"{body.wrap(p + 1)} if {test.wrap(p + 1)} else {orelse.wrap(p)}",
+                       body.val, p)
+
+    def x_Call(self, node: cst.Call) -> Lowered:
+        func = self.expr(node.func)
+        v = func.val
+        if isinstance(v, CtRefV):
+            q = v.qualname
+            if q.startswith("method."):
+                receiver = self.expr(node.func.value)
+                return self.construct(q[len("method."):], node, receiver)
+            if not q.startswith("cuda.tile."):
+                raise self.error(node, "T2T100", f"`{q}` is not a cuda.tile construct")
+            return self.construct(q[len("cuda.tile."):], node)
+        if isinstance(v, FuncV):
+            if v.name.startswith("builtins."):
+                return self.builtin_call(v.name[len("builtins."):], node)
+            return self.helper_call(v.name, node)
+        raise self.error(node.func, "T2T101", "only cuda.tile constructs and helper functions "
+                                              "can be called inside kernels")
+
+    def construct(self, name: str, node: cst.Call, receiver: Optional[Lowered] = None):
+        pattern = self.mc.patterns.get(name)
+        if pattern is None:
+            raise self.error(node, "T2T100", f"ct.{name} is not supported by tile2triton",
+                             help="see docs/constructs.md for the constructs tile2triton "
+                                  "translates; rewrite this part or open an issue")
+        call = bind(pattern, name, node, self, receiver)
+        return pattern.lower(call, self)
+
+    def builtin_call(self, name: str, node: cst.Call) -> Lowered:
+        args = [self.expr(a.value) for a in node.args]
+        if name in ("min", "max"):
+            if len(args) < 2 or any(a.keyword is not None for a in node.args):
+                raise self.error(node, "T2T102", f"{name}() in kernels takes two or more scalars")
+            if all(isinstance(a.val, ConstV) for a in args):
+                value = (min if name == "min" else max)(a.val.value for a in args)
+                return self.const(value)
+            if all(isinstance(a.val, (ConstV, ConstExprV)) for a in args):
+                return Lowered(f"{name}({', '.join(a.code for a in args)})", ConstExprV(name))
+            fn = "tl.minimum" if name == "min" else "tl.maximum"
+            acc = args[0]
+            for a in args[1:]:
+                acc = Lowered(f"{fn}({acc.code}, {a.code})",
+                              TileV(shape=(), nonneg=self.is_nonneg(acc) and self.is_nonneg(a)))
+            return acc
+        if name == "len":
+            if len(args) == 1 and isinstance(args[0].val, TupleV):
+                return self.const(len(args[0].val.items))
+            if len(args) == 1 and isinstance(args[0].val, ArrayListV):
+                return Lowered(args[0].val.info.count, TileV(shape=(), dtype="int32",
+                                                             nonneg=True))
+            raise self.error(node, "T2T100", "len() is supported on tuples only in this version")
+        if name in ("float", "int", "bool"):
+            if len(args) == 1 and isinstance(args[0].val, ConstV):
+                return self.const({"float": float, "int": int, "bool": bool}[name](
+                    args[0].val.value))
+            if name == "float" and len(args) == 1:
+                return Lowered(f"{args[0].wrap(100)}.to(tl.float32)", TileV(shape=(), dtype="float32"))
+            if name == "int" and len(args) == 1:
+                return Lowered(f"{args[0].wrap(100)}.to(tl.int32)", TileV(shape=(), dtype="int32"))
+        if name == "abs" and len(args) == 1:
+            return self.construct("abs", node)
+        if name == "print":  # cuTile treats the builtin as ct.print
+            return self.construct("print", node)
+        raise self.error(node, "T2T101", f"builtin `{name}()` is not supported here")
+
+    def helper_call(self, name: str, node: cst.Call) -> Lowered:
+        """Call of a module-level @ct.function or plain helper: translated as @triton.jit."""
+        if any(a.keyword is not None or a.star for a in node.args):
+            raise self.error(node, "T2T102", "helper calls in kernels take positional arguments")
+        args = [self.expr(a.value) for a in node.args]
+        unit, ret = self.mc.specialize(name, node, args)
+        codes = []
+        for a in args:
+            if isinstance(a.val, ArrayV):
+                codes.extend(a.val.info.abi())
+            else:
+                codes.append(a.code)
+        if unit.uses_array_params:
+            codes.append(USE_INT64)
+        self.result.merge(unit)
+        return Lowered(f"{name}({', '.join(codes)})", ret)
+

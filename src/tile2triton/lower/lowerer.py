@@ -1,0 +1,89 @@
+"""The Lowerer: lowers one function body, and is the `LoweringContext` patterns receive."""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import libcst as cst
+
+from ..diagnostics import TranslationError
+from ..model import FunctionInfo, Lowered, ParamInfo, Val
+from ..pattern_api import DeviceHelper
+from .expressions import Expressions
+from .statements import Statements
+from .unit import UnitResult
+from .values import Values, initial_env, reassigned_names
+
+
+class Lowerer(Statements, Expressions, Values):
+    """Lowers one function body: statements (statements.py), expressions (expressions.py) and
+    static typing (values.py). Patterns see it through `pattern_api.LoweringContext`; `mc` is
+    the module's `ModuleContext` (module.py)."""
+
+    def __init__(self, mc, fn: FunctionInfo, params: list[ParamInfo]):
+        self.mc = mc
+        self.pm = mc.pm
+        self.fn = fn
+        self.params = params
+        self.env: dict[str, Val] = initial_env(params)
+        self.out: list[str] = []
+        self.depth = 0
+        self.result = UnitResult(fn.name, "", params, fn=fn)
+        self.mutable = reassigned_names(fn.node.body)
+
+    # ------------------------------------------------- LoweringContext: services for patterns
+    def error(self, node, code, message, help=None) -> TranslationError:
+        return self.pm.error(node, code, message, help)
+
+    def need(self, helper, **options) -> str:
+        """Ask emit for a device helper: a `DeviceHelper` a pattern declares, or the name of
+        one in templates/runtime.py.j2. Returns the name to call it by."""
+        if isinstance(helper, DeviceHelper):
+            for req in helper.requires:
+                self.need(req, **options)
+            name = helper.emitted_name(**options)
+            self.result.helper_sources[name] = helper.render(**options)
+            return name
+        self.result.runtime_helpers.add(helper)
+        return helper
+
+    def need_source(self, name: str, source: str) -> str:
+        """A device helper whose full source the pattern gives (same as `need` of a
+        DeviceHelper without options)."""
+        return self.need(DeviceHelper(name, lambda: source))
+
+    def note_tile(self, shape) -> None:
+        if shape and all(s is not None for s in shape):
+            self.result.tile_elems.append(" * ".join(str(s) for s in shape))
+
+    def mark_debug(self) -> None:
+        self.result.debug = True
+
+    def mark_dot(self) -> None:
+        self.result.uses_dot = True
+
+    def source_of(self, node) -> str:
+        return self.pm.module.code_for_node(node)
+
+    def resolve(self, node) -> Optional[str]:
+        if isinstance(node, cst.Name) and (node.value in self.env
+                                           or node.value in self.pm.functions):
+            return None
+        if isinstance(node, cst.Name) and node.value in ("max", "min") \
+                and node.value not in self.pm.imports and node.value not in self.pm.globals:
+            return f"builtins.{node.value}"
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            return self.pm.qualname(node)
+        return None
+
+    def lower_callable(self, node, call, args: Sequence[Val]) -> tuple[str, int]:
+        if isinstance(node, cst.Lambda):
+            unit = self.mc.lower_lambda(node, args, self)
+        elif isinstance(node, cst.Name) and node.value in self.pm.functions \
+                and node.value not in self.env:
+            unit, _ = self.mc.specialize(
+                node.value, call, [Lowered(f"_arg{i}", v) for i, v in enumerate(args)])
+        else:
+            raise self.error(node, "T2T100", "this function cannot be translated as a value",
+                             help="pass a module-level function or a lambda")
+        self.result.merge(unit)
+        return unit.name, len(unit.params)

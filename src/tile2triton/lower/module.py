@@ -1,0 +1,130 @@
+"""State shared by the functions of one module, and helper specialization: a module function
+called from kernels is lowered once, for the kinds of arguments it receives."""
+from __future__ import annotations
+
+import hashlib
+from typing import Sequence
+
+import libcst as cst
+
+from ..diagnostics import TranslationError
+from ..model import (ArrayInfo, ArrayV, ConstExprV, ConstV, FunctionInfo, Lowered, ParamInfo,
+                     TileV, TupleV, Val)
+from ..parse import ParsedModule
+from ..recognize import decorator_role
+from .lowerer import Lowerer
+from .unit import UnitResult
+
+
+class ModuleContext:
+    """Patterns, and the helpers specialized so far (in the order emit renders them)."""
+
+    def __init__(self, pm: ParsedModule, patterns: dict):
+        self.pm = pm
+        self.patterns = patterns
+        self.helper_specs: dict = {}  # helper name -> (argument kinds, UnitResult, return Val)
+        self.helper_order: list = []
+        self.in_progress: set = set()  # helpers being lowered now (recursion check)
+
+    def specialize(self, name: str, call_node, args: Sequence[Lowered]):
+        """(UnitResult, return Val) of helper `name` for the kinds of `args`."""
+        pm = self.pm
+        fdef = pm.functions[name]
+        fn_params = list(fdef.params.params)
+        if len(fn_params) != len(args) or fdef.params.posonly_params \
+                or fdef.params.kwonly_params \
+                or fdef.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT):
+            raise pm.error(call_node, "T2T102", f"helper `{name}` must be called with one "
+                           "positional argument per parameter")
+        params, key = [], []
+        for p, a in zip(fn_params, args):
+            pname = p.name.value
+            if isinstance(a.val, ArrayV):
+                info = ArrayInfo(pname, rank=a.val.info.rank)
+                params.append(ParamInfo(pname, "array", info))
+                key.append(("array", info.rank))
+            elif isinstance(a.val, (ConstV, ConstExprV)) or (
+                    isinstance(a.val, TupleV) and all(isinstance(i, (ConstV, ConstExprV))
+                                                      for i in a.val.items)):
+                params.append(ParamInfo(pname, "constexpr"))
+                key.append(("constexpr",))
+            else:
+                params.append(ParamInfo(pname, "tile"))
+                key.append(("tile",))
+        key = tuple(key)
+        if name in self.helper_specs:
+            old_key, unit, ret = self.helper_specs[name]
+            if old_key != key:
+                raise pm.error(call_node, "T2T105",
+                               f"helper `{name}` is called with different kinds of arguments "
+                               "(arrays of other ranks, or tiles where constants were passed)",
+                               help="tile2triton translates each helper once; make the calls "
+                                    "agree")
+            return unit, ret
+        if name in self.in_progress:
+            raise pm.error(call_node, "T2T101", f"recursive helper `{name}` cannot be translated")
+        role = "helper"
+        for dec in fdef.decorators:
+            r, _ = decorator_role(pm, dec)
+            if r:
+                role = r
+        fn = FunctionInfo(name, fdef, role, params)
+        self.in_progress.add(name)
+        try:  # a helper that fails must not look recursive to the next kernel calling it
+            lw = Lowerer(self, fn, params)
+            unit = lw.result
+            unit.text = "\n".join(lw.lower_body())
+            unit.uses_array_params = any(p.kind == "array" for p in params)
+            ret = _helper_return_val(fdef, lw)
+        finally:
+            self.in_progress.discard(name)
+        self.helper_specs[name] = (key, unit, ret)
+        self.helper_order.append(name)
+        return unit, ret
+
+    def lower_lambda(self, lam: cst.Lambda, args: Sequence[Val], caller: Lowerer) -> UnitResult:
+        """`lambda a, b: ...` passed as a value: a @triton.jit helper with the lambda's body,
+        named after its text (identical lambdas share one helper)."""
+        ps = lam.params
+        names = [p.name.value for p in list(ps.posonly_params) + list(ps.params)]
+        body_code = self.pm.module.code_for_node(lam.body)
+        digest = hashlib.sha1(f"{names}:{body_code}".encode()).hexdigest()[:8]
+        fname = f"_lambda_{digest}"
+        fdef = cst.FunctionDef(
+            name=cst.Name(fname), params=cst.Parameters(params=[cst.Param(cst.Name(n))
+                                                               for n in names]),
+            body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(lam.body)])]))
+        params = [ParamInfo(n, "tile") for n in names]
+        lw = Lowerer(self, FunctionInfo(fname, fdef, "helper", params), params)
+        for n, v in zip(names, args):
+            lw.env[n] = v
+        lines = lw.lower_body()
+        unit = lw.result
+        unit.text = "\n".join(lines)
+        caller.need_source(fname, f"@triton.jit\ndef {fname}({', '.join(names)}):\n" + unit.text)
+        return unit
+
+
+def lower_function(mc: ModuleContext, fn: FunctionInfo, params: list[ParamInfo]) -> UnitResult:
+    lw = Lowerer(mc, fn, params)
+    lines = lw.lower_body()
+    lw.result.text = "\n".join(lines)
+    return lw.result
+
+
+def _helper_return_val(fdef, lw: Lowerer) -> Val:
+    """The helper's return value kind: re-lower the last `return` expression in its env."""
+    last = None
+    for stmt in reversed(fdef.body.body):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for s in stmt.body:
+                if isinstance(s, cst.Return) and s.value is not None:
+                    last = s.value
+            if last is not None:
+                break
+    if last is None:
+        return TileV()
+    try:
+        return lw.expr(last).val
+    except TranslationError:
+        return TileV()

@@ -1,0 +1,226 @@
+"""Statements: one method per supported statement node, emitting Triton lines.
+
+Comments and docstrings of the user's code are carried over statement by statement. Statement
+forms no method handles raise a located T2T101.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from ..control_flow import ExitRewriter
+from ..model import ArrayInfo, ArrayV, Lowered, PREC, TiledViewV, TupleV, TileV, ConstV
+from .expressions import AUGOP_CONSTRUCT
+from .values import reassigned_names
+
+INDENT = "    "
+
+
+class Statements:
+    """Mixin of `Lowerer`: statements and the lines they emit."""
+
+    # ----------------------------------------------------------------------------- emission
+    def line(self, text: str, comment: Optional[str] = None) -> None:
+        pad = INDENT * self.depth
+        self.out.append(pad + text + (f"  {comment}" if comment else ""))
+
+    def leading(self, node) -> None:
+        for el in getattr(node, "leading_lines", ()):
+            if el.comment is not None:
+                self.out.append(INDENT * self.depth + el.comment.value)
+            else:
+                self.out.append("")
+
+    @staticmethod
+    def trailing_comment(tw) -> Optional[str]:
+        c = getattr(tw, "comment", None)
+        return c.value if c is not None else None
+
+    # ---------------------------------------------------------------------------- function
+    def lower_body(self) -> list[str]:
+        body = self.fn.node.body
+        if not isinstance(body, cst.IndentedBlock):
+            raise self.error(body, "T2T101", "one-line function bodies are not supported",
+                             help="put the body on its own indented lines")
+        body = ExitRewriter(self.error).function_body(body)
+        self.mutable = reassigned_names(body)
+        self.block(body)
+        return self.out
+
+    def block(self, block: cst.BaseSuite) -> None:
+        if not isinstance(block, cst.IndentedBlock):
+            raise self.error(block, "T2T101", "one-line blocks are not supported in kernels",
+                             help="put the block body on its own indented line")
+        self.depth += 1
+        start = len(self.out)
+        for stmt in block.body:
+            self.stmt(stmt)
+        for el in block.footer:
+            if el.comment is not None:
+                self.out.append(INDENT * self.depth + el.comment.value)
+        if len(self.out) == start:
+            self.line("pass")
+        self.depth -= 1
+
+    def stmt(self, node) -> None:
+        self.leading(node)
+        if isinstance(node, cst.SimpleStatementLine):
+            comment = self.trailing_comment(node.trailing_whitespace)
+            texts = []
+            for s in node.body:
+                t = self.small(s)
+                texts.extend(t if isinstance(t, list) else [t] if t is not None else [])
+            if not texts:
+                if comment:
+                    self.line(comment.lstrip())
+                return
+            for t in texts[:-1]:
+                self.line(t)
+            self.line(texts[-1], comment)
+        elif isinstance(node, cst.If):
+            self.if_stmt(node, "if")
+        elif isinstance(node, cst.For):
+            self.for_stmt(node)
+        elif isinstance(node, cst.While):
+            self.while_stmt(node)
+        else:
+            kind = type(node).__name__
+            raise self.error(node, "T2T101", f"`{kind}` statements are not supported in kernels",
+                             help="kernels may use assignments, if/for/while, return and calls")
+
+    def header_comment(self, node) -> Optional[str]:
+        body = node.body
+        tw = getattr(body, "header", None)
+        return self.trailing_comment(tw)
+
+    def if_stmt(self, node: cst.If, keyword: str) -> None:
+        test = self.expr(node.test)
+        self.line(f"{keyword} {test.code}:", self.header_comment(node))
+        self.block(node.body)
+        orelse = node.orelse
+        if isinstance(orelse, cst.If):
+            self.leading(orelse)
+            self.if_stmt(orelse, "elif")
+        elif isinstance(orelse, cst.Else):
+            self.leading(orelse)
+            self.line("else:", self.header_comment(orelse))
+            self.block(orelse.body)
+
+    def for_stmt(self, node: cst.For) -> None:
+        if node.orelse is not None:
+            raise self.error(node.orelse, "T2T101", "`for ... else` is not supported in kernels")
+        if node.asynchronous is not None:
+            raise self.error(node, "T2T101", "`async for` is not supported in kernels")
+        it = node.iter
+        if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name)
+                and it.func.value in ("range",) and "range" not in self.env):
+            raise self.error(it, "T2T101", "kernel loops must iterate over `range(...)`",
+                             help="write `for i in range(start, stop, step):`")
+        args = [self.expr(a.value) for a in it.args]
+        if any(a.keyword is not None for a in it.args):
+            raise self.error(it, "T2T102", "range() takes positional arguments only")
+        if not isinstance(node.target, cst.Name):
+            raise self.error(node.target, "T2T101", "the loop variable must be a single name")
+        var = node.target.value
+        nonneg = all(self.is_nonneg(a) for a in args[:2]) and (
+            len(args) < 3 or (isinstance(args[2].val, ConstV) and args[2].val.value > 0))
+        self.env[var] = TileV(shape=(), dtype="int32", nonneg=nonneg)
+        self.line(f"for {var} in range({', '.join(a.code for a in args)}):",
+                  self.header_comment(node))
+        self.block(node.body)
+
+    def while_stmt(self, node: cst.While) -> None:
+        if node.orelse is not None:
+            raise self.error(node.orelse, "T2T101", "`while ... else` is not supported")
+        test = self.expr(node.test)
+        self.line(f"while {test.code}:", self.header_comment(node))
+        self.block(node.body)
+
+    # --------------------------------------------------------------------- small statements
+    def small(self, node) -> Optional[str]:
+        if isinstance(node, cst.Expr):
+            v = node.value
+            if isinstance(v, (cst.SimpleString, cst.ConcatenatedString)):
+                return self.pm.module.code_for_node(v)  # docstring / string statement
+            low = self.expr(v)
+            return low.code
+        if isinstance(node, cst.Assign):
+            low = self.expr(node.value)
+            single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+            if isinstance(low.val, ArrayV) and low.val.info.shape_codes is not None and single:
+                return self.bind_array_view(node.targets[0].target.value, low.val.info)
+            if isinstance(low.val, TiledViewV) and single:
+                self.env[node.targets[0].target.value] = low.val
+                return None  # a tiled view exists only at translation time
+            targets = [self.target(t.target, low) for t in node.targets]
+            return " = ".join(targets) + " = " + low.code
+        if isinstance(node, cst.AnnAssign):
+            if node.value is None:
+                return None
+            low = self.expr(node.value)
+            return self.target(node.target, low) + " = " + low.code
+        if isinstance(node, cst.AugAssign):
+            return self.aug_assign(node)
+        if isinstance(node, cst.Return):
+            if node.value is None:
+                return "return"
+            low = self.expr(node.value)
+            return "return " + low.code
+        if isinstance(node, cst.Pass):
+            return "pass"
+        if isinstance(node, cst.Assert):  # cuTile treats `assert` as ct.assert_
+            args = [cst.Arg(node.test)] + ([cst.Arg(node.msg)] if node.msg is not None else [])
+            return self.construct("assert_", cst.Call(func=cst.Name("assert_"), args=args)).code
+        kind = type(node).__name__
+        raise self.error(node, "T2T101", f"`{kind}` statements are not supported in kernels")
+
+    def target(self, t, low: Lowered) -> str:
+        if isinstance(t, cst.Name):
+            self.env[t.value] = self.runtime_if_mutable(t.value, low.val)
+            if isinstance(low.val, ArrayV):
+                raise self.error(t, "T2T101", "arrays cannot be re-bound to new names in kernels",
+                                 help="use the array parameter directly")
+            return t.value
+        if isinstance(t, (cst.Tuple, cst.List)):
+            names = []
+            items = low.val.items if isinstance(low.val, TupleV) else None
+            if items is not None and len(items) != len(t.elements):
+                raise self.error(t, "T2T105",
+                                 f"cannot unpack {len(items)} values into {len(t.elements)} names")
+            for i, el in enumerate(t.elements):
+                if not isinstance(el.value, cst.Name):
+                    raise self.error(el.value, "T2T101", "only names can be unpacked into")
+                self.env[el.value.value] = items[i] if items is not None else TileV()
+                names.append(el.value.value)
+            return ", ".join(names)
+        raise self.error(t, "T2T101", "only assignments to names are supported in kernels",
+                         help="tiles are immutable values; assign a new tile to a name")
+
+    def bind_array_view(self, name: str, element: ArrayInfo) -> list:
+        """`A = As[g]` or `sub = x.slice(...)`: compute the new array's pointer, shapes and
+        strides once, into ordinary names."""
+        info = ArrayInfo(name, rank=element.rank)
+        self.env[name] = ArrayV(info)
+        lines = [f"{info.pointer} = {element.pointer}"]
+        lines += [f"{info.shape(d)} = {element.shape(d)}" for d in range(info.rank)]
+        lines += [f"{info.stride(d)} = {element.stride(d)}" for d in range(info.rank)]
+        return lines
+
+    def aug_assign(self, node: cst.AugAssign) -> str:
+        if not isinstance(node.target, cst.Name):
+            raise self.error(node.target, "T2T101", "only names can be augmented-assigned")
+        name = node.target.value
+        construct = AUGOP_CONSTRUCT[type(node.operator)]
+        left = self.expr(node.target)
+        right = self.expr(node.value)
+        low = self.operator(construct, node, left, right)
+        self.env[name] = self.runtime_if_mutable(name, low.val)
+        # keep `x += y` when the operator lowers to itself
+        simple = {"add": "+", "sub": "-", "mul": "*", "bitwise_and": "&", "bitwise_or": "|",
+                  "bitwise_xor": "^", "truediv": "/"}
+        if construct in simple and low.code == f"{left.wrap(12)} {simple[construct]} " \
+                f"{right.wrap(PREC[simple[construct]] + 1)}":
+            return f"{name} {simple[construct]}= {right.code}"
+        return f"{name} = {low.code}"
+

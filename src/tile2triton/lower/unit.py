@@ -1,0 +1,31 @@
+"""What lowering one function produces, for emit and for the functions that call it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..model import FunctionInfo
+
+
+@dataclass
+class UnitResult:
+    """One lowered function (kernel, helper, or a lambda translated into a helper)."""
+    name: str
+    text: str
+    params: list
+    fn: Optional[FunctionInfo] = None
+    uses_array_params: bool = False  # a helper taking arrays also takes USE_INT64
+    runtime_helpers: set = field(default_factory=set)
+    helper_sources: dict = field(default_factory=dict)  # name -> @triton.jit source from a pattern
+    tile_elems: list = field(default_factory=list)  # launcher heuristics: tile sizes as exprs
+    uses_dot: bool = False
+    debug: bool = False  # uses device asserts: emit @triton.jit(debug=True)
+
+    def merge(self, callee: "UnitResult") -> None:
+        """What a called function needs, its caller needs too: the one way a helper's results
+        reach the kernel (helper calls, combiners and lambdas alike)."""
+        self.runtime_helpers |= callee.runtime_helpers
+        self.helper_sources.update(callee.helper_sources)
+        self.tile_elems += callee.tile_elems
+        self.uses_dot |= callee.uses_dot
+        self.debug |= callee.debug

@@ -1,0 +1,204 @@
+"""Typing: what is statically known about values (constants, names of cuda.tile, attributes of
+arrays, views and tiles, non-negativity, which names are runtime values)."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..model import (CT_TO_TL_DTYPE, PREC, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV,
+                     DTypeV, EnumV, Lowered, NoneV, ParamInfo, TiledViewV, TileV, TupleV, Val)
+
+# Tile methods that are the functional construct with the tile as first argument.
+TILE_METHODS = {"astype", "reshape", "permute", "transpose", "item", "extract", "insert"}
+
+
+def initial_env(params: list[ParamInfo]) -> dict:
+    """The value kinds of a function's parameters."""
+    env: dict[str, Val] = {}
+    for p in params:
+        if p.kind == "array":
+            env[p.name] = ArrayV(p.array)
+        elif p.kind == "array_list":
+            env[p.name] = ArrayListV(p.array_list)
+        elif p.kind == "constexpr":
+            env[p.name] = ConstExprV(p.name)
+        elif p.kind == "tile":
+            env[p.name] = TileV()
+        else:
+            # a runtime scalar: Triton passes Python floats as fp32 and ints as int32/int64
+            env[p.name] = TileV(shape=(), dtype="scalar_param")
+    return env
+
+
+class Values:
+    """Mixin of `Lowerer`: constants, references and attributes, and static facts."""
+
+    def const(self, value) -> Lowered:
+        if isinstance(value, Lowered):
+            return value
+        if value is None:
+            return Lowered("None", NoneV())
+        if isinstance(value, EnumV):
+            return Lowered(f"{value.enum}.{value.member}", value)
+        if isinstance(value, float) and (value != value or value in (float("inf"),
+                                                                      float("-inf"))):
+            return Lowered(f'float("{value}")', ConstV(value))
+        low = Lowered(repr(value), ConstV(value))
+        if isinstance(value, (int, float)) and value < 0:
+            low.prec = PREC["unary"]
+        return low
+
+
+    def module_global(self, name: str, node) -> Lowered:
+        """Module-level constants are compile-time values inside cuTile kernels: inline them."""
+        value = self.pm.globals[name]
+        low = self.expr(value)
+        if isinstance(low.val, (ConstV, EnumV, DTypeV, CtRefV, TupleV)):
+            return low
+        raise self.error(node, "T2T103",
+                         f"module-level `{name}` is not a compile-time constant",
+                         help="kernels can read module constants (numbers, tuples, cuTile "
+                              "dtypes and enums); pass anything else as a parameter")
+
+    def ct_ref(self, qualname: str, node) -> Lowered:
+        short = qualname[len("cuda.tile."):] if qualname.startswith("cuda.tile.") else ""
+        if short in CT_TO_TL_DTYPE:
+            tl = CT_TO_TL_DTYPE[short]
+            if tl is None:
+                raise self.error(node, "T2T106", f"ct.{short} has no Triton equivalent",
+                                 help="Triton supports float16/bfloat16/float32/float64, "
+                                      "float8_e4m3fn, float8_e5m2 and the integer types")
+            return Lowered(tl, DTypeV(name=short))
+        parts = short.split(".")
+        if len(parts) == 2 and parts[0] in ("PaddingMode", "RoundingMode", "MemoryOrder",
+                                            "MemoryScope"):
+            return Lowered(f"{parts[0]}.{parts[1]}", EnumV(parts[0], parts[1]))
+        return Lowered(qualname, CtRefV(qualname))
+
+    def x_Attribute(self, node: cst.Attribute) -> Lowered:
+        attr = node.attr.value
+        base = self.expr(node.value)
+        v = base.val
+        if isinstance(v, CtRefV):
+            return self.ct_ref(f"{v.qualname}.{attr}", node)
+        if isinstance(v, ArrayV):
+            info = v.info
+            if attr in ("shape", "strides"):
+                if info.rank is None:
+                    raise self.error(node, "T2T104", f"rank of `{info.name}` is unknown here")
+                get = info.shape if attr == "shape" else info.stride
+                items = [TileV(shape=(), dtype="int32", nonneg=attr == "shape")
+                         for _ in range(info.rank)]
+                names = [get(i) for i in range(info.rank)]
+                code = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+                return Lowered(code, TupleV(items),
+                               items=[Lowered(n, i) for n, i in zip(names, items)])
+            if attr == "dtype":
+                return Lowered(f"{info.pointer}.dtype.element_ty", DTypeV(array=info))
+            if attr == "ndim":
+                return Lowered(str(info.rank), ConstV(info.rank))
+            if attr in ("tiled_view", "slice"):
+                return Lowered(f"{info.name}.{attr}", CtRefV(f"method.Array.{attr}"))
+            raise self.error(node, "T2T100", f"array attribute `.{attr}` is not supported",
+                             help="supported: .shape, .strides, .dtype, .ndim, .slice(), "
+                                  ".tiled_view()")
+        if isinstance(v, TiledViewV):
+            if attr in ("load", "store", "num_tiles"):
+                return Lowered(f"{base.code}.{attr}", CtRefV(f"method.TiledView.{attr}"))
+            if attr == "tile_shape":
+                items = [ConstV(int(d)) if str(d).isdigit() else ConstExprV(str(d))
+                         for d in v.tile_shape]
+                code = "(" + ", ".join(v.tile_shape) + ("," if len(v.tile_shape) == 1 else "") + ")"
+                return Lowered(code, TupleV(items), items=[
+                    Lowered(str(d), i) for d, i in zip(v.tile_shape, items)])
+            if attr == "dtype":
+                return Lowered(f"{v.array.pointer}.dtype.element_ty", DTypeV(array=v.array))
+            raise self.error(node, "T2T100", f"tiled view attribute `.{attr}` is not supported")
+        if isinstance(v, TileV):
+            if attr == "dtype":
+                if v.dtype in CT_TO_TL_DTYPE:
+                    return Lowered(CT_TO_TL_DTYPE[v.dtype], DTypeV(name=v.dtype))
+                return Lowered(f"{base.wrap(100)}.dtype", DTypeV(code=f"{base.wrap(100)}.dtype"))
+            if attr == "shape":
+                if v.shape is None:
+                    return Lowered(f"{base.wrap(100)}.shape", TupleV([]))
+                items = [ConstV(s) if isinstance(s, int) else ConstExprV(str(s)) for s in v.shape]
+                code = "(" + ", ".join(str(s) for s in v.shape) + ("," if len(v.shape) == 1 else "") + ")"
+                return Lowered(code, TupleV(items))
+            if attr == "ndim":
+                if v.rank is None:
+                    raise self.error(node, "T2T105", "rank of this tile is not known statically")
+                return Lowered(str(v.rank), ConstV(v.rank))
+            if attr in TILE_METHODS:
+                return Lowered(f"{base.wrap(100)}.{attr}", CtRefV(f"method.{attr}"))
+        if isinstance(v, EnumV):
+            raise self.error(node, "T2T100", f"`.{attr}` of {v.enum} is not supported")
+        if isinstance(v, DTypeV) and attr in ("name",):
+            raise self.error(node, "T2T100", "dtype attributes are not supported in kernels")
+        raise self.error(node, "T2T101", f"attribute `.{attr}` is not supported here")
+
+
+    def runtime_if_mutable(self, name: str, val: Val) -> Val:
+        """A name assigned more than once (loop counters, accumulators) is a runtime value,
+        even when its first value is a literal: never fold it."""
+        if name in self.mutable and isinstance(val, ConstV) and isinstance(
+                val.value, (bool, int, float)):
+            dtype = {bool: "bool_", int: "int32", float: "float32"}[type(val.value)]
+            return TileV(shape=(), dtype=dtype)
+        return val
+
+    # ------------------------------------------------------------------------------ analysis
+    def is_nonneg(self, low: Lowered) -> bool:
+        v = low.val
+        if isinstance(v, ConstV):
+            return isinstance(v.value, (int, float)) and v.value >= 0
+        if isinstance(v, TileV):
+            return v.nonneg
+        return False
+
+
+
+
+def reassigned_names(body) -> set:
+    """Names bound more than once in a function body, or bound inside a loop."""
+    counts: dict = {}
+    in_loop: set = set()
+
+    class Scan(cst.CSTVisitor):
+        def __init__(self):
+            self.loop = 0
+
+        def _bind(self, target):
+            if isinstance(target, cst.Name):
+                counts[target.value] = counts.get(target.value, 0) + 1
+                if self.loop:
+                    in_loop.add(target.value)
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for el in target.elements:
+                    self._bind(el.value)
+
+        def visit_Assign(self, node):
+            for t in node.targets:
+                self._bind(t.target)
+
+        def visit_AnnAssign(self, node):
+            self._bind(node.target)
+
+        def visit_AugAssign(self, node):
+            self._bind(node.target)
+            self._bind(node.target)
+
+        def visit_For(self, node):
+            self._bind(node.target)
+            self.loop += 1
+
+        def leave_For(self, node):
+            self.loop -= 1
+
+        def visit_While(self, node):
+            self.loop += 1
+
+        def leave_While(self, node):
+            self.loop -= 1
+
+    body.visit(Scan())
+    return {n for n, c in counts.items() if c > 1} | in_loop

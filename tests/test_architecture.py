@@ -1,0 +1,152 @@
+"""The engine's shape: no import cycles, patterns talk to the engine only through the contract
+(`pattern_api`, `model`), and helper results reach their callers one way."""
+import ast
+from pathlib import Path
+
+from tile2triton import translate_source
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "tile2triton"
+PATTERNS = ROOT / "patterns"
+
+
+def _modules() -> dict:
+    """Module name -> file, for the engine (outside interp/) and the patterns."""
+    mods = {}
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC)
+        if rel.parts[0] == "interp":
+            continue
+        parts = ["tile2triton", *rel.with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts.pop()
+        mods[".".join(parts)] = path
+    for path in sorted(PATTERNS.glob("*.py")):
+        name = "tile2triton.patterns" + ("" if path.stem == "__init__" else f".{path.stem}")
+        mods[name] = path
+    return mods
+
+
+def _imports(name: str, path: Path, known: set) -> set:
+    """Modules of the package `name` imports anywhere in its file (late imports included)."""
+    is_pkg = path.name == "__init__.py"
+    package = name if is_pkg else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        targets = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            targets = [f"{mod}.{a.name}" for a in node.names] + [mod]
+        for t in targets:
+            if t in known and t != name:
+                out.add(t)
+                break  # `from .x import y`: y is a module only when x.y is one
+    return out
+
+
+def _graph() -> dict:
+    mods = _modules()
+    return {name: _imports(name, path, set(mods)) for name, path in mods.items()}
+
+
+def test_no_import_cycles():
+    graph = _graph()
+    assert "tile2triton.lower" in graph and "tile2triton.patterns.load_store" in graph
+    state, stack, cycles = {}, [], []
+
+    def visit(m):
+        state[m] = "open"
+        stack.append(m)
+        for n in sorted(graph[m]):
+            if state.get(n) == "open":
+                cycles.append(stack[stack.index(n):] + [n])
+            elif n not in state:
+                visit(n)
+        stack.pop()
+        state[m] = "done"
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_cycle_check_sees_late_imports(tmp_path):
+    # the checker must not be blind to imports inside functions (the old lower <-> translate
+    # cycle was one)
+    f = tmp_path / "m.py"
+    f.write_text("def g():\n    from .emit import x\n")
+    assert _imports("tile2triton.m", f, {"tile2triton.emit"}) == {"tile2triton.emit"}
+
+
+def test_patterns_import_only_the_contract():
+    allowed = {"tile2triton.pattern_api", "tile2triton.model"}
+    for name, deps in _graph().items():
+        if name.startswith("tile2triton.patterns"):
+            engine = {d for d in deps if not d.startswith("tile2triton.patterns")}
+            assert engine <= allowed, f"{name} imports {sorted(engine - allowed)}"
+
+
+HEADER = "import cuda.tile as ct\n"
+
+
+def test_failed_helper_is_not_reported_as_recursive_in_the_next_kernel():
+    src = HEADER + '''
+def helper(t):
+    return ct.no_such_construct(t)
+
+
+@ct.kernel
+def k1(x, T: ct.Constant[int]):
+    ct.store(x, (0,), helper(ct.load(x, (0,), (T,))))
+
+
+@ct.kernel
+def k2(x, T: ct.Constant[int]):
+    ct.store(x, (0,), helper(ct.load(x, (0,), (T,))))
+'''
+    result = translate_source(src, "m.py")
+    assert [k.status for k in result.kernels] == ["failed", "failed"]
+    for k in result.kernels:
+        (d,) = k.diagnostics
+        assert d.code == "T2T100" and "no_such_construct" in d.message, d.format()
+        assert d.line == 4, d.format()
+
+
+def _jit_line(output: str, fn: str) -> str:
+    lines = output.splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith(f"def {fn}("))
+    return lines[i - 1]
+
+
+def test_asserting_scan_combiner_turns_on_debug_like_a_direct_call():
+    combiner = '''
+def checked_add(a, b):
+    ct.assert_(a + b >= 0, "negative partial sum")
+    return a + b
+
+'''
+    via_scan = HEADER + combiner + '''
+@ct.kernel
+def k(x, T: ct.Constant[int]):
+    a = ct.load(x, (0,), (T,))
+    ct.store(x, (0,), ct.scan(a, 0, checked_add, 0))
+'''
+    direct = HEADER + combiner + '''
+@ct.kernel
+def k(x, T: ct.Constant[int]):
+    a = ct.load(x, (0,), (T,))
+    ct.store(x, (0,), checked_add(a, a))
+'''
+    for src in (via_scan, direct):
+        out = translate_source(src, "m.py").output
+        assert out is not None
+        assert _jit_line(out, "k") == "@triton.jit(debug=True)", out
+        assert _jit_line(out, "checked_add") == "@triton.jit(debug=True)", out
