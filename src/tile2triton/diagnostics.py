@@ -20,6 +20,7 @@ CODES = {
     "T2T107": "unknown name inside a kernel",
     "T2T108": "unsupported kernel parameter",
     "T2T109": "unsupported host-side use of a kernel",
+    "T2T110": "a live kernel object cannot be turned into source (no source, or a value that is not a constant)",
     "T2T900": "internal error of the translator",
 }
 

@@ -29,13 +29,49 @@ ENV_LABEL = "T2T_CHECK_LABEL"
 
 def kernel_function(kernel):
     """The Python function behind a cuTile kernel object (real or interpreted)."""
-    for attr in ("_function", "_pyfunc", "pyfunc"):
-        f = getattr(kernel, attr, None)
-        if f is not None:
-            return f
-    if inspect.isfunction(kernel):
-        return kernel
-    return None
+    from ..live import kernel_function as unwrap
+    return unwrap(kernel)
+
+
+class Unjudged:
+    """Why a launch gets no comparison: `verdict` is "translate-error" (the kernel does not
+    translate; `detail` holds its located diagnostics) or "not-checked" (no source to work from)."""
+
+    def __init__(self, verdict: str, detail: str, diagnostics: str | None = None):
+        self.verdict, self.detail, self.diagnostics = verdict, detail, diagnostics
+
+    def finding(self) -> dict:
+        f = dict(kind=self.verdict, detail=self.detail)
+        if self.diagnostics:
+            f["diagnostics"] = self.diagnostics
+        return f
+
+
+def translate_launched(kernel):
+    """The translation of the launched kernel object itself (its source, globals and closure
+    values, wherever it was defined), or an `Unjudged` saying why there is none. Each launch is
+    judged on its own kernel: other kernels and host code of its file play no part."""
+    from ..diagnostics import TranslationError
+    from ..live import translate_kernel
+    try:
+        return translate_kernel(kernel)
+    except TranslationError as e:
+        text = str(e) if type(e).__name__ == "KernelTranslationError" else e.diagnostic.format()
+        name = getattr(kernel_function(kernel), "__name__", "?")
+        if e.diagnostic.code == "T2T110":
+            return Unjudged("not-checked", e.diagnostic.message, text)
+        return Unjudged("translate-error", f"kernel `{name}` did not translate", text)
+    except Exception as e:  # noqa: BLE001 - a translator crash is this launch's verdict
+        import traceback
+        return Unjudged("translate-error", f"the translator crashed: {type(e).__name__}: {e}",
+                        "".join(traceback.format_exception(type(e), e, e.__traceback__))[-3000:])
+
+
+def _importable(kernel, func) -> bool:
+    """True when the worker can import the launched object from its module by name."""
+    mod = sys.modules.get(getattr(func, "__module__", None) or "")
+    return mod is not None and getattr(mod, func.__name__, None) is kernel \
+        and getattr(mod, "__file__", None) is not None
 
 
 class SpoolSink:
@@ -79,6 +115,18 @@ class Recorder:
         self.jobs: list = []
         self.enabled = True
 
+    def _aux_file(self, kind, name, text) -> str:
+        """Write a generated module next to the jobs (once per content)."""
+        import hashlib
+        spool = Path(getattr(self.sink, "spool", None) or _aux_dir())
+        digest = hashlib.sha1(text.encode()).hexdigest()[:12]
+        path = spool / f"{kind}-{name}-{digest}.py"
+        if not path.exists():
+            tmp = Path(f"{path}.{os.getpid()}.tmp")
+            tmp.write_text(text)
+            os.replace(tmp, path)
+        return str(path)
+
     def record(self, kernel, grid, kernel_args):
         from . import snapshot as S
         index = next(self._count)
@@ -95,6 +143,25 @@ class Recorder:
                     grid=list(_grid(grid)), sys_path=[p for p in sys.path if p],
                     cwd=os.getcwd(), source=self.source, backend=self.backend,
                     pid=os.getpid())
+        # The launched object itself is translated (wherever it was defined); a kernel the
+        # worker cannot import by name is rebuilt there from its extracted cuTile module.
+        plan = translate_launched(kernel) if func is not None else Unjudged(
+            "not-checked", f"{kernel!r} is not a cuTile kernel with Python source")
+        if isinstance(plan, Unjudged):
+            meta.update(verdict=plan.verdict, findings=[plan.finding()])
+            self.jobs.append(self.sink.note(dict(type="launch", **meta)))
+            return
+        try:
+            meta["translation"] = self._aux_file("triton", name, plan.source)
+            if not _importable(kernel, func):
+                meta.update(kernel_file=self._aux_file("cutile", name, plan.cutile_source),
+                            module=None, original_extracted=True)
+        except OSError as e:
+            meta.update(verdict="error", findings=[dict(
+                kind="error", detail=f"could not write the translation: {e}")])
+            self.jobs.append(self.sink.note(dict(type="launch", **meta)))
+            return
+        kfile = meta["kernel_file"]
         if self.backend == "gpu":
             import torch
             torch.cuda.synchronize()
@@ -117,6 +184,16 @@ def _grid(grid):
     if isinstance(grid, int):
         return (grid,)
     return tuple(int(g) for g in grid)
+
+
+_AUX: list = []
+
+
+def _aux_dir():
+    if not _AUX:
+        import tempfile
+        _AUX.append(tempfile.mkdtemp(prefix="t2t_aux_"))
+    return _AUX[0]
 
 
 _ACTIVE: list = []

@@ -30,12 +30,12 @@ from .snapshot import is_poison, same_bits
 
 VERDICTS = ["pass", "drift", "unwritten", "out-of-bounds-write", "illegal-address", "race",
             "timeout", "compile-error", "original-failed", "translate-error", "error",
-            "skipped"]
+            "skipped", "not-checked"]
 
 # When several findings apply, the first in this order names the launch.
 PRIORITY = ["translate-error", "compile-error", "original-failed", "timeout",
             "illegal-address", "error", "out-of-bounds-write", "unwritten", "race", "drift",
-            "skipped", "pass"]
+            "skipped", "not-checked", "pass"]
 
 HIST_EDGES = list(range(-12, 5))      # log10 of |translation - original|
 

@@ -192,6 +192,11 @@ class Worker:
                 return done(dict(verdict="skipped", findings=[dict(
                     kind="skipped", detail=f"the reference interpreter does not support "
                     f"this kernel ({e}); check it on the GPU backend")]))
+            if meta.get("original_extracted"):
+                # our rebuild of a nested/factory/string-built kernel failed, not the original
+                return done(dict(verdict="not-checked", findings=[dict(
+                    kind="not-checked", detail=f"could not rebuild kernel `{kname}` from its "
+                    f"extracted source: {type(e).__name__}: {e}", traceback=_short_tb(e))]))
             return done(dict(verdict="original-failed", findings=[dict(
                 kind="original-failed", detail=f"could not import kernel `{kname}` from "
                 f"{kernel_file}: {type(e).__name__}: {e}", traceback=_short_tb(e))]))

@@ -1,0 +1,74 @@
+"""Kernels defined everywhere but at module level (used by test_live.py and the checker tests).
+
+Imported under `tile2triton.interp.install()`, so `cuda.tile` is the reference interpreter."""
+import math
+
+import cuda.tile as ct
+
+from helpers_other import axpy_tile  # noqa: E402  (a helper from another module)
+
+LOG2E = 1.0 / math.log(2)
+ConstInt = ct.Constant[int]
+
+
+def make_scale_kernel(block, shift):
+    """A factory: `block` and `shift` are closure constants of the kernel it returns."""
+    zero = ct.PaddingMode.ZERO
+
+    @ct.kernel
+    def scale_shift(x, out):
+        i = ct.bid(0)
+        t = ct.load(x, index=(i,), shape=(block,), padding_mode=zero)
+        ct.store(out, index=(i,), tile=t * LOG2E + shift)
+    return scale_shift
+
+
+def make_axpy_kernel(alpha):
+    def axpy(x, y, out, TILE: ConstInt):
+        i = ct.bid(0)
+        xt = ct.load(x, index=(i,), shape=(TILE,))
+        yt = ct.load(y, index=(i,), shape=(TILE,))
+        ct.store(out, index=(i,), tile=axpy_tile(alpha, xt, yt))
+    return ct.kernel(axpy, occupancy=2)          # ct.kernel called as a function
+
+
+class Kernels:
+    @staticmethod
+    @ct.kernel
+    def negate(x, out, TILE: ConstInt):
+        i = ct.bid(0)
+        ct.store(out, index=(i,), tile=-ct.load(x, index=(i,), shape=(TILE,)))
+
+
+@ct.kernel
+def broken(x, out):
+    # cuTile can print from a kernel, but not with a Python f-string of a tile: untranslatable
+    t = ct.load(x, index=(0,), shape=(16,))
+    ct.store(out, index=(0,), tile=t.no_such_method())
+
+
+@ct.kernel
+def doubled(x, out, TILE: ConstInt):
+    i = ct.bid(0)
+    ct.store(out, index=(i,), tile=ct.load(x, index=(i,), shape=(TILE,)) * 2)
+
+
+STRING_KERNEL = '''
+@ct.kernel
+def from_string(x, out, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(out, index=(i,), tile=ct.load(x, index=(i,), shape=(TILE,)) + OFFSET)
+'''
+
+
+def make_string_kernel(path, offset):
+    """A kernel built from a source string written to `path` (as test suites do)."""
+    path.write_text(STRING_KERNEL)
+    g = {"ct": ct, "OFFSET": offset}
+    exec(compile(STRING_KERNEL, str(path), "exec"), g)
+    return g["from_string"]
+
+
+def host_uses_ct_elsewhere(stream, x):
+    # host-side cuTile use with no Triton translation: must not affect other launches' verdicts
+    return ct.compilation.export_kernel(doubled, [], None)
