@@ -144,6 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
         add_check_command(sub)
     except ImportError:  # the checker needs torch; conversion does not
         pass
+    from .verify.bench import add_bench_command  # imports torch only when run
+    add_bench_command(sub)
     return parser
 
 
