@@ -14,10 +14,16 @@ NON_FP32 = {"float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "int8", "uint
 
 
 def precision(x, y):
-    if getattr(x.val, "tf32", False) or getattr(y.val, "tf32", False):
+    tx, ty = getattr(x.val, "tf32", False), getattr(y.val, "tf32", False)
+    if tx is True or ty is True:
         return '"tf32"'
     if dtype_of(x) in NON_FP32 and dtype_of(y) in NON_FP32:
         return None  # not an fp32 product: tl.dot's precision setting does not apply
+    if tx or ty:
+        # a dtype chosen per specialization: tf32 only where the condition holds (Triton
+        # folds the condition when it compiles each dtype)
+        cond = " or ".join(sorted({c for c in (tx, ty) if c}))
+        return f'"tf32" if {cond} else "ieee"'
     return '"ieee"'
 
 

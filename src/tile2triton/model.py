@@ -200,6 +200,9 @@ class DTypeV(Val):
     name: Optional[str] = None
     array: Optional[ArrayInfo] = None
     code: Optional[str] = None  # e.g. `t.dtype` for a tile whose dtype is only known to Triton
+    # a dtype chosen per specialization (`ct.tfloat32 if A.dtype == ct.float32 else A.dtype`):
+    # the Triton constexpr condition under which it is tfloat32, when that depends on the launch
+    tf32_when: Optional[str] = None
 
     @property
     def triton(self) -> str:
@@ -220,6 +223,13 @@ class EnumV(Val):
 @dataclass
 class CtRefV(Val):
     """A reference to a cuda.tile attribute that has not been called yet (e.g. `ct.PaddingMode`)."""
+    qualname: str
+
+
+@dataclass
+class PyRefV(Val):
+    """A name of a Python module cuTile evaluates at compile time (`math`, numpy, torch), or an
+    attribute of one that is not a value by itself (`math.sqrt` before it is called)."""
     qualname: str
 
 

@@ -126,6 +126,19 @@ def from_torch(tdtype) -> DType:
         raise TileTypeError(f"torch dtype {tdtype} has no cuTile equivalent") from None
 
 
+def _numpy_dtype_name(d):
+    """The name of a numpy scalar type or dtype that has a cuTile equivalent, else None."""
+    mod = getattr(type(d), "__module__", "") + " " + getattr(d, "__module__", "")
+    if "numpy" not in mod:
+        return None
+    import numpy
+    try:
+        name = numpy.dtype(d).name
+    except TypeError:
+        return None
+    return name if name == "bool" or name in ALL_DTYPES else None
+
+
 def as_dtype(d, what="dtype") -> DType:
     """Accept a ct dtype, a torch dtype, or anything with a cuTile dtype's name."""
     if isinstance(d, DType):
@@ -135,6 +148,9 @@ def as_dtype(d, what="dtype") -> DType:
     name = getattr(d, "name", None) or str(d)
     if name in ALL_DTYPES:            # e.g. a dtype object of the real cuda.tile
         return ALL_DTYPES[name]
+    numpy_name = _numpy_dtype_name(d)
+    if numpy_name is not None:        # np.float32, np.dtype("int64"): cuTile accepts them too
+        return ALL_DTYPES["bool_" if numpy_name == "bool" else numpy_name]
     raise TileTypeError(f"{what}: expected a cuTile dtype, got {d!r}")
 
 

@@ -6,8 +6,10 @@ from typing import Optional
 
 import libcst as cst
 
-from ..model import (PREC, USE_INT64, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV, FuncV,
-                     Lowered, NoneV, TileV, TupleV)
+from ..model import (PREC, USE_INT64, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV, DTypeV,
+                     FuncV, Lowered, NoneV, PyRefV, TileV, TupleV)
+from . import pyconst
+from .pyvalues import dtype_compare
 from ..pattern_api import bind, bind_operands
 
 BINOP_CONSTRUCT = {
@@ -64,6 +66,8 @@ class Expressions:
         if q is not None:
             if q == "cuda.tile" or q.startswith("cuda.tile."):
                 return self.ct_ref(q, node)
+            if q.split(".")[0] in pyconst.PY_MODULES:
+                return self.py_ref(q, node)
             raise self.error(node, "T2T107",
                              f"`{name}` (imported from `{q}`) cannot be used inside a kernel",
                              help="kernels may only use cuda.tile constructs and Python operators")
@@ -166,6 +170,9 @@ class Expressions:
             if op not in CMP_CONSTRUCT:
                 raise self.error(comp, "T2T101", "`is`/`in` comparisons are not supported")
             right = self.expr(comp.comparator)
+            if isinstance(left.val, DTypeV) and isinstance(right.val, DTypeV) and op in (
+                    cst.Equal, cst.NotEqual) and len(node.comparisons) == 1:
+                return dtype_compare(left, right, op is cst.Equal)
             results.append(self.operator(CMP_CONSTRUCT[op], node, left, right))
             left = right
         if len(results) == 1:
@@ -181,12 +188,7 @@ class Expressions:
         return Lowered(f"{left.wrap(p)} {word} {right.wrap(p + 1)}", left.val, p)
 
     def x_IfExp(self, node: cst.IfExp) -> Lowered:
-        test = self.expr(node.test)
-        body = self.expr(node.body)
-        orelse = self.expr(node.orelse)
-        p = PREC["ifexp"]
-        return Lowered(f"{body.wrap(p + 1)} if {test.wrap(p + 1)} else {orelse.wrap(p)}",
-                       body.val, p)
+        return self.if_exp(node)  # pyvalues.py: folded on constants, per dtype by Triton
 
     def x_Call(self, node: cst.Call) -> Lowered:
         func = self.expr(node.func)
@@ -199,6 +201,8 @@ class Expressions:
             if not q.startswith("cuda.tile."):
                 raise self.error(node, "T2T100", f"`{q}` is not a cuda.tile construct")
             return self.construct(q[len("cuda.tile."):], node)
+        if isinstance(v, PyRefV):
+            return self.py_call(v.qualname, node)
         if isinstance(v, FuncV):
             if v.name.startswith("builtins."):
                 return self.builtin_call(v.name[len("builtins."):], node)

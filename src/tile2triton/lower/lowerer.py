@@ -9,14 +9,15 @@ from ..diagnostics import TranslationError
 from ..model import FunctionInfo, Lowered, ParamInfo, Val
 from ..pattern_api import DeviceHelper
 from .expressions import Expressions
+from .pyvalues import CompileTimePython
 from .statements import Statements
 from .unit import UnitResult
 from .values import Values, initial_env, reassigned_names
 
 
-class Lowerer(Statements, Expressions, Values):
+class Lowerer(Statements, Expressions, Values, CompileTimePython):
     """Lowers one function body: statements (statements.py), expressions (expressions.py) and
-    static typing (values.py). Patterns see it through `pattern_api.LoweringContext`; `mc` is
+    static typing (values.py), compile-time Python (pyvalues.py). Patterns see it through `pattern_api.LoweringContext`; `mc` is
     the module's `ModuleContext` (module.py)."""
 
     def __init__(self, mc, fn: FunctionInfo, params: list[ParamInfo]):

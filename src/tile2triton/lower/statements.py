@@ -10,7 +10,8 @@ from typing import Optional
 import libcst as cst
 
 from ..control_flow import ExitRewriter
-from ..model import ArrayInfo, ArrayV, Lowered, PREC, TiledViewV, TupleV, TileV, ConstV
+from ..model import (ArrayInfo, ArrayV, ConstV, CtRefV, DTypeV, EnumV, Lowered, PREC, PyRefV,
+                     TiledViewV, TileV, TupleV)
 from .expressions import AUGOP_CONSTRUCT
 from .values import reassigned_names
 
@@ -150,9 +151,16 @@ class Statements:
             single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
             if isinstance(low.val, ArrayV) and low.val.info.shape_codes is not None and single:
                 return self.bind_array_view(node.targets[0].target.value, low.val.info)
-            if isinstance(low.val, TiledViewV) and single:
+            if isinstance(low.val, (TiledViewV, EnumV, CtRefV, PyRefV)) and single:
+                # tiled views, enum members (`zero_pad = ct.PaddingMode.ZERO`) and references
+                # to modules exist only at translation time: the name is an alias, no line
                 self.env[node.targets[0].target.value] = low.val
-                return None  # a tiled view exists only at translation time
+                return None
+            if isinstance(low.val, DTypeV) and low.val.code is not None and single:
+                # a dtype chosen per specialization: later uses read the local name
+                name = node.targets[0].target.value
+                self.env[name] = DTypeV(code=name, tf32_when=low.val.tf32_when)
+                return f"{name} = {low.code}"
             targets = [self.target(t.target, low) for t in node.targets]
             return " = ".join(targets) + " = " + low.code
         if isinstance(node, cst.AnnAssign):

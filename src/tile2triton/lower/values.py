@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import (CT_TO_TL_DTYPE, PREC, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV,
-                     DTypeV, EnumV, Lowered, NoneV, ParamInfo, TiledViewV, TileV, TupleV, Val)
+                     DTypeV, EnumV, Lowered, NoneV, ParamInfo, PyRefV, TiledViewV, TileV, TupleV,
+                     Val)
 
 # Tile methods that are the functional construct with the tile as first argument.
 TILE_METHODS = {"astype", "reshape", "permute", "transpose", "item", "extract", "insert"}
@@ -80,6 +81,8 @@ class Values:
         v = base.val
         if isinstance(v, CtRefV):
             return self.ct_ref(f"{v.qualname}.{attr}", node)
+        if isinstance(v, PyRefV):
+            return self.py_ref(f"{v.qualname}.{attr}", node)
         if isinstance(v, ArrayV):
             info = v.info
             if attr in ("shape", "strides"):

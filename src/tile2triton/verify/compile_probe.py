@@ -78,10 +78,11 @@ def interpreter_off():
 class CompileProbe:
     """Front-end compile of every kernel a launcher call launches."""
 
-    def __init__(self, arch: int = 90):
+    def __init__(self, arch: int = 90, keep_ir: bool = False):
         from triton.backends.compiler import GPUTarget
         self.target = GPUTarget("cuda", arch, 32)
         self._done: dict = {}
+        self.keep_ir = keep_ir  # records then carry the TTIR text (tests inspect it)
 
     def run(self, launcher, args) -> list[dict]:
         """Call `launcher(*args)` with compilation replaced by the front end. Returns one
@@ -125,12 +126,12 @@ class CompileProbe:
         name = getattr(fn, "_fn_name", getattr(fn, "__name__", "?"))
         with capture_fd2() as cap:
             try:
-                src.make_ir(self.target, options, codegen_fns, module_map, context)
+                module = src.make_ir(self.target, options, codegen_fns, module_map, context)
                 err = None
             except Exception as e:  # noqa: BLE001 - the compile error is the result
                 err = e
         if err is None:
-            return dict(kernel=name, ok=True)
+            return dict(kernel=name, ok=True, **({"ir": str(module)} if self.keep_ir else {}))
         return dict(kernel=name, ok=False, message=f"{type(err).__name__}: {err}",
                     stderr=cap["text"][-20000:])
 

@@ -1,0 +1,172 @@
+"""A matmul in the style cuTile's own samples use: a local alias of the padding mode and the
+operand dtype chosen from the input dtype (tf32 tensor cores for fp32 inputs, the inputs' own
+dtype otherwise). Both are compile-time Python inside the kernel."""
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
+    float8_e8m0fnu (block scales): such arrays travel as their bytes."""
+    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+        x = x.view(torch.uint8)
+    return x
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def gemm_select_kernel(
+    X_ptr,
+    X_shape0,
+    X_shape1,
+    X_stride0,
+    X_stride1,
+    W_ptr,
+    W_shape0,
+    W_shape1,
+    W_stride0,
+    W_stride1,
+    Y_ptr,
+    Y_shape0,
+    Y_shape1,
+    Y_stride0,
+    Y_stride1,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    row_block = tl.program_id(0)
+    col_block = tl.program_id(1)
+    # an alias: only the translation-time value matters
+    # fp32 inputs multiply on tf32 tensor cores; fp16/bf16 inputs keep their dtype
+    compute = tl.float32 if X_ptr.dtype.element_ty == tl.float32 else X_ptr.dtype.element_ty
+    k_steps = tl.cdiv(X_shape1, BK)
+    total = tl.full((BM, BN), 0.0, tl.float32)
+    for kk in range(k_steps):
+        x = _load_tile_2d(X_ptr, X_shape0, X_shape1, X_stride0, X_stride1, row_block, kk, BM, BK, USE_INT64, PADDING=0.0)
+        w = _load_tile_2d(W_ptr, W_shape0, W_shape1, W_stride0, W_stride1, kk, col_block, BK, BN, USE_INT64, PADDING=0.0)
+        total = tl.dot(x.to(compute), w.to(compute), total, input_precision="tf32" if X_ptr.dtype.element_ty == tl.float32 else "ieee")
+    _store_tile_2d(Y_ptr, Y_shape0, Y_shape1, Y_stride0, Y_stride1, row_block, col_block, total.to(Y_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
+    """Run `gemm_select_kernel` like `ct.launch(stream, grid, gemm_select_kernel, (X, W, Y, BM, BN, BK))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    X, W, Y = _as_tensor(X), _as_tensor(W), _as_tensor(Y)
+    _check_ndim("gemm_select_kernel", "X", X, 2)
+    _check_ndim("gemm_select_kernel", "W", W, 2)
+    _check_ndim("gemm_select_kernel", "Y", Y, 2)
+    tile_elems = max(BM * BN, BM * BK, BK * BN)
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
+    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    num_warps = 8 if tile_elems >= 128 * 256 else 4
+    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    with _on_stream(stream):
+        gemm_select_kernel[_grid(grid)](
+            X, *X.shape, *X.stride(),
+            W, *W.shape, *W.stride(),
+            Y, *Y.shape, *Y.stride(),
+            BM,
+            BN,
+            BK,
+            USE_INT64=_needs_int64(X, W, Y),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+def launch(stream, x, w, y):
+    bm, bn, bk = 32, 64, 32
+    m, n = y.shape
+    launch_gemm_select_kernel(stream, (triton.cdiv(m, bm), triton.cdiv(n, bn), 1), x, w, y, bm, bn, bk)

@@ -1,0 +1,76 @@
+"""Compile-time Python that cuTile evaluates inside kernels: `math`, numpy and torch names.
+
+cuTile runs the Python of a kernel at compile time wherever the values are constants, so real
+kernels use `math.pi`, `1.0 / math.log(2)`, `ct.arange(n, dtype=torch.int32)` or `np.float32`.
+The translator evaluates the same names here: math constants and math functions of constants
+fold to numbers, numpy and torch dtypes become cuTile dtypes. Nothing here emits Triton for
+these modules; a math function of a value known only at launch becomes a Triton math call.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+# the modules whose names kernels may read (the qualified name an import resolves to)
+PY_MODULES = ("math", "numpy", "torch")
+
+MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf,
+                  "nan": math.nan}
+
+# math functions folded on constants; those with a Triton spelling also work on runtime values
+MATH_FUNCTIONS = {
+    "sqrt": "tl.sqrt", "log": "tl.log", "log2": "tl.log2", "exp": "tl.exp", "exp2": "tl.exp2",
+    "sin": "tl.sin", "cos": "tl.cos", "floor": "tl.floor", "ceil": "tl.ceil", "fabs": "tl.abs",
+    "log10": None, "log1p": None, "expm1": None, "tan": None, "atan": None, "asin": None,
+    "acos": None, "atan2": None, "pow": None, "hypot": None, "trunc": None, "isqrt": None,
+    "gcd": None, "lcm": None, "factorial": None, "copysign": None, "fmod": None,
+    "radians": None, "degrees": None, "isinf": None, "isnan": None, "isfinite": None,
+    "prod": None, "comb": None, "perm": None, "ulp": None,
+}
+
+# numpy / torch dtype attribute -> cuTile dtype name
+_NP_DTYPES = {
+    "bool_": "bool_", "bool": "bool_", "int8": "int8", "int16": "int16", "int32": "int32",
+    "int64": "int64", "uint8": "uint8", "uint16": "uint16", "uint32": "uint32",
+    "uint64": "uint64", "float16": "float16", "half": "float16", "float32": "float32",
+    "single": "float32", "float64": "float64", "double": "float64",
+}
+_TORCH_DTYPES = {
+    "bool": "bool_", "int8": "int8", "int16": "int16", "short": "int16", "int32": "int32",
+    "int": "int32", "int64": "int64", "long": "int64", "uint8": "uint8", "uint16": "uint16",
+    "uint32": "uint32", "uint64": "uint64", "float16": "float16", "half": "float16",
+    "bfloat16": "bfloat16", "float32": "float32", "float": "float32", "float64": "float64",
+    "double": "float64", "float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2",
+    "float8_e8m0fnu": "float8_e8m0fnu", "float4_e2m1fn_x2": None,
+}
+
+
+def dtype_name(qualname: str) -> Optional[str]:
+    """'float32' for `numpy.float32` / `torch.float32` (and their aliases), else None."""
+    module, _, attr = qualname.partition(".")
+    if module == "numpy":
+        return _NP_DTYPES.get(attr)
+    if module == "torch":
+        return _TORCH_DTYPES.get(attr)
+    return None
+
+
+def math_constant(qualname: str):
+    """The value of `math.pi` etc., or None."""
+    module, _, attr = qualname.partition(".")
+    if module == "math" and attr in MATH_CONSTANTS:
+        return MATH_CONSTANTS[attr]
+    return None
+
+
+def math_function(qualname: str) -> Optional[str]:
+    """The function name for `math.<fn>` that kernels may call, or None."""
+    module, _, attr = qualname.partition(".")
+    if module == "math" and attr in MATH_FUNCTIONS:
+        return attr
+    return None
+
+
+def fold_math(fn: str, args: list):
+    """Evaluate math.<fn>(*args) on Python constants, as cuTile does at compile time."""
+    return getattr(math, fn)(*args)

@@ -1,0 +1,102 @@
+"""Compile-time Python inside kernels (mixin of `Lowerer`): `math`, numpy and torch names,
+conditional expressions on constants and dtypes, dtype comparisons.
+
+cuTile evaluates these while compiling; the translator evaluates what is known at translation
+time and leaves to Triton what is known only per specialization (a dtype comparison or a
+constexpr condition), which Triton folds when it compiles each specialization.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..model import PREC, ConstExprV, ConstV, DTypeV, Lowered, NoneV, PyRefV, TileV
+from . import pyconst
+
+
+class CompileTimePython:
+    """Mixin of `Lowerer`."""
+
+    def py_ref(self, qualname: str, node) -> Lowered:
+        """`math.pi`, `np.float32`, `torch.int32`: compile-time values, as cuTile reads them."""
+        dtype = pyconst.dtype_name(qualname)
+        if dtype is not None:
+            return self.ct_ref("cuda.tile." + dtype, node)
+        value = pyconst.math_constant(qualname)
+        if value is not None:
+            return self.const(value)
+        return Lowered(qualname, PyRefV(qualname))
+
+    def py_call(self, qualname: str, node: cst.Call) -> Lowered:
+        fn = pyconst.math_function(qualname)
+        if fn is None:
+            raise self.error(node, "T2T107", f"`{qualname}` cannot be called inside a kernel",
+                             help="kernels may call math functions, cuda.tile constructs and "
+                                  "helpers; compute anything else on the host")
+        if any(a.keyword is not None or a.star for a in node.args):
+            raise self.error(node, "T2T102", f"{qualname}() takes positional arguments here")
+        args = [self.expr(a.value) for a in node.args]
+        if all(isinstance(a.val, ConstV) for a in args):
+            try:
+                return self.const(pyconst.fold_math(fn, [a.val.value for a in args]))
+            except (ValueError, TypeError, OverflowError) as e:
+                raise self.error(node, "T2T103", f"{qualname}(): {e}") from None
+        tl_fn = pyconst.MATH_FUNCTIONS[fn]
+        if tl_fn is None or len(args) != 1:
+            raise self.error(node, "T2T103", f"`{qualname}` needs compile-time constant "
+                             "arguments inside a kernel",
+                             help="fold it on the host, or use the cuda.tile function")
+        # a value known only at launch (a ct.Constant parameter, a scalar): Triton math in fp32
+        a = args[0]
+        operand = f"{a.wrap(PREC['*'])} * 1.0" if isinstance(a.val, ConstExprV) else a.code
+        return Lowered(f"{tl_fn}({operand})", TileV(shape=(), dtype="float32"))
+
+    def if_exp(self, node: cst.IfExp) -> Lowered:
+        test = self.expr(node.test)
+        if isinstance(test.val, (ConstV, NoneV)):
+            # cuTile evaluates a conditional on constants at compile time: one branch exists
+            taken = test.val.value if isinstance(test.val, ConstV) else False
+            return self.expr(node.body if taken else node.orelse)
+        body = self.expr(node.body)
+        orelse = self.expr(node.orelse)
+        p = PREC["ifexp"]
+        code = f"{body.wrap(p + 1)} if {test.wrap(p + 1)} else {orelse.wrap(p)}"
+        if isinstance(test.val, ConstExprV):
+            # a condition Triton folds per specialization (dtypes, constexpr parameters)
+            if isinstance(body.val, DTypeV) and isinstance(orelse.val, DTypeV):
+                return Lowered(code, DTypeV(code=f"({code})", tf32_when=tf32_choice(
+                    test.code, body.val, orelse.val)), p)
+            if isinstance(body.val, (ConstV, ConstExprV)) and isinstance(
+                    orelse.val, (ConstV, ConstExprV)):
+                return Lowered(code, ConstExprV(f"({code})"), p)
+        return Lowered(code, body.val, p)
+
+
+def tf32_choice(test: str, body: DTypeV, orelse: DTypeV):
+    """When `body if test else orelse` is tfloat32: None (never) or a Triton condition."""
+    def is_tf32(d: DTypeV):
+        return True if d.name == "tfloat32" else (d.tf32_when or False)
+    a, b = is_tf32(body), is_tf32(orelse)
+    if a is False and b is False:
+        return None
+    if a is True and b is True:
+        return "True"
+    if b is False:
+        return test if a is True else f"({test}) and ({a})"
+    if a is False:
+        return f"not ({test})" if b is True else f"not ({test}) and ({b})"
+    return f"(({test}) and ({a})) or (not ({test}) and ({b}))"
+
+
+def dtype_compare(left: Lowered, right: Lowered, equal: bool) -> Lowered:
+    """`A.dtype == ct.float32`: folded when both dtypes are known, else a comparison Triton
+    folds per specialization (dtypes are compile-time in Triton too)."""
+    lv, rv = left.val, right.val
+    if lv.name is not None and rv.name is not None:
+        same = (lv.name == rv.name) == equal
+        return Lowered(repr(same), ConstV(same))
+    for known, other in ((lv, rv), (rv, lv)):
+        if known.name == "tfloat32" and other.array is not None:
+            return Lowered(repr(not equal), ConstV(not equal))  # arrays are never tfloat32
+    op = "==" if equal else "!="
+    code = f"{left.wrap(PREC['cmp'] + 1)} {op} {right.wrap(PREC['cmp'] + 1)}"
+    return Lowered(code, ConstExprV(code, kind="bool"), PREC["cmp"])

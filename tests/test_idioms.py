@@ -1,0 +1,251 @@
+"""Compile-time Python inside kernels, as real cuTile code writes it (issue 10 part 2), and the
+bugs found on real code (part 5). Each translation is run under TRITON_INTERPRET=1 and compared
+with the cuTile reference interpreter (tile2triton.interp) and, where one exists, float64 torch.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+from tile2triton import translate_source
+from tile2triton import interp
+
+HEADER = "import cuda.tile as ct\nimport math\nimport numpy as np\nimport torch\n"
+
+
+def translate(src: str) -> str:
+    res = translate_source(HEADER + textwrap.dedent(src), "<idioms>")
+    assert res.ok, "\n".join(d.format() for d in res.diagnostics())
+    return res.output
+
+
+def diagnostics(src: str) -> list:
+    res = translate_source(HEADER + textwrap.dedent(src), "<idioms>")
+    return res.diagnostics()
+
+
+def load_translation(tmp_path, src: str, name="mod"):
+    import importlib.util
+    path = tmp_path / f"{name}_triton.py"
+    path.write_text(translate(src))
+    spec = importlib.util.spec_from_file_location(f"t2t_idioms_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def load_original(tmp_path, src: str, name="mod"):
+    path = tmp_path / f"{name}_cutile.py"
+    path.write_text(HEADER + textwrap.dedent(src))
+    return interp.load_module_with_interpreter(str(path))
+
+
+def run_both(tmp_path, src, kernel, grid, make_args, name="mod"):
+    """Launch `kernel` on the interpreter and on the translation with identical copies of the
+    arguments; returns (interp args, translated args) after the launches."""
+    orig = load_original(tmp_path, src, name)
+    trans = load_translation(tmp_path, src, name)
+    a1 = make_args()
+    a2 = [a.clone() if isinstance(a, torch.Tensor) else a for a in a1]
+    interp.run_kernel(getattr(orig, kernel), grid, tuple(a1))
+    getattr(trans, f"launch_{kernel}")(None, grid, *a2)
+    return a1, a2
+
+
+def gen(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+# --------------------------------------------------------------------------- part 2: math names
+MATH_SRC = """
+INV_LOG_2 = 1.0 / math.log(2)
+HALF_PI = math.pi / 2
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    b = ct.bid(0)
+    t = ct.load(x, index=(b,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    scale = math.sqrt(2.0) * INV_LOG_2
+    out = ct.exp2(t * scale) + HALF_PI + math.e - math.cos(0.0) + ct.sin(t * math.tau)
+    ct.store(y, index=(b,), tile=ct.where(t > -math.inf, out, 0.0))
+"""
+
+
+def test_math_names_fold_to_numbers():
+    out = translate(MATH_SRC)
+    assert "math." not in out.split("def k(")[1]
+    import math
+    assert f"scale = {math.sqrt(2.0) * (1.0 / math.log(2))!r}" in out
+    assert f"+ {math.pi / 2!r} + {math.e!r} - 1.0" in out
+
+
+def test_math_names_run(tmp_path):
+    n = 1000
+    x = torch.randn(n, generator=gen())
+    a1, a2 = run_both(tmp_path, MATH_SRC, "k", (8,),
+                      lambda: [x.clone(), torch.full((n,), float("nan")), 128])
+    import math
+    ref = (torch.exp2(x.double() * math.sqrt(2.0) / math.log(2)) + math.pi / 2 + math.e - 1.0
+           + torch.sin(x.double() * math.tau))
+    torch.testing.assert_close(a1[1].double(), ref, atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(a2[1], a1[1], atol=1e-4, rtol=1e-4)
+
+
+def test_math_of_launch_constant_is_triton_math():
+    out = translate("""
+@ct.kernel
+def k(x, D: ct.Constant[int]):
+    t = ct.load(x, index=(0,), shape=(16,))
+    ct.store(x, index=(0,), tile=t * (1.0 / math.sqrt(D)))
+""")
+    assert "tl.sqrt(D * 1.0)" in out
+
+
+def test_math_function_without_triton_form_is_located():
+    d = diagnostics("""
+@ct.kernel
+def k(x, D: ct.Constant[int]):
+    t = ct.load(x, index=(0,), shape=(16,))
+    ct.store(x, index=(0,), tile=t * math.log10(D))
+""")
+    assert d and d[0].code == "T2T103" and "math.log10(D)" in d[0].source_line
+
+
+# ------------------------------------------------------------- part 2: numpy and torch dtypes
+DTYPE_SRC = """
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    b = ct.bid(0)
+    idx = b * TILE + ct.arange(TILE, dtype=torch.int32)
+    t = ct.gather(x, idx)
+    ct.scatter(y, idx, t.astype(np.float32) * 2 + ct.full((TILE,), 1, dtype=np.int64))
+"""
+
+
+def test_numpy_and_torch_dtypes(tmp_path):
+    out = translate(DTYPE_SRC)
+    body = out.split("def k(")[1]
+    assert "torch." not in body and "np." not in body
+    assert "tl.int64" in body
+    n = 300
+    x = torch.randn(n, generator=gen(1)).to(torch.float16)
+    a1, a2 = run_both(tmp_path, DTYPE_SRC, "k", (3,),
+                      lambda: [x.clone(), torch.full((n,), float("nan")), 128])
+    torch.testing.assert_close(a1[1], x.float() * 2 + 1)
+    torch.testing.assert_close(a2[1], a1[1])
+
+
+# ----------------------------------------------------- part 2: aliases and conditional dtypes
+def test_local_enum_alias_leaves_no_line():
+    out = translate("""
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    zero_pad = ct.PaddingMode.ZERO
+    neg = ct.PaddingMode.NEG_INF
+    t = ct.load(x, index=(0,), shape=(TILE,), padding_mode=zero_pad)
+    u = ct.load(x, index=(0,), shape=(TILE,), padding_mode=neg)
+    ct.store(y, index=(0,), tile=t + ct.max(u))
+""")
+    body = out.split("def k(")[1]
+    assert "PaddingMode" not in body and "zero_pad" not in body
+    assert "PADDING=0.0" in body and 'PADDING=float("-inf")' in body
+
+
+def test_dtype_ifexp_folds_when_known():
+    out = translate("""
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    dt = ct.float16 if ct.float32 == ct.float32 else ct.bfloat16
+    wide = ct.float64 if TILE > 1000000 else ct.float32
+    t = ct.load(x, index=(0,), shape=(TILE,)).astype(dt)
+    ct.store(y, index=(0,), tile=t.astype(wide))
+""")
+    body = out.split("def k(")[1]
+    assert ".to(tl.float16)" in body and "bfloat16" not in body
+    assert "wide = tl.float64 if TILE > 1000000 else tl.float32" in body
+
+
+CHOOSE_SRC = """
+@ct.kernel
+def mm(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    zero_pad = ct.PaddingMode.ZERO
+    dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype
+    acc = ct.full((TM, TN), 0, dtype=ct.float32)
+    for kk in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        a = ct.load(A, index=(ct.bid(0), kk), shape=(TM, TK), padding_mode=zero_pad)
+        b = ct.load(B, index=(kk, ct.bid(1)), shape=(TK, TN), padding_mode=zero_pad)
+        acc = ct.mma(a.astype(dtype), b.astype(dtype), acc)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=acc.astype(C.dtype))
+"""
+
+_PROBE = r"""
+import importlib.util, json, sys, torch
+from tile2triton.verify.compile_probe import CompileProbe
+spec = importlib.util.spec_from_file_location("probe_mod", sys.argv[1])
+mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+probe = CompileProbe(keep_ir=True)
+out = {}
+for name in ("float16", "float32"):
+    dt = getattr(torch, name)
+    a, b = torch.randn(64, 48).to(dt), torch.randn(48, 80).to(dt)
+    c = torch.empty(64, 80, dtype=dt)
+    recs = probe.run(getattr(mod, sys.argv[2]), (None, (2, 2), a, b, c, 32, 64, 32))
+    out[name] = [line.strip() for r in recs for line in r.get("ir", "").splitlines()
+                 if "tt.dot" in line]
+print(json.dumps(out))
+"""
+
+
+def compiled_dots(tmp_path, src, kernel):
+    """The tt.dot lines of the kernel compiled (Triton front end, no GPU) for fp16 and fp32."""
+    path = tmp_path / "probe_triton.py"
+    path.write_text(translate(src))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    r = subprocess.run([sys.executable, "-c", _PROBE, str(path), f"launch_{kernel}"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_dtype_selection_gives_fp16_dot_for_fp16(tmp_path):
+    dots = compiled_dots(tmp_path, CHOOSE_SRC, "mm")
+    assert dots["float16"] and all("f16" in d and "tf32" not in d for d in dots["float16"])
+    assert dots["float32"] and all("tf32" in d for d in dots["float32"])
+
+
+@pytest.mark.parametrize("dt", [torch.float16, torch.float32])
+def test_dtype_selection_runs(tmp_path, dt):
+    m, n, k = 70, 90, 75
+    a = torch.randn(m, k, generator=gen(2)).to(dt)
+    b = torch.randn(k, n, generator=gen(3)).to(dt)
+    a1, a2 = run_both(tmp_path, CHOOSE_SRC, "mm", (3, 2),
+                      lambda: [a.clone(), b.clone(), torch.full((m, n), float("nan")).to(dt),
+                               32, 64, 32])
+    ref = a.double() @ b.double()
+    tol = dict(atol=5e-2, rtol=2e-2)
+    torch.testing.assert_close(a1[2].double(), ref, **tol)
+    torch.testing.assert_close(a2[2].double(), ref, **tol)
+
+
+# ---------------------------------------------------------------------- part 5: tf32 round trip
+TF32_SRC = """
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(y, index=(ct.bid(0),), tile=t.astype(ct.tfloat32).astype(ct.float32))
+"""
+
+
+def test_tf32_round_trip_rounds(tmp_path):
+    n = 1000
+    x = torch.randn(n, generator=gen(4)) * 1000
+    a1, a2 = run_both(tmp_path, TF32_SRC, "k", (8,),
+                      lambda: [x.clone(), torch.full((n,), float("nan")), 128])
+    bits = a2[1].view(torch.int32)
+    assert torch.all((bits & 0x1FFF) == 0), "values keep more than tf32's 10 mantissa bits"
+    assert not torch.equal(a2[1], x)
+    torch.testing.assert_close(a2[1], a1[1], atol=0, rtol=0)
