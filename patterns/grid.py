@@ -75,7 +75,7 @@ def k(x, TILE: ct.Constant[int]):
     def lower(self, call, cx):
         x, y = call.arg("x"), call.arg("y")
         if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
-            return cx.const(-(-x.val.value // y.val.value))
+            return cx.fold(call.node, lambda a, b: -(-a // b), x.val.value, y.val.value)
         nonneg = cx.is_nonneg(x) and cx.is_nonneg(y)
         if isinstance(x.val, (ConstV, ConstExprV)) and isinstance(y.val, (ConstV, ConstExprV)):
             return Lowered(f"({x.code} + {y.code} - 1) // {y.wrap(13)}", ConstExprV("cdiv"), 12)

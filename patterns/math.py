@@ -50,7 +50,7 @@ def k(x, TILE: ct.Constant[int]):
         x = call.arg("x")
         direct, fold = TABLE[call.name]
         if isinstance(x.val, ConstV):
-            return cx.const(fold(x.val.value))
+            return cx.fold(call.node, fold, x.val.value)
         d = dtype_of(x)
         out_dtype = d if d in ("float16", "bfloat16", "float32", "float64") else (
             "float32" if d else None)
@@ -80,7 +80,7 @@ def k(x, TILE: ct.Constant[int]):
     def lower(self, call, cx):
         y, x = call.arg("x1"), call.arg("x2")
         if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
-            return cx.const(pymath.atan2(y.val.value, x.val.value))
+            return cx.fold(call.node, pymath.atan2, y.val.value, x.val.value)
         d = promote(dtype_of(y), dtype_of(x))
         return Lowered(f"_{cx.need('atan2')}({y.code}, {x.code})",
                        TileV(shape=broadcast_shapes(tile_shape(y), tile_shape(x)),
@@ -105,7 +105,7 @@ def k(x, TILE: ct.Constant[int]):
     def lower(self, call, cx):
         x = call.arg("x")
         if isinstance(x.val, ConstV):
-            return cx.const(abs(x.val.value))
+            return cx.fold(call.node, abs, x.val.value)
         return Lowered(f"tl.abs({x.code})", TileV(shape=tile_shape(x), dtype=dtype_of(x),
                                                    nonneg=True))
 

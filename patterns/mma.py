@@ -30,6 +30,10 @@ def precision(x, y):
 def batch_broadcast(x, y, cx, node):
     """Bring a 2-D operand to the 3-D operand's batch size."""
     sx, sy = tile_shape(x), tile_shape(y)
+    for s in (sx, sy):
+        if s is not None and len(s) not in (2, 3):
+            raise cx.error(node, "T2T105", f"matrix product of a {len(s)}-D operand: operands "
+                           "must be 2-D or 3-D tiles", help="reshape the operands to 2-D tiles")
     if sx is None or sy is None or len(sx) == len(sy):
         return x.code, y.code, sx, sy
     if len(sx) == 3 and len(sy) == 2:

@@ -85,10 +85,7 @@ def k(x):
         name = call.name
         x, y = call.arg("x"), call.arg("y")
         if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
-            try:
-                return cx.const(FOLD[name](x.val.value, y.val.value))
-            except (ZeroDivisionError, TypeError, ValueError):
-                pass
+            return cx.fold(call.node, FOLD[name], x.val.value, y.val.value)
         if compile_time(x) and compile_time(y):
             low = infix(name, x, y, ConstExprV(name))
             return low
@@ -123,10 +120,7 @@ def k(x, TILE: ct.Constant[int]):
         name = call.name
         x, y = call.arg("x"), call.arg("y")
         if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
-            try:
-                return cx.const(FOLD[name](x.val.value, y.val.value))
-            except (ZeroDivisionError, TypeError):
-                pass
+            return cx.fold(call.node, FOLD[name], x.val.value, y.val.value)
         if compile_time(x) and compile_time(y):
             return infix(name, x, y, ConstExprV(name))  # constexpr math is Python's: floors
         val = result_val(name, x, y, cx)
@@ -154,7 +148,7 @@ def k(x, y, TILE: ct.Constant[int]):
     def lower(self, call, cx):
         x, y = call.arg("x"), call.arg("y")
         if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
-            return cx.const(x.val.value ** y.val.value)
+            return cx.fold(call.node, op.pow, x.val.value, y.val.value)
         if compile_time(x) and compile_time(y):
             return Lowered(f"{x.wrap(15)} ** {y.wrap(14)}", ConstExprV("pow"), 14)
         val = result_val("pow", x, y, cx)
@@ -183,7 +177,7 @@ def k(x, TILE: ct.Constant[int]):
     def lower(self, call, cx):
         x, y = call.arg("x"), call.arg("y")
         if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
-            return cx.const(FOLD[call.name](x.val.value, y.val.value))
+            return cx.fold(call.node, FOLD[call.name], x.val.value, y.val.value)
         fn = "tl.minimum" if call.name == "minimum" else "tl.maximum"
         nan = call.val("propagate_nan")
         extra = ", propagate_nan=tl.PropagateNan.ALL" if isinstance(nan, ConstV) and nan.value \
@@ -209,8 +203,12 @@ def k(x, TILE: ct.Constant[int]):
     def lower(self, call, cx):
         x = call.arg("x")
         if isinstance(x.val, ConstV):
-            return cx.const(-x.val.value if call.name == "negative" else ~x.val.value)
+            return cx.fold(call.node, op.neg if call.name == "negative" else op.invert,
+                           x.val.value)
         sym = "-" if call.name == "negative" else "~"
+        if sym == "~" and is_float(dtype_of(x)):
+            raise cx.error(call.node, "T2T106", "`~` (bitwise not) is not defined on floats",
+                           help="use it on integer or boolean tiles")
         v = x.val
         val = TileV(shape=tile_shape(x), dtype=dtype_of(x)) if isinstance(v, TileV) else v
         return Lowered(f"{sym}{x.wrap(PREC['unary'])}", val, PREC["unary"])

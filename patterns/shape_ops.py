@@ -115,6 +115,11 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
             raise cx.error(call.node_of("axes"), "T2T103", "ct.permute: axes must be int "
                            "literals") from None
         shape = tile_shape(x)
+        if shape is not None and sorted(axes) != list(range(len(shape))):
+            raise cx.error(call.node_of("axes"), "T2T105",
+                           f"ct.permute: axes {tuple(axes)} are not a permutation of the "
+                           f"{len(shape)} axes of the tile",
+                           help=f"name each axis 0..{len(shape) - 1} once")
         new = tuple(shape[a] for a in axes) if shape is not None else None
         return Lowered(f"tl.permute({x.code}, {shape_code(dims)})", same_kind(x, new))
 

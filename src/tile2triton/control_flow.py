@@ -27,10 +27,13 @@ class _Loop:
 
 
 class ExitRewriter:
-    def __init__(self, error):
+    def __init__(self, error, origins: dict | None = None):
         self.error = error  # callable(node, code, message, help) -> exception
         self.counter = 0
         self.uses_return = False
+        # new node -> the user's node it stands for, so diagnostics about rewritten statements
+        # point at the source (the rewritten nodes have no position of their own)
+        self.origins = origins if origins is not None else {}
 
     # ----------------------------------------------------------------------------- analysis
     def exits(self, node, in_inner_loop=False) -> set:
@@ -108,6 +111,10 @@ class ExitRewriter:
         if isinstance(s, cst.SimpleStatementLine):
             new_body = []
             for small in s.body:
+                if isinstance(small, (cst.Break, cst.Continue)) and loop is None:
+                    word = "break" if isinstance(small, cst.Break) else "continue"
+                    raise self.error(small, "T2T001", f"`{word}` outside a loop",
+                                     help=f"`{word}` must be inside a `for` or `while` loop")
                 if isinstance(small, cst.Break):
                     new_body.append(_small(f"{loop.broke} = 1"))
                 elif isinstance(small, cst.Continue):
@@ -175,19 +182,28 @@ class ExitRewriter:
                 and 1 <= len(it.args) <= 3):
             raise self.error(s, "T2T101", "a loop with `break`/`return` must iterate over "
                              "range(...) with one loop variable")
-        var = s.target.value
-        code = [cst.Module([]).code_for_node(a.value) for a in it.args]
-        start, stop, step = ("0", code[0], "1") if len(code) == 1 else (
-            code[0], code[1], code[2] if len(code) == 3 else "1")
-        negative = step.strip().startswith("-")
-        cmp = ">" if negative else "<"
-        cond = " & ".join([f"({var} {cmp} {stop})"] + stop_terms)
-        pre = [_stmt(f"{var} = {start}")]
+        # The new statements are built around the user's own header expressions (the same
+        # node objects), so diagnostics about them point into the `for` header.
+        var = s.target
+        args = [a.value for a in it.args]
+        start, stop, step = (cst.Integer("0"), args[0], None) if len(args) == 1 else (
+            args[0], args[1], args[2] if len(args) == 3 else None)
+        negative = isinstance(step, cst.UnaryOperation) and isinstance(step.operator, cst.Minus)
+        cmp = cst.GreaterThan() if negative else cst.LessThan()
+        cond = cst.Comparison(var, [cst.ComparisonTarget(cmp, stop)])
+        first = _paren(cond)
+        test = _and([first] + [cst.parse_expression(t) for t in stop_terms])
+        self.origins[first] = s
+        pre = [_line(cst.Assign([cst.AssignTarget(var)], start))]
         if "break" in kinds:
             pre.append(_stmt(f"{loop.broke} = 0"))
-        body = self._loop_body(s.body, loop, kinds, tail=[_stmt(f"{var} += {step}")])
-        loop_node = cst.While(test=cst.parse_expression(cond),
-                              body=cst.IndentedBlock(body=body))
+        step_line = _line(cst.AugAssign(var, cst.AddAssign(), step or cst.Integer("1")))
+        body = self._loop_body(s.body, loop, kinds, tail=[step_line])
+        loop_node = cst.While(test=test, body=cst.IndentedBlock(body=body))
+        self.origins[loop_node] = s
+        self.origins[test] = s
+        self.origins[pre[0]] = s
+        self.origins[step_line] = s
         return _Seq(pre, loop_node, s)
 
     def while_stmt(self, s: cst.While):
@@ -198,10 +214,13 @@ class ExitRewriter:
         stop_terms = self._stop_terms(kinds, loop)
         test = s.test
         if stop_terms:
-            code = cst.Module([]).code_for_node(test)
-            test = cst.parse_expression(" & ".join([f"({code})"] + stop_terms))
+            first = _paren(test)
+            self.origins[first] = s.test
+            test = _and([first] + [cst.parse_expression(t) for t in stop_terms])
+            self.origins[test] = s.test
         body = self._loop_body(s.body, loop, kinds)
         new = s.with_changes(test=test, body=s.body.with_changes(body=body))
+        self.origins[new] = s
         pre = [_stmt(f"{loop.broke} = 0")] if "break" in kinds else []
         return _Seq(pre, new, s) if pre else new
 
@@ -222,6 +241,25 @@ def _contains_exit(node) -> bool:
     if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
         return False
     return any(_contains_exit(c) for c in node.children)
+
+
+def _paren(expr):
+    """`expr` parenthesised, unless it already is (keeping the node itself where possible)."""
+    if expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _and(terms: list):
+    """`t0 & t1 & ...` as a left-nested CST expression."""
+    acc = terms[0]
+    for t in terms[1:]:
+        acc = cst.BinaryOperation(acc, cst.BitAnd(), t)
+    return acc
+
+
+def _line(small) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([small])
 
 
 def _stmt(code: str) -> cst.SimpleStatementLine:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 # Code registry: one line per code so docs/diagnostics.md can be generated from it.
 CODES = {
     "T2T001": "syntax error in the input file",
+    "T2T002": "input beyond the translator's limits (nesting depth, chained helpers)",
     "T2T100": "unsupported cuTile construct",
     "T2T101": "unsupported Python construct inside a kernel",
     "T2T102": "wrong arguments for a cuTile construct",
@@ -21,6 +22,7 @@ CODES = {
     "T2T108": "unsupported kernel parameter",
     "T2T109": "unsupported host-side use of a kernel",
     "T2T110": "a live kernel object cannot be turned into source (no source, or a value that is not a constant)",
+    "T2T120": "compile-time expression cannot be evaluated (division by zero, overflow, ...)",
     "T2T900": "internal error of the translator",
 }
 
@@ -65,6 +67,24 @@ class TranslationError(Exception):
     def __init__(self, diagnostic: Diagnostic):
         super().__init__(diagnostic.message)
         self.diagnostic = diagnostic
+
+
+class LocatedFailure(Exception):
+    """An unexpected exception caught at the syntax node being processed (the way Triton's code
+    generator wraps `visit`): the innermost node catches it, outer nodes let it pass, and the
+    pipeline's top level turns it into a T2T900 diagnostic at that node. Formatting happens
+    there, not here, because positions are computed by a recursive walk and the failure may be
+    a RecursionError deep in the stack."""
+
+    def __init__(self, node, exc: BaseException):
+        super().__init__(f"{type(exc).__name__}: {exc}")
+        self.node = node
+        self.exc = exc
+
+
+def is_internal(d: Diagnostic) -> bool:
+    """T2T9xx: a bug of tile2triton rather than a problem with the input."""
+    return d.code.startswith("T2T9")
 
 
 @dataclass

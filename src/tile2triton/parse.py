@@ -15,6 +15,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .diagnostics import Diagnostic, SourceFile, TranslationError
+from .nesting import MAX_DEPTH, too_deep
 
 CUDA_TILE = "cuda.tile"
 
@@ -28,6 +29,8 @@ class ParsedModule:
     # module-level `NAME = <expr>` assignments (aliases, constants), last one wins
     globals: dict = field(default_factory=dict)
     functions: dict = field(default_factory=dict)  # module-level FunctionDef by name
+    # node made by a rewrite (control_flow) -> the user's node it stands for, for positions
+    origins: dict = field(default_factory=dict)
 
     _positions: Optional[dict] = None
 
@@ -70,6 +73,10 @@ class ParsedModule:
     def diagnostic(self, node: cst.CSTNode, code: str, message: str,
                    help: str | None = None) -> Diagnostic:
         pos = self.positions.get(node)
+        seen = 0
+        while pos is None and node in self.origins and seen < 100:
+            node, seen = self.origins[node], seen + 1
+            pos = self.positions.get(node)
         line, col, end_col = 0, 0, None
         if pos is not None:
             line, col = pos.start.line, pos.start.column + 1
@@ -92,6 +99,14 @@ def _dotted(node: cst.BaseExpression) -> str:
 
 def parse_source(text: str, path: str = "<input>") -> ParsedModule:
     source = SourceFile(path, text)
+    deep = too_deep(text)
+    if deep is not None:  # before libcst's parser, which can crash on deep nesting
+        line, col, depth = deep
+        raise TranslationError(Diagnostic(
+            "T2T002", f"code nested too deeply (about {depth} levels here; tile2triton "
+            f"translates up to {MAX_DEPTH})", path, line, col + 1,
+            help="split the expression or the block into named steps or helper functions",
+            source_line=source.line_text(line)))
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as e:

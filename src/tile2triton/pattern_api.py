@@ -75,6 +75,10 @@ class LoweringContext(Protocol):
     def const(self, value) -> Lowered:
         """A translation-time value (number, bool, string, None, tuple, enum) as Triton source."""
 
+    def fold(self, node: cst.CSTNode, fn: Callable, *values) -> Lowered:
+        """`fn(*values)` on compile-time constants, with Python's rules as cuTile folds them;
+        what Python would raise (division by zero, overflow, ...) is a located T2T120."""
+
     def lower_callable(self, node: cst.BaseExpression, call: cst.CSTNode,
                        args: Sequence[Val]) -> tuple[str, int]:
         """Translate a module-level function or a lambda passed as a value (a combiner) into a

@@ -11,6 +11,7 @@ from typing import Optional
 
 import libcst as cst
 
+from .diagnostics import LocatedFailure, TranslationError
 from .model import ArrayInfo, ArrayListInfo, FunctionInfo, ParamInfo
 from .parse import ParsedModule
 
@@ -104,6 +105,14 @@ class _UseScanner(cst.CSTVisitor):
         self.local_tuples: dict[str, int] = {}  # `idx = (i, j)`: name -> length
         self.shape_index: dict[str, int] = {}
 
+    def on_visit(self, node) -> bool:
+        try:
+            return super().on_visit(node)
+        except (TranslationError, LocatedFailure):
+            raise
+        except Exception as e:  # noqa: BLE001 - a translator bug, located at this node
+            raise LocatedFailure(node, e) from e
+
     def _note(self, name, rank, node):
         self.array_uses.setdefault(name, []).append((rank, node))
 
@@ -161,12 +170,18 @@ class _UseScanner(cst.CSTVisitor):
             return
         inner = _UseScanner(self.pm, set(passed), self.depth + 1)
         fdef.body.visit(inner)
+        # uses of a view the helper makes (`s = a.slice(...)`) count for the parameter it views
         for hname, uses in inner.array_uses.items():
+            base = inner.array_aliases.get(hname, hname)
+            if base not in passed:
+                continue
             for rank, _ in uses:
-                self._note(passed[hname], rank, node)
+                if rank is not None or base == hname:
+                    self._note(passed[base], rank, node)
         for hname, n in inner.shape_index.items():
-            k = passed[hname]
-            self.shape_index[k] = max(self.shape_index.get(k, 0), n)
+            k = passed.get(inner.array_aliases.get(hname, hname))
+            if k is not None:
+                self.shape_index[k] = max(self.shape_index.get(k, 0), n)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         v = node.value

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import emit
-from .diagnostics import Diagnostic, TranslationError
+from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
 from .parse import ParsedModule, parse_source
 from .recognize import classify_params, find_cutile_functions
@@ -45,11 +45,21 @@ class ModuleResult:
         return out
 
 
-def _internal(pm: ParsedModule, node, exc: Exception, what: str) -> Diagnostic:
+def _internal(pm: ParsedModule, node, exc: BaseException, what: str) -> Diagnostic:
     d = pm.diagnostic(node, "T2T900",
                       f"internal error while translating {what}: {type(exc).__name__}: {exc}",
                       help="this is a tile2triton bug; please report it with this file")
     return d
+
+
+def _failure(pm: ParsedModule, exc: Exception, fallback_node, what: str) -> Diagnostic:
+    """The diagnostic for an exception that escaped a stage: a user error as it is, an
+    unexpected one as T2T900 at the node that was being processed (else at `fallback_node`)."""
+    if isinstance(exc, TranslationError):
+        return exc.diagnostic
+    if isinstance(exc, LocatedFailure):
+        return _internal(pm, exc.node, exc.exc, what)
+    return _internal(pm, fallback_node, exc, what)
 
 
 def translate_source(text: str, path: str = "<input>") -> ModuleResult:
@@ -57,11 +67,19 @@ def translate_source(text: str, path: str = "<input>") -> ModuleResult:
         pm = parse_source(text, path)
     except TranslationError as e:
         return ModuleResult(path, True, None, module_diagnostics=[e.diagnostic])
+    except Exception as e:  # noqa: BLE001 - a parser failure the prescan did not foresee
+        return ModuleResult(path, True, None, module_diagnostics=[Diagnostic(
+            "T2T900", f"internal error while parsing: {type(e).__name__}: {e}", path, 1, 1,
+            help="this is a tile2triton bug; please report it with this file")])
     if not pm.uses_cuda_tile():
         return ModuleResult(path, False, text)
     patterns = load_patterns()
     mc = ModuleContext(pm, patterns)
-    functions = find_cutile_functions(pm)
+    try:
+        functions = find_cutile_functions(pm)
+    except Exception as e:  # noqa: BLE001 - reported with its location
+        return ModuleResult(path, True, None,
+                            module_diagnostics=[_failure(pm, e, pm.module, "the module")])
     kernels = [f for f in functions if f.role == "kernel"]
     result = ModuleResult(path, True, None)
     units: dict[str, tuple] = {}
@@ -74,19 +92,14 @@ def translate_source(text: str, path: str = "<input>") -> ModuleResult:
             fn.params = classify_params(pm, fn)
             unit = lower_function(mc, fn, fn.params)
             units[fn.name] = (fn, unit)
-        except TranslationError as e:
-            report.status, report.diagnostics = "failed", [e.diagnostic]
+        except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
+            report.status = "failed"
+            report.diagnostics = [_failure(pm, e, fn.node, f"kernel `{fn.name}`")]
             mc.helper_specs, mc.helper_order = saved_specs, saved_order
-        except RecursionError as e:
-            report.status = "failed"
-            report.diagnostics = [_internal(pm, fn.node, e, f"kernel `{fn.name}`")]
-        except Exception as e:  # noqa: BLE001 - reported as internal error with location
-            report.status = "failed"
-            report.diagnostics = [_internal(pm, fn.node, e, f"kernel `{fn.name}`")]
     if any(k.status == "failed" for k in result.kernels):
         return result
     try:
         result.output = emit.render_module(pm, mc, units, functions)
-    except TranslationError as e:
-        result.module_diagnostics.append(e.diagnostic)
+    except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
+        result.module_diagnostics.append(_failure(pm, e, pm.module, "the module"))
     return result

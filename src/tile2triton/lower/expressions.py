@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..diagnostics import LocatedFailure, TranslationError
 from ..model import (PREC, USE_INT64, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV, DTypeV,
                      FuncV, Lowered, NoneV, PyRefV, TileV, TupleV)
 from . import pyconst
@@ -42,10 +43,15 @@ class Expressions:
         if method is None:
             kind = type(node).__name__
             raise self.error(node, "T2T101", f"`{kind}` expressions are not supported in kernels")
-        return method(node)
+        try:
+            return method(node)
+        except (TranslationError, LocatedFailure):
+            raise
+        except Exception as e:  # noqa: BLE001 - a translator bug, located at this expression
+            raise LocatedFailure(node, e) from e
 
     def x_Integer(self, node):
-        return Lowered(node.value, ConstV(node.evaluated_value))
+        return Lowered(node.value, self.fold(node, lambda: node.evaluated_value).val)
 
     def x_Float(self, node):
         return Lowered(node.value, ConstV(node.evaluated_value))
@@ -101,9 +107,15 @@ class Expressions:
                 raise self.error(node.slice[0], "T2T103",
                                  "a tuple index must be a compile-time integer")
             i = idx.val.value
+            n = len(base.items if base.items is not None else v.items)
+            if (n or base.items is not None) and not -n <= i < n:
+                raise self.error(node.slice[0], "T2T105",
+                                 f"index {i} is out of range for a tuple of {n} item"
+                                 f"{'' if n == 1 else 's'}",
+                                 help=f"use an index from {-n} to {n - 1}" if n else None)
             if base.items is not None:
                 return base.items[i]
-            if v.items and -len(v.items) <= i < len(v.items):
+            if v.items:
                 return Lowered(f"{base.wrap(100)}[{i}]", v.items[i])
             return Lowered(f"{base.wrap(100)}[{i}]", TileV(shape=()))
         if isinstance(v, TileV):
@@ -225,8 +237,8 @@ class Expressions:
             if len(args) < 2 or any(a.keyword is not None for a in node.args):
                 raise self.error(node, "T2T102", f"{name}() in kernels takes two or more scalars")
             if all(isinstance(a.val, ConstV) for a in args):
-                value = (min if name == "min" else max)(a.val.value for a in args)
-                return self.const(value)
+                return self.fold(node, min if name == "min" else max,
+                                 *(a.val.value for a in args))
             if all(isinstance(a.val, (ConstV, ConstExprV)) for a in args):
                 return Lowered(f"{name}({', '.join(a.code for a in args)})", ConstExprV(name))
             fn = "tl.minimum" if name == "min" else "tl.maximum"
@@ -244,8 +256,8 @@ class Expressions:
             raise self.error(node, "T2T100", "len() is supported on tuples only in this version")
         if name in ("float", "int", "bool"):
             if len(args) == 1 and isinstance(args[0].val, ConstV):
-                return self.const({"float": float, "int": int, "bool": bool}[name](
-                    args[0].val.value))
+                return self.fold(node, {"float": float, "int": int, "bool": bool}[name],
+                                 args[0].val.value)
             if name == "float" and len(args) == 1:
                 return Lowered(f"{args[0].wrap(100)}.to(tl.float32)", TileV(shape=(), dtype="float32"))
             if name == "int" and len(args) == 1:

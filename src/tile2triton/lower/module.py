@@ -16,6 +16,12 @@ from .lowerer import Lowerer
 from .unit import UnitResult
 
 
+# Helpers calling helpers: each level costs a few dozen Python frames of lowering, and the whole
+# chain must stay well inside Python's recursion limit together with the deepest expression the
+# nesting prescan lets through (tests/test_robustness.py checks the combination).
+MAX_HELPER_DEPTH = 24
+
+
 class ModuleContext:
     """Patterns, and the helpers specialized so far (in the order emit renders them)."""
 
@@ -63,6 +69,10 @@ class ModuleContext:
             return unit, ret
         if name in self.in_progress:
             raise pm.error(call_node, "T2T101", f"recursive helper `{name}` cannot be translated")
+        if len(self.in_progress) >= MAX_HELPER_DEPTH:
+            raise pm.error(call_node, "T2T002", f"helpers call each other more than "
+                           f"{MAX_HELPER_DEPTH} deep here; tile2triton translates up to that",
+                           help="merge some of the helpers")
         role = "helper"
         for dec in fdef.decorators:
             r, _ = decorator_role(pm, dec)

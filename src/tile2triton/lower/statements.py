@@ -10,6 +10,7 @@ from typing import Optional
 import libcst as cst
 
 from ..control_flow import ExitRewriter
+from ..diagnostics import LocatedFailure, TranslationError
 from ..model import (ArrayInfo, ArrayV, ConstV, CtRefV, DTypeV, EnumV, Lowered, PREC, PyRefV,
                      TiledViewV, TileV, TupleV)
 from .expressions import AUGOP_CONSTRUCT
@@ -44,7 +45,7 @@ class Statements:
         if not isinstance(body, cst.IndentedBlock):
             raise self.error(body, "T2T101", "one-line function bodies are not supported",
                              help="put the body on its own indented lines")
-        body = ExitRewriter(self.error).function_body(body)
+        body = ExitRewriter(self.error, self.pm.origins).function_body(body)
         self.mutable = reassigned_names(body)
         self.block(body)
         return self.out
@@ -65,6 +66,14 @@ class Statements:
         self.depth -= 1
 
     def stmt(self, node) -> None:
+        try:
+            self._stmt(node)
+        except (TranslationError, LocatedFailure):
+            raise
+        except Exception as e:  # noqa: BLE001 - a translator bug, located at this statement
+            raise LocatedFailure(node, e) from e
+
+    def _stmt(self, node) -> None:
         self.leading(node)
         if isinstance(node, cst.SimpleStatementLine):
             comment = self.trailing_comment(node.trailing_whitespace)

@@ -2,9 +2,11 @@
 arrays, views and tiles, non-negativity, which names are runtime values)."""
 from __future__ import annotations
 
+import operator
+
 import libcst as cst
 
-from ..model import (CT_TO_TL_DTYPE, PREC, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV,
+from ..model import (CT_TO_TL_DTYPE, ENUM_MEMBERS, PREC, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV,
                      DTypeV, EnumV, Lowered, NoneV, ParamInfo, PyRefV, TiledViewV, TileV, TupleV,
                      Val)
 
@@ -48,6 +50,32 @@ class Values:
             low.prec = PREC["unary"]
         return low
 
+    def fold(self, node, fn, *values) -> Lowered:
+        """Evaluate an operation on compile-time constants with Python's semantics, as cuTile
+        does. What Python would raise (division by zero, overflow, `~` on a float,
+        `float("abc")`) is the user's error: a located T2T120, like cuTile's compile error."""
+        if fn in (operator.pow, pow) and len(values) == 2 and _huge_power(*values) \
+                or fn is operator.lshift and len(values) == 2 and _huge_shift(*values):
+            raise self.error(node, "T2T120", "this compile-time integer is far too large",
+                             help="cuTile integers are at most 64 bits wide")
+        try:
+            result = fn(*values)
+        except (ArithmeticError, TypeError, ValueError) as e:
+            why = {ZeroDivisionError: "division by zero",
+                   OverflowError: "the result is too large"}.get(type(e), str(e))
+            raise self.error(node, "T2T120",
+                             f"this compile-time expression cannot be evaluated: {why}",
+                             help="cuTile evaluates operations on constants while compiling, "
+                                  "with Python's rules; fix the operands") from None
+        if not isinstance(result, (bool, int, float, str)):  # e.g. (-8) ** 0.5 is complex
+            raise self.error(node, "T2T120", f"this compile-time expression gives a "
+                             f"{type(result).__name__}, which kernels cannot hold")
+        if isinstance(result, int) and not isinstance(result, bool) \
+                and result.bit_length() > 1024:
+            raise self.error(node, "T2T120", "this compile-time integer is far too large",
+                             help="cuTile integers are at most 64 bits wide")
+        return self.const(result)
+
 
     def module_global(self, name: str, node) -> Lowered:
         """Module-level constants are compile-time values inside cuTile kernels: inline them."""
@@ -70,9 +98,13 @@ class Values:
                                       "float8_e4m3fn, float8_e5m2 and the integer types")
             return Lowered(tl, DTypeV(name=short))
         parts = short.split(".")
-        if len(parts) == 2 and parts[0] in ("PaddingMode", "RoundingMode", "MemoryOrder",
-                                            "MemoryScope"):
+        if len(parts) == 2 and parts[0] in ENUM_MEMBERS:
+            if parts[1] not in ENUM_MEMBERS[parts[0]]:
+                raise self.error(node, "T2T100", f"ct.{parts[0]} has no member `{parts[1]}`",
+                                 help=f"its members are {', '.join(ENUM_MEMBERS[parts[0]])}")
             return Lowered(f"{parts[0]}.{parts[1]}", EnumV(parts[0], parts[1]))
+        if len(parts) > 2 and parts[0] in ENUM_MEMBERS:
+            raise self.error(node, "T2T100", f"`ct.{short}` is not supported")
         return Lowered(qualname, CtRefV(qualname))
 
     def x_Attribute(self, node: cst.Attribute) -> Lowered:
@@ -205,3 +237,15 @@ def reassigned_names(body) -> set:
 
     body.visit(Scan())
     return {n for n, c in counts.items() if c > 1} | in_loop
+
+
+def _huge_power(base, exp) -> bool:
+    """`base ** exp` on integers whose result would take long to compute or print."""
+    if isinstance(base, bool) or isinstance(exp, bool) or not isinstance(base, int) \
+            or not isinstance(exp, int) or abs(base) < 2:
+        return False
+    return exp * base.bit_length() > 4096
+
+
+def _huge_shift(x, n) -> bool:
+    return isinstance(x, int) and isinstance(n, int) and x != 0 and n > 4096
