@@ -4,6 +4,10 @@ cuTile computes float32 operands in true fp32; tl.dot defaults to tf32 for fp32,
 names its precision: "ieee" unless an operand went through astype(ct.tfloat32), then "tf32".
 ct.mma keeps the accumulator's dtype (tl.dot with acc does too). A 3-D operand with a 2-D one is
 broadcast over the batch axis, as cuTile does.
+
+Triton uses Hopper's warp-group MMA (wgmma) only for 2-D dots: a 3-D tl.dot on (1, TM, TK) tiles
+measured 70x slower on the H200 (docs/performance.md). So an mma whose batch axis is 1 is
+emitted as a 2-D dot between reshapes, which cost nothing.
 """
 from tile2triton.model import Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
@@ -46,6 +50,20 @@ def batch_broadcast(x, y, cx, node):
                    "is not supported", help="use 2-D or 3-D tiles")
 
 
+def unit_batch_dot(x, y, acc, sx, sy, sacc, extra):
+    """tl.dot on 2-D views when every 3-D operand has a batch axis of 1, else None."""
+    shapes = [sh for sh in (sx, sy, sacc) if sh is not None]
+    if sx is None or sy is None or sacc is None or not any(len(sh) == 3 for sh in shapes):
+        return None
+    if any(len(sh) not in (2, 3) or (len(sh) == 3 and sh[0] != "1") for sh in shapes):
+        return None
+
+    def flat(code, sh):
+        return code if len(sh) == 2 else f"tl.reshape({code}, {shape_code(list(sh[1:]))})"
+    dot = f"tl.dot({flat(x.code, sx)}, {flat(y.code, sy)}, {flat(acc.code, sacc)}{extra})"
+    return dot if len(sacc) == 2 else f"tl.reshape({dot}, {shape_code(list(sacc))})"
+
+
 def out_shape(sx, sy):
     if sx is None or sy is None:
         return None
@@ -86,18 +104,29 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
     y = ct.load(b, (0, 0), (TK, TN)).astype(ct.float16)
     ct.store(c, (0, 0, 0), ct.mma(x, y, acc))
 """, expect=["tl.dot(x, tl.broadcast_to(y[None, :, :], (2, TK, TN)), acc)"]),
+        # a batch axis of 1 (batched matmul tiles): a 2-D dot, which Triton makes a wgmma
+        Example("""
+@ct.kernel
+def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    acc = ct.zeros((1, TM, TN), dtype=ct.float32)
+    x = ct.load(a, (0, 0, 0), (1, TM, TK)).astype(ct.float16)
+    y = ct.load(b, (0, 0, 0), (1, TK, TN)).astype(ct.float16)
+    ct.store(c, (0, 0, 0), ct.mma(x, y, acc))
+""", expect=["tl.reshape(tl.dot(tl.reshape(x, (TM, TK)), tl.reshape(y, (TK, TN)), "
+             "tl.reshape(acc, (TM, TN))), (1, TM, TN))"]),
     ]
 
     def lower(self, call, cx):
         x, y = require_tile(call, "x", cx), require_tile(call, "y", cx)
         acc = require_tile(call, "acc", cx)
-        xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
         prec = precision(x, y)
         extra = f", input_precision={prec}" if prec else ""
         cx.mark_dot()
+        flat = unit_batch_dot(x, y, acc, tile_shape(x), tile_shape(y), tile_shape(acc), extra)
+        xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
         shape = tile_shape(acc) or out_shape(sx, sy)
         cx.note_tile(shape)
-        return Lowered(f"tl.dot({xc}, {yc}, {acc.code}{extra})",
+        return Lowered(flat or f"tl.dot({xc}, {yc}, {acc.code}{extra})",
                        TileV(shape=shape, dtype=dtype_of(acc)))
 
 

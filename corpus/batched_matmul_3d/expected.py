@@ -143,7 +143,7 @@ def bmm_kernel(
     for k in range(tl.cdiv(a_shape2, TK)):
         a_tile = _load_tile_3d(a_ptr, a_shape0, a_shape1, a_shape2, a_stride0, a_stride1, a_stride2, batch, pid_m, k, 1, TM, TK, USE_INT64, PADDING=0.0)
         b_tile = _load_tile_3d(b_ptr, b_shape0, b_shape1, b_shape2, b_stride0, b_stride1, b_stride2, batch, k, pid_n, 1, TK, TN, USE_INT64, PADDING=0.0)
-        acc = tl.dot(a_tile, b_tile, acc, input_precision="ieee")
+        acc = tl.reshape(tl.dot(tl.reshape(a_tile, (TM, TK)), tl.reshape(b_tile, (TK, TN)), tl.reshape(acc, (TM, TN)), input_precision="ieee"), (1, TM, TN))
     _store_tile_3d(c_ptr, c_shape0, c_shape1, c_shape2, c_stride0, c_stride1, c_stride2, batch, pid_m, pid_n, acc.to(c_ptr.dtype.element_ty), USE_INT64)
 
 

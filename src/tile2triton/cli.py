@@ -146,6 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
         pass
     from .verify.bench import add_bench_command  # imports torch only when run
     add_bench_command(sub)
+    from .verify.inspection import add_inspect_command
+    add_inspect_command(sub)
     return parser
 
 

@@ -1,0 +1,346 @@
+"""`tile2triton inspect`: what a translation's kernels compile to, on a machine without a GPU.
+
+    tile2triton inspect corpus/matmul_fp16                 every kernel its launch compiles
+    tile2triton inspect benchmarks/suite/matmul --bench 3  at the 4th BENCH size
+    tile2triton inspect corpus/softmax_rows --stage ttgir  print an IR stage (ttir, ttgir, llir, ptx)
+    tile2triton inspect corpus/ --lint                     flag slow forms; exit 1 if any
+
+The case's host `launch` runs on CPU tensors with Triton's driver replaced by a stand-in naming
+the target (sm_90 by default) and JITFunction's compile step replaced by a full
+`triton.compile(ASTSource(...), target=GPUTarget("cuda", 90, 32))`: the kernels are compiled
+for exactly the specializations the launch makes (divisibility of each integer argument
+included), and nothing runs. Per kernel the report says:
+
+- dots: how many tl.dot became Hopper warp-group MMAs (wgmma) and how many did not;
+- global loads: how many bytes each load instruction moves (16 = vectorized), and whether the
+  tensor-memory accelerator (TMA) or cp.async is used;
+- shared memory, registers and spills (ptxas's report).
+
+Lint rules (docs/performance.md): T2P001 a dot that is not a wgmma on sm_90; T2P002 only narrow
+global loads (< 16 bytes) in a kernel whose arrays have a unit-stride dimension; T2P003 spills.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+STAGES = ("ttir", "ttgir", "llir", "ptx")
+
+
+@dataclass
+class KernelReport:
+    kernel: str
+    ok: bool = True
+    error: str | None = None
+    dots: int = 0
+    wgmma_dots: int = 0
+    plain_dot_shapes: list = field(default_factory=list)   # result shapes of non-wgmma dots
+    mma_sync: int = 0
+    load_bytes: dict = field(default_factory=dict)     # bytes per ld.global -> count
+    cp_async_bytes: dict = field(default_factory=dict)
+    tma_loads: int = 0
+    shared_bytes: int = 0
+    registers: int | None = None
+    spill_bytes: int = 0
+    num_warps: int | None = None
+    num_stages: int | None = None
+    unit_stride_args: bool = False
+    stages: dict = field(default_factory=dict)
+    findings: list = field(default_factory=list)
+
+    def brief(self) -> dict:
+        d = asdict(self)
+        d.pop("stages")
+        return d
+
+
+# --- reading the compiled code -----------------------------------------------------------------
+
+_LD = re.compile(r"\bld\.global(?:\.[a-z]+)*?(?:\.v(\d))?\.(?:b|u|s|f)(\d+)\b")
+_CP_ASYNC = re.compile(r"cp\.async\.c[ag]\.shared\.global(?:\.L2::\w+)?\s+\[[^\]]*\],\s*\[[^\]]*\],"
+                       r"\s*(0x[0-9a-fA-F]+|\d+)")
+
+
+def analyse(rep: KernelReport, asm: dict, metadata) -> None:
+    ttgir, ptx = asm.get("ttgir", ""), asm.get("ptx", "")
+    rep.wgmma_dots = len(re.findall(r"\bttng\.warp_group_dot\b", ttgir))
+    plain = re.findall(r"\btt\.dot\b[^\n]*->\s*tensor<([0-9x]+)x[a-z]", ttgir)
+    rep.dots = rep.wgmma_dots + len(plain)
+    rep.plain_dot_shapes = [tuple(int(d) for d in s.split("x")) for s in plain]
+    rep.mma_sync = len(re.findall(r"\bmma\.sync\b", ptx))
+    loads: dict = {}
+    for m in _LD.finditer(ptx):
+        nbytes = int(m.group(1) or 1) * int(m.group(2)) // 8
+        loads[nbytes] = loads.get(nbytes, 0) + 1
+    rep.load_bytes = dict(sorted(loads.items()))
+    cps: dict = {}
+    for m in _CP_ASYNC.finditer(ptx):
+        n = int(m.group(1), 0)
+        cps[n] = cps.get(n, 0) + 1
+    rep.cp_async_bytes = dict(sorted(cps.items()))
+    rep.tma_loads = len(re.findall(r"cp\.async\.bulk\.tensor", ptx))
+    rep.shared_bytes = int(getattr(metadata, "shared", 0) or 0)
+    rep.num_warps = getattr(metadata, "num_warps", None)
+    rep.num_stages = getattr(metadata, "num_stages", None)
+
+
+def ptxas_usage(ptx: str, arch: int) -> tuple[int | None, int]:
+    """(registers, spill bytes) from `ptxas -v` on the PTX (Triton's bundled ptxas)."""
+    try:
+        from triton import knobs
+        ptxas = knobs.nvidia.ptxas.path
+    except Exception:  # noqa: BLE001
+        return None, 0
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d, "k.ptx")
+        src.write_text(ptx)
+        suffix = "a" if arch >= 90 else ""
+        p = subprocess.run([ptxas, "-v", f"--gpu-name=sm_{arch}{suffix}", str(src), "-o",
+                            str(Path(d, "k.cubin"))], capture_output=True, text=True, timeout=120)
+    text = p.stdout + p.stderr
+    regs = re.search(r"Used (\d+) registers", text)
+    spills = [int(x) for x in re.findall(r"(\d+) bytes spill (?:stores|loads)", text)]
+    return (int(regs.group(1)) if regs else None), max(spills or [0])
+
+
+def lint(rep: KernelReport) -> list[dict]:
+    out = []
+    # wgmma needs a 2-D dot with at least 64 rows (one warp group); smaller tiles are fine as
+    # mma.sync, so only dots that could have been wgmma are findings
+    slow = [s for s in rep.plain_dot_shapes if len(s) != 2 or (s[0] >= 64 and s[1] >= 16)]
+    if slow:
+        out.append(dict(code="T2P001", message=f"{len(slow)} of {rep.dots} dot(s) (result "
+                        f"{' '.join('x'.join(map(str, s)) for s in slow)}) are not warp-group "
+                        "MMAs (wgmma) on sm_90",
+                        help="2-D tl.dot operands with M >= 64 per 4 warps get wgmma; a 3-D dot, "
+                        "or tiles under 16, do not"))
+    widest = max(list(rep.load_bytes) + list(rep.cp_async_bytes) + [0])
+    if rep.unit_stride_args and (rep.load_bytes or rep.cp_async_bytes) and widest < 16 \
+            and not rep.tma_loads:
+        out.append(dict(code="T2P002", message=f"global loads move at most {widest} bytes each, "
+                        "though the arrays have a unit-stride dimension",
+                        help="the compiler could not prove contiguity or 16-byte alignment: a "
+                        "stride or extent not divisible by 16 elements, or a mask on the "
+                        "contiguous dimension"))
+    if rep.spill_bytes:
+        out.append(dict(code="T2P003", message=f"{rep.spill_bytes} bytes of register spills",
+                        help="smaller tiles or more warps"))
+    return out
+
+
+# --- compiling what a launch launches -----------------------------------------------------------
+
+
+class _Driver:
+    def __init__(self, target):
+        self._target = target
+
+    def get_current_target(self):
+        return self._target
+
+    def get_current_device(self):
+        return 0
+
+    def get_current_stream(self, device=None):
+        return 0
+
+    def is_active(self):
+        return True
+
+    def get_active_torch_device(self):
+        import torch
+        return torch.device("cpu")
+
+    def get_device_interface(self):
+        import torch
+        return torch.cuda
+
+    def get_benchmarker(self):
+        raise RuntimeError("no benchmarking without a GPU")
+
+
+@contextlib.contextmanager
+def compiling_for(arch: int, sink: list, with_ptxas: bool = True, keep_stages=()):
+    """While active, every Triton kernel launch compiles fully for sm_`arch` and appends a
+    KernelReport to `sink` instead of running."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.runtime.driver import driver
+    from triton.runtime.jit import JITFunction
+
+    from .compile_probe import capture_fd2, interpreter_off
+    target = GPUTarget("cuda", arch, 32)
+    cache: dict = {}
+
+    def _do_compile(self_fn, key, signature, device, constexprs, options, attrs, warmup):
+        name = getattr(self_fn, "__name__", "?")
+        ck = (id(self_fn), repr(key))
+        if ck not in cache:
+            rep = KernelReport(kernel=name)
+            with capture_fd2() as cap:
+                try:
+                    src = self_fn.ASTSource(self_fn, signature, constexprs, attrs)
+                    compiled = triton.compile(src, target=target, options=options.__dict__)
+                except Exception as e:  # noqa: BLE001 - a compile error is the report
+                    rep.ok, rep.error = False, f"{type(e).__name__}: {e}"
+                    compiled = None
+            if compiled is not None:
+                analyse(rep, compiled.asm, compiled.metadata)
+                if with_ptxas and compiled.asm.get("ptx"):
+                    rep.registers, rep.spill_bytes = ptxas_usage(compiled.asm["ptx"], arch)
+                rep.stages = {s: compiled.asm[s] for s in keep_stages if s in compiled.asm}
+            elif cap["text"]:
+                rep.error = (rep.error or "") + "\n" + cap["text"][-3000:]
+            cache[ck] = rep
+        sink.append(cache[ck])
+        return None
+
+    saved = JITFunction._do_compile
+    with interpreter_off():
+        JITFunction._do_compile = _do_compile
+        driver.set_active(_Driver(target))
+        try:
+            yield
+        finally:
+            JITFunction._do_compile = saved
+            driver.reset_active() if driver._default is not None else setattr(
+                driver, "_active", None)
+
+
+def _unit_stride(args) -> bool:
+    import torch
+    flat = []
+    for v in args.values() if isinstance(args, dict) else args:
+        flat.extend(v if isinstance(v, (list, tuple)) else [v])
+    return any(isinstance(t, torch.Tensor) and t.dim() and t.stride(-1) == 1 and t.shape[-1] >= 8
+               for t in flat)
+
+
+def inspect_case(folder: Path, *, bench_index: int | None = None, config_index: int = 0,
+                 arch: int = 90, stages=(), with_ptxas: bool = True,
+                 translation: Path | None = None) -> list[KernelReport]:
+    """Compile what the case's launch compiles (a CASES config, or a BENCH one) and report."""
+    import torch
+
+    from .corpus import load_module
+    folder = Path(folder)
+    tag = re.sub(r"\W", "_", folder.name)
+    spec = load_module(folder / "case.py", f"t2t_inspect_case_{tag}")
+    configs = spec.BENCH if bench_index is not None else spec.CASES
+    config = configs[bench_index if bench_index is not None else config_index]
+    gen = torch.Generator().manual_seed(0)
+    args = spec.make_args(config, gen, "cpu")
+    reports: list = []
+    old = os.environ.get("TRITON_INTERPRET")
+    os.environ["TRITON_INTERPRET"] = "0"
+    try:
+        if translation is not None:
+            module = load_module(translation, f"t2t_inspect_tr_{tag}")
+        else:
+            from ..translate import translate_source
+            res = translate_source((folder / "kernel.py").read_text(), str(folder / "kernel.py"))
+            if not res.ok:
+                raise RuntimeError("the kernel did not translate:\n" +
+                                   "\n\n".join(d.format() for d in res.diagnostics()))
+            tmp = Path(tempfile.mkdtemp(prefix="t2t_inspect_"))
+            path = tmp / f"{tag}_triton.py"
+            path.write_text(res.output)
+            module = load_module(path, f"t2t_inspect_tr_{tag}")
+        with compiling_for(arch, reports, with_ptxas, stages):
+            module.launch(None, **args)
+    finally:
+        if old is None:
+            os.environ.pop("TRITON_INTERPRET", None)
+        else:
+            os.environ["TRITON_INTERPRET"] = old
+    unit = _unit_stride(args)
+    seen, out = set(), []
+    for r in reports:
+        if id(r) in seen:
+            continue
+        seen.add(id(r))
+        r.unit_stride_args = unit
+        r.findings = lint(r) if r.ok else []
+        out.append(r)
+    return out
+
+
+# --- output and command line --------------------------------------------------------------------
+
+
+def format_report(case: str, r: KernelReport) -> str:
+    if not r.ok:
+        return f"{case}: {r.kernel}: compile error: {(r.error or '').strip()[:800]}"
+    loads = ", ".join(f"{n}×{b}B" for b, n in r.load_bytes.items()) or "none"
+    cps = ", ".join(f"{n}×{b}B" for b, n in r.cp_async_bytes.items())
+    dots = f"{r.wgmma_dots}/{r.dots} wgmma" if r.dots else "no dots"
+    regs = f"{r.registers} regs" if r.registers is not None else "regs ?"
+    line = (f"{case}: {r.kernel}: {dots}; ld.global {loads}" + (f"; cp.async {cps}" if cps else "")
+            + (f"; TMA {r.tma_loads}" if r.tma_loads else "")
+            + f"; shared {r.shared_bytes} B; {regs}; spills {r.spill_bytes} B; "
+            f"warps {r.num_warps}, stages {r.num_stages}")
+    for f in r.findings:
+        line += f"\n    {f['code']} {f['message']}\n    help: {f['help']}"
+    return line
+
+
+def add_inspect_command(subparsers) -> None:
+    import argparse
+    p = subparsers.add_parser(
+        "inspect", help="compile translations for a GPU target (no GPU needed) and report what "
+        "each kernel became", description=__doc__.split("\n\n")[0])
+    p.add_argument("paths", nargs="+", help="corpus-format case folders or a folder of them")
+    p.add_argument("--arch", type=int, default=90, help="compute capability (default 90)")
+    p.add_argument("--config", type=int, default=0, metavar="N", help="CASES configuration")
+    p.add_argument("--bench", type=int, default=None, metavar="N",
+                   help="use the N-th BENCH configuration instead of CASES")
+    p.add_argument("--stage", action="append", default=[], choices=STAGES,
+                   help="print this IR stage of every kernel (may be repeated)")
+    p.add_argument("--lint", action="store_true", help="exit 1 when a slow form is found")
+    p.add_argument("--no-ptxas", action="store_true", help="skip registers/spills (faster)")
+    p.add_argument("--translation", metavar="FILE", help="inspect FILE instead of a fresh "
+                   "translation (one case only)")
+    p.add_argument("--json", metavar="FILE")
+    p.set_defaults(func=cmd_inspect, _argparse=argparse)
+
+
+def cmd_inspect(args) -> int:
+    from ..diagnostics import UsageError
+    from .cli import resolve_cases
+    cases = resolve_cases(args.paths)
+    if args.translation and len(cases) != 1:
+        raise UsageError("--translation needs exactly one case")
+    records, n_findings, n_errors = [], 0, 0
+    for case in cases:
+        try:
+            reps = inspect_case(case, bench_index=args.bench, config_index=args.config,
+                                arch=args.arch, stages=tuple(args.stage),
+                                with_ptxas=not args.no_ptxas,
+                                translation=Path(args.translation) if args.translation else None)
+        except Exception as e:  # noqa: BLE001 - one case failing does not stop the others
+            print(f"{case.name}: could not inspect: {type(e).__name__}: {e}", flush=True)
+            records.append(dict(case=case.name, error=f"{type(e).__name__}: {e}"))
+            n_errors += 1
+            continue
+        for r in reps:
+            print(format_report(case.name, r), flush=True)
+            for s in args.stage:
+                print(f"----- {r.kernel}: {s} -----")
+                print(r.stages.get(s, "(not produced)"))
+            n_findings += len(r.findings)
+            n_errors += 0 if r.ok else 1
+            records.append(dict(case=case.name, **r.brief()))
+    if args.json:
+        Path(args.json).write_text(json.dumps(records, indent=1))
+    print(f"inspected {len(records)} kernel(s): {n_findings} lint finding(s), "
+          f"{n_errors} error(s)", file=sys.stderr)
+    if args.lint and (n_findings or n_errors):
+        return 1
+    return 1 if n_errors else 0
