@@ -559,7 +559,7 @@ def add_bench_command(subparsers) -> None:
 
 
 def cmd_bench(args) -> int:
-    from ..cli import UsageError
+    from ..diagnostics import UsageError
     from .cli import resolve_cases
     if not args.paths and not args.exec_cmds:
         raise UsageError("bench needs case folders or --exec \"python your_script.py\"")
