@@ -83,11 +83,9 @@ def test_pytest_plugin_fails_a_test_whose_launch_disagrees(tmp_path):
         "def test_no_kernel():\n"
         "    assert True\n")
     js = tmp_path / "plugin.json"
-    # installed, the package registers the plugin (pytest11 entry point): plain --tile2triton
-    from importlib.metadata import entry_points
-    registered = any(ep.value == "tile2triton.verify.pytest_plugin"
-                     for ep in entry_points(group="pytest11"))
-    plugin = [] if registered else ["-p", "tile2triton.verify.pytest_plugin"]
+    # the documented `-p` form, which must also work when the package is installed and its
+    # pytest11 entry point registers the same plugin
+    plugin = ["-p", "tile2triton.verify.pytest_plugin"]
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                         *plugin, "--tile2triton",
                         "--tile2triton-backend", "cpu", "--tile2triton-json", str(js),

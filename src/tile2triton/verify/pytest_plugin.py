@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import shutil
 import tempfile
+import threading
 
 import pytest
 
@@ -32,6 +33,9 @@ def pytest_addoption(parser):
                 "under TRITON_INTERPRET=1 (default: gpu when available)")
     g.addoption("--tile2triton-json", metavar="FILE", default=None,
                 help="write the launch verdicts to FILE as JSON")
+    g.addoption("--tile2triton-jsonl", metavar="FILE", default=None,
+                help="append each launch verdict to FILE as one JSON line, as it is decided "
+                "(kept when the session is killed)")
     g.addoption("--tile2triton-html", metavar="FILE", default=None,
                 help="write an HTML report of the launch verdicts to FILE")
     g.addoption("--tile2triton-timeout", type=float, default=300.0, metavar="S",
@@ -99,10 +103,13 @@ class _Checker:
             overrides[str(Path(k).resolve())] = str(Path(v).resolve())
         self.backend = backend
         self.json_path = _opt(config, "tile2triton_json")
+        self.jsonl_path = _opt(config, "tile2triton_jsonl")
+        self._jsonl_lock = threading.Lock()
         self.html_path = _opt(config, "tile2triton_html")
         self.sup = Supervisor(backend=backend, workers=_opt(config, "tile2triton_jobs") or 2,
                               timeout=_opt(config, "tile2triton_timeout") or 300.0,
-                              overrides=overrides, delete_jobs=True)
+                              overrides=overrides, delete_jobs=True,
+                              on_result=self._stream if self.jsonl_path else None)
         self.spool = tempfile.mkdtemp(prefix="t2t_pytest_")
         self.sink = _ListSink(self.spool)
         self.recorder = Recorder(self.sink, backend, source="pytest")
@@ -110,6 +117,11 @@ class _Checker:
         self.undo = install(self.recorder)
         self.by_test: dict = {}
         self.closed = False
+
+    def _stream(self, rec):
+        import json
+        with self._jsonl_lock, open(self.jsonl_path, "a") as f:
+            f.write(json.dumps(rec, default=str) + "\n")
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item):

@@ -1,0 +1,149 @@
+"""The conformance runner on a tiny fake cutile-python checkout (CPU backend: the plain run uses
+the reference interpreter as cuda.tile, the plugin run checks each launch against Triton's
+interpreter). The real suite runs on the H200: see docs/conformance.md."""
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tile2triton.verify import conformance as C
+
+ROOT = Path(__file__).resolve().parents[2]
+
+KERNEL_TESTS = '''\
+import cuda.tile as ct
+import pytest
+import torch
+
+
+@ct.kernel
+def add_one(x, y, T: ct.Constant[int]):
+    b = ct.bid(0)
+    t = ct.load(x, index=(b,), shape=(T,))
+    ct.store(y, index=(b,), tile=t + 1)
+
+
+def test_add():
+    x = torch.randn(100)
+    y = torch.empty(100)
+    ct.launch(None, (ct.cdiv(100, 32),), add_one, (x, y, 32))
+    torch.testing.assert_close(y, x + 1)
+
+
+def test_fails_plainly():
+    x = torch.randn(70)
+    y = torch.empty(70)
+    ct.launch(None, (ct.cdiv(70, 32),), add_one, (x, y, 32))
+    assert float(y.sum()) == 12345.0
+
+
+def test_skipped():
+    pytest.skip("needs something else")
+'''
+
+SLOW_TESTS = '''\
+import time
+
+
+def test_quick():
+    assert 2 + 2 == 4
+
+
+def test_hangs():
+    time.sleep(120)
+'''
+
+
+@pytest.fixture
+def checkout(tmp_path):
+    root = tmp_path / "cutile-python"
+    (root / "test").mkdir(parents=True)
+    (root / "test" / "test_kernels.py").write_text(KERNEL_TESTS)
+    (root / "test" / "test_slow.py").write_text(SLOW_TESTS)
+    # upstream's ini names a plugin option that may not be installed, and an env entry
+    (root / "pytest.ini").write_text("[pytest]\naddopts = --benchmark-sort=name\n"
+                                     "env =\n    T2T_FAKE_ENV=1\n")
+    return root
+
+
+def test_runner_report_resume_and_merge(checkout, tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(ROOT / "src")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                               if p]))
+    state, md = tmp_path / "state.json", tmp_path / "conformance.md"
+    common = ["--json", str(state), "--out", str(md), "--backend", "cpu", "-q",
+              "--upstream-rev", "fake-rev-1"]
+    assert C.main([str(checkout), "--files", "test_kernels.py", "--file-timeout", "240"]
+                  + common) == 0
+    data = json.loads(state.read_text())
+    k = data["files"]["test_kernels.py"]
+    assert k["plain"]["status"] == "done" and k["plugin"]["status"] == "done"
+    outcomes = {n.split("::")[-1]: t["outcome"] for n, t in k["plain"]["tests"].items()}
+    assert outcomes == {"test_add": "passed", "test_fails_plainly": "failed",
+                        "test_skipped": "skipped"}
+    launches = k["plugin"]["launches"]
+    assert sorted(x["test"].split("::")[-1] for x in launches) == ["test_add",
+                                                                   "test_fails_plainly"]
+    assert {x["verdict"] for x in launches} == {"pass"}
+    assert data["meta"]["upstream"]["rev"] == "fake-rev-1"
+
+    # a second file, in another invocation, with a per-file limit that cuts the hanging test
+    assert C.main([str(checkout), "--files", "test_slow.py", "--phases", "plain",
+                   "--file-timeout", "20"] + common) == 0
+    data = json.loads(state.read_text())
+    slow = data["files"]["test_slow.py"]["plain"]
+    assert slow["status"] == "timeout"
+    assert [t["outcome"] for t in slow["tests"].values()] == ["passed"]   # kept: partial
+    assert "test_kernels.py" in data["files"]                              # resumed, not lost
+    assert len(data["meta"]["commands"]) == 2
+
+    text = md.read_text()
+    assert "| test_kernels.py | 3 | 1 | 1 | 2 pass |" in text
+    assert "test_slow.py (timeout / not run)" in text
+    # one launch of a plainly passing test, and it passes
+    assert "**1 of 1 (100.0 %)**" in text
+    assert "fake-rev-1" in text and "tree sha256" in text
+
+    # nothing left to do: an invocation runs nothing and rewrites the same report
+    before = json.loads(state.read_text())["files"]
+    assert C.main([str(checkout), "--files", "test_kernels.py"] + common) == 0
+    assert json.loads(state.read_text())["files"] == before
+
+    # merging a second state file (another machine's partial run) into one report
+    other = C.new_state(dict(backend="cpu"))
+    other["files"]["test_other.py"] = {"plain": dict(
+        status="done", seconds=1.0, finished="2099-01-01T00:00:00+00:00",
+        tests={"test/test_other.py::test_x": dict(outcome="passed")}, launches=[]),
+        "plugin": dict(status="done", seconds=2.0, finished="2099-01-01T00:00:00+00:00",
+                       tests={"test/test_other.py::test_x": dict(outcome="failed",
+                                                                   message="boom")},
+                       launches=[dict(verdict="drift", test="test/test_other.py::test_x",
+                                      findings=[dict(kind="drift", detail="3 of 70 element(s) "
+                                                     "of `y` differ beyond atol=2.0e-04")])])}
+    part = tmp_path / "other.json"
+    part.write_text(json.dumps(other))
+    merged = tmp_path / "merged.md"
+    assert C.main(["--merge", str(state), str(part), "--out", str(merged), "-q"]) == 0
+    text = merged.read_text()
+    assert "test_other.py" in text and "test_kernels.py" in text
+    assert "### drift (1)" in text and "N of N element(s) of `y` differ" in text
+    assert "**1 of 2 (50.0 %)**" in text
+    assert "## Tests that pass plainly but not with the plugin" in text
+
+
+def test_cause_groups_numbers_and_paths():
+    a = dict(verdict="drift", findings=[dict(kind="drift", detail="3 of 70 element(s) of "
+                                             "`y` differ in /tmp/x/abc/test_q.py")])
+    b = dict(verdict="drift", findings=[dict(kind="drift", detail="12 of 700 element(s) of "
+                                             "`y` differ in /home/u/test_q.py")])
+    assert C._cause(a) == C._cause(b)
+    c = dict(verdict="not-checked", reason="launched inside a CUDA graph capture")
+    assert C._cause(c) == "launched inside a CUDA graph capture"
+
+
+def test_usage_errors(tmp_path):
+    with pytest.raises(SystemExit):
+        C.main([])
+    with pytest.raises(SystemExit):
+        C.main([str(tmp_path)])                  # no test files there
