@@ -316,3 +316,45 @@ def test_static_helpers():
     with pytest.raises(ct.TileStaticAssertionError):
         ct.ensure_constant(ct.full((), 1, ct.int32))
     assert ct.cdiv(9, 4) == 3 and ct.cdiv(ct.full((), 9, ct.int32), 4).tolist() == 3
+
+
+# ---------------------------------------------------------------------------------------------
+# dtype spellings: cuTile takes ct dtypes, torch dtypes, numpy scalar types and numpy dtype
+# objects wherever it takes a dtype (and not Python's own types or strings)
+
+@pytest.mark.parametrize("spelling,expected", [
+    (ct.float16, "float16"), (torch.float16, "float16"), ("np.float16", "float16"),
+    ("np.dtype('float16')", "float16"), ("np.int32", "int32"), ("np.dtype('int64')", "int64"),
+    ("np.bool_", "bool_"), ("np.uint8", "uint8"), ("np.float64", "float64"),
+])
+def test_dtype_spellings_cutile_accepts(spelling, expected):
+    import numpy as np
+    d = eval(spelling, {"np": np}) if isinstance(spelling, str) else spelling
+    x = torch.rand(13, 7, generator=gen(5)) * 40 + 0.5     # in range of every dtype here
+    r = ct.astype(tile(x), d)
+    assert r.dtype is getattr(ct, expected)
+    z = ct.full((4, 8), 3, dtype=d)
+    assert z.dtype is getattr(ct, expected)
+    exp = x.double().to(getattr(ct, expected).torch_dtype) if expected != "bool_" else x != 0
+    assert torch.equal(val(r).to(exp.dtype), exp)
+
+
+@pytest.mark.parametrize("spelling", [float, int, "float32"])
+def test_dtype_spellings_cutile_rejects(spelling):
+    with pytest.raises(interp.TileTypeError):
+        ct.astype(tile(torch.randn(4, 4, generator=gen(6))), spelling)
+
+
+def test_numpy_dtype_in_a_kernel():
+    import numpy as np
+
+    @ct.kernel
+    def half_copy(x, y, T: ct.Constant[int]):
+        b = ct.bid(0)
+        t = ct.load(x, index=(b,), shape=(T,))
+        ct.store(y, index=(b,), tile=ct.astype(t, np.float16))
+
+    x = torch.randn(50, generator=gen(7))
+    y = torch.zeros(50, dtype=torch.float16) + 9
+    interp.run_kernel(half_copy, (ct.cdiv(50, 16),), (x, y, 16))
+    assert torch.equal(y, x.to(torch.float16))

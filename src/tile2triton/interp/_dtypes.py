@@ -126,31 +126,35 @@ def from_torch(tdtype) -> DType:
         raise TileTypeError(f"torch dtype {tdtype} has no cuTile equivalent") from None
 
 
-def _numpy_dtype_name(d):
-    """The name of a numpy scalar type or dtype that has a cuTile equivalent, else None."""
-    mod = getattr(type(d), "__module__", "") + " " + getattr(d, "__module__", "")
-    if "numpy" not in mod:
+def _from_numpy(d) -> DType | None:
+    """numpy scalar types (np.float32) and dtype objects (np.dtype("float16")), which cuTile
+    accepts wherever it takes a dtype."""
+    mod = type(d).__module__ if not isinstance(d, type) else d.__module__
+    if not mod.startswith("numpy"):
         return None
-    import numpy
+    import numpy as np
     try:
-        name = numpy.dtype(d).name
+        nd = np.dtype(d)
     except TypeError:
         return None
-    return name if name == "bool" or name in ALL_DTYPES else None
+    name = "bool_" if nd.kind == "b" else nd.name
+    return ALL_DTYPES.get(name)
 
 
 def as_dtype(d, what="dtype") -> DType:
-    """Accept a ct dtype, a torch dtype, or anything with a cuTile dtype's name."""
+    """Accept every dtype spelling cuTile accepts: a ct dtype, a torch dtype, a numpy scalar type
+    or dtype object, or a dtype object of the real cuda.tile (by name). Python's own types and
+    strings are not dtypes for cuTile either."""
     if isinstance(d, DType):
         return d
     if isinstance(d, torch.dtype):
         return from_torch(d)
-    name = getattr(d, "name", None) or str(d)
-    if name in ALL_DTYPES:            # e.g. a dtype object of the real cuda.tile
-        return ALL_DTYPES[name]
-    numpy_name = _numpy_dtype_name(d)
-    if numpy_name is not None:        # np.float32, np.dtype("int64"): cuTile accepts them too
-        return ALL_DTYPES["bool_" if numpy_name == "bool" else numpy_name]
+    found = _from_numpy(d)
+    if found is not None:
+        return found
+    name = getattr(d, "name", None)
+    if isinstance(name, str) and name in ALL_DTYPES and not isinstance(d, (str, type)):
+        return ALL_DTYPES[name]       # e.g. a dtype object of the real cuda.tile
     raise TileTypeError(f"{what}: expected a cuTile dtype, got {d!r}")
 
 

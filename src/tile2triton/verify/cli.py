@@ -37,6 +37,9 @@ def add_check_command(subparsers) -> None:
                    help="corpus cases: check with inputs drawn from seeds 0..N-1 (default 1)")
     p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
                    help="worker processes (default: min(4, CPUs) on cpu, 2 on gpu)")
+    p.add_argument("--gpus", default=None, metavar="all|N,M",
+                   help="gpu backend: spread the checks over these GPUs, one per worker process "
+                   "in turn ('all': every GPU of the host; default: the current one)")
     p.add_argument("--timeout", type=float, default=300.0, metavar="S",
                    help="seconds a step of a check (a run) may take before it is a timeout")
     p.add_argument("--compile-timeout", type=float, default=None, metavar="S",
@@ -135,7 +138,12 @@ def cmd_check(args) -> int:
         backend = detect_backend()
     elif backend == "gpu" and detect_backend() != "gpu":
         raise UsageError("--backend gpu needs cuda.tile and a CUDA device")
-    jobs = args.jobs or (min(4, os.cpu_count() or 1) if backend == "cpu" else 2)
+    from .supervisor import gpu_list
+    gpus = gpu_list(args.gpus) if backend == "gpu" else None
+    if args.gpus and backend == "gpu" and not gpus:
+        raise UsageError(f"--gpus {args.gpus}: no CUDA device found")
+    jobs = args.jobs or (min(4, os.cpu_count() or 1) if backend == "cpu" else
+                         2 * len(gpus or [0]))
 
     lock = threading.Lock()
     count = [0]
@@ -150,12 +158,14 @@ def cmd_check(args) -> int:
     if not args.quiet:
         what = "the reference interpreter vs the translation (TRITON_INTERPRET=1)" \
             if backend == "cpu" else "cuTile vs the translation"
-        print(f"tile2triton check: backend {backend}: {what}; {jobs} worker(s)",
+        where = f" on GPUs {','.join(gpus)}" if gpus else ""
+        print(f"tile2triton check: backend {backend}: {what}; {jobs} worker(s){where}",
               file=sys.stderr, flush=True)
     sup = Supervisor(backend=backend, workers=jobs, timeout=args.timeout,
                      compile_timeout=args.compile_timeout, overrides=overrides,
                      compile_probe=not args.no_compile_check, race=args.race,
-                     sanitize=not args.no_sanitize, on_result=on_result, delete_jobs=True)
+                     sanitize=not args.no_sanitize, on_result=on_result, delete_jobs=True,
+                     gpus=gpus)
     session = Session(sup, log=(lambda m: None) if args.quiet else None)
     try:
         if cases:

@@ -132,8 +132,14 @@ class CompileProbe:
                 err = e
         if err is None:
             return dict(kernel=name, ok=True, **({"ir": str(module)} if self.keep_ir else {}))
+        from .explain import compile_error_from_exception
+        try:
+            tfile = fn.fn.__code__.co_filename
+        except AttributeError:
+            tfile = None
+        finding = compile_error_from_exception(err, tfile, cap["text"])
         return dict(kernel=name, ok=False, message=f"{type(err).__name__}: {err}",
-                    stderr=cap["text"][-20000:])
+                    stderr=cap["text"][-20000:], finding=finding)
 
 
 # -- the probe runs in its own process --------------------------------------------------------
@@ -234,10 +240,13 @@ def findings_from(reply: dict) -> list:
     out = []
     for r in reply.get("records") or []:
         if not r["ok"]:
+            where = (f"kernel {r['kernel'].rsplit('.', 1)[-1]} (compiled for sm_90 by Triton's "
+                     "front end)")
+            if r.get("finding"):
+                out.append(dict(r["finding"], where=where))
+                continue
             out.append(compile_error_record(
-                r["message"], mlir_diagnostics(r.get("stderr", "")),
-                where=f"kernel {r['kernel'].rsplit('.', 1)[-1]} (compiled for sm_90 by "
-                "Triton's front end)"))
+                r["message"], mlir_diagnostics(r.get("stderr", "")), where=where))
     return out
 
 

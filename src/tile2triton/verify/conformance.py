@@ -627,24 +627,13 @@ def parse_args(argv=None):
     return a
 
 
-def gpu_list(spec) -> list[str] | None:
-    if not spec:
-        return None
-    if spec == "all":
-        try:
-            import torch
-            n = torch.cuda.device_count()
-        except Exception:  # noqa: BLE001
-            n = 0
-        if n == 0:
-            raise SystemExit("tile2triton conformance: --gpus all, but no CUDA device is visible")
-        return [str(i) for i in range(n)]
-    return [g.strip() for g in spec.split(",") if g.strip()]
-
-
 def main(argv=None) -> int:
+    from .supervisor import gpu_list
     a = parse_args(argv)
     a.gpu_list = gpu_list(a.gpus)
+    if a.gpus and not a.gpu_list:
+        print(f"tile2triton conformance: --gpus {a.gpus}: no CUDA device found", file=sys.stderr)
+        return 2
     if a.gpu_list and a.jobs < len(a.gpu_list):
         a.jobs = len(a.gpu_list)
     command = "python -m tile2triton.verify.conformance " + " ".join(

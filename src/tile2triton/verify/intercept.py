@@ -25,6 +25,7 @@ from pathlib import Path
 ENV_SPOOL = "T2T_CHECK_SPOOL"
 ENV_BACKEND = "T2T_CHECK_BACKEND"
 ENV_LABEL = "T2T_CHECK_LABEL"
+ENV_TEST = "T2T_CHECK_TEST"
 
 
 def kernel_function(kernel):
@@ -114,6 +115,10 @@ class Recorder:
         self._count = itertools.count()
         self.jobs: list = []
         self.enabled = True
+        # launches made while a CUDA graph was being captured: checked once capture has ended
+        # (copying or synchronizing during capture would invalidate it)
+        self.deferred: list = []
+        self.rejection_depth = 0    # > 0 inside pytest.raises: the test expects an error
 
     def _aux_file(self, kind, name, text) -> str:
         """Write a generated module next to the jobs (once per content)."""
@@ -207,9 +212,33 @@ def wrap_launch(module, recorder):
         original = original._t2t_original
 
     def launch(stream, grid, kernel, kernel_args, /, *args, **kwargs):
-        if recorder.enabled:
-            recorder.record(kernel, grid, kernel_args)
-        return original(stream, grid, kernel, kernel_args, *args, **kwargs)
+        if not recorder.enabled:
+            return original(stream, grid, kernel, kernel_args, *args, **kwargs)
+        if recorder.backend == "gpu" and capturing():
+            entry = (kernel, grid, kernel_args, dict(recorder.context))
+            recorder.deferred.append(entry)
+            try:
+                return original(stream, grid, kernel, kernel_args, *args, **kwargs)
+            except BaseException as e:
+                # rejected while capturing: nothing to check later; writing a note is safe
+                # during capture (no device work)
+                recorder.deferred.remove(entry)
+                _rejected_in_capture(recorder, kernel, grid, e)
+                raise
+        if recorder.deferred:
+            flush_deferred(recorder)
+        items = getattr(recorder.sink, "items", None)
+        first = len(items) if items is not None else 0
+        recorder.record(kernel, grid, kernel_args)
+        new = items[first:] if items is not None else []
+        try:
+            out = original(stream, grid, kernel, kernel_args, *args, **kwargs)
+        except BaseException as e:
+            _mark(new, recorder, e)
+            raise
+        for _, _, meta in new:
+            meta["program_ok"] = True       # the original launch went through in the program
+        return out
 
     launch._t2t_recording = True
     launch._t2t_original = original
@@ -220,6 +249,86 @@ def wrap_launch(module, recorder):
     def undo():
         module.launch = original
     return undo
+
+
+def _mark(items, recorder, exc) -> None:
+    """The original raised in the program. Inside pytest.raises the test expects exactly that:
+    the launch is an expected rejection, left out of the figures, and not checked."""
+    for _, _, meta in items:
+        meta["program_raised"] = f"{type(exc).__name__}: {exc}"[:1000]
+        if recorder.rejection_depth:
+            meta["expected_rejection"] = True
+            meta["verdict"] = "expected-rejection"
+            meta["findings"] = [dict(kind="expected-rejection", detail=(
+                "the test expects cuTile to reject this launch (pytest.raises), and it did: "
+                f"{type(exc).__name__}: {str(exc)[:300]}"))]
+
+
+def _rejected_in_capture(recorder, kernel, grid, exc) -> None:
+    func = kernel_function(kernel)
+    name = getattr(func, "__name__", None) or getattr(kernel, "__name__", "?")
+    why = f"{type(exc).__name__}: {str(exc)[:300]}"
+    if recorder.rejection_depth:
+        verdict, detail = "expected-rejection", (
+            f"the test expects cuTile to reject this launch (pytest.raises), and it did: {why}")
+    else:
+        verdict, detail = "original-failed", f"cuTile raised during graph capture: {why}"
+    rec = dict(recorder.context, kernel=name, grid=list(_grid(grid)), verdict=verdict,
+               graph_capture=True, source=recorder.source, backend=recorder.backend,
+               findings=[dict(kind=verdict, detail=detail)])
+    if verdict == "expected-rejection":
+        rec["expected_rejection"] = True
+    recorder.jobs.append(recorder.sink.note(dict(type="launch", **rec)))
+
+
+def capturing() -> bool:
+    """True while the current CUDA stream is capturing a graph."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    try:
+        return bool(torch.cuda.is_available() and torch.cuda.is_current_stream_capturing())
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def flush_deferred(recorder) -> None:
+    """Record the launches deferred during a graph capture, now that it has ended: their
+    arguments are snapshotted as they are at the end of capture (a captured kernel has not
+    run yet), and the check replays them eagerly."""
+    pending, recorder.deferred = recorder.deferred, []
+    saved = recorder.context
+    try:
+        for kernel, grid, kernel_args, context in pending:
+            recorder.context = dict(context, graph_capture=True)
+            recorder.record(kernel, grid, kernel_args)
+    finally:
+        recorder.context = saved
+
+
+def hook_graph_capture() -> None:
+    """Flush every recorder's deferred launches right after a torch CUDA graph capture ends."""
+    try:
+        import torch
+        cls = torch.cuda.CUDAGraph
+    except Exception:  # noqa: BLE001
+        return
+    original = cls.capture_end
+    if getattr(original, "_t2t_hooked", False):
+        return
+
+    def capture_end(self, *a, **kw):
+        out = original(self, *a, **kw)
+        for rec in list(_ACTIVE):
+            if rec.deferred and not capturing():
+                flush_deferred(rec)
+        return out
+
+    capture_end._t2t_hooked = True
+    try:
+        cls.capture_end = capture_end
+    except (AttributeError, TypeError):
+        pass                    # a build whose class cannot be patched: flushed at test end
 
 
 def install(recorder):
@@ -238,6 +347,7 @@ def install(recorder):
                 cm.__exit__(None, None, None)
         return undo
     import cuda.tile as ct
+    hook_graph_capture()
     return wrap_launch(ct, recorder)
 
 
@@ -252,5 +362,10 @@ def install_from_env():
     label = os.environ.get(ENV_LABEL)
     if label:
         recorder.context["case"] = label
+    test = os.environ.get(ENV_TEST)
+    if test:                       # a child process of a test, under the pytest plugin
+        recorder.context.update(case=test, test=test, subprocess=True)
     install(recorder)
+    import atexit
+    atexit.register(lambda: recorder.deferred and flush_deferred(recorder))
     return recorder

@@ -15,6 +15,8 @@ With the entry point `[project.entry-points.pytest11] tile2triton =
 from __future__ import annotations
 
 import itertools
+import json
+import os
 import shutil
 import tempfile
 import threading
@@ -65,7 +67,76 @@ def _opt(config, name):
 def pytest_load_initial_conftests(early_config, parser, args):
     """Install the interception before conftest.py files import kernels."""
     if _enabled(early_config) and "checker" not in _STATE:
+        pin_xdist_gpu()
         _STATE["checker"] = _Checker(early_config)
+
+
+def pin_xdist_gpu(environ=None, count=None) -> str | None:
+    """Under pytest-xdist, give each worker one GPU (gw0 -> the first visible GPU, gw1 -> the
+    second, ...), before CUDA starts in this process: the tests and the checker's workers then
+    run on that GPU. Returns the device chosen, or None (not a worker, one GPU, or set by the
+    user with T2T_XDIST_GPUS=0)."""
+    env = os.environ if environ is None else environ
+    wid = env.get("PYTEST_XDIST_WORKER", "")
+    if not wid.startswith("gw") or not wid[2:].isdigit() or env.get("T2T_XDIST_GPUS") == "0":
+        return None
+    visible = [d for d in env.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    if not visible:
+        if count is None:
+            try:
+                import torch
+                count = torch.cuda.device_count()     # NVML: does not start CUDA here
+            except Exception:  # noqa: BLE001
+                count = 0
+        visible = [str(i) for i in range(count)]
+    if len(visible) < 2:
+        return None
+    chosen = visible[int(wid[2:]) % len(visible)]
+    env["CUDA_VISIBLE_DEVICES"] = chosen
+    return chosen
+
+
+class _TrackedRaises:
+    """pytest.raises(...) as a context manager, counted while it is active."""
+
+    def __init__(self, cm, recorder):
+        self._cm, self._recorder = cm, recorder
+
+    def __enter__(self):
+        self._recorder.rejection_depth += 1
+        return self._cm.__enter__()
+
+    def __exit__(self, *exc):
+        try:
+            return self._cm.__exit__(*exc)
+        finally:
+            self._recorder.rejection_depth -= 1
+
+    def __getattr__(self, name):
+        return getattr(self._cm, name)
+
+
+def track_raises(recorder):
+    """Make `pytest.raises` tell the recorder when a test expects an exception: a launch the
+    original rejects there is an expected rejection, not a failure. Returns an undo function."""
+    original = pytest.raises
+
+    def raises(*args, **kwargs):
+        if len(args) > 1 and callable(args[1]):          # pytest.raises(Exc, func, *args)
+            recorder.rejection_depth += 1
+            try:
+                return original(*args, **kwargs)
+            finally:
+                recorder.rejection_depth -= 1
+        return _TrackedRaises(original(*args, **kwargs), recorder)
+
+    raises.__doc__ = original.__doc__
+    raises._t2t_original = original
+    pytest.raises = raises
+
+    def undo():
+        pytest.raises = original
+    return undo
 
 
 def pytest_configure(config):
@@ -115,8 +186,60 @@ class _Checker:
         self.recorder = Recorder(self.sink, backend, source="pytest")
         self.recorder.enabled = False          # launches outside tests are not checked
         self.undo = install(self.recorder)
+        self.undo_raises = track_raises(self.recorder)
         self.by_test: dict = {}
+        self.worker_records: list = []
         self.closed = False
+        self._env_saved: dict = {}
+        self.site = self.child_spool = None
+        self.child_seen: set = set()
+        controller = "PYTEST_XDIST_WORKER" not in os.environ and (
+            _opt(config, "numprocesses") or (_opt(config, "dist") or "no") != "no")
+        if not controller:        # an xdist controller runs no tests; its workers do this
+            self._children_setup(backend)
+
+    # -- launches in child Python processes ---------------------------------------------------
+    def _children_setup(self, backend):
+        """Child Python processes started by the tests intercept their launches too: a generated
+        sitecustomize on PYTHONPATH installs the interception (as `check --exec` does); their
+        jobs land in a spool folder that is read after each test."""
+        from .exec_shim import make_site_dir
+        from .intercept import ENV_BACKEND, ENV_SPOOL
+        from .supervisor import package_root
+        self.site = make_site_dir()
+        self.child_spool = tempfile.mkdtemp(prefix="t2t_children_")
+        self._env_saved = {k: os.environ.get(k) for k in ("PYTHONPATH", ENV_SPOOL, ENV_BACKEND)}
+        parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        os.environ["PYTHONPATH"] = os.pathsep.join([self.site, package_root()] + parts)
+        os.environ[ENV_SPOOL] = self.child_spool
+        os.environ[ENV_BACKEND] = backend
+
+    def _children_jobs(self) -> list:
+        """Jobs and notes the tests' child processes wrote since the last call, as sink items."""
+        from .supervisor import read_meta
+        if self.child_spool is None:
+            return []
+        try:
+            names = sorted(os.listdir(self.child_spool))
+        except FileNotFoundError:
+            return []
+        items = []
+        for n in names:
+            if n in self.child_seen or ".tmp" in n or n.endswith(".meta.json"):
+                continue
+            p = os.path.join(self.child_spool, n)
+            try:
+                if n.endswith(".pt"):
+                    items.append(("job", p, read_meta(p)))
+                elif n.endswith(".json"):
+                    with open(p) as f:
+                        items.append(("note", p, json.load(f)))
+                else:
+                    continue
+            except (OSError, ValueError):
+                continue                       # still being written: next time
+            self.child_seen.add(n)
+        return items
 
     def _stream(self, rec):
         import json
@@ -128,13 +251,19 @@ class _Checker:
         from .check import _run_items
         self.recorder.context = dict(case=item.nodeid, test=item.nodeid)
         self.recorder._count = itertools.count()
+        from .intercept import ENV_TEST, flush_deferred
         start = len(self.sink.items)
         self.recorder.enabled = True
+        self.recorder.rejection_depth = 0
+        os.environ[ENV_TEST] = item.nodeid          # seen by the test's child processes
         try:
             yield
         finally:
+            os.environ.pop(ENV_TEST, None)
+            if self.recorder.deferred:              # launches captured in a CUDA graph
+                flush_deferred(self.recorder)
             self.recorder.enabled = False
-            new = self.sink.items[start:]
+            new = self.sink.items[start:] + self._children_jobs()
             if new:
                 self.by_test[item.nodeid] = _run_items(new, self.sup, [])
 
@@ -152,7 +281,9 @@ class _Checker:
             m = r.get("metrics") or {}
             lines.append(f"{r['verdict']:<19} {r.get('kernel')}#{r.get('launch_index')} "
                          f"max abs {m.get('max_abs', '-')}")
-            if r["verdict"] not in ("pass", "skipped"):
+            # A launch the checker could not judge (not-checked) or that the test expects
+            # cuTile to reject does not fail the test: it is not a disagreement.
+            if r["verdict"] not in ("pass", "skipped", "not-checked", "expected-rejection"):
                 bad.append(r)
         rep.sections.append(("tile2triton check", "\n".join(lines)))
         if bad and rep.passed:
@@ -167,9 +298,21 @@ class _Checker:
             rep.outcome = "failed"
             rep.longrepr = "\n".join(text)
 
+    def pytest_sessionfinish(self, session):
+        """An xdist worker hands its verdicts to the controller, which reports them all."""
+        out = getattr(session.config, "workeroutput", None)
+        if out is not None:
+            out["tile2triton"] = json.dumps(self.sup.wait(), default=str)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error):
+        data = getattr(node, "workeroutput", {}).get("tile2triton")
+        if data:
+            self.worker_records.extend(json.loads(data))
+
     def pytest_terminal_summary(self, terminalreporter):
         from . import report
-        records = self.sup.wait()
+        records = self.sup.wait() + self.worker_records
         if not records:
             terminalreporter.write_sep("=", "tile2triton check: no cuTile launches were made")
             return
@@ -186,6 +329,15 @@ class _Checker:
         self.closed = True
         try:
             self.undo()
+            self.undo_raises()
+            for k, v in self._env_saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+            for d in (self.site, self.child_spool):
+                if d:
+                    shutil.rmtree(d, ignore_errors=True)
         finally:
             self.sup.close()
             shutil.rmtree(self.spool, ignore_errors=True)

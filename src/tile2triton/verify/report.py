@@ -15,7 +15,8 @@ COLORS = {
     "pass": "#2e7d32", "skipped": "#9e9e9e", "drift": "#ef6c00", "unwritten": "#c62828",
     "out-of-bounds-write": "#ad1457", "illegal-address": "#6a1b9a", "race": "#f9a825",
     "timeout": "#4e342e", "compile-error": "#1565c0", "original-failed": "#37474f",
-    "translate-error": "#00838f", "error": "#212121",
+    "translate-error": "#00838f", "error": "#212121", "not-checked": "#bdbdbd",
+    "expected-rejection": "#e0e0e0",
 }
 
 
@@ -87,7 +88,8 @@ def table(records) -> str:
 def summary(records, references=()) -> dict:
     counts = Counter(r["verdict"] for r in records)
     bad_refs = [r for r in references if not r.get("ok")]
-    ok = all(r["verdict"] in ("pass", "skipped") for r in records) and not bad_refs
+    ok = all(r["verdict"] in ("pass", "skipped", "expected-rejection") for r in records) \
+        and not bad_refs
     return dict(launches=len(records), verdicts=dict(sorted(counts.items(),
                                                             key=lambda kv: rank(kv[0]))),
                 references=len(references), references_failed=len(bad_refs), ok=ok)
@@ -95,7 +97,8 @@ def summary(records, references=()) -> dict:
 
 def terminal_report(records, references=(), programs=()) -> str:
     out = [table(records)]
-    problems = [r for r in records if r["verdict"] not in ("pass", "skipped")]
+    problems = [r for r in records if r["verdict"] not in ("pass", "skipped",
+                                                           "expected-rejection")]
     if problems:
         out.append("")
         out.append("Findings:")

@@ -272,8 +272,11 @@ class Placement:
             found.append(f)
         return found
 
-    def results(self) -> list[torch.Tensor]:
-        """Contiguous CPU copies of every tensor after a run."""
+    def results(self, on_device: bool = False) -> list[torch.Tensor]:
+        """Contiguous copies of every tensor after a run: on the CPU, or (`on_device`) where the
+        run was, so that large outputs are compared there without a trip through the host."""
+        if on_device:
+            return [v.detach().clone(memory_format=torch.contiguous_format) for v in self.views]
         return [v.detach().to("cpu", copy=True).contiguous() for v in self.views]
 
     def free(self):

@@ -60,6 +60,22 @@ def find_compute_sanitizer() -> str | None:
     return None
 
 
+def gpu_list(spec) -> list[str] | None:
+    """`--gpus` values: "all" (every GPU of the host), "0,1", or None."""
+    if not spec:
+        return None
+    if spec == "all":
+        try:
+            import torch
+            n = torch.cuda.device_count()
+        except Exception:  # noqa: BLE001
+            n = 0
+        visible = [d.strip() for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")
+                   if d.strip()]
+        return (visible or [str(i) for i in range(n)])[:max(n, 0)] or None
+    return [g.strip() for g in str(spec).split(",") if g.strip()] or None
+
+
 def read_meta(job_path) -> dict:
     side = Path(f"{job_path}.meta.json")
     if side.exists():
@@ -78,6 +94,8 @@ class _WorkerProc:
                                             else list(args))
         env = child_env(sup.env, sup.backend)
         env["T2T_CHECK_TMP"] = str(sup.tmp)          # removed with the supervisor
+        if sup.gpus and isinstance(slot, int):      # worker slots take the GPUs in turn
+            env["CUDA_VISIBLE_DEVICES"] = sup.gpus[slot % len(sup.gpus)]
         for k in env_drop:
             env.pop(k, None)
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -161,8 +179,9 @@ class Supervisor:
                  sanitize: bool | None = None,
                  on_result=None, python: str | None = None, env: dict | None = None,
                  startup_timeout: float = 180.0, cwd: str | None = None,
-                 delete_jobs: bool = False):
+                 delete_jobs: bool = False, gpus: list | None = None):
         self.backend = backend
+        self.gpus = [str(g) for g in gpus] if gpus else None   # CUDA_VISIBLE_DEVICES per slot
         self.n_workers = max(1, workers)
         self.timeout = timeout
         self.compile_timeout = compile_timeout or timeout
@@ -424,10 +443,21 @@ class Supervisor:
                    launch_index=meta.get("launch_index"), kernel=meta.get("kernel"),
                    kernel_file=meta.get("kernel_file"), grid=meta.get("grid"),
                    backend=self.backend, source=meta.get("source"))
-        if meta.get("test"):
-            rec["test"] = meta["test"]
+        for key in ("test", "graph_capture", "subprocess"):
+            if meta.get(key):
+                rec[key] = meta[key]
         res = dict(res)
         res.pop("fatal", None)
+        if res.get("verdict") == "original-failed" and meta.get("program_ok"):
+            # The original went through in the program; only its replay here failed. That is a
+            # limit of the checker, not a failure of the original.
+            why = next((f.get("detail") for f in res.get("findings") or []
+                        if f.get("kind") == "original-failed"), "")
+            res["verdict"] = "not-checked"
+            res["reason"] = ("the original ran in the program, but could not be replayed by the "
+                             f"checker: {why}")[:600]
+            res["findings"] = [dict(kind="not-checked", detail=res["reason"])] + [
+                f for f in res.get("findings") or [] if f.get("kind") != "original-failed"]
         rec.update(res)
         rec.setdefault("findings", [])
         rec.setdefault("metrics", {})

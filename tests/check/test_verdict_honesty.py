@@ -1,0 +1,123 @@
+"""Verdicts that say what happened: fp8 within one step, the tf32 allowance on the CPU backend,
+chunked compares that agree with whole-array ones, not-checked instead of original-failed for
+a replay failure, and compile errors that keep their root cause (in-process, no workers)."""
+import ast
+import math
+
+import pytest
+import torch
+
+from tile2triton.verify import verdicts as V
+from tile2triton.verify.explain import compile_error_from_exception, explain
+from tile2triton.verify.supervisor import Supervisor
+
+
+def gen(seed):
+    return torch.Generator().manual_seed(seed)
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
+def test_fp8_outputs_agree_within_one_step_and_not_two(dtype):
+    x = (torch.randn(37, 19, generator=gen(1), dtype=torch.float64) * 3).to(dtype)
+    # the neighbouring fp8 value of every element (one step up, in the bit pattern)
+    bits = x.view(torch.uint8)
+    up = (bits.to(torch.int16) + 1).clamp(max=0x7E if dtype == torch.float8_e4m3fn
+                                          else 0x7B).to(torch.uint8)
+    pos = x.to(torch.float64) > 0
+    one = torch.where(pos, up.view(dtype).to(torch.float64), x.to(torch.float64)).to(dtype)
+    tol = V.resolve(V.tolerance_for(dtype), x)
+    m = V.metrics(one, x, **tol)
+    assert m["ok"], m                                      # one step: the same result
+    two = torch.where(pos, (up.to(torch.int16) + 1).to(torch.uint8).view(dtype).to(
+        torch.float64), x.to(torch.float64)).to(dtype)
+    m2 = V.metrics(two, x, **tol)
+    assert not m2["ok"] and m2["mismatches"] == int(pos.sum())   # two steps: drift
+
+
+def test_tf32_allowance_covers_tf32_rounding_of_a_dot_but_not_a_real_error():
+    a = torch.randn(70, 96, generator=gen(2))
+    b = torch.randn(96, 50, generator=gen(3))
+
+    def tf32(t):       # round to nearest on 10 mantissa bits
+        i = t.view(torch.int32)
+        return ((i + 0x1000) & ~0x1FFF).view(torch.float32)
+
+    exact = (a.double() @ b.double()).float()
+    rounded = (tf32(a).double() @ tf32(b).double()).float()
+    plain = V.resolve(V.tolerance_for(torch.float32), rounded)
+    assert not V.metrics(exact, rounded, **plain)["ok"]        # the fp32 tolerance flags it
+    over = {"torch.float32": dict(V.TF32_ALLOWANCE)}
+    tol = V.resolve(V.tolerance_for(torch.float32, over), rounded)
+    assert V.metrics(exact, rounded, **tol)["ok"]
+    wrong = exact.clone()
+    wrong[5, 7] += 0.25 * float(rounded.abs().max())
+    m = V.metrics(wrong, rounded, **tol)
+    assert m["mismatches"] == 1 and m["first_mismatch"]["index"] == [5, 7]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int32])
+def test_chunked_compare_agrees_with_one_pass(monkeypatch, dtype):
+    a = torch.randn(101, 53, generator=gen(4)) * 10
+    b = a + torch.randn(101, 53, generator=gen(5)) * 1e-6
+    b[17, 3] = float("nan") if dtype.is_floating_point else b[17, 3] + 7
+    b[99, 50] += 5
+    a, b = a.to(dtype), b.to(dtype)
+    tol = V.resolve(V.tolerance_for(dtype), a)
+    whole = (V.metrics(b, a, **tol), V.mismatch_mask(b, a, **tol), V.error_histogram(b, a))
+    monkeypatch.setattr(V, "CHUNK", 97)            # many chunks, not aligned to rows
+    chunked = (V.metrics(b, a, **tol), V.mismatch_mask(b, a, **tol), V.error_histogram(b, a))
+    assert torch.equal(whole[1], chunked[1]) and whole[2] == chunked[2]
+    for k, v in whole[0].items():
+        w = chunked[0][k]
+        assert (math.isclose(v, w, rel_tol=1e-9) if isinstance(v, float) else v == w), k
+    assert whole[0]["first_mismatch"]["index"] == [17, 3]
+
+
+def test_replay_failure_of_an_original_that_ran_is_not_checked():
+    sup = Supervisor(backend="cpu")
+    try:
+        res = dict(verdict="original-failed", findings=[dict(
+            kind="original-failed", detail="could not import kernel `k` from x.py: boom")])
+        rec = sup._record(0, "job.pt", dict(kernel="k", program_ok=True, test="t::a"), res)
+        assert rec["verdict"] == "not-checked"
+        assert "ran in the program" in rec["reason"] and "boom" in rec["reason"]
+        # without that knowledge (a program under --exec), the verdict stays
+        rec = sup._record(1, "job.pt", dict(kernel="k"), res)
+        assert rec["verdict"] == "original-failed"
+    finally:
+        sup.close()
+
+
+def _compilation_error(src, lineno, col, message):
+    from triton.compiler.errors import CompilationError
+    node = ast.parse("x").body[0]
+    node.lineno, node.col_offset = lineno, col
+    return CompilationError(src, node, message)
+
+
+def test_compile_error_keeps_the_root_cause_and_its_line(tmp_path):
+    trans = tmp_path / "translation.py"
+    helper = "def helper(p):\n    offs = tl.arange(0, 10)\n    tl.store(p + offs, offs)\n"
+    kern = "def kern(P):\n    helper(P)\n"
+    trans.write_text("import triton\n\n@triton.jit\n" + helper + "\n@triton.jit\n" + kern)
+    root = ValueError("arange's range must be a power of 2")
+    inner = _compilation_error(helper, 2, 11, None)
+    inner.__cause__ = root
+    outer = _compilation_error(kern, 2, 4, None)       # points at the call only
+    outer.__cause__ = inner
+    rec = compile_error_from_exception(outer, str(trans))
+    assert rec["message"] == "ValueError: arange's range must be a power of 2"
+    assert rec["line"] == 5 and rec["source"] == "offs = tl.arange(0, 10)"
+    assert "power-of-two" in rec["plain"]
+    assert "ValueError: arange's range" in rec["triton_message"]
+
+
+def test_explanations_fire_on_their_message_only():
+    assert "`acc_ptr`" in explain("NameError: name 'acc_ptr' is not defined")
+    assert explain("AttributeError: 'pointer_type' object has no attribute 'shape'") is None
+    assert explain("RuntimeError: error encountered during parsing") is None
+    from tile2triton.verify.explain import compile_error_record
+    rec = compile_error_record("Traceback ...\n  File x.py, in shape mismatch helper\n"
+                               + "\n".join(f"frame {i}" for i in range(6))
+                               + "\nRuntimeError: CUDA out of memory")
+    assert "plain" not in rec             # a traceback's words are not the error's
