@@ -222,18 +222,25 @@ class Runner:
                      "--tile2triton-jobs", str(self.a.check_jobs)]
         return argv
 
-    def run_phase(self, name: str, phase: str, slot: int) -> dict | None:
-        """One pytest run of one file; None when the time budget left no room to start it."""
+    def run_phase(self, name: str, phase: str, slot: int, prev: dict | None = None
+                  ) -> dict | None:
+        """One pytest run of one file; None when the time budget left no room to start it.
+        `prev`: an unfinished earlier run of it, which this run continues (the tests it
+        finished, or got stuck in, are deselected) and is merged into."""
         limit = min(self.a.file_timeout, self.left())
         if limit < min(self.a.min_run_s, self.a.file_timeout):
             return None
         stem = name.replace("/", "_")
         outcomes = self.work / f"{stem}.{phase}.outcomes.jsonl"
         jsonl = self.work / f"{stem}.{phase}.launches.jsonl"
-        for p in (outcomes, jsonl):
+        deselect = self.work / f"{stem}.{phase}.done.json"
+        for p in (outcomes, jsonl, deselect):
             p.unlink(missing_ok=True)
         env = dict(self.env_base)
         env["T2T_OUTCOMES"] = str(outcomes)
+        if prev and prev.get("tests"):
+            deselect.write_text(json.dumps(sorted(prev["tests"])))
+            env["T2T_DESELECT"] = str(deselect)
         if self.backend == "cpu":
             env["TRITON_INTERPRET"] = "1"
             if phase == "plain":
@@ -255,17 +262,35 @@ class Runner:
                 status = "timeout" if limit >= self.a.file_timeout else "interrupted"
                 _kill_group(proc)
         seconds = round(time.monotonic() - t0, 2)
-        tests = {}
+        tests, started = {}, []
         for r in _read_jsonl(outcomes):
             nid = r.pop("nodeid")
-            tests[nid] = r
+            if r.get("event") == "start":
+                started.append(nid)
+            else:
+                tests[nid] = r
+        stuck = [n for n in started if n not in tests]
+        if status == "timeout" and stuck:
+            # the test the run was stuck in when it reached its limit: not run again
+            tests[stuck[-1]] = dict(outcome="timeout", duration=None, message=(
+                f"the pytest run of the file reached its limit ({limit:.0f} s) in this test"))
         launches = [slim_launch(r) for r in _read_jsonl(jsonl)]
         tail = log_path.read_bytes()[-3000:].decode("utf-8", "replace")
         rc = proc.returncode
         if status == "done" and rc not in (0, 1, 5) and not tests:
             status = "crashed"
+        progress = bool(tests)
+        runs = 1
+        if prev:
+            tests = dict(prev.get("tests") or {}, **tests)
+            launches = (prev.get("launches") or []) + launches
+            seconds = round(seconds + (prev.get("seconds") or 0.0), 2)
+            runs += prev.get("runs", 1)
+        if status == "done" and rc == 5 and prev:
+            rc = 0                           # nothing was left to run: the earlier runs did it
         res = dict(status=status, returncode=rc, seconds=seconds, limit=round(limit, 1),
-                   tests=tests, launches=launches, k=self.a.k,
+                   tests=tests, launches=launches, k=self.a.k, runs=runs,
+                   stalled=status == "timeout" and not progress,
                    command=" ".join(shlex.quote(x) for x in argv[1:]),
                    gpu=env.get("CUDA_VISIBLE_DEVICES"),
                    finished=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
@@ -274,16 +299,30 @@ class Runner:
         return res
 
     def todo(self, names) -> list[tuple[str, str]]:
+        """(file, phase) runs still to do. A run cut short (its limit, or the budget) is
+        continued unless it made no progress at all (then only with --retry-failed)."""
         out = []
         for n in names:
             for ph in self.a.phases:
                 prev = self.state["files"].get(n, {}).get(ph)
-                if prev and not self.a.rerun and prev.get("k") == self.a.k and (
-                        prev["status"] == "done" or (prev["status"] in ("timeout", "crashed")
-                                                     and not self.a.retry_failed)):
-                    continue
+                if prev and not self.a.rerun and prev.get("k") == self.a.k:
+                    if prev["status"] == "done":
+                        continue
+                    if (prev["status"] == "crashed" or prev.get("stalled")) and \
+                            not self.a.retry_failed:
+                        continue
                 out.append((n, ph))
         return out
+
+    def previous(self, name, phase) -> dict | None:
+        """The unfinished earlier run that a new run of (name, phase) continues, if any."""
+        if self.a.rerun:
+            return None
+        prev = self.state["files"].get(name, {}).get(phase)
+        if prev and prev["status"] in ("timeout", "interrupted") and \
+                prev.get("k") == self.a.k and prev.get("tests"):
+            return prev
+        return None
 
     def run(self, names) -> None:
         todo = self.todo(names)
@@ -304,7 +343,7 @@ class Runner:
                 for ph in by_file[name]:
                     if self.stopping:
                         return
-                    res = self.run_phase(name, ph, slot)
+                    res = self.run_phase(name, ph, slot, self.previous(name, ph))
                     if res is None:
                         self.stopping = True
                         return
@@ -431,7 +470,7 @@ def summarize(state: dict) -> dict:
         launches = (plug or {}).get("launches", [])
         lv = Counter(x["verdict"] for x in launches)
         row = dict(file=name, tests=len(pt) or len(gt), plain_pass=len(passed_plain),
-                   plain_fail=sum(t["outcome"] in ("failed", "error") for t in pt.values()),
+                   plain_fail=sum(t["outcome"] in ("failed", "error", "timeout") for t in pt.values()),
                    plain_skip=sum(t["outcome"] in ("skipped", "xfailed") for t in pt.values()),
                    plugin_pass=len(passed_plug), launches=dict(lv),
                    plain_status=(plain or {}).get("status", "not run"),
@@ -466,11 +505,11 @@ def summarize(state: dict) -> dict:
             if n not in gt:
                 continue
             if n in bad_tests:
-                why = "a launch did not pass (see the launch verdicts)"
+                why = "one of its launches did not pass (see the launches above)"
             else:
                 why = (gt[n].get("message") or gt[n]["outcome"]).strip().splitlines()
                 why = why[0][:200] if why else gt[n]["outcome"]
-            broken_by_plugin[why if n not in bad_tests else "launch verdicts"].append(n)
+            broken_by_plugin[why].append(n)
     return dict(per_file=per_file, totals=dict(totals), verdicts=dict(verdicts),
                 target=dict(pass_=num, of=denom), groups=groups,
                 broken_by_plugin=broken_by_plugin, unfinished=unfinished,
@@ -608,7 +647,8 @@ def parse_args(argv=None):
                     "run); 'all' = every GPU of the host")
     ap.add_argument("--rerun", action="store_true", help="run again what the state file has")
     ap.add_argument("--retry-failed", action="store_true",
-                    help="run again files whose last run timed out or crashed")
+                    help="run again files whose last run crashed, or timed out without "
+                    "finishing a single test (other cut runs are continued anyway)")
     ap.add_argument("--include-bench", action="store_true", help="also bench_*.py files")
     ap.add_argument("--pytest-args", default="", help="extra pytest arguments, one string")
     ap.add_argument("--upstream-rev", default=None,

@@ -19,6 +19,7 @@ import pytest
 
 ENV_OUT = "T2T_OUTCOMES"
 ENV_INTERP = "T2T_CONF_INTERP"
+ENV_DESELECT = "T2T_DESELECT"      # a JSON file listing node ids already done: not run again
 
 _STATE: dict = {}
 
@@ -48,6 +49,24 @@ def _message(report) -> str:
     text = getattr(report, "longreprtext", "") or ""
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     return (lines[-1] if lines else "")[:600]
+
+
+def pytest_collection_modifyitems(session, config, items):
+    path = os.environ.get(ENV_DESELECT)
+    if not path:
+        return
+    with open(path) as f:
+        done = set(json.load(f))
+    keep = [it for it in items if it.nodeid not in done]
+    dropped = [it for it in items if it.nodeid in done]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+def pytest_runtest_logstart(nodeid, location):
+    # a test that starts and never finishes is the one a killed run was stuck in
+    _write(dict(nodeid=nodeid, event="start"))
 
 
 def pytest_runtest_logreport(report):
