@@ -148,6 +148,18 @@ def test_cause_groups_numbers_and_paths():
     assert C._cause(c) == "launched inside a CUDA graph capture"
 
 
+def test_a_run_that_cannot_start_says_why():
+    tail = ("ImportError while loading conftest '/x/test/conftest.py'.\n"
+            "conftest.py:14: in <module>\n    import benchmark_tuning\n"
+            "E   ModuleNotFoundError: No module named 'cuda.tile.tune'\n")
+    state = C.new_state(dict(backend="gpu"))
+    state["files"]["test_cat.py"] = {"plain": dict(status="crashed", seconds=3.0, tests={},
+                                                   launches=[], log_tail=tail)}
+    text = C.render(state)
+    assert ("- test_cat.py [plain]: crashed after 3 s: ModuleNotFoundError: No module named "
+            "'cuda.tile.tune'") in text
+
+
 def test_usage_errors(tmp_path):
     with pytest.raises(SystemExit):
         C.main([])

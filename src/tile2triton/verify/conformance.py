@@ -595,9 +595,20 @@ def render(state: dict) -> str:
     if s["unfinished"]:
         L += ["## Runs that did not finish", ""]
         for u in s["unfinished"]:
-            L.append(f"- {u['file']} [{u['phase']}]: {u['status']} after {_secs(u['seconds'])} s")
+            why = _last_error(u.get("tail") or "")
+            L.append(f"- {u['file']} [{u['phase']}]: {u['status']} after {_secs(u['seconds'])} s"
+                     + (f": {_md(why)}" if why else ""))
         L.append("")
     return "\n".join(L)
+
+
+def _last_error(tail: str) -> str:
+    """The last line of a pytest log that names an error (e.g. a conftest that cannot import)."""
+    lines = [ln.strip() for ln in tail.splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        if re.match(r"^(E\s+)?\w*(Error|Exception|Interrupted)\b", ln) or ln.startswith("E   "):
+            return ln.lstrip("E ").strip()[:300]
+    return ""
 
 
 def _secs(x) -> str:
