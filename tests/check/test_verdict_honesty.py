@@ -121,3 +121,17 @@ def test_explanations_fire_on_their_message_only():
                                + "\n".join(f"frame {i}" for i in range(6))
                                + "\nRuntimeError: CUDA out of memory")
     assert "plain" not in rec             # a traceback's words are not the error's
+
+
+def test_tf32_allowance_applies_to_cpu_checks_of_translations_with_a_tf32_dot(tmp_path):
+    from tile2triton.verify.worker import _tolerances
+    with_tf32 = tmp_path / "a.py"
+    with_tf32.write_text('acc = tl.dot(x, y, acc, input_precision="tf32")\n')
+    ieee = tmp_path / "b.py"
+    ieee.write_text('acc = tl.dot(x, y, acc, input_precision="ieee")\n')
+    assert _tolerances(None, str(with_tf32), "cpu")["torch.float32"] == V.TF32_ALLOWANCE
+    assert _tolerances(None, str(ieee), "cpu") is None
+    assert _tolerances(None, str(with_tf32), "gpu") is None       # the GPU runs real tf32
+    corpus = {"torch.float32": dict(atol=1e-3)}
+    merged = _tolerances(corpus, str(with_tf32), "cpu")["torch.float32"]
+    assert merged["atol"] == 1e-3 and merged["atol_scale"] == V.TF32_ALLOWANCE["atol_scale"]
