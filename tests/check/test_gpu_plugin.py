@@ -112,3 +112,31 @@ def test_check_gpus_all_agrees_with_one_gpu(tmp_path):
         verdicts[spec] = sorted((r["case"], r.get("config"), r["verdict"])
                                 for r in json.loads(js.read_text())["launches"])
     assert verdicts["0"] == verdicts["all"]
+
+
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two GPUs")
+def test_xdist_workers_run_on_different_gpus(tmp_path):
+    (tmp_path / "test_where.py").write_text(
+        "import os, torch, cuda.tile as ct\n\n"
+        "@ct.kernel\n"
+        "def twice(x, y, T: ct.Constant[int]):\n"
+        "    t = ct.load(x, index=(ct.bid(0),), shape=(T,))\n"
+        "    ct.store(y, index=(ct.bid(0),), tile=t * 2)\n\n"
+        + "".join(
+            f"def test_{i}():\n"
+            "    x = torch.randn(300, device='cuda')\n"
+            "    y = torch.empty_like(x)\n"
+            "    ct.launch(torch.cuda.current_stream(), (3,), twice, (x, y, 128))\n"
+            "    torch.testing.assert_close(y, 2 * x)\n"
+            f"    open('gpu-{i}-' + os.environ['PYTEST_XDIST_WORKER'], 'w').write(\n"
+            "        os.environ.get('CUDA_VISIBLE_DEVICES', ''))\n\n" for i in range(4)))
+    js = tmp_path / "out.json"
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+                        "-p", "tile2triton.verify.pytest_plugin", "--tile2triton",
+                        "--tile2triton-backend", "gpu", "--tile2triton-json", str(js),
+                        "test_where.py"], cwd=tmp_path, env=_env(), capture_output=True,
+                       text=True, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    seen = {f.name.rsplit("-", 1)[1]: f.read_text() for f in tmp_path.glob("gpu-*")}
+    assert len(set(seen.values())) == 2, seen          # gw0 and gw1 on different GPUs
+    assert [r["verdict"] for r in json.loads(js.read_text())["launches"]] == ["pass"] * 4

@@ -82,18 +82,30 @@ def pin_xdist_gpu(environ=None, count=None) -> str | None:
         return None
     visible = [d for d in env.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
     if not visible:
-        if count is None:
-            try:
-                import torch
-                count = torch.cuda.device_count()     # NVML: does not start CUDA here
-            except Exception:  # noqa: BLE001
-                count = 0
-        visible = [str(i) for i in range(count)]
+        visible = [str(i) for i in range(gpu_count_without_cuda() if count is None else count)]
     if len(visible) < 2:
         return None
     chosen = visible[int(wid[2:]) % len(visible)]
     env["CUDA_VISIBLE_DEVICES"] = chosen
     return chosen
+
+
+def gpu_count_without_cuda() -> int:
+    """The number of GPUs, found without initializing CUDA in this process (after cuInit,
+    CUDA_VISIBLE_DEVICES would no longer apply to it): NVML through torch, else nvidia-smi."""
+    try:
+        import torch
+        n = torch.cuda._raw_device_count_nvml()
+        if n >= 0:
+            return n
+    except Exception:  # noqa: BLE001
+        pass
+    import subprocess
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
 
 
 class _TrackedRaises:
