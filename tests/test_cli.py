@@ -107,7 +107,7 @@ def test_check_and_diff_modes(tmp_path):
     f = tmp_path / "k.py"
     f.write_text(GOOD)
     assert run("convert", "--check", str(f)).returncode == 1
-    d = run("convert", "--diff", str(f))
+    d = run("convert", "--diff", "k.py", cwd=tmp_path)
     assert d.returncode == 0 and d.stdout.startswith("--- a/k.py") and f.read_text() == GOOD
     assert run("convert", "--in-place", str(f)).returncode == 0
     assert "@triton.jit" in f.read_text()

@@ -1,3 +1,4 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """Scale the rows of a matrix, but only the first `n_valid` of them: blocks past the end return
 early, and a loop over column tiles stops early once it leaves the row's live length."""
 import contextlib

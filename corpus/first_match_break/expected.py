@@ -1,3 +1,4 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """For each row, the column of the first value above a threshold (or -1): a search loop that
 stops with `break` and skips empty tiles with `continue`."""
 import contextlib

@@ -1,3 +1,4 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """Grouped GEMM: C[g] = A[g] @ B[g] for a list of problems of different sizes, scheduled by a
 persistent `while` loop over one flat tile index space shared by all groups."""
 import contextlib

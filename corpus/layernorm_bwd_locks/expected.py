@@ -1,3 +1,4 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """LayerNorm backward. Each block computes dx for one row and adds the row's contributions to
 dw and db into one of GROUPS partial buffers, guarded by a spin lock per buffer (atomic_cas to
 take it, atomic_xchg to give it back); the host then sums the partial buffers."""

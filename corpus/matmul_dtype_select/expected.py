@@ -1,3 +1,4 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """A matmul in the style cuTile's own samples use: a local alias of the padding mode and the
 operand dtype chosen from the input dtype (tf32 tensor cores for fp32 inputs, the inputs' own
 dtype otherwise). Both are compile-time Python inside the kernel."""

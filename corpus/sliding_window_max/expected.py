@@ -1,3 +1,4 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """Sliding-window maxima over each row, with overlapping windows described by a tiled view with
 traversal steps: window j of a row covers columns [j*STEP, j*STEP + W), for every origin j*STEP
 inside the row (`out` has one column per window)."""

@@ -1,3 +1,4 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """Split-K matmul whose partial products are combined under a per-tile spin lock: the first
 block to take the lock of an output tile writes its partial product, later ones add theirs.
 A counter per tile (read and bumped inside the lock) says which case applies, so C need not

@@ -1,3 +1,4 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """A matmul whose tile sizes are chosen by ct.tune.exhaustive_search, launched with
 architecture-dependent hints (ct.ByTarget) through kernel.replace_hints."""
 import contextlib

@@ -1,3 +1,4 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """Row sums over a column window x[:, start:start + length], written with an array slice and
 tiled views instead of explicit ct.load / ct.store calls."""
 import contextlib

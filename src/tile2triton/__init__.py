@@ -4,7 +4,8 @@
 are imported lazily so that `tile2triton.interp` (the reference interpreter)
 and `tile2triton.verify` can be used without loading the translator.
 """
-__version__ = "0.1.0"
+from .version import __version__
+
 __all__ = ["translate_source", "ModuleResult", "translate_kernel", "KernelTranslation",
            "TranslationError"]
 

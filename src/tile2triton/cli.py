@@ -1,56 +1,139 @@
-"""Command line: `tile2triton convert PATH... [-o OUT]` (and `check`, see verify/).
+"""Command line: `tile2triton convert PATH...` and the other subcommands (see COMMANDS).
 
-Exit status: 0 every kernel translated, 1 some kernel needs attention, 2 usage error.
-Outputs are written atomically (temp file + rename); a file with a failed kernel is not written,
-and `convert -o` never writes over an input.
+Exit status (every subcommand):
+  0  success;
+  1  something needs attention (a kernel that did not translate, a failed check, a file that
+     could not be read or written);
+  2  usage error (bad options, inputs that would be overwritten, colliding outputs, missing
+     dependencies): nothing was written;
+  3  internal error of tile2triton (a bug: please report it);
+  141  stdout was closed early (`tile2triton convert k.py | head`), as for a process killed by
+     SIGPIPE.
+
+Files are read as bytes in the encoding Python would use and written back in the same encoding,
+line endings and trailing-newline state, atomically, through symlinks, keeping their mode
+(files.py). Conventions follow ruff and black: --version, -q/-v, --check/--diff, excludes,
+[tool.tile2triton] in pyproject.toml, --output-format.
 """
 from __future__ import annotations
 
 import argparse
 import difflib
+import importlib
 import json
 import os
 import sys
-import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from .diagnostics import UsageError
-from .translate import ModuleResult, translate_source
+from .version import __version__
+from .cli_support import (Progress, UsageError, check_report_path, common_options, load_config,
+                          verbosity, write_report)
+from .diagnostics import Diagnostic, is_internal
+from .files import FileProblem, SourceText, decode_source, read_source, write_atomic
+from .formats import FORMATS, render
+
+__all__ = ["main", "build_parser", "COMMANDS", "UsageError", "EXIT_OK", "EXIT_ATTENTION",
+           "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_BROKEN_PIPE"]
+
+EXIT_OK, EXIT_ATTENTION, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process killed by SIGPIPE
+
+# Subcommands: (module, function). Each function is `add_<name>_command(subparsers, common)`:
+# it adds a parser built with `parents=[common]` (the shared -q/-v/--progress options)
+# and sets `func(args) -> exit status`; it raises UsageError for a bad invocation. A new
+# subcommand is one line here; its module is imported only when the parser is built, must not
+# import torch at import time, and takes its shared helpers from cli_support.
+COMMANDS = (
+    ("tile2triton.cli", "add_convert_command"),
+    ("tile2triton.verify.cli", "add_check_command"),
+    ("tile2triton.verify.bench", "add_bench_command"),
+    ("tile2triton.verify.inspection", "add_inspect_command"),
+)
 
 
-def iter_inputs(paths: list[str]):
-    """(input path, path relative to its root) for every .py file named or under a folder."""
-    for p in paths:
-        if p == "-":
-            yield "-", Path("stdin.py")
-            continue
-        path = Path(p)
-        if path.is_dir():
-            for f in sorted(path.rglob("*.py")):
-                if any(part.startswith(".") or part == "__pycache__"
-                       for part in f.relative_to(path).parts):
-                    continue
-                yield f, f.relative_to(path)
-        elif path.is_file():
-            yield path, Path(path.name)
-        else:
-            raise UsageError(f"no such file or directory: {p}")
+# -- convert --------------------------------------------------------------------------------------
+
+def add_convert_command(sub, common) -> None:
+    conv = sub.add_parser(
+        "convert", parents=[common], help="translate files or folders",
+        description="Translate cuTile kernels in files or folders to Triton.",
+        epilog="Exit status: 0 all translated, 1 something needs attention, 2 usage error, "
+        "3 internal error.")
+    conv.add_argument("paths", nargs="+", help="files, folders, or - for stdin")
+    conv.add_argument("--config", metavar="FILE",
+                      help="pyproject.toml to read [tool.tile2triton] from (default: the nearest "
+                      "one above the inputs that has that table)")
+    mode = conv.add_argument_group("what to do with translations (default: print to stdout)")
+    mode.add_argument("-o", "--output", help="output file (one input) or folder (mirrors inputs)")
+    mode.add_argument("--in-place", action="store_true",
+                      help="rewrite files where they are (codemod mode)")
+    mode.add_argument("--diff", action="store_true",
+                      help="print a unified diff (applies with `git apply`), write nothing")
+    mode.add_argument("--check", action="store_true",
+                      help="write nothing; exit 1 if some file still has cuTile kernels "
+                      "(with --diff, also print the diff)")
+    conv.add_argument("--json", metavar="FILE",
+                      help="write one record per kernel to FILE (- for stdout)")
+    conv.add_argument("--output-format", choices=FORMATS, default=None,
+                      help="diagnostics as text (stderr), or json / github / sarif on stdout "
+                      "(default: text)")
+    conv.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                      help="translate in N processes (0: one per CPU; default 1); output order "
+                      "does not depend on N")
+    sel = conv.add_argument_group("which files under folders")
+    sel.add_argument("--exclude", action="append", metavar="GLOBS",
+                     help="comma-separated globs replacing the default excludes (.git, venv, "
+                     ".venv, build, site-packages, ...)")
+    sel.add_argument("--extend-exclude", action="append", metavar="GLOBS",
+                     help="comma-separated globs excluded in addition")
+    sel.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                     help="skip files git ignores (default: yes)")
+    conv.set_defaults(func=cmd_convert)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+@dataclass
+class Outcome:
+    """One input after translation."""
+    index: int
+    path: object           # Path, or "-"
+    display: str           # path as shown in diagnostics
+    source: SourceText | None = None
+    result: object = None  # ModuleResult
+    problem: Diagnostic | None = None
+
+
+def problem_diagnostic(p: FileProblem, code: str = "T2T003") -> Diagnostic:
+    if p.line:
+        code = "T2T004"
+    return Diagnostic(code, p.message, path=p.path, line=p.line, col=p.col, help=p.help)
+
+
+def internal_diagnostic(path: str, exc: BaseException) -> Diagnostic:
+    return Diagnostic("T2T900", f"internal error: {type(exc).__name__}: {exc}", path=path,
+                      help="this is a tile2triton bug; please report it with this file")
+
+
+def translate_one(job) -> Outcome:
+    """Read and translate one input (runs in a worker process with -j)."""
+    index, path, display, data = job
+    from .translate import translate_source
+    out = Outcome(index, path, display)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        out.source = decode_source(data, display) if data is not None else read_source(path)
+    except FileProblem as p:
+        out.problem = problem_diagnostic(p)
+        return out
+    try:
+        out.result = translate_source(out.source.text, display)
+    except RecursionError as e:
+        out.problem = internal_diagnostic(display, e)
+    except Exception as e:  # noqa: BLE001 - a bug in one file must not stop the batch
+        out.problem = internal_diagnostic(display, e)
+    return out
 
 
-def _records(result: ModuleResult) -> list[dict]:
+def _records(result) -> list[dict]:
     out = []
     for k in result.kernels:
         out.append({"file": result.path, "kernel": k.kernel, "line": k.line, "status": k.status,
@@ -61,93 +144,274 @@ def _records(result: ModuleResult) -> list[dict]:
     return out
 
 
+def git_diff(src: SourceText, new_text: str, path: str) -> bytes:
+    """A unified diff of one file that `git apply` accepts from the working folder: a/ and b/
+    prefixes, the file's own encoding and line endings, and the no-newline-at-end marker."""
+    encoding = src.encoding
+    if encoding == "utf-8-sig":  # keep the BOM inside line 1 on both sides
+        old = src.raw_text()
+        new = "\ufeff" + src.restore(new_text)
+        encoding = "utf-8"
+    else:
+        old, new = src.raw_text(), src.restore(new_text)
+    lines = []
+    for line in difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                     f"a/{path}", f"b/{path}"):
+        if line.startswith(("---", "+++")):
+            line = line.rstrip("\n") + "\n"  # difflib's "--- a/x\n" never carries "\r"
+        lines.append(line)
+        if not line.endswith("\n"):
+            lines.append("\n\\ No newline at end of file\n")
+    return "".join(lines).encode(encoding)
+
+
+def diff_path(path) -> str:
+    """The path as `git apply` run from the working folder wants it."""
+    rel = os.path.relpath(os.path.abspath(path))
+    return Path(rel).as_posix()
+
+
+def _plan(args, inputs, out: Path | None) -> list:
+    """Target of each input (None: not written to a file), refusing collisions before anything
+    is written."""
+    targets = []
+    single_file_out = out is not None and len(inputs) == 1 and out.suffix == ".py" \
+        and not out.is_dir()
+    for inp in inputs:
+        if args.in_place:
+            targets.append(None if inp.path == "-" else Path(inp.path))
+        elif out is not None:
+            targets.append(out if single_file_out else out / inp.rel)
+        else:
+            targets.append(None)
+    if out is not None:
+        by_target: dict = {}
+        real_inputs = {os.path.realpath(i.path): i for i in inputs if i.path != "-"}
+        for inp, t in zip(inputs, targets):
+            rt = os.path.realpath(t)
+            if rt in real_inputs:
+                raise UsageError(f"refusing to overwrite input {real_inputs[rt].path} with the "
+                                 f"translation of {inp.path} (use --in-place to rewrite files "
+                                 "where they are)")
+            if rt in by_target:
+                raise UsageError(f"output collision: {by_target[rt].path} and {inp.path} would "
+                                 f"both be written to {t}; nothing was written (convert them "
+                                 "separately, or give distinct folders)")
+            by_target[rt] = inp
+    return targets
+
+
 def cmd_convert(args) -> int:
-    inputs = list(iter_inputs(args.paths))
+    from .inputs import discover, make_patterns
+
+    if args.in_place and args.output:
+        raise UsageError("--in-place rewrites inputs where they are; it cannot be combined "
+                         "with -o")
+    if args.in_place and args.diff:
+        raise UsageError("--diff writes nothing; it cannot be combined with --in-place")
+    if args.check and (args.in_place or args.output):
+        raise UsageError("--check writes nothing; it cannot be combined with "
+                         f"{'--in-place' if args.in_place else '-o'}")
+    if args.diff and args.output:
+        raise UsageError("--diff writes nothing; it cannot be combined with -o")
+    settings = load_config(args, args.paths)
+    fmt = args.output_format or settings.output_format or "text"
+    if fmt not in FORMATS:
+        raise UsageError(f"output-format `{fmt}` in {settings.source}: choose one of "
+                         f"{', '.join(FORMATS)}")
+    jobs = args.jobs if args.jobs is not None else (settings.jobs or 1)
+    if jobs < 0:
+        raise UsageError("-j/--jobs must be 0 (one per CPU) or more")
+    jobs = jobs or os.cpu_count() or 1
+    gitignore = args.respect_gitignore if args.respect_gitignore is not None \
+        else settings.respect_gitignore
+    patterns = make_patterns(settings, args.exclude, args.extend_exclude)
+    missing: list[str] = []
+    inputs = discover(args.paths, patterns, gitignore, on_missing=missing.append)
+    if missing:
+        raise UsageError(f"no such file or directory: {', '.join(missing)}")
+    # the same file named twice (a/k.py and ./a/k.py, or a file inside a named folder) once
+    seen, unique = set(), []
+    for inp in inputs:
+        key = "-" if inp.path == "-" else os.path.realpath(inp.path)
+        if key not in seen:
+            seen.add(key)
+            unique.append(inp)
+    inputs = unique
     if not inputs:
-        raise UsageError("no Python files found in the given paths")
-    out = Path(args.output) if args.output else None
-    single_file_out = out is not None and len(inputs) == 1 and out.suffix == ".py"
-    if out is None and not args.in_place and not args.check and len(inputs) > 1 \
-            and not args.diff:
+        raise UsageError("no Python files found in the given paths (see --exclude)")
+    if sum(1 for i in inputs if i.path == "-") and len(inputs) > 1 and args.in_place:
+        raise UsageError("- (stdin) cannot be rewritten in place")
+    printing = not (args.output or args.in_place or args.check or args.diff)
+    if printing and len(inputs) > 1:
         raise UsageError("several inputs need -o OUT (a folder), --in-place, --diff or --check")
-    resolved_inputs = {Path(p).resolve() for p, _ in inputs if p != "-"}
-    records, n_kernels, n_files, n_bad = [], 0, 0, 0
-    pending = []
-    for path, rel in inputs:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-        result = translate_source(text, str(path) if path != "-" else "<stdin>")
+    stdout_users = [what for what, uses in (
+        ("the translated module", printing), ("--diff", args.diff),
+        ("--json -", args.json == "-"), (f"--output-format {fmt}", fmt != "text")) if uses]
+    if len(stdout_users) > 1:
+        raise UsageError(f"{' and '.join(stdout_users)} would both be printed on stdout; "
+                         "send one to a file")
+    out = Path(args.output) if args.output else None
+    targets = _plan(args, inputs, out)
+    if args.json:
+        check_report_path("--json", args.json, [i.path for i in inputs if i.path != "-"],
+                          [t for t in targets if t is not None])
+
+    verbose = verbosity(args)
+    progress = Progress(len(inputs), args)
+    machine: list[Diagnostic] = []
+
+    def say(text: str) -> None:
+        progress.clear()
+        print(text, file=sys.stderr, flush=True)
+
+    records, pending = [], []
+    n_kernels = n_files = n_bad = n_problems = 0
+    internal = False
+    for o in _outcomes(inputs, jobs, progress):
+        diags = [o.problem] if o.problem else (o.result.diagnostics() if o.result else [])
+        for d in diags:
+            internal |= is_internal(d)
+            if fmt == "text":
+                say(d.format() + "\n")
+            else:
+                machine.append(d)
+        if o.problem is not None:
+            n_problems += 1
+            records.append({"file": o.display, "kernel": None, "line": o.problem.line,
+                            "status": "failed", "diagnostics": [o.problem.as_json()]})
+            continue
+        result, src = o.result, o.source
         records.extend(_records(result))
         if result.has_cutile:
             n_files += 1
         n_kernels += sum(1 for k in result.kernels if k.status == "translated")
-        bad = sum(1 for k in result.kernels if k.status == "failed") + (
+        n_bad += sum(1 for k in result.kernels if k.status == "failed") + (
             1 if result.module_diagnostics else 0)
-        n_bad += bad
-        for d in result.diagnostics():
-            print(d.format(), file=sys.stderr)
-            print(file=sys.stderr)
         if not result.ok:
             continue
-        if args.check:
+        if args.check or args.diff:
             if result.has_cutile:
-                print(f"{path}: needs converting", file=sys.stderr)
+                if args.check:
+                    say(f"would convert {o.display}")
+                if args.diff:
+                    sys.stdout.flush()
+                    sys.stdout.buffer.write(git_diff(src, result.output, diff_path(o.path)
+                                                     if o.path != "-" else "stdin.py"))
+                    sys.stdout.flush()
+            elif verbose > 0:
+                say(f"unchanged {o.display} (no cuTile kernels)")
             continue
-        if args.diff:
-            diff = difflib.unified_diff(text.splitlines(True), result.output.splitlines(True),
-                                        f"a/{rel}", f"b/{rel}")
-            sys.stdout.writelines(diff)
+        target = targets[o.index]
+        if target is None:
+            if args.in_place and o.path != "-":
+                if verbose > 0:
+                    say(f"unchanged {o.display} (no cuTile kernels)")
+                continue
+            sys.stdout.flush()
+            sys.stdout.buffer.write(src.encode(result.output))
+            sys.stdout.flush()
             continue
-        if args.in_place:
-            if path != "-" and result.has_cutile:
-                pending.append((Path(path), result.output))
-            elif path == "-":
-                sys.stdout.write(result.output)
+        if args.in_place and not result.has_cutile:
+            if verbose > 0:
+                say(f"unchanged {o.display} (no cuTile kernels)")
             continue
-        if out is None:
-            sys.stdout.write(result.output)
-            continue
-        target = out if single_file_out else out / rel
-        if target.resolve() in resolved_inputs:
-            raise UsageError(f"refusing to overwrite input {path} (use --in-place to rewrite "
-                             "files where they are)")
-        pending.append((target, result.output))
-    for target, text in pending:
-        write_atomic(target, text)
-    if args.json:
-        write_atomic(Path(args.json), json.dumps({"kernels": records}, indent=2) + "\n")
-    summary = (f"Translated {n_kernels} kernel{'s' if n_kernels != 1 else ''} in {n_files} "
-               f"file{'s' if n_files != 1 else ''}; {n_bad} need{'s' if n_bad == 1 else ''} "
-               "attention")
-    print(summary, file=sys.stderr)
-    if args.check and n_files:
-        return 1
-    return 1 if n_bad else 0
+        data = src.encode(result.output) if result.has_cutile else src.raw
+        pending.append((target, data, o.display))
+    progress.clear()
 
+    written, failed = _write_all(pending, say, verbose)
+    if args.json:
+        try:
+            write_report(args.json, json.dumps({"kernels": records}, indent=2) + "\n")
+        except OSError as e:
+            failed.append((args.json, e.strerror or str(e)))
+            say(f"tile2triton: cannot write {args.json}: {e.strerror or e}")
+    if fmt != "text":
+        sys.stdout.write(render(fmt, machine, __version__))
+        sys.stdout.flush()
+    if failed:
+        lines = [f"tile2triton: {len(failed)} file(s) not written:"]
+        lines += [f"  {t}: {why}" for t, why in failed]
+        lines.append(f"{len(written)} written" + (":" if written else ""))
+        lines += [f"  {t}" for t in written]
+        say("\n".join(lines))
+    if verbose >= 0:
+        summary = (f"Translated {n_kernels} kernel{'s' if n_kernels != 1 else ''} in {n_files} "
+                   f"file{'s' if n_files != 1 else ''}; {n_bad + n_problems} "
+                   f"need{'s' if n_bad + n_problems == 1 else ''} attention")
+        if args.check and n_files:
+            summary += f"; {n_files} file{'s' if n_files != 1 else ''} would be converted"
+        say(summary)
+    if internal:
+        return EXIT_INTERNAL
+    if (args.check and n_files) or n_bad or n_problems or failed:
+        return EXIT_ATTENTION
+    return EXIT_OK
+
+
+def _outcomes(inputs, jobs: int, progress: Progress):
+    """Outcomes in input order, translated in `jobs` processes."""
+    work = []
+    for i, inp in enumerate(inputs):
+        if inp.path == "-":
+            work.append((i, "-", "<stdin>", sys.stdin.buffer.read()))
+        else:
+            work.append((i, inp.path, str(inp.path), None))
+    if jobs <= 1 or len(work) <= 1:
+        for job in work:
+            o = translate_one(job)
+            progress.update(o.display)
+            yield o
+        return
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+    done: dict = {}
+    nxt = 0
+    with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
+        futures = {pool.submit(translate_one, job): job for job in work}
+        for fut in as_completed(futures):
+            job = futures[fut]
+            try:
+                o = fut.result()
+            except BrokenProcessPool as e:  # a worker died (e.g. a crash in a native parser)
+                o = Outcome(job[0], job[1], job[2], problem=internal_diagnostic(job[2], e))
+            done[o.index] = o
+            progress.update(o.display)
+            while nxt in done:
+                yield done.pop(nxt)
+                nxt += 1
+
+
+def _write_all(pending, say, verbose):
+    """Write every output; a failure is reported and the rest are still written."""
+    written, failed = [], []
+    for target, data, source in pending:
+        try:
+            write_atomic(target, data)
+        except OSError as e:
+            failed.append((str(target), e.strerror or str(e)))
+            say(f"{source}: T2T005 cannot write {target}: {e.strerror or e}")
+            continue
+        written.append(str(target))
+        if verbose > 0:
+            say(f"wrote {target}")
+    return written, failed
+
+
+# -- entry point ----------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
+    common = common_options()
     parser = argparse.ArgumentParser(
-        prog="tile2triton", description="Translate cuTile Python kernels into Triton.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    conv = sub.add_parser("convert", help="translate files or folders",
-                          description="Translate cuTile kernels in files or folders to Triton.")
-    conv.add_argument("paths", nargs="+", help="files, folders, or - for stdin")
-    conv.add_argument("-o", "--output", help="output file (one input) or folder (mirrors inputs)")
-    conv.add_argument("--in-place", action="store_true",
-                      help="rewrite files where they are (codemod mode)")
-    conv.add_argument("--diff", action="store_true", help="print a unified diff, write nothing")
-    conv.add_argument("--check", action="store_true",
-                      help="write nothing; exit 1 if some file still has cuTile kernels")
-    conv.add_argument("--json", metavar="FILE", help="write one record per kernel to FILE")
-    conv.set_defaults(func=cmd_convert)
-    try:
-        from .verify.cli import add_check_command
-        add_check_command(sub)
-    except ImportError:  # the checker needs torch; conversion does not
-        pass
-    from .verify.bench import add_bench_command  # imports torch only when run
-    add_bench_command(sub)
-    from .verify.inspection import add_inspect_command
-    add_inspect_command(sub)
+        prog="tile2triton", parents=[common],
+        description="Translate cuTile Python kernels into Triton, and check translations.",
+        epilog="Exit status: 0 success, 1 something needs attention, 2 usage error, "
+        "3 internal error.")
+    parser.add_argument("--version", action="version", version=f"tile2triton {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module, func in COMMANDS:
+        getattr(importlib.import_module(module), func)(sub, common)
     return parser
 
 
@@ -155,13 +419,34 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the handler below
+        return status
     except UsageError as e:
         print(f"tile2triton: error: {e}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader went away (`| head`): stop quietly, and keep Python's own flush at exit
+        # from failing again on the closed pipe
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_BROKEN_PIPE
+    except Exception as e:  # noqa: BLE001 - a bug: one line, not a traceback (-vv shows it)
+        if (getattr(args, "verbose", 0) or 0) >= 2:
+            import traceback
+            traceback.print_exc()
+        print(f"tile2triton: internal error: {type(e).__name__}: {e}\n"
+              "help: this is a tile2triton bug; please report it (-vv shows the traceback)",
+              file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run the imported module's main, so that there is one UsageError class, not two
+    from tile2triton.cli import main as _main
+    sys.exit(_main())

@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 CODES = {
     "T2T001": "syntax error in the input file",
     "T2T002": "input beyond the translator's limits (nesting depth, chained helpers)",
+    "T2T003": "file cannot be read (missing, a broken link, a FIFO or folder, no permission)",
+    "T2T004": "file cannot be decoded (bytes not in its declared or the default UTF-8 encoding)",
+    "T2T005": "output file cannot be written",
     "T2T100": "unsupported cuTile construct",
     "T2T101": "unsupported Python construct inside a kernel",
     "T2T102": "wrong arguments for a cuTile construct",

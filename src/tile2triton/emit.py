@@ -347,4 +347,23 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
             text = "\n\n" + helpers + "\n\n"
         code = code.replace(PLACEHOLDER.format(i), text.rstrip("\n"), 1)
     code = re.sub(r"\n{4,}", "\n\n\n", code)
-    return code.rstrip("\n") + "\n"
+    return with_header(code.rstrip("\n") + "\n", pm.source.path)
+
+
+def with_header(code: str, path: str) -> str:
+    """The module opens with a comment naming its source and the tile2triton version, after a
+    `#!` line and a PEP 263 coding line, which must stay on the first two lines."""
+    from pathlib import PurePath
+    import tokenize
+
+    from .version import __version__
+    name = PurePath(path).name if not path.startswith("<") else path
+    header = f"# Translated from {name} (cuTile) to Triton by tile2triton {__version__}.\n"
+    lines = code.splitlines(True)
+    keep = 0
+    for i, line in enumerate(lines[:2]):
+        if (i == 0 and line.startswith("#!")) or tokenize.cookie_re.match(line):
+            keep = i + 1
+        else:
+            break
+    return "".join(lines[:keep]) + header + "".join(lines[keep:])

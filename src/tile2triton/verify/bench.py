@@ -523,9 +523,9 @@ def variants_table(records: list) -> str:
 # --- command line ----------------------------------------------------------------------------
 
 
-def add_bench_command(subparsers) -> None:
+def add_bench_command(subparsers, common) -> None:
     p = subparsers.add_parser(
-        "bench", help="time original cuTile kernels against their translations (GPU)",
+        "bench", parents=[common], help="time original cuTile kernels against their translations (GPU)",
         description="Run the original (real cuTile) and the translation on identical inputs in "
         "alternating rounds and report median times, the ratio cuTile/translation (above 1: the "
         "translation is faster) and GB/s or TFLOP/s beside a reference measured in the same run.")
@@ -551,7 +551,6 @@ def add_bench_command(subparsers) -> None:
                    help="skip configurations once S seconds have been spent")
     p.add_argument("--json", metavar="FILE", help="write the records to FILE")
     p.add_argument("--md", metavar="FILE", help="write the markdown table to FILE")
-    p.add_argument("-q", "--quiet", action="store_true")
     # CPU smoke test of the bench machinery (reference interpreter vs TRITON_INTERPRET=1);
     # the times it prints mean nothing
     p.add_argument("--allow-cpu", action="store_true", help=argparse.SUPPRESS)
@@ -559,6 +558,7 @@ def add_bench_command(subparsers) -> None:
 
 
 def cmd_bench(args) -> int:
+    from ..cli_support import check_report_path, verbosity, write_report
     from ..diagnostics import UsageError
     from .cli import resolve_cases
     if not args.paths and not args.exec_cmds:
@@ -578,8 +578,12 @@ def cmd_bench(args) -> int:
     cases = resolve_cases(args.paths)
     if args.translation and len(cases) != 1:
         raise UsageError("--translation needs exactly one case")
+    case_files = [f for c in cases for f in c.iterdir() if f.is_file()]
+    for option, target in (("--json", args.json), ("--md", args.md)):
+        if target:  # a report never overwrites a source file (cli_support)
+            check_report_path(option, target, case_files)
     variants = parse_variants(args.variants)
-    log = (lambda m: None) if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True))
+    log = (lambda m: None) if verbosity(args) < 0 else (lambda m: print(m, file=sys.stderr, flush=True))
     records = []
     t0 = time.monotonic()
     for case in cases:
@@ -603,10 +607,10 @@ def cmd_bench(args) -> int:
     print(table)
     env = environment()
     if args.json:
-        Path(args.json).write_text(json.dumps(dict(environment=env, records=records), indent=1,
-                                              default=str))
+        write_report(args.json, json.dumps(dict(environment=env, records=records), indent=1,
+                                           default=str))
     if args.md:
-        Path(args.md).write_text(table)
+        write_report(args.md, table)
     return 0 if records and all(r.get("status") == "ok" for r in records) else 1
 
 

@@ -5,8 +5,9 @@
     tile2triton check --exec "python my_script.py"    every ct.launch the program makes
     tile2triton check corpus/ --json out.json --html out.html
 
-Exit status: 0 when every launch passes (skipped ones allowed), 1 otherwise, 2 on usage errors.
-See docs/checking.md.
+Exit status: 0 when every launch passes (skipped ones allowed), 1 otherwise, 2 on usage errors
+(including torch, triton or numpy missing: `pip install 'tile2triton[run]'`), 3 on an internal
+error. See docs/checking.md.
 """
 from __future__ import annotations
 
@@ -15,12 +16,13 @@ import sys
 import threading
 from pathlib import Path
 
+from ..cli_support import Progress, check_report_path, verbosity, write_report
 from ..diagnostics import UsageError
 
 
-def add_check_command(subparsers) -> None:
+def add_check_command(subparsers, common) -> None:
     p = subparsers.add_parser(
-        "check", help="run originals and translations on identical inputs and compare",
+        "check", parents=[common], help="run originals and translations on identical inputs and compare",
         description="Translate each kernel, run the original and the translation on identical "
         "copies of every argument, and compare every array the kernel can write. Inputs come "
         "from corpus cases (PATHS) or from the launches of a program (--exec).")
@@ -61,9 +63,10 @@ def add_check_command(subparsers) -> None:
                    help="cpu backend: skip compiling the translation with Triton's front end")
     p.add_argument("--no-sanitize", action="store_true",
                    help="gpu backend: do not re-run illegal addresses under compute-sanitizer")
-    p.add_argument("--json", metavar="FILE", help="write one record per launch to FILE")
-    p.add_argument("--html", metavar="FILE", help="write an HTML report with plots to FILE")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--json", metavar="FILE",
+                   help="write one record per launch to FILE (- for stdout)")
+    p.add_argument("--html", metavar="FILE",
+                   help="write an HTML report with plots to FILE (- for stdout)")
     p.set_defaults(func=cmd_check)
 
 
@@ -122,17 +125,57 @@ def parse_overrides(items, cases, use_expected) -> dict:
     return out
 
 
-def cmd_check(args) -> int:
-    from . import report
-    from .session import Session, detect_backend
-    from .supervisor import Supervisor
+RUN_DEPENDENCIES = ("torch", "triton", "numpy")
 
+
+def missing_run_dependencies() -> list[str]:
+    """The packages `check` needs (the [run] extra) that do not import."""
+    import importlib
+    missing = []
+    for name in RUN_DEPENDENCIES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    return missing
+
+
+def _write_report(writer, target, records, backend, session) -> None:
+    """report.write_json/write_html's text, then to the file atomically or to stdout (-)."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="t2t_report_") as tmp:
+        staged = Path(tmp) / "report"
+        writer(staged, records, backend, session.references, session.programs)
+        write_report(target, staged.read_text(encoding="utf-8"))
+
+
+def cmd_check(args) -> int:
+
+    quiet = verbosity(args) < 0
     if not args.paths and not args.exec_cmds:
         raise UsageError("check needs corpus paths or --exec \"python your_script.py\"")
     if args.seeds < 1:
         raise UsageError("--seeds must be at least 1")
+    if args.json == "-" and args.html == "-":
+        raise UsageError("--json - and --html - would both be printed on stdout; send one to "
+                         "a file")
     cases = resolve_cases(args.paths)
     overrides = parse_overrides(args.translation, cases, args.use_expected)
+    case_files = [f for c in cases for f in c.iterdir() if f.is_file()] \
+        + [Path(v) for v in overrides.values()]
+    for option, target in (("--json", args.json), ("--html", args.html)):
+        if target:
+            check_report_path(option, target, case_files,
+                              [t for o, t in (("--json", args.json), ("--html", args.html))
+                               if t and o != option])
+    missing = missing_run_dependencies()  # after the checks that need none of them
+    if missing:
+        raise UsageError(f"check needs {', '.join(missing)} (not installed): "
+                         "pip install 'tile2triton[run]'")
+    from . import report
+    from .session import Session, detect_backend
+    from .supervisor import Supervisor
+
     backend = args.backend
     if backend == "auto":
         backend = detect_backend()
@@ -147,15 +190,19 @@ def cmd_check(args) -> int:
 
     lock = threading.Lock()
     count = [0]
+    # progress counts corpus cases (the total is known); --exec launches have no total
+    progress = Progress(len(cases), args, unit="cases")
 
     def on_result(rec):
-        if args.quiet:
+        if quiet:
             return
         with lock:
             count[0] += 1
+            progress.clear()
             print(report.progress_line(rec, count[0]), file=sys.stderr, flush=True)
+            progress.redraw()
 
-    if not args.quiet:
+    if not quiet:
         what = "the reference interpreter vs the translation (TRITON_INTERPRET=1)" \
             if backend == "cpu" else "cuTile vs the translation"
         where = f" on GPUs {','.join(gpus)}" if gpus else ""
@@ -166,7 +213,20 @@ def cmd_check(args) -> int:
                      compile_probe=not args.no_compile_check, race=args.race,
                      sanitize=not args.no_sanitize, on_result=on_result, delete_jobs=True,
                      gpus=gpus)
-    session = Session(sup, log=(lambda m: None) if args.quiet else None)
+    session = Session(sup, log=(lambda m: None) if quiet else None)
+    stop = threading.Event()
+
+    def watch_cases():
+        while not stop.wait(0.5):
+            with lock:
+                done = len(session.done_cases)
+                if done != progress.done:
+                    progress.update(f"{done} case(s) done", step=done - progress.done)
+
+    watcher = None
+    if progress.enabled:
+        watcher = threading.Thread(target=watch_cases, daemon=True)
+        watcher.start()
     try:
         if cases:
             session.run_corpus(cases, backend, list(range(args.seeds)),
@@ -177,11 +237,18 @@ def cmd_check(args) -> int:
     except KeyboardInterrupt:
         sup.close(abort=True)
         raise
-    print(report.terminal_report(records, session.references, session.programs))
+    finally:
+        stop.set()
+        if watcher is not None:
+            watcher.join()
+        progress.clear()
+    # the table goes to stderr when a report takes stdout
+    table_out = sys.stderr if "-" in (args.json, args.html) else sys.stdout
+    print(report.terminal_report(records, session.references, session.programs), file=table_out)
     if args.json:
-        report.write_json(args.json, records, backend, session.references, session.programs)
+        _write_report(report.write_json, args.json, records, backend, session)
     if args.html:
-        report.write_html(args.html, records, backend, session.references, session.programs)
+        _write_report(report.write_html, args.html, records, backend, session)
     s = report.summary(records, session.references)
     ok = s["ok"] and all(p["returncode"] == 0 for p in session.programs)
     if not records and not session.references:

@@ -291,10 +291,10 @@ def format_report(case: str, r: KernelReport) -> str:
     return line
 
 
-def add_inspect_command(subparsers) -> None:
+def add_inspect_command(subparsers, common) -> None:
     import argparse
     p = subparsers.add_parser(
-        "inspect", help="compile translations for a GPU target (no GPU needed) and report what "
+        "inspect", parents=[common], help="compile translations for a GPU target (no GPU needed) and report what "
         "each kernel became", description=__doc__.split("\n\n")[0])
     p.add_argument("paths", nargs="+", help="corpus-format case folders or a folder of them")
     p.add_argument("--arch", type=int, default=90, help="compute capability (default 90)")
@@ -312,11 +312,15 @@ def add_inspect_command(subparsers) -> None:
 
 
 def cmd_inspect(args) -> int:
+    from ..cli_support import check_report_path, write_report
     from ..diagnostics import UsageError
     from .cli import resolve_cases
     cases = resolve_cases(args.paths)
     if args.translation and len(cases) != 1:
         raise UsageError("--translation needs exactly one case")
+    if args.json:  # a report never overwrites a source file (cli_support)
+        check_report_path("--json", args.json, [f for c in cases for f in c.iterdir()
+                                                 if f.is_file()])
     records, n_findings, n_errors = [], 0, 0
     for case in cases:
         try:
@@ -338,7 +342,7 @@ def cmd_inspect(args) -> int:
             n_errors += 0 if r.ok else 1
             records.append(dict(case=case.name, **r.brief()))
     if args.json:
-        Path(args.json).write_text(json.dumps(records, indent=1))
+        write_report(args.json, json.dumps(records, indent=1))
     print(f"inspected {len(records)} kernel(s): {n_findings} lint finding(s), "
           f"{n_errors} error(s)", file=sys.stderr)
     if args.lint and (n_findings or n_errors):

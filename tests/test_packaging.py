@@ -1,0 +1,69 @@
+"""Packaging (issue 9, part 5): the [run] extra is enough for `check`, the tested Triton range is
+declared and the installed Triton lies in it, one version everywhere, and the README's test
+command is the one CI runs."""
+import re
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+from importlib.metadata import version
+from pathlib import Path
+
+from tile2triton import __version__
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def _requirement(extra: str, name: str) -> str:
+    reqs = PYPROJECT["project"]["optional-dependencies"][extra]
+    found = [r for r in reqs if re.match(rf"{name}\b(?![-_])", r)]
+    assert len(found) == 1, f"[{extra}] should name {name} once: {reqs}"
+    return found[0]
+
+
+def _release(v: str) -> tuple:
+    return tuple(int(x) for x in re.match(r"\d+(\.\d+)*", v).group(0).split("."))
+
+
+def _satisfies(installed: str, spec: str) -> bool:
+    """A version against a `>=a,<b`-style specifier (the operators the project uses)."""
+    ops = {">=": lambda a, b: a >= b, "<": lambda a, b: a < b, "==": lambda a, b: a == b,
+           "<=": lambda a, b: a <= b, ">": lambda a, b: a > b}
+    have = _release(installed)
+    for clause in spec.split(","):
+        m = re.fullmatch(r"\s*(>=|<=|==|<|>)\s*([\d.]+)\s*", clause)
+        assert m, f"unsupported specifier clause {clause!r}"
+        want = _release(m.group(2))
+        n = max(len(have), len(want))
+        if not ops[m.group(1)](have + (0,) * (n - len(have)), want + (0,) * (n - len(want))):
+            return False
+    return True
+
+
+def test_run_extra_has_what_check_needs():
+    from tile2triton.verify.cli import RUN_DEPENDENCIES
+    for name in RUN_DEPENDENCIES:
+        _requirement("run", name)
+
+
+def test_declared_triton_range_is_bounded_and_holds_the_installed_triton():
+    spec = _requirement("run", "triton")[len("triton"):]
+    assert ">=" in spec and "<" in spec.replace("<=", ""), f"no tested range declared: {spec!r}"
+    assert _satisfies(version("triton"), spec), (version("triton"), spec)
+    # the test extra pins a version inside the declared range
+    pinned = _requirement("test", "triton")[len("triton"):]
+    assert pinned.startswith("==") and _satisfies(pinned[2:], spec)
+    assert not _satisfies("3.5.0", spec) and not _satisfies("3.7.0", spec)
+
+
+def test_one_version_everywhere():
+    assert PYPROJECT["project"]["version"] == __version__ == version("tile2triton")
+
+
+def test_readme_test_command_is_the_one_ci_runs():
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if line.startswith("python -m pytest")]
+    assert len(ci) == 1 and "-n " in ci[0], ci
+    second = (ROOT / "README.md").read_text().split("```bash\n", 1)[1].splitlines()[1]
+    assert second.startswith("bash .ci/run") and second.endswith(ci[0]), second
