@@ -22,9 +22,11 @@ def _first(src: str):
 
 # (name, kernel body after HEAD, code, line, col, message part)
 ROOT_CAUSES = [
-    ("break outside a loop", "    break\n", "T2T001", 7, 5, "`break` outside a loop"),
+    ("break outside a loop", "    break\n", "T2T001", 7, 5, "'break' outside loop"),
     ("continue outside a loop", "    if T > 2:\n        continue\n", "T2T001", 8, 9,
-     "`continue` outside a loop"),
+     "'continue' not properly in loop"),
+    ("break in host code", "def host():\n    break\n", "T2T001", 8, 5, "'break' outside loop"),
+    ("return outside a function", "return 1\n", "T2T001", 7, 1, "'return' outside function"),
     ("~ on a float constant", "    ct.store(y, (0,), t + ~1.5)\n", "T2T120", 7, 27,
      "bad operand type for unary ~"),
     ("~ on a float tile", "    ct.store(y, (0,), ~t.astype(ct.float32))\n", "T2T106", 7, 23,

@@ -62,6 +62,24 @@ def _failure(pm: ParsedModule, exc: Exception, fallback_node, what: str) -> Diag
     return _internal(pm, fallback_node, exc, what)
 
 
+def _python_refuses(pm: ParsedModule, text: str, path: str) -> Optional[Diagnostic]:
+    """libcst parses what Python's grammar allows; Python's compiler also refuses `break`
+    outside a loop, `return` outside a function, ... A module Python would not run is not
+    translated (its translation would not run either)."""
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        line = e.lineno or 1
+        return Diagnostic("T2T001", f"syntax error: {e.msg}", path, line, max(e.offset or 1, 1),
+                          help="fix the Python syntax; tile2triton only reads valid Python",
+                          source_line=pm.source.line_text(line))
+    except ValueError as e:  # e.g. null bytes
+        return Diagnostic("T2T001", f"syntax error: {e}", path, 1, 1,
+                          help="fix the Python source; tile2triton only reads valid Python",
+                          source_line=pm.source.line_text(1))
+    return None
+
+
 def translate_source(text: str, path: str = "<input>") -> ModuleResult:
     try:
         pm = parse_source(text, path)
@@ -73,6 +91,9 @@ def translate_source(text: str, path: str = "<input>") -> ModuleResult:
             help="this is a tile2triton bug; please report it with this file")])
     if not pm.uses_cuda_tile():
         return ModuleResult(path, False, text)
+    bad = _python_refuses(pm, text, path)
+    if bad is not None:
+        return ModuleResult(path, True, None, module_diagnostics=[bad])
     patterns = load_patterns()
     mc = ModuleContext(pm, patterns)
     try:
