@@ -92,21 +92,7 @@ def _needs_int64(*arrays):
     return False
 
 
-class _ByTarget:
-    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
-
-    def __init__(self, default=None, **value_by_target):
-        self.default, self.value_by_target = default, value_by_target
-
-    def resolve(self):
-        if torch.cuda.is_available():
-            major, minor = torch.cuda.get_device_capability()
-            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
-        return self.default
-
-
 def _by_target(value):
-    value = value.resolve() if isinstance(value, _ByTarget) else value
     return 1 if value is None else value
 
 
@@ -132,6 +118,8 @@ _TRITON_DTYPES = {
     torch.float64: tl.float64, torch.int8: tl.int8, torch.int16: tl.int16,
     torch.int32: tl.int32, torch.int64: tl.int64, torch.uint8: tl.uint8, torch.bool: tl.int1,
 }
+
+
 for _torch_name, _tl_name in (("uint16", "uint16"), ("uint32", "uint32"), ("uint64", "uint64"),
                               ("float8_e4m3fn", "float8e4nv"), ("float8_e5m2", "float8e5")):
     if hasattr(torch, _torch_name):

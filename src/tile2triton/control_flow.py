@@ -27,8 +27,11 @@ class _Loop:
 
 
 class ExitRewriter:
-    def __init__(self, error, origins: dict | None = None):
+    def __init__(self, error, origins: dict | None = None, names=None):
         self.error = error  # callable(node, code, message, help) -> exception
+        # spellings of the flags, clear of the user's names (names.Names; tests pass none)
+        self.names = names if names is not None else _Identity()
+        self.returned = self.names[RETURNED]
         self.counter = 0
         self.uses_return = False
         # new node -> the user's node it stands for, so diagnostics about rewritten statements
@@ -77,7 +80,7 @@ class ExitRewriter:
             doc, stmts = stmts[:1], stmts[1:]
         new = self.block(stmts, None)
         if self.uses_return:
-            new = doc + [_stmt(f"{RETURNED} = 0")] + new
+            new = doc + [_stmt(f"{self.returned} = 0")] + new
         else:
             new = doc + new
         return body.with_changes(body=new)
@@ -89,7 +92,7 @@ class ExitRewriter:
         if loop is not None and "continue" in kinds:
             terms.append(f"{loop.skip} == 0")
         if "return" in kinds:
-            terms.append(f"{RETURNED} == 0")
+            terms.append(f"{self.returned} == 0")
         return " and ".join(f"({t})" for t in terms) if len(terms) > 1 else terms[0]
 
     def block(self, stmts: list, loop) -> list:
@@ -126,7 +129,7 @@ class ExitRewriter:
                                          help="assign the result to a variable and return it "
                                               "once, at the end of the function")
                     self.uses_return = True
-                    new_body.append(_small(f"{RETURNED} = 1"))
+                    new_body.append(_small(f"{self.returned} = 1"))
                 else:
                     new_body.append(small)
             return s.with_changes(body=new_body)
@@ -152,7 +155,7 @@ class ExitRewriter:
     def _new_loop(self) -> _Loop:
         n = self.counter
         self.counter += 1
-        return _Loop(f"_broke_{n}", f"_skip_{n}")
+        return _Loop(self.names[f"_broke_{n}"], self.names[f"_skip_{n}"])
 
     def _loop_body(self, body: cst.IndentedBlock, loop: _Loop, kinds: set, tail=()) -> list:
         inner = self.block(list(body.body), loop)
@@ -164,7 +167,7 @@ class ExitRewriter:
         if "break" in kinds:
             terms.append(f"({loop.broke} == 0)")
         if "return" in kinds:
-            terms.append(f"({RETURNED} == 0)")
+            terms.append(f"({self.returned} == 0)")
         return terms
 
     def for_stmt(self, s: cst.For):
@@ -223,6 +226,11 @@ class ExitRewriter:
         self.origins[new] = s
         pre = [_stmt(f"{loop.broke} = 0")] if "break" in kinds else []
         return _Seq(pre, new, s) if pre else new
+
+
+class _Identity:
+    def __getitem__(self, name):
+        return name
 
 
 class _Seq:

@@ -12,16 +12,15 @@ Device and host helpers the kernels need are rendered from templates/ after the 
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 import jinja2
 import libcst as cst
 
+from .diagnostics import LocatedFailure, TranslationError
 from .model import USE_INT64, FunctionInfo
+from .names import Renamer, identifiers
 from .parse import ParsedModule
-
-PLACEHOLDER = "__tile2triton_block_{}__"
 
 # name -> formula over X (fp32 or fp64), for helpers that route fp16/bf16 through fp32
 MATH_FORMULAS = {
@@ -67,7 +66,7 @@ def kernel_hints(pm: ParsedModule, fn: FunctionInfo, features: set) -> dict:
         if key not in KNOWN_HINTS:
             raise pm.error(value, "T2T108", f"unknown @ct.kernel option `{key}`",
                            help=f"cuTile kernel options are {', '.join(KNOWN_HINTS)}")
-        rw = _HostRewriter(pm, {}, {}, [])
+        rw = _HostRewriter(pm, {}, {}, {})
         out[key] = pm.module.code_for_node(value.visit(rw))
         features |= rw.host_features
     return out
@@ -102,60 +101,94 @@ def kernel_params(params) -> list[str]:
     return out
 
 
-def render_launcher(fn: FunctionInfo, unit, hints: dict) -> str:
+# Host helpers the launcher template calls, spelled per module (names.py)
+LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype",
+                    "_needs_int64", "_on_stream", "_grid", "_by_target")
+
+
+def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> str:
+    names = pm.names
     arrays = [p.name for p in fn.params if p.kind == "array"]
     ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array"}
     lists = [(p.name, p.array_list) for p in fn.params if p.kind == "array_list"]
+    h = {n: names[n] for n in LAUNCHER_HELPERS}
+    # The launcher's own locals avoid every name of the module (hint expressions may read
+    # module globals); its `stream` and `grid` parameters only the kernel's parameters, so
+    # they keep their usual spelling unless a kernel parameter is called that.
+    local = {n: names[n] for n in ("tile_elems", "num_warps", "num_stages")}
+    taken = {p.name for p in fn.params} | set(local.values()) | set(h.values())
+    for n in ("stream", "grid"):
+        spelled, k = n, 0
+        while spelled in taken:
+            k += 1
+            spelled = f"{n}_{k}"
+        local[n] = spelled
+        taken.add(spelled)
     call_args = []
     for p in fn.params:
         if p.kind == "array":
             call_args.append(f"{p.name}, *{p.name}.shape, *{p.name}.stride()")
         elif p.kind == "array_list":
-            call_args.append(f"*{p.name}_tables, _triton_dtype({p.name}[0].dtype)")
+            call_args.append(f"*{p.name}_tables, {h['_triton_dtype']}({p.name}[0].dtype)")
         else:  # constexprs too: positional, in the kernel's parameter order
             call_args.append(p.name)
     constexprs = {p.name for p in fn.params if p.kind == "constexpr"}
     elems = []
     for e in unit.tile_elems:  # only sizes the launcher can evaluate (constants and constexprs)
-        names = set(re.findall(r"[A-Za-z_]\w*", e))
-        if names <= constexprs and e not in elems:
+        used = {n for n in identifiers(cst.parse_expression(e))}
+        if used <= constexprs and e not in elems:
             elems.append(e)
     return _env().get_template("launcher.py.j2").render(
-        kernel=fn.name, params=[p.name for p in fn.params], arrays=arrays, ranks=ranks,
+        kernel=fn.name, launch=names[f"launch_{fn.name}"], h=h, v=local,
+        params=[p.name for p in fn.params], arrays=arrays, ranks=ranks,
         call_args=call_args, tile_elems=elems, uses_dot=unit.uses_dot,
-        lists=[(n, L.rank) for n, L in lists],
+        lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
         int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints).rstrip("\n")
 
 
 class _HostRewriter(cst.CSTTransformer):
-    """Rewrites the module around the kernels; kernels become placeholders filled later."""
+    """Rewrites the module around the kernels: each kernel becomes its generated statements,
+    the first cuda.tile import an anchor where the imports go (render_module)."""
 
-    def __init__(self, pm: ParsedModule, kernels: dict, device_funcs: dict, blocks: list):
+    def __init__(self, pm: ParsedModule, kernels: dict, device_funcs: dict, uncalled: dict):
         self.pm = pm
-        self.kernels = kernels  # kernel name -> its rendered text (kernel + launcher)
-        self.device_funcs = device_funcs  # helper name -> its rendered @triton.jit text
-        self.blocks = blocks  # texts for placeholders, index = placeholder number
-        self.import_done = False
+        self.names = pm.names
+        self.kernels = kernels  # kernel name -> its generated statements (kernel + launcher)
+        self.device_funcs = device_funcs  # helper name -> its generated @triton.jit statements
+        self.uncalled = uncalled  # @ct.function name -> comment saying it was not translated
+        self.uncalled_markers: dict = {}  # marker statement -> that comment
+        self.import_anchor = None
         self.depth = 0
         self.errors = []
         self.host_features: set = set()
 
-    def _placeholder(self, text: str, leading=()) -> cst.SimpleStatementLine:
-        self.blocks.append(text)
-        return cst.SimpleStatementLine(
-            [cst.Expr(cst.Name(PLACEHOLDER.format(len(self.blocks) - 1)))],
-            leading_lines=leading)
+    def on_leave(self, original, updated):
+        try:
+            return super().on_leave(original, updated)
+        except (TranslationError, LocatedFailure):
+            raise
+        except Exception as e:  # noqa: BLE001 - a translator bug, located at this node
+            raise LocatedFailure(original, e) from e
 
     def visit_FunctionDef(self, node):
         self.depth += 1
-        return node.name.value not in self.kernels and node.name.value not in self.device_funcs
+        name = node.name.value
+        return name not in self.kernels and name not in self.device_funcs \
+            and name not in self.uncalled
 
     def leave_FunctionDef(self, original, updated):
         self.depth -= 1
         name = original.name.value
-        if self.depth == 0 and (name in self.kernels or name in self.device_funcs):
-            return self._placeholder(self.kernels.get(name) or self.device_funcs[name],
-                                     original.leading_lines)
+        if self.depth:
+            return updated
+        stmts = self.kernels.get(name) or self.device_funcs.get(name)
+        if stmts:
+            first = stmts[0].with_changes(leading_lines=original.leading_lines)
+            return cst.FlattenSentinel([first] + list(stmts[1:]))
+        if name in self.uncalled:
+            marker = cst.SimpleStatementLine([cst.Pass()], leading_lines=original.leading_lines)
+            self.uncalled_markers[marker] = self.uncalled[name]
+            return marker
         return updated
 
     def leave_SimpleStatementLine(self, original, updated):
@@ -174,9 +207,10 @@ class _HostRewriter(cst.CSTTransformer):
             return updated
         if not keep:
             if any(isinstance(s, (cst.Import, cst.ImportFrom)) for s in original.body) \
-                    and not self.import_done:
-                self.import_done = True
-                return self._placeholder("__IMPORTS__", original.leading_lines)
+                    and self.import_anchor is None and self.depth == 0:
+                self.import_anchor = cst.SimpleStatementLine(
+                    [cst.Pass()], leading_lines=original.leading_lines)
+                return self.import_anchor
             return cst.RemovalSentinel.REMOVE
         return updated.with_changes(body=keep)
 
@@ -201,18 +235,23 @@ class _HostRewriter(cst.CSTTransformer):
                   "tune.TuningResult": "_TuningResult", "tune.Measurement": "_Measurement",
                   "cdiv": "triton.cdiv"}
 
+    def _host_name(self, name: str):
+        self.host_features.add(name)
+        target = self.HOST_NAMES[name]
+        if "." in target:
+            return cst.parse_expression(target)
+        return cst.Name(self.names[target])
+
     def leave_Attribute(self, original, updated):
         name = self.pm.ct_name(original)
         if name in self.HOST_NAMES:
-            self.host_features.add(name)
-            return cst.parse_expression(self.HOST_NAMES[name])
+            return self._host_name(name)
         return updated
 
     def leave_Name(self, original, updated):
         name = self.pm.ct_name(original)  # `from cuda.tile import ByTarget`
         if name in self.HOST_NAMES:
-            self.host_features.add(name)
-            return cst.parse_expression(self.HOST_NAMES[name])
+            return self._host_name(name)
         return updated
 
     def leave_Call(self, original, updated):
@@ -222,8 +261,9 @@ class _HostRewriter(cst.CSTTransformer):
                 and isinstance(func.value, cst.Name) and func.value.value in self.kernels:
             self.host_features.add("replace_hints")
             return updated.with_changes(
-                func=cst.Name("_with_hints"),
-                args=[cst.Arg(cst.Name(f"launch_{func.value.value}"))] + list(updated.args))
+                func=cst.Name(self.names["_with_hints"]),
+                args=[cst.Arg(cst.Name(self.names[f"launch_{func.value.value}"]))]
+                + list(updated.args))
         name = self.pm.ct_name(func)
         if name is None or name in self.HOST_NAMES:
             return updated
@@ -239,7 +279,7 @@ class _HostRewriter(cst.CSTTransformer):
             if not (isinstance(kernel, cst.Name) and kernel.value in self.kernels):
                 # a kernel chosen at run time (a variable, replace_hints, a tuning result)
                 self.host_features.add("launch")
-                return updated.with_changes(func=cst.Name("_launch"))
+                return updated.with_changes(func=cst.Name(self.names["_launch"]))
             kargs = args[3].value
             new_args = [args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT),
                         args[1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
@@ -249,7 +289,7 @@ class _HostRewriter(cst.CSTTransformer):
             else:
                 new_args.append(cst.Arg(kargs, star="*"))
             new_args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in new_args]
-            return cst.Call(func=cst.Name(f"launch_{kernel.value}"), args=new_args)
+            return cst.Call(func=cst.Name(self.names[f"launch_{kernel.value}"]), args=new_args)
         self.errors.append(self.pm.error(
             original, "T2T109", f"host code uses ct.{name}, which has no translation outside "
             "kernels", help="host code may use ct.launch, ct.cdiv, ct.ByTarget, "
@@ -258,45 +298,102 @@ class _HostRewriter(cst.CSTTransformer):
         return updated
 
 
-def _insert_after_imports(module: cst.Module, text: str, blocks: list) -> cst.Module:
-    """Put the helper block after the module's last top-level import (docstring first)."""
-    body = list(module.body)
-    last = -1
-    for i, stmt in enumerate(body):
-        if isinstance(stmt, cst.SimpleStatementLine):
-            if all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body):
-                last = i
-            elif any(isinstance(s, cst.Expr) and isinstance(s.value, cst.Name)
-                     and s.value.value.startswith("__tile2triton_block_")
-                     and blocks[int(s.value.value.split("_")[-3])] == "__IMPORTS__"
-                     for s in stmt.body):
-                last = i
-    blocks.append(text)
-    placeholder = cst.SimpleStatementLine(
-        [cst.Expr(cst.Name(PLACEHOLDER.format(len(blocks) - 1)))])
-    body.insert(last + 1, placeholder)
-    return module.with_changes(body=body)
-
-
 def _walk(node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.children)
+
+
+_TWO_BLANK = (cst.EmptyLine(), cst.EmptyLine())
+_RUNTIME_TABLE = "_LAUNCHERS"
+
+
+def _statements(code: str, leading=None) -> list:
+    """Generated source as CST statements; the first one gets `leading` lines."""
+    body = list(cst.parse_module(code).body)
+    if body and leading is not None:
+        body[0] = body[0].with_changes(leading_lines=tuple(leading))
+    return body
+
+
+def _defines(stmt) -> set:
+    """Names a top-level statement of generated code defines."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return {stmt.name.value}
+    out = set()
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            targets = small.targets if isinstance(small, cst.Assign) else (
+                [small] if isinstance(small, cst.AnnAssign) else [])
+            for t in targets:
+                if isinstance(t.target, cst.Name):
+                    out.add(t.target.value)
+    return out
+
+
+def _used_helpers(helpers: list, rest: list) -> list:
+    """The helper statements the rest of the module needs, directly or through each other
+    (a module gets `_ByTarget` only if it uses ct.ByTarget, `_check_ndim` only if it has
+    arrays, ...)."""
+    defined = [(_defines(s), s) for s in helpers]
+    # a statement that defines nothing (`for ...: TABLE[k] = v`) belongs to the one before it
+    for i in range(1, len(defined)):
+        if not defined[i][0]:
+            defined[i] = (defined[i - 1][0], defined[i][1])
+    wanted = set()
+    for stmt in rest:
+        wanted |= identifiers(stmt)
+    keep: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for i, (names, stmt) in enumerate(defined):
+            if i not in keep and (not names or names & wanted):
+                keep.add(i)
+                wanted |= identifiers(stmt)
+                changed = True
+    return [s for i, (_, s) in enumerate(defined) if i in keep]
+
+
+def _is_import(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+
+
+def _is_docstring(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+        stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value,
+                                               (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _spaced(stmt, blank: int = 2):
+    """`stmt` with at least `blank` empty lines above it (comments stay attached)."""
+    lines = list(stmt.leading_lines)
+    n = 0
+    while n < len(lines) and lines[n].comment is None:
+        n += 1
+    if n >= blank:
+        return stmt
+    return stmt.with_changes(leading_lines=tuple([cst.EmptyLine()] * blank + lines[n:]))
 
 
 def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
+    names = pm.names
     needed = set()
     sources = {}
-    kernel_texts = {}
+    kernel_stmts, device_stmts, launchers = {}, {}, {}
     features: set = set()
     for name, (fn, unit) in units.items():
         needed |= unit.runtime_helpers
         sources.update(unit.helper_sources)
         params = kernel_params(fn.params) + [f"{USE_INT64}: tl.constexpr"]
         hints = kernel_hints(pm, fn, features)
-        kernel_texts[name] = (_function_text(pm, fn, params, unit.text, unit.debug) + "\n"
-                              + render_launcher(fn, unit, hints))
-    device_texts = {}
+        stmts = _statements(_function_text(pm, fn, params, unit.text, unit.debug) + "\n"
+                            + render_launcher(pm, fn, unit, hints))
+        launchers[name] = stmts[-1]
+        kernel_stmts[name] = stmts
     for name in mc.helper_order:
         _, unit, _ = mc.helper_specs[name]
         needed |= unit.runtime_helpers
@@ -304,50 +401,120 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
         params = kernel_params(unit.fn.params)
         if unit.uses_array_params:
             params.append(f"{USE_INT64}: tl.constexpr")
-        device_texts[name] = _function_text(pm, unit.fn, params, unit.text, unit.debug)
+        device_stmts[name] = _statements(_function_text(pm, unit.fn, params, unit.text,
+                                                        unit.debug))
     # @ct.function definitions never called from a kernel are still device code: keep them out
     # of the host module but say so, rather than silently dropping them.
+    uncalled = {}
     for fn in functions:
-        if fn.role == "function" and fn.name not in device_texts:
-            device_texts[fn.name] = (f"# `{fn.name}` (@ct.function) is not called by any kernel "
-                                     "in this module, so it was not translated.")
-    blocks: list[str] = []
-    rewriter = _HostRewriter(pm, kernel_texts, device_texts, blocks)
+        if fn.role == "function" and fn.name not in device_stmts:
+            uncalled[fn.name] = (f"# `{fn.name}` (@ct.function) is not called by any kernel in "
+                                 "this module, so it was not translated.")
+    rewriter = _HostRewriter(pm, kernel_stmts, device_stmts, uncalled)
     new_module = pm.module.visit(rewriter)
     if rewriter.errors:
         raise rewriter.errors[0]
     features |= rewriter.host_features
-    if features & {"launch", "replace_hints", "tune.exhaustive_search"}:
-        # kernels chosen at run time are found through this table
-        for name, text in kernel_texts.items():
-            i = blocks.index(text)
-            blocks[i] = text.rstrip("\n") + f"\n\n\n_LAUNCHERS[{name}] = launch_{name}\n"
-    new_module = _insert_after_imports(new_module, "__HELPERS__", blocks)
-    code = new_module.code
-    has_torch = re.search(r"^(import torch\b|from torch\b)", code, re.M) is not None
-    stdlib = ["contextlib"]
-    if features & {"launch", "replace_hints", "tune.exhaustive_search"}:
-        stdlib.append("functools")
-    if "tune.exhaustive_search" in features:
-        stdlib += ["dataclasses", "time"]
-    imports = [f"import {m}" for m in sorted(stdlib)] + [""] + (
-        [] if has_torch else ["import torch"]) + ["import triton", "import triton.language as tl"]
-    runtime = render_runtime(needed)
-    extra = "\n\n\n".join(sources[k] for k in sorted(sources))
-    if extra:
-        runtime = (runtime + "\n\n\n" + extra) if runtime else extra
-    helpers = ((runtime + "\n\n\n") if runtime else "") + render_host_helpers(
-        any(p.kind == "array_list" for fn, _ in units.values() for p in fn.params), features)
-    if "__IMPORTS__" not in blocks:  # `import cuda.tile` shared a line with other imports
-        code = "\n".join(imports) + "\n" + code
-    for i, text in enumerate(blocks):
-        if text == "__IMPORTS__":
-            text = "\n".join(imports)
-        elif text == "__HELPERS__":
-            text = "\n\n" + helpers + "\n\n"
-        code = code.replace(PLACEHOLDER.format(i), text.rstrip("\n"), 1)
-    code = re.sub(r"\n{4,}", "\n\n\n", code)
-    return with_header(code.rstrip("\n") + "\n", pm.source.path)
+    runtime_table = bool(features & {"launch", "replace_hints", "tune.exhaustive_search"})
+
+    # The helper block: device helpers from templates and patterns, then host helpers; their
+    # top-level names are respelled where the user's module spells them too (names.py).
+    helper_code = [render_runtime(needed)] + [sources[k] for k in sorted(sources)] + [
+        render_host_helpers(any(p.kind == "array_list" for fn, _ in units.values()
+                                for p in fn.params), features)]
+    helpers = []
+    for code in helper_code:
+        helpers += _statements(code) if code.strip() else []
+    top = set().union(*(_defines(s) for s in helpers)) if helpers else set()
+    mapping = {n: names[n] for n in sorted(top) if names[n] != n}
+    if mapping:
+        helpers = [s.visit(Renamer(mapping)) for s in helpers]
+
+    body = []
+    anchor_leading = None
+    for stmt in new_module.body:
+        if stmt is rewriter.import_anchor:
+            anchor_leading = stmt.leading_lines
+            body.append(stmt)
+            continue
+        if stmt in rewriter.uncalled_markers:  # a comment where the function was
+            body.append(stmt)
+            continue
+        body.append(stmt)
+        for name, launcher in launchers.items():
+            if stmt is launcher and runtime_table:
+                # kernels chosen at run time are found through this table
+                body += _statements(f"{names[_RUNTIME_TABLE]}[{name}] = "
+                                    f"{names['launch_' + name]}\n", _TWO_BLANK)
+    body = _fold_markers(body, rewriter)
+    helpers = _used_helpers(helpers, body)
+
+    # Imports the kept code needs and the user's module does not already make.
+    kept = set()
+    for stmt in helpers + body:
+        kept |= identifiers(stmt)
+    stdlib = [m for m in ("contextlib", "dataclasses", "functools", "time")
+              if m in kept and pm.imports.get(m) != m]
+    third = [line for line, bound, value in (
+        ("import torch", "torch", "torch"), ("import triton", "triton", "triton"),
+        ("import triton.language as tl", "tl", "triton.language"))
+        if pm.imports.get(bound) != value]
+    import_code = "".join(f"import {m}\n" for m in stdlib)
+    import_code += ("\n" if stdlib and third else "") + "".join(f"{t}\n" for t in third)
+    imports = _statements(import_code) if import_code else []
+
+    # Imports go where the cuda.tile import was (else after the docstring and __future__
+    # imports); the helper block after the last top-level import.
+    out = []
+    if rewriter.import_anchor is not None and any(s is rewriter.import_anchor for s in body):
+        for stmt in body:
+            if stmt is rewriter.import_anchor:
+                if imports:
+                    out += [imports[0].with_changes(leading_lines=anchor_leading)] + imports[1:]
+            else:
+                out.append(stmt)
+    else:
+        at = 0
+        while at < len(body) and (_is_docstring(body[at]) and at == 0 or (
+                _is_import(body[at]) and isinstance(body[at].body[0], cst.ImportFrom)
+                and _is_future(body[at].body[0]))):
+            at += 1
+        first = imports[:1]
+        if first and at:
+            first = [_spaced(first[0], 1)]
+        out = body[:at] + first + imports[1:] + body[at:]
+    last = max((i for i, s in enumerate(out) if _is_import(s)), default=-1)
+    if helpers:
+        helpers = [_spaced(s) for s in helpers]
+        after = out[last + 1:]
+        if after:
+            after[0] = _spaced(after[0])
+        out = out[:last + 1] + helpers + after
+    return with_header(new_module.with_changes(body=out).code, pm.source.path)
+
+
+def _is_future(node) -> bool:
+    return isinstance(node.module, cst.Name) and node.module.value == "__future__"
+
+
+def _fold_markers(body: list, rewriter) -> list:
+    """Replace each marker of an uncalled @ct.function by its comment, attached to the next
+    statement (or to the module footer when it is last)."""
+    out = []
+    carry = []
+    for stmt in body:
+        marker = rewriter.uncalled_markers.get(stmt)
+        if marker is not None:
+            carry += list(stmt.leading_lines) + [cst.EmptyLine(comment=cst.Comment(marker))]
+            continue
+        if carry:
+            stmt = stmt.with_changes(leading_lines=tuple(carry + [cst.EmptyLine()] * 2
+                                                         + list(stmt.leading_lines)))
+            carry = []
+        out.append(stmt)
+    if carry:
+        out.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=tuple(carry)))
+    return out
 
 
 def with_header(code: str, path: str) -> str:

@@ -78,8 +78,13 @@ class ArrayInfo:
     rank: Optional[int] = None
     pointer: str = ""
 
+    # prefix of the ABI names (`{abi}_ptr`, `{abi}_shape0`, ...): the array's name unless the
+    # user's module spells one of those names itself (names.Names.array_prefix)
+    abi_prefix: str = ""
+
     def __post_init__(self):
-        self.pointer = self.pointer or f"{self.name}_ptr"
+        self.abi_prefix = self.abi_prefix or self.name
+        self.pointer = self.pointer or f"{self.abi_prefix}_ptr"
 
     # For an element of a list of arrays: Triton expressions reading its pointer table entry
     shape_codes: Optional[list] = None
@@ -88,12 +93,12 @@ class ArrayInfo:
     def shape(self, i: int) -> str:
         if self.shape_codes is not None:
             return self.shape_codes[i]
-        return f"{self.name}_shape{i}"
+        return f"{self.abi_prefix}_shape{i}"
 
     def stride(self, i: int) -> str:
         if self.stride_codes is not None:
             return self.stride_codes[i]
-        return f"{self.name}_stride{i}"
+        return f"{self.abi_prefix}_stride{i}"
 
     def abi(self) -> list[str]:
         assert self.rank is not None
@@ -122,26 +127,30 @@ class ArrayListInfo:
     (int64), and the element dtype as a constexpr chosen by the launcher."""
     name: str
     rank: Optional[int] = None
+    abi_prefix: str = ""  # as ArrayInfo.abi_prefix
+
+    def __post_init__(self):
+        self.abi_prefix = self.abi_prefix or self.name
 
     @property
     def ptrs(self):
-        return f"{self.name}_ptrs"
+        return f"{self.abi_prefix}_ptrs"
 
     @property
     def shapes(self):
-        return f"{self.name}_shapes"
+        return f"{self.abi_prefix}_shapes"
 
     @property
     def strides(self):
-        return f"{self.name}_strides"
+        return f"{self.abi_prefix}_strides"
 
     @property
     def count(self):
-        return f"{self.name}_count"
+        return f"{self.abi_prefix}_count"
 
     @property
     def dtype(self):
-        return f"{self.name.upper()}_DTYPE"
+        return f"{self.abi_prefix.upper()}_DTYPE"
 
     def abi(self) -> list[str]:
         return [self.ptrs, self.shapes, self.strides, self.count, f"{self.dtype}: tl.constexpr"]

@@ -15,6 +15,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .diagnostics import Diagnostic, SourceFile, TranslationError
+from .names import Names, identifiers
 from .nesting import MAX_DEPTH, too_deep
 
 CUDA_TILE = "cuda.tile"
@@ -33,6 +34,14 @@ class ParsedModule:
     origins: dict = field(default_factory=dict)
 
     _positions: Optional[dict] = None
+    _names: Optional[Names] = None
+
+    @property
+    def names(self) -> Names:
+        """Spellings of generated names that avoid every identifier of this module."""
+        if self._names is None:
+            self._names = Names(identifiers(self.module))
+        return self._names
 
     @property
     def positions(self) -> dict:

@@ -264,13 +264,14 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo) -> list[ParamInfo]:
                                f"`{name}`" if not ranks else f"arrays of list `{name}` are "
                                f"indexed with different ranks {sorted(ranks)}",
                                help="load from `{0}[i]` with one index rank".format(name))
-            out.append(ParamInfo(name, "array_list", array_list=ArrayListInfo(name, ranks.pop())))
+            out.append(ParamInfo(name, "array_list", array_list=ArrayListInfo(
+                name, ranks.pop(), abi_prefix=pm.names.array_prefix(name))))
             continue
         if kind is None:
             kind = "array" if name in scanner.array_uses else "scalar"
         info = None
         if kind == "array":
-            info = ArrayInfo(name)
+            info = ArrayInfo(name, abi_prefix=pm.names.array_prefix(name))
             ranks = {(r, n) for r, n in scanner.array_uses.get(name, []) if r is not None}
             distinct = {r for r, _ in ranks}
             if len(distinct) > 1:

@@ -12,6 +12,8 @@ from typing import Optional
 from . import emit
 from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
+from .names import (RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, identifiers,
+                    name_nodes)
 from .parse import ParsedModule, parse_source
 from .recognize import classify_params, find_cutile_functions
 from .registry import load_patterns
@@ -62,6 +64,39 @@ def _failure(pm: ParsedModule, exc: Exception, fallback_node, what: str) -> Diag
     return _internal(pm, fallback_node, exc, what)
 
 
+def _reserved_clash(pm: ParsedModule, functions: list) -> Optional[Diagnostic]:
+    """A user name the generated code needs with its usual meaning (names.RESERVED) is
+    refused at its first use; every other generated name is respelled instead (names.py)."""
+    for name, expected in RESERVED_IMPORTS.items():
+        bound = pm.imports.get(name)
+        if (bound is not None and bound != expected) or name in pm.globals \
+                or name in pm.functions:
+            node = next((n for n in name_nodes(pm.module) if n.value == name), pm.module)
+            return _reserved(pm, node, name)
+    for fn in functions:  # a kernel local or parameter named like them
+        for n in name_nodes(fn.node):
+            if n.value in RESERVED:
+                return _reserved(pm, n, n.value)
+        for p in fn.node.params.params:
+            if fn.role == "kernel" and p.name.value == "hints":
+                return pm.diagnostic(p.name, "T2T121", "a kernel parameter cannot be called "
+                                     "`hints`: the translated launcher takes kernel hints under "
+                                     "that keyword", help="rename the parameter")
+            if p.name.value in TRITON_LAUNCH_KEYWORDS:
+                return pm.diagnostic(p.name, "T2T121", f"a kernel parameter cannot be called "
+                                     f"`{p.name.value}`: Triton takes that keyword as a launch "
+                                     "option", help="rename the parameter")
+    if "USE_INT64" in identifiers(pm.module):
+        node = next(n for n in name_nodes(pm.module) if n.value == "USE_INT64")
+        return _reserved(pm, node, "USE_INT64")
+    return None
+
+
+def _reserved(pm: ParsedModule, node, name: str) -> Diagnostic:
+    return pm.diagnostic(node, "T2T121", f"`{name}` is {RESERVED[name]}; this module uses the "
+                         "name for something else", help=f"rename your `{name}`")
+
+
 def _python_refuses(pm: ParsedModule, text: str, path: str) -> Optional[Diagnostic]:
     """libcst parses what Python's grammar allows; Python's compiler also refuses `break`
     outside a loop, `return` outside a function, ... A module Python would not run is not
@@ -101,6 +136,9 @@ def translate_source(text: str, path: str = "<input>") -> ModuleResult:
     except Exception as e:  # noqa: BLE001 - reported with its location
         return ModuleResult(path, True, None,
                             module_diagnostics=[_failure(pm, e, pm.module, "the module")])
+    clash = _reserved_clash(pm, functions)
+    if clash is not None:
+        return ModuleResult(path, True, None, module_diagnostics=[clash])
     kernels = [f for f in functions if f.role == "kernel"]
     result = ModuleResult(path, True, None)
     units: dict[str, tuple] = {}

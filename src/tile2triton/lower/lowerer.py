@@ -43,9 +43,11 @@ class Lowerer(Statements, Expressions, Values, CompileTimePython):
                 self.need(req, **options)
             name = helper.emitted_name(**options)
             self.result.helper_sources[name] = helper.render(**options)
-            return name
+            return self.pm.names[name]
         self.result.runtime_helpers.add(helper)
-        return helper
+        # templates/runtime.py.j2 helpers are called as `_<name>`; the module may respell them
+        # (names.py) where the user's code uses the same identifier
+        return self.pm.names["_" + helper][1:]
 
     def need_source(self, name: str, source: str) -> str:
         """A device helper whose full source the pattern gives (same as `need` of a

@@ -46,7 +46,8 @@ class ModuleContext:
         for p, a in zip(fn_params, args):
             pname = p.name.value
             if isinstance(a.val, ArrayV):
-                info = ArrayInfo(pname, rank=a.val.info.rank)
+                info = ArrayInfo(pname, rank=a.val.info.rank,
+                                 abi_prefix=pm.names.array_prefix(pname))
                 params.append(ParamInfo(pname, "array", info))
                 key.append(("array", info.rank))
             elif isinstance(a.val, (ConstV, ConstExprV)) or (

@@ -45,7 +45,7 @@ class Statements:
         if not isinstance(body, cst.IndentedBlock):
             raise self.error(body, "T2T101", "one-line function bodies are not supported",
                              help="put the body on its own indented lines")
-        body = ExitRewriter(self.error, self.pm.origins).function_body(body)
+        body = ExitRewriter(self.error, self.pm.origins, self.pm.names).function_body(body)
         self.mutable = reassigned_names(body)
         self.block(body)
         return self.out
@@ -217,7 +217,7 @@ class Statements:
     def bind_array_view(self, name: str, element: ArrayInfo) -> list:
         """`A = As[g]` or `sub = x.slice(...)`: compute the new array's pointer, shapes and
         strides once, into ordinary names."""
-        info = ArrayInfo(name, rank=element.rank)
+        info = ArrayInfo(name, rank=element.rank, abi_prefix=self.pm.names.array_prefix(name))
         self.env[name] = ArrayV(info)
         lines = [f"{info.pointer} = {element.pointer}"]
         lines += [f"{info.shape(d)} = {element.shape(d)}" for d in range(info.rank)]
