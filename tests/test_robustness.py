@@ -56,6 +56,8 @@ ROOT_CAUSES = [
      33, "far too large"),
     ("huge power is refused, not computed", "    ct.store(y, (0,), t + 7 ** 10 ** 9)\n",
      "T2T120", 7, 27, "far too large"),
+    ("huge string repetition is refused, not allocated",
+     "    ct.store(y, (0,), t + len('a' * 10 ** 10))\n", "T2T120", 7, 35, "far too long"),
     ("tuple index out of range", "    a = (1, 2)\n    ct.store(y, (0,), t + a[5])\n", "T2T105",
      8, 29, "index 5 is out of range for a tuple of 2 items"),
     ("literal tuple index out of range", "    ct.store(y, (0,), t + (1, 2)[-3])\n", "T2T105",
@@ -78,6 +80,12 @@ def test_root_cause_is_a_located_diagnostic(body, code, line, col, message):
     assert (d.code, d.line, d.col) == (code, line, col), d.format()
     assert message in d.message, d.format()
     assert d.source_line is not None and d.help
+
+
+def test_huge_factorial_is_refused_not_computed():
+    """math.factorial(10**6) used to take 110 s (a hang for the fuzzer)."""
+    d = _first("import math\n" + HEAD + "    ct.store(y, (0,), t + math.factorial(10 ** 6))\n")
+    assert (d.code, d.line, d.col) == ("T2T103", 8, 27) and "far too large" in d.message
 
 
 def test_slice_view_made_in_a_helper_translates():

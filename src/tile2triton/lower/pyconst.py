@@ -73,4 +73,9 @@ def math_function(qualname: str) -> Optional[str]:
 
 def fold_math(fn: str, args: list):
     """Evaluate math.<fn>(*args) on Python constants, as cuTile does at compile time."""
+    if fn in ("factorial", "comb", "perm") and any(
+            isinstance(a, int) and a > 10_000 for a in args):
+        # the result has tens of thousands of digits: minutes to compute, and no kernel can
+        # hold it (found by the fuzzer: math.factorial(10**6) took 110 s)
+        raise OverflowError("the result is far too large")
     return getattr(math, fn)(*args)

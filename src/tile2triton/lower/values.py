@@ -58,6 +58,8 @@ class Values:
                 or fn is operator.lshift and len(values) == 2 and _huge_shift(*values):
             raise self.error(node, "T2T120", "this compile-time integer is far too large",
                              help="cuTile integers are at most 64 bits wide")
+        if fn is operator.mul and len(values) == 2 and _huge_repeat(*values):
+            raise self.error(node, "T2T120", "this compile-time string is far too long")
         try:
             result = fn(*values)
         except (ArithmeticError, TypeError, ValueError) as e:
@@ -249,3 +251,12 @@ def _huge_power(base, exp) -> bool:
 
 def _huge_shift(x, n) -> bool:
     return isinstance(x, int) and isinstance(n, int) and x != 0 and n > 4096
+
+
+def _huge_repeat(a, b) -> bool:
+    """`"s" * n` (either order) that would allocate more than a million characters."""
+    for s, n in ((a, b), (b, a)):
+        if isinstance(s, (str, bytes, tuple)) and isinstance(n, int) \
+                and len(s) * max(n, 0) > 1_000_000:
+            return True
+    return False
