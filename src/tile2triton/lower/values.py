@@ -59,7 +59,8 @@ class Values:
             raise self.error(node, "T2T120", "this compile-time integer is far too large",
                              help="cuTile integers are at most 64 bits wide")
         if fn is operator.mul and len(values) == 2 and _huge_repeat(*values):
-            raise self.error(node, "T2T120", "this compile-time string is far too long")
+            raise self.error(node, "T2T120", "this compile-time string is far too long",
+                             help="kernels cannot hold strings of millions of characters")
         try:
             result = fn(*values)
         except (ArithmeticError, TypeError, ValueError) as e:
@@ -71,7 +72,8 @@ class Values:
                                   "with Python's rules; fix the operands") from None
         if not isinstance(result, (bool, int, float, str)):  # e.g. (-8) ** 0.5 is complex
             raise self.error(node, "T2T120", f"this compile-time expression gives a "
-                             f"{type(result).__name__}, which kernels cannot hold")
+                             f"{type(result).__name__}, which kernels cannot hold",
+                             help="kernels hold booleans, integers and floats")
         if isinstance(result, int) and not isinstance(result, bool) \
                 and result.bit_length() > 1024:
             raise self.error(node, "T2T120", "this compile-time integer is far too large",
