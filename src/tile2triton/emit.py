@@ -19,7 +19,7 @@ import libcst as cst
 
 from .diagnostics import LocatedFailure, TranslationError
 from .model import USE_INT64, FunctionInfo
-from .names import Renamer, identifiers
+from .names import Renamer, source_identifiers
 from .parse import ParsedModule
 
 # name -> formula over X (fp32 or fp64), for helpers that route fp16/bf16 through fp32
@@ -135,7 +135,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
     constexprs = {p.name for p in fn.params if p.kind == "constexpr"}
     elems = []
     for e in unit.tile_elems:  # only sizes the launcher can evaluate (constants and constexprs)
-        used = {n for n in identifiers(cst.parse_expression(e))}
+        used = source_identifiers(e)
         if used <= constexprs and e not in elems:
             elems.append(e)
     return _env().get_template("launcher.py.j2").render(
@@ -161,6 +161,7 @@ class _HostRewriter(cst.CSTTransformer):
         self.depth = 0
         self.errors = []
         self.host_features: set = set()
+        self.introduced: set = set()  # generated names the rewritten host code refers to
 
     def on_leave(self, original, updated):
         try:
@@ -240,6 +241,7 @@ class _HostRewriter(cst.CSTTransformer):
         target = self.HOST_NAMES[name]
         if "." in target:
             return cst.parse_expression(target)
+        self.introduced.add(target)
         return cst.Name(self.names[target])
 
     def leave_Attribute(self, original, updated):
@@ -260,6 +262,7 @@ class _HostRewriter(cst.CSTTransformer):
         if isinstance(func, cst.Attribute) and func.attr.value == "replace_hints" \
                 and isinstance(func.value, cst.Name) and func.value.value in self.kernels:
             self.host_features.add("replace_hints")
+            self.introduced.add("_with_hints")
             return updated.with_changes(
                 func=cst.Name(self.names["_with_hints"]),
                 args=[cst.Arg(cst.Name(self.names[f"launch_{func.value.value}"]))]
@@ -279,6 +282,7 @@ class _HostRewriter(cst.CSTTransformer):
             if not (isinstance(kernel, cst.Name) and kernel.value in self.kernels):
                 # a kernel chosen at run time (a variable, replace_hints, a tuning result)
                 self.host_features.add("launch")
+                self.introduced.add("_launch")
                 return updated.with_changes(func=cst.Name(self.names["_launch"]))
             kargs = args[3].value
             new_args = [args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT),
@@ -333,18 +337,27 @@ def _defines(stmt) -> set:
     return out
 
 
-def _used_helpers(helpers: list, rest: list) -> list:
-    """The helper statements the rest of the module needs, directly or through each other
-    (a module gets `_ByTarget` only if it uses ct.ByTarget, `_check_ndim` only if it has
-    arrays, ...)."""
-    defined = [(_defines(s), s) for s in helpers]
+@lru_cache(maxsize=256)
+def _helper_block(code: str) -> tuple:
+    """(statement, names it defines, identifiers it uses) for each statement of a generated
+    helper block (a handful of distinct blocks per run: cached)."""
+    out = []
+    for stmt in _statements(code):
+        text = cst.Module([stmt]).code
+        out.append((stmt, frozenset(_defines(stmt)), frozenset(source_identifiers(text))))
+    return tuple(out)
+
+
+def _used_helpers(helpers: list, wanted: set) -> list:
+    """The helper statements `wanted` names need, directly or through each other (a module
+    gets `_ByTarget` only if it uses ct.ByTarget, `_check_ndim` only if it has arrays, ...)."""
+    defined = [(names, stmt) for stmt, names, _ in helpers]
+    uses = [u for _, _, u in helpers]
+    wanted = set(wanted)
     # a statement that defines nothing (`for ...: TABLE[k] = v`) belongs to the one before it
     for i in range(1, len(defined)):
         if not defined[i][0]:
             defined[i] = (defined[i - 1][0], defined[i][1])
-    wanted = set()
-    for stmt in rest:
-        wanted |= identifiers(stmt)
     keep: set = set()
     changed = True
     while changed:
@@ -352,9 +365,9 @@ def _used_helpers(helpers: list, rest: list) -> list:
         for i, (names, stmt) in enumerate(defined):
             if i not in keep and (not names or names & wanted):
                 keep.add(i)
-                wanted |= identifiers(stmt)
+                wanted |= uses[i]
                 changed = True
-    return [s for i, (_, s) in enumerate(defined) if i in keep]
+    return [helpers[i] for i in sorted(keep)]
 
 
 def _is_import(stmt) -> bool:
@@ -384,14 +397,17 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
     needed = set()
     sources = {}
     kernel_stmts, device_stmts, launchers = {}, {}, {}
+    generated = []  # texts of the generated kernels, launchers and device functions
     features: set = set()
     for name, (fn, unit) in units.items():
         needed |= unit.runtime_helpers
         sources.update(unit.helper_sources)
         params = kernel_params(fn.params) + [f"{USE_INT64}: tl.constexpr"]
         hints = kernel_hints(pm, fn, features)
-        stmts = _statements(_function_text(pm, fn, params, unit.text, unit.debug) + "\n"
-                            + render_launcher(pm, fn, unit, hints))
+        text = (_function_text(pm, fn, params, unit.text, unit.debug) + "\n"
+                + render_launcher(pm, fn, unit, hints))
+        generated.append(text)
+        stmts = _statements(text)
         launchers[name] = stmts[-1]
         kernel_stmts[name] = stmts
     for name in mc.helper_order:
@@ -401,8 +417,9 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
         params = kernel_params(unit.fn.params)
         if unit.uses_array_params:
             params.append(f"{USE_INT64}: tl.constexpr")
-        device_stmts[name] = _statements(_function_text(pm, unit.fn, params, unit.text,
-                                                        unit.debug))
+        text = _function_text(pm, unit.fn, params, unit.text, unit.debug)
+        generated.append(text)
+        device_stmts[name] = _statements(text)
     # @ct.function definitions never called from a kernel are still device code: keep them out
     # of the host module but say so, rather than silently dropping them.
     uncalled = {}
@@ -424,11 +441,9 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
                                 for p in fn.params), features)]
     helpers = []
     for code in helper_code:
-        helpers += _statements(code) if code.strip() else []
-    top = set().union(*(_defines(s) for s in helpers)) if helpers else set()
+        helpers += list(_helper_block(code)) if code.strip() else []
+    top = set().union(*(d for _, d, _ in helpers)) if helpers else set()
     mapping = {n: names[n] for n in sorted(top) if names[n] != n}
-    if mapping:
-        helpers = [s.visit(Renamer(mapping)) for s in helpers]
 
     body = []
     anchor_leading = None
@@ -447,12 +462,19 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
                 body += _statements(f"{names[_RUNTIME_TABLE]}[{name}] = "
                                     f"{names['launch_' + name]}\n", _TWO_BLANK)
     body = _fold_markers(body, rewriter)
-    helpers = _used_helpers(helpers, body)
+    # what the module refers to: the user's identifiers and the generated code's
+    wanted = set(names.used) | rewriter.introduced
+    for text in generated:
+        wanted |= source_identifiers(text)
+    if runtime_table:
+        wanted.add(_RUNTIME_TABLE)
+    kept_helpers = _used_helpers(helpers, wanted)
+    helpers = [s for s, _, _ in kept_helpers]
+    if mapping:
+        helpers = [s.visit(Renamer(mapping)) for s in helpers]
 
-    # Imports the kept code needs and the user's module does not already make.
-    kept = set()
-    for stmt in helpers + body:
-        kept |= identifiers(stmt)
+    # Imports the kept helpers need and the user's module does not already make.
+    kept = set().union(*(u for _, _, u in kept_helpers)) if kept_helpers else set()
     stdlib = [m for m in ("contextlib", "dataclasses", "functools", "time")
               if m in kept and pm.imports.get(m) != m]
     third = [line for line, bound, value in (

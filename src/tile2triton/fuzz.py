@@ -280,9 +280,12 @@ def run(n: int, seed: int = 0, start: int = 0, extra: list = (), timeout: float 
             cmd += ["--extra", d]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
-        current, buf = None, ""
+        current, started = None, False
         while True:
-            ready, _, _ = select.select([proc.stdout], [], [], timeout)
+            # a new worker first imports the translator: allow for a loaded machine
+            ready, _, _ = select.select([proc.stdout], [], [], timeout if started else
+                                        max(timeout, 120))
+            started = True
             if not ready:  # silent for `timeout` seconds: the current input hangs
                 proc.kill()
                 proc.wait()

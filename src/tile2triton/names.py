@@ -11,6 +11,7 @@ Allocation is per module and deterministic: one canonical name always gets one s
 """
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
@@ -34,30 +35,68 @@ TRITON_LAUNCH_KEYWORDS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "deb
 RESERVED_IMPORTS = {"tl": "triton.language", "triton": "triton", "torch": "torch"}
 
 
-def name_nodes(node: cst.CSTNode):
-    """Every Name node that is an identifier (not the attribute after a dot), iteratively."""
-    stack = [node]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name):
-            yield node
-        elif isinstance(node, cst.Attribute):
-            stack.append(node.value)
-        else:
-            stack.extend(reversed(node.children))
-
-
-def identifiers(module: cst.CSTNode) -> set[str]:
-    """Every identifier spelled anywhere in the module (names, attributes, parameters, keyword
-    arguments, import aliases); an iterative walk, so deep trees cannot exhaust the stack."""
+def source_identifiers(code) -> set[str]:
+    """Every identifier of Python source (text or an `ast` tree): names, attributes,
+    parameters, keyword arguments, definitions, imports. Python's own parser and `ast.walk`
+    are far cheaper than a libcst traversal, and see the same identifiers."""
+    tree = ast.parse(code) if isinstance(code, str) else code
     out: set[str] = set()
-    stack = [module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name):
-            out.add(node.value)
-        stack.extend(node.children)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            out.add(node.attr)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.alias):
+            out.update(node.name.split("."))
+            if node.asname:
+                out.add(node.asname)
+        elif isinstance(node, ast.keyword) and node.arg:
+            out.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            out.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.update(node.module.split("."))
+        elif hasattr(ast, "MatchAs") and isinstance(node, (ast.MatchAs, ast.MatchStar)) \
+                and node.name:
+            out.add(node.name)
     return out
+
+
+class _Collect(cst.CSTVisitor):
+    def __init__(self, attributes: bool):
+        self.nodes: list = []
+        self.attributes = attributes
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.nodes.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if self.attributes:
+            return True
+        node.value.visit(self)  # the object, not the attribute name after the dot
+        return False
+
+
+def name_nodes(node: cst.CSTNode) -> list:
+    """Every Name node that is an identifier (not the attribute after a dot), in order. (The
+    nesting prescan bounds the depth of user code, so a recursive visit is safe.)"""
+    c = _Collect(attributes=False)
+    node.visit(c)
+    return c.nodes
+
+
+def identifiers(node: cst.CSTNode) -> set[str]:
+    """Every identifier spelled anywhere under `node` (names, attributes, parameters, keyword
+    arguments, import aliases)."""
+    c = _Collect(attributes=True)
+    node.visit(c)
+    return {n.value for n in c.nodes}
 
 
 class Names:

@@ -15,7 +15,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .diagnostics import Diagnostic, SourceFile, TranslationError
-from .names import Names, identifiers
+from .names import Names, source_identifiers
 from .nesting import MAX_DEPTH, too_deep
 
 CUDA_TILE = "cuda.tile"
@@ -40,7 +40,7 @@ class ParsedModule:
     def names(self) -> Names:
         """Spellings of generated names that avoid every identifier of this module."""
         if self._names is None:
-            self._names = Names(identifiers(self.module))
+            self._names = Names(source_identifiers(self.source.text))
         return self._names
 
     @property

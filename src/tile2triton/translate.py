@@ -12,8 +12,7 @@ from typing import Optional
 from . import emit
 from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
-from .names import (RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, identifiers,
-                    name_nodes)
+from .names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
 from .parse import ParsedModule, parse_source
 from .recognize import classify_params, find_cutile_functions
 from .registry import load_patterns
@@ -67,6 +66,8 @@ def _failure(pm: ParsedModule, exc: Exception, fallback_node, what: str) -> Diag
 def _reserved_clash(pm: ParsedModule, functions: list) -> Optional[Diagnostic]:
     """A user name the generated code needs with its usual meaning (names.RESERVED) is
     refused at its first use; every other generated name is respelled instead (names.py)."""
+    if not (set(RESERVED) | {"hints"} | set(TRITON_LAUNCH_KEYWORDS)) & pm.names.used:
+        return None  # the common case, without walking the tree
     for name, expected in RESERVED_IMPORTS.items():
         bound = pm.imports.get(name)
         if (bound is not None and bound != expected) or name in pm.globals \
@@ -75,7 +76,8 @@ def _reserved_clash(pm: ParsedModule, functions: list) -> Optional[Diagnostic]:
             return _reserved(pm, node, name)
     for fn in functions:  # a kernel local or parameter named like them
         for n in name_nodes(fn.node):
-            if n.value in RESERVED:
+            if n.value == "USE_INT64" or (n.value in RESERVED_IMPORTS and pm.imports.get(
+                    n.value) != RESERVED_IMPORTS[n.value]):
                 return _reserved(pm, n, n.value)
         for p in fn.node.params.params:
             if fn.role == "kernel" and p.name.value == "hints":
@@ -86,7 +88,7 @@ def _reserved_clash(pm: ParsedModule, functions: list) -> Optional[Diagnostic]:
                 return pm.diagnostic(p.name, "T2T121", f"a kernel parameter cannot be called "
                                      f"`{p.name.value}`: Triton takes that keyword as a launch "
                                      "option", help="rename the parameter")
-    if "USE_INT64" in identifiers(pm.module):
+    if "USE_INT64" in pm.names.used:
         node = next(n for n in name_nodes(pm.module) if n.value == "USE_INT64")
         return _reserved(pm, node, "USE_INT64")
     return None
