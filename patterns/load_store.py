@@ -45,6 +45,21 @@ def array_order(call, cx, rank):
     return perm
 
 
+def padding_value(call, cx):
+    """The `other=` value of a masked load for `padding_mode` (None: undetermined)."""
+    pad = call.val("padding_mode")
+    if isinstance(pad, EnumV):
+        if pad.enum != "PaddingMode":
+            raise cx.error(call.node_of("padding_mode"), "T2T102",
+                           "ct.load: padding_mode must be a ct.PaddingMode member")
+        return PADDING_VALUES[pad.member]
+    if isinstance(pad, NoneV):
+        return None
+    raise cx.error(call.node_of("padding_mode"), "T2T103",
+                   "ct.load: padding_mode must be a ct.PaddingMode member known at "
+                   "translation time")
+
+
 def index_codes(call, cx, rank):
     low = call.arg("index")
     items = tuple_items(low) if isinstance(low.val, TupleV) else [low]
@@ -146,26 +161,22 @@ def k(x, y):
         idx = index_codes(call, cx, rank)
         shape = static_shape(call, "shape", cx)
         reject_memory_order(call, cx)
-        if len(shape) == 0:  # a single element: tile index == element index
-            offs = " + ".join(f"{i} * {info.stride(a)}" for i, a in zip(idx, order))
-            return Lowered(f"tl.load({info.pointer} + {offs})", TileV(shape=()))
+        if len(shape) == 0:
+            # a 0-d tile: one element, tile index == element index; int64 offsets (one
+            # element costs nothing) and the bounds check of any tile load
+            pad = padding_value(call, cx)
+            offs = " + ".join(f"tl.cast({i}, tl.int64) * {info.stride(a)}"
+                              for i, a in zip(idx, order))
+            mask = " & ".join(f"({i} >= 0) & ({i} < {info.shape(a)})" for i, a in zip(idx, order))
+            other = f", other={pad}" if pad is not None else ""
+            return Lowered(f"tl.load({info.pointer} + {offs}, mask={mask}{other})",
+                           TileV(shape=()))
         if len(shape) != rank:
             raise cx.error(call.node_of("shape"), "T2T105",
                            f"ct.load: tile shape has {len(shape)} dimensions but the array has "
                            f"rank {rank}", help="the tile must have the array's rank; reshape "
                                                  "the loaded tile afterwards if needed")
-        pad = call.val("padding_mode")
-        if isinstance(pad, EnumV):
-            if pad.enum != "PaddingMode":
-                raise cx.error(call.node_of("padding_mode"), "T2T102",
-                               "ct.load: padding_mode must be a ct.PaddingMode member")
-            padding = PADDING_VALUES[pad.member]
-        elif isinstance(pad, NoneV):
-            padding = None
-        else:
-            raise cx.error(call.node_of("padding_mode"), "T2T103",
-                           "ct.load: padding_mode must be a ct.PaddingMode member known at "
-                           "translation time")
+        padding = padding_value(call, cx)
         check = check_bounds_code(call, cx)
         helper = cx.need(f"load_tile_{rank}d")
         args = permuted_abi(info, order) + idx + shape + [USE_INT64]

@@ -115,6 +115,9 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
         keep_v = call.val("keepdims")
         keep = bool(keep_v.value) if isinstance(keep_v, ConstV) else False
         fn = f"tl.{call.name}"
+        if rank == 0:  # a scalar is its own max and min: index 0
+            return Lowered("tl.full((), 0, tl.int32)", TileV(shape=(), dtype="int32",
+                                                              nonneg=True))
         if axes is None:
             if shape is None:
                 raise cx.error(call.node, "T2T105", f"ct.{call.name} over all axes needs the "

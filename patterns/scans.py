@@ -31,6 +31,15 @@ COMBINE_SOURCES = {
     "_or_combine": "@triton.jit\ndef _or_combine(a, b):\n    return a | b",
     "_xor_combine": "@triton.jit\ndef _xor_combine(a, b):\n    return a ^ b",
 }
+BOOL_AS_INT32 = """
+@triton.jit
+def _bool_as_int32(x):
+    # cuTile scans booleans as int32 counts; every other dtype is scanned as it is
+    if x.dtype == tl.int1:
+        return x.to(tl.int32)
+    else:
+        return x
+"""
 # built-in combiners users pass as `func`: operator.*, ct.*, and the builtins max/min
 KNOWN_COMBINERS = {
     "operator.add": "_add_combine", "operator.mul": "_mul_combine",
@@ -141,6 +150,10 @@ def k(x, y, TM: ct.Constant[int]):
         code = x.code
         if d == "bool_":  # cuTile counts booleans in int32
             code, d = f"{x.wrap(100)}.to(tl.int32)", "int32"
+        elif d is None:
+            # the dtype is known only to Triton (a load from an array): a bool tile must still
+            # be counted in int32, so the widening is decided when Triton compiles
+            code = f"{cx.need_source('_bool_as_int32', BOOL_AS_INT32)}({x.code})"
         rev = kw_flag("reverse", reverse)
         if d in NATIVE_SCAN:
             out = f"tl.{call.name}({code}, axis={axis}{rev})"

@@ -88,6 +88,10 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
             total = " * ".join(str(s) for s in shape)
             rest = " * ".join(d for d in dims if d != "-1") or "1"
             dims = [f"{total} // ({rest})" if d == "-1" else d for d in dims]
+        if tile_shape(x) == () and dims:
+            # a 0-d tile to a shape of ones: tl.reshape needs a block, broadcasting a scalar
+            # gives the same single element
+            return Lowered(f"tl.broadcast_to({x.code}, {shape_code(dims)})", same_kind(x, dims))
         return Lowered(f"tl.reshape({x.code}, {shape_code(dims)})", same_kind(x, dims))
 
 
@@ -103,8 +107,8 @@ class Permute(Pattern):
 @ct.kernel
 def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
     a = ct.load(x, (0, 0, 0), (2, TM, TN))
-    ct.store(y, (0, 0, 0), ct.permute(a, (2, 0, 1)))
-""", expect=["tl.permute(a, (2, 0, 1))"])]
+    ct.store(y, (0, 0, 0), ct.permute(a, (2, 0, 1)) + ct.permute(a, (-1, 0, -2)))
+""", expect=["tl.permute(a, (2, 0, 1)) + tl.permute(a, (2, 0, 1))"])]
 
     def lower(self, call, cx):
         x = require_tile(call, "x", cx)
@@ -114,6 +118,8 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
         except ValueError:
             raise cx.error(call.node_of("axes"), "T2T103", "ct.permute: axes must be int "
                            "literals") from None
+        # negative axes count from the end, as in cuTile; tl.permute takes 0..n-1 only
+        axes = [a + len(axes) if a < 0 else a for a in axes]
         shape = tile_shape(x)
         if shape is not None and sorted(axes) != list(range(len(shape))):
             raise cx.error(call.node_of("axes"), "T2T105",
@@ -121,7 +127,8 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
                            f"{len(shape)} axes of the tile",
                            help=f"name each axis 0..{len(shape) - 1} once")
         new = tuple(shape[a] for a in axes) if shape is not None else None
-        return Lowered(f"tl.permute({x.code}, {shape_code(dims)})", same_kind(x, new))
+        return Lowered(f"tl.permute({x.code}, {shape_code([str(a) for a in axes])})",
+                       same_kind(x, new))
 
 
 class Transpose(Pattern):

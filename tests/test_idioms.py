@@ -249,3 +249,139 @@ def test_tf32_round_trip_rounds(tmp_path):
     assert torch.all((bits & 0x1FFF) == 0), "values keep more than tf32's 10 mantissa bits"
     assert not torch.equal(a2[1], x)
     torch.testing.assert_close(a2[1], a1[1], atol=0, rtol=0)
+
+
+# ------------------------------------------------------------------ part 5: bugs on real code
+ONE_ARRAY_SRC = """
+@ct.kernel
+def fill(out, TILE: ct.Constant[int]):
+    ct.store(out, index=(ct.bid(0),), tile=ct.arange(TILE, dtype=ct.float32) + ct.bid(0))
+"""
+
+
+def test_launcher_with_one_array_does_not_unpack_it(tmp_path):
+    out = translate(ONE_ARRAY_SRC)
+    assert "    out = _as_tensor(out)\n" in out
+    n = 300
+    a1, a2 = run_both(tmp_path, ONE_ARRAY_SRC, "fill", (3,),
+                      lambda: [torch.full((n,), float("nan")), 128])
+    torch.testing.assert_close(a2[0], a1[0])
+    torch.testing.assert_close(a2[0], (torch.arange(n) % 128 + torch.arange(n) // 128).float())
+
+
+INT64_SRC = """
+@ct.kernel
+def far(x, y, i, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(0,), tile=t + 1.0)
+"""
+
+
+def test_int64_offsets_multiply_in_int64(tmp_path):
+    """index * BLOCK must be formed in int64 when USE_INT64 is set: tile 2**26 of 64 elements
+    starts at element 2**32, which int32 arithmetic wraps to 0 (a load of real data instead of
+    padding; on the GPU, an illegal address past 2**31 elements)."""
+    out = translate(INT64_SRC)
+    assert "offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)" in out
+    mod = load_translation(tmp_path, INT64_SRC, "int64")
+    x = torch.randn(256, generator=gen(5)) + 5
+    y = torch.full((64,), float("nan"))
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpy's int32 overflow warning in the int32 variant
+        mod.far[(1,)](x, *x.shape, *x.stride(), y, *y.shape, *y.stride(), 2**26, 64,
+                      USE_INT64=True)
+    torch.testing.assert_close(y, torch.ones(64))
+
+
+REV_SRC = """
+@ct.kernel
+def cs(inp, out, reverse: ct.Constant[bool], T: ct.Constant[int], N: ct.Constant[int]):
+    t = ct.load(inp, index=(ct.bid(0), 0), shape=(T, N))
+    ct.store(out, index=(ct.bid(0), 0), tile=ct.cumsum(t, axis=1, reverse=reverse))
+"""
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumsum_of_bool_array_counts_in_int32(tmp_path, reverse):
+    x = torch.randint(0, 2, (32, 32), generator=gen(6)).bool()
+    a1, a2 = run_both(tmp_path, REV_SRC, "cs", (1,),
+                      lambda: [x.clone(), torch.zeros(32, 32, dtype=torch.int32), reverse, 32,
+                               32], name=f"rev{reverse}")
+    ref = torch.cumsum(x.flip(1).int(), 1).flip(1) if reverse else torch.cumsum(x.int(), 1)
+    assert torch.equal(a1[1], ref.int())
+    assert torch.equal(a2[1], ref.int())
+
+
+ARG_SCALAR_SRC = """
+@ct.kernel
+def am(x, y):
+    s = ct.load(x, index=(ct.bid(0),), shape=())
+    ct.store(y, index=(ct.bid(0),), tile=ct.argmax(s) + ct.argmin(s, keepdims=True) + 7)
+"""
+
+
+def test_argmax_of_scalar(tmp_path):
+    out = translate(ARG_SCALAR_SRC)
+    assert "(,)" not in out
+    n = 40
+    x = torch.randn(n, generator=gen(7))
+    a1, a2 = run_both(tmp_path, ARG_SCALAR_SRC, "am", (n,),
+                      lambda: [x.clone(), torch.full((n,), -1, dtype=torch.int32)])
+    assert torch.equal(a1[1], torch.full((n,), 7, dtype=torch.int32))
+    assert torch.equal(a2[1], a1[1])
+
+
+def test_convert_in_place_twice_is_stable(tmp_path):
+    """A module that also imports another cuda.* package keeps that import after conversion;
+    a second --in-place run must leave it unchanged (not add the helper block again)."""
+    from tile2triton.cli import main
+    src = tmp_path / "kern.py"
+    src.write_text("import cuda.bindings\nimport cuda.tile as ct\n\n\n@ct.kernel\n"
+                   "def k(x, T: ct.Constant[int]):\n"
+                   "    ct.store(x, (ct.bid(0),), ct.load(x, (ct.bid(0),), (T,)) * 2)\n")
+    assert main(["convert", str(src), "--in-place"]) == 0
+    once = src.read_text()
+    assert "import cuda.bindings" in once and "cuda.tile" not in once
+    assert main(["convert", str(src), "--in-place"]) == 0
+    assert src.read_text() == once
+
+
+# ------------------------------------------------------------- part 3: 0-d tiles, negative axes
+ZERO_D_SRC = """
+@ct.kernel
+def zd(x, ids, y, z, TM: ct.Constant[int], TN: ct.Constant[int]):
+    b = ct.bid(0)
+    e = ct.load(ids, index=b, shape=())                  # 0-d load from a 1-D array
+    s = ct.load(x, index=(b, e), shape=())               # 0-d load from a 2-D array
+    t = ct.load(x, index=(0, 0), shape=(TM, TN))
+    one = ct.extract(t, (1, 2), shape=())                # 0-d extract
+    box = ct.reshape(s, (1, 1))                          # 0-d -> (1, 1)
+    back = ct.reshape(box, ())                           # (1, 1) -> 0-d
+    ct.store(z, index=(b, 0), tile=back + one)           # 0-d store into a 2-D array
+    u = ct.permute(t, (-1, -2))
+    v = ct.sum(ct.cumsum(u, axis=-1), axis=-2, keepdims=True)
+    w = max(abs(v), 1.5) + min(v, ct.full((1, TM), 0.25, dtype=ct.float32))
+    ct.store(y, index=(b, 0), tile=ct.expand_dims(ct.reshape(w, (TM,)), -2))
+"""
+
+
+def test_zero_d_tiles_and_negative_axes(tmp_path):
+    out = translate(ZERO_D_SRC)
+    assert "(,)" not in out
+    rows, tm, tn = 5, 8, 16
+    x = torch.randn(tm, tn, generator=gen(8))
+    ids = torch.randint(0, tn, (rows,), generator=gen(9)).to(torch.int32)
+    a1, a2 = run_both(tmp_path, ZERO_D_SRC, "zd", (rows,),
+                      lambda: [x.clone(), ids.clone(), torch.full((rows, tm), float("nan")),
+                               torch.full((rows, 3), float("nan")), tm, tn])
+    b = torch.arange(rows)
+    expect_z = (x[b, ids.long()] + x[1, 2]).double()
+    torch.testing.assert_close(a1[3][:, 0].double(), expect_z)
+    torch.testing.assert_close(a2[3], a1[3], equal_nan=True)
+    u = x.double().T
+    v = torch.cumsum(u, -1).sum(-2, keepdim=True)
+    w = torch.maximum(v.abs(), torch.tensor(1.5)) + torch.minimum(v, torch.tensor(0.25))
+    torch.testing.assert_close(a1[2].double(), w.reshape(1, tm).expand(rows, tm),
+                               atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(a2[2], a1[2], atol=1e-5, rtol=1e-5)

@@ -12,9 +12,10 @@ def _load_tile_1d(ptr, shape0, stride0, index0,
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+    else:
+        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
     ptrs = ptr + offs0 * stride0
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)

@@ -32,6 +32,8 @@ class ParsedModule:
     functions: dict = field(default_factory=dict)  # module-level FunctionDef by name
     # node made by a rewrite (control_flow) -> the user's node it stands for, for positions
     origins: dict = field(default_factory=dict)
+    # full names of the modules `import a.b.c` statements load ("cuda.tile", "cuda.bindings")
+    imported_modules: set = field(default_factory=set)
 
     _positions: Optional[dict] = None
     _names: Optional[Names] = None
@@ -76,8 +78,12 @@ class ParsedModule:
         return None
 
     def uses_cuda_tile(self) -> bool:
-        return any(q == CUDA_TILE or q.startswith(CUDA_TILE + ".") or q == "cuda"
-                   for q in self.imports.values())
+        """True when the module imports cuda.tile. `import cuda.bindings` alone binds `cuda`
+        too, but is not cuTile: a translated module that keeps such an import must not be
+        translated again (convert --in-place would add its helpers a second time)."""
+        return any(q == CUDA_TILE or q.startswith(CUDA_TILE + ".")
+                   for q in self.imports.values()) or any(
+            m == CUDA_TILE or m.startswith(CUDA_TILE + ".") for m in self.imported_modules)
 
     def diagnostic(self, node: cst.CSTNode, code: str, message: str,
                    help: str | None = None) -> Diagnostic:
@@ -137,6 +143,7 @@ def parse_source(text: str, path: str = "<input>") -> ParsedModule:
                         else:
                             top = full.split(".")[0]
                             pm.imports[top] = top
+                        pm.imported_modules.add(full)
                 elif isinstance(small, cst.ImportFrom) and small.module is not None \
                         and not small.relative:
                     mod = _dotted(small.module)

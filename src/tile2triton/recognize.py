@@ -152,6 +152,8 @@ class _UseScanner(cst.CSTVisitor):
         rank = self._tuple_len(index)
         if rank is None and ct == "load":
             rank = self._tuple_len(pos[2].value if len(pos) > 2 else kw.get("shape"))
+            if rank == 0:
+                rank = None  # shape=() is a 0-d tile of an array of any rank
         if rank is None and index is not None and not isinstance(index, cst.Tuple):
             rank = 1  # a bare index addresses a 1-D array
         return rank

@@ -869,6 +869,10 @@ def extract(x, /, index, shape):
     what = "ct.extract"
     x = _req_tile(x, what)
     shape = const_shape(shape, what)
+    if shape == () and x.ndim > 0:
+        # a 0-d extract is one element: subtiles of shape (1, ...), the result reshaped to ()
+        sl = _subtile_slices(x, index, (1,) * x.ndim, what)
+        return Tile(x._t[sl].reshape(()).clone(), x._dtype)
     sl = _subtile_slices(x, index, shape, what)
     return Tile(x._t[sl].clone(), x._dtype)
 

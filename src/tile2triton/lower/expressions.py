@@ -241,11 +241,10 @@ class Expressions:
                                  *(a.val.value for a in args))
             if all(isinstance(a.val, (ConstV, ConstExprV)) for a in args):
                 return Lowered(f"{name}({', '.join(a.code for a in args)})", ConstExprV(name))
-            fn = "tl.minimum" if name == "min" else "tl.maximum"
+            # runtime scalars or tiles: cuTile's builtin max/min are ct.maximum / ct.minimum
             acc = args[0]
             for a in args[1:]:
-                acc = Lowered(f"{fn}({acc.code}, {a.code})",
-                              TileV(shape=(), nonneg=self.is_nonneg(acc) and self.is_nonneg(a)))
+                acc = self.operator("minimum" if name == "min" else "maximum", node, acc, a)
             return acc
         if name == "len":
             if len(args) == 1 and isinstance(args[0].val, TupleV):
