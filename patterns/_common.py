@@ -175,3 +175,21 @@ def axis_list(call, param: str, cx, rank):
                            f"ct.{call.name}: negative axis on a tile whose rank is unknown here")
         axes = [a + rank if a < 0 else a for a in axes]
     return sorted(set(axes))
+
+
+# rounding modes that change results: Triton's arithmetic and conversions round to nearest even
+# and take no other mode. APPROX and FULL only allow a less exact result than RN, so the exact
+# operation is a faithful translation of them.
+DIRECTED_ROUNDING = ("RZ", "RM", "RP", "RA", "RZI")
+
+
+def reject_directed_rounding(call, cx, param="rounding_mode"):
+    """T2T106 for `rounding_mode=` RZ/RM/RP/RA/RZI, which Triton cannot express."""
+    if not call.has(param):
+        return
+    v = call.val(param)
+    if getattr(v, "enum", None) == "RoundingMode" and v.member in DIRECTED_ROUNDING:
+        raise cx.error(call.node_of(param), "T2T106",
+                       f"ct.{call.name}: rounding_mode=RoundingMode.{v.member} has no Triton "
+                       "equivalent", help="Triton rounds to nearest even (RoundingMode.RN); "
+                                          "drop the argument or round explicitly")

@@ -8,7 +8,7 @@ cuTile's conversion does (10 mantissa bits, round to nearest even).
 from tile2triton.model import ConstV, Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
 
-from ._common import dtype_arg, tile_shape
+from ._common import dtype_arg, reject_directed_rounding, tile_shape
 
 
 class AsType(Pattern):
@@ -53,8 +53,7 @@ def k(x, y, TILE: ct.Constant[int]):
     def lower(self, call, cx):
         x = call.arg("x")
         dtype = dtype_arg(call, "dtype", cx)
-        if call.has("rounding_mode") and not isinstance(call.val("rounding_mode"), ConstV):
-            pass  # RN is Triton's rounding for float conversions too; other modes: see docs
+        reject_directed_rounding(call, cx)  # RN is Triton's rounding for conversions too
         tf32 = True if dtype.name == "tfloat32" else (dtype.tf32_when or False)
         val = TileV(shape=tile_shape(x), dtype=dtype.name, tf32=tf32)
         if isinstance(x.val, ConstV):

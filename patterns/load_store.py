@@ -165,9 +165,17 @@ def k(x, y):
             # a 0-d tile: one element, tile index == element index; int64 offsets (one
             # element costs nothing) and the bounds check of any tile load
             pad = padding_value(call, cx)
-            offs = " + ".join(f"tl.cast({i}, tl.int64) * {info.stride(a)}"
-                              for i, a in zip(idx, order))
-            mask = " & ".join(f"({i} >= 0) & ({i} < {info.shape(a)})" for i, a in zip(idx, order))
+            terms, conds = [], []
+            for i, a in zip(idx, order):
+                if i.isdigit():  # a literal index: no cast, no sign check, no term for 0
+                    if i != "0":
+                        terms.append(f"{i} * {info.stride(a)}")
+                    conds.append(f"({i} < {info.shape(a)})")
+                else:
+                    terms.append(f"tl.cast({i}, tl.int64) * {info.stride(a)}")
+                    conds.append(f"({i} >= 0) & ({i} < {info.shape(a)})")
+            offs = " + ".join(terms) or "0"
+            mask = " & ".join(conds)
             other = f", other={pad}" if pad is not None else ""
             return Lowered(f"tl.load({info.pointer} + {offs}, mask={mask}{other})",
                            TileV(shape=()))

@@ -8,7 +8,7 @@ import math as pymath
 from tile2triton.model import FLOAT_DTYPES, WIDE_DTYPES, ConstV, Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
 
-from ._common import broadcast_shapes, dtype_of, promote, tile_shape
+from ._common import broadcast_shapes, dtype_of, promote, reject_directed_rounding, tile_shape
 
 # cuTile name -> (direct Triton form for fp32/fp64 tiles or None, Python fold)
 TABLE = {
@@ -47,6 +47,7 @@ def k(x, TILE: ct.Constant[int]):
     ]
 
     def lower(self, call, cx):
+        reject_directed_rounding(call, cx)
         x = call.arg("x")
         direct, fold = TABLE[call.name]
         if isinstance(x.val, ConstV):

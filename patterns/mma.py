@@ -8,6 +8,11 @@ broadcast over the batch axis, as cuTile does.
 Triton uses Hopper's warp-group MMA (wgmma) only for 2-D dots: a 3-D tl.dot on (1, TM, TK) tiles
 measured 70x slower on the H200 (docs/performance.md). So an mma whose batch axis is 1 is
 emitted as a 2-D dot between reshapes, which cost nothing.
+
+tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any size. A
+2-D product whose sizes are not all known to be large enough goes through `_dot_any_size`,
+which is tl.dot itself when they are (a static branch, decided when Triton compiles) and
+otherwise spreads each small dimension over the minimum with zeros and sums the result back.
 """
 from tile2triton.model import Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
@@ -29,6 +34,39 @@ def precision(x, y):
         cond = " or ".join(sorted({c for c in (tx, ty) if c}))
         return f'"tf32" if {cond} else "ieee"'
     return '"ieee"'
+
+
+DOT_ANY_SIZE = """
+@triton.jit
+def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
+    # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
+    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
+    # first copy zeroed) and summed back, which adds only zeros.
+    M: tl.constexpr = x.shape[0]
+    K: tl.constexpr = x.shape[1]
+    N: tl.constexpr = y.shape[1]
+    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
+    if M >= 16 and N >= 16 and K >= MIN_K:
+        return tl.dot(x, y, acc, input_precision=PRECISION)
+    else:
+        RM: tl.constexpr = 16 // M if M < 16 else 1
+        RN: tl.constexpr = 16 // N if N < 16 else 1
+        RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
+        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
+                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
+        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
+        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
+        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
+        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
+        return acc + prod.to(acc.dtype)
+"""
+
+
+def known_large(dims, minimum):
+    """True when every dimension is an int literal of at least `minimum`."""
+    return all(str(d).isdigit() and int(d) >= minimum for d in dims)
 
 
 def batch_broadcast(x, y, cx, node):
@@ -87,7 +125,24 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
     y = ct.load(b, (0, 0), (TK, TN))
     acc = ct.mma(x, y, acc)
     ct.store(c, (0, 0), acc)
-""", expect=['acc = tl.dot(x, y, acc, input_precision="ieee")']),
+""", expect=['acc = _dot_any_size(x, y, acc, "ieee")']),
+        Example("""
+@ct.kernel
+def k(a, b, c):
+    acc = ct.zeros((64, 32), dtype=ct.float32)
+    x = ct.load(a, (0, 0), (64, 16))
+    y = ct.load(b, (0, 0), (16, 32))
+    ct.store(c, (0, 0), ct.mma(x, y, acc))
+""", expect=['tl.dot(x, y, acc, input_precision="ieee")']),
+        Example("""
+@ct.kernel
+def k(a, b, c):
+    acc = ct.zeros((2, 8), dtype=ct.float32)
+    x = ct.load(a, (0, 0), (2, 4))
+    y = ct.load(b, (0, 0), (4, 8))
+    ct.store(c, (0, 0), ct.mma(x, y, acc))
+""", expect=["def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):",
+             '_dot_any_size(x, y, acc, "ieee")']),
         Example("""
 @ct.kernel
 def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
@@ -95,7 +150,7 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
     x = ct.load(a, (0, 0), (TM, TK)).astype(ct.tfloat32)
     y = ct.load(b, (0, 0), (TK, TN)).astype(ct.tfloat32)
     ct.store(c, (0, 0), ct.mma(x, y, acc))
-""", expect=['tl.dot(x, y, acc, input_precision="tf32")']),
+""", expect=['_dot_any_size(x, y, acc, "tf32")']),
         Example("""
 @ct.kernel
 def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
@@ -126,8 +181,16 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
         xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
         shape = tile_shape(acc) or out_shape(sx, sy)
         cx.note_tile(shape)
-        return Lowered(flat or f"tl.dot({xc}, {yc}, {acc.code}{extra})",
-                       TileV(shape=shape, dtype=dtype_of(acc)))
+        val = TileV(shape=shape, dtype=dtype_of(acc))
+        if flat:
+            return Lowered(flat, val)
+        small_k = 32 if dtype_of(x) in ("int8", "uint8", "float8_e4m3fn", "float8_e5m2") else 16
+        if sx is not None and sy is not None and len(sx) == 2 and len(sy) == 2 and not (
+                known_large(sx[:1], 16) and known_large(sy[1:], 16)
+                and known_large(sx[1:], small_k)):
+            helper = cx.need_source("_dot_any_size", DOT_ANY_SIZE)
+            return Lowered(f"{helper}({xc}, {yc}, {acc.code}, {prec or 'None'})", val)
+        return Lowered(f"tl.dot({xc}, {yc}, {acc.code}{extra})", val)
 
 
 class MatMul(Pattern):

@@ -9,7 +9,8 @@ import operator as op
 from tile2triton.model import PREC, ConstExprV, ConstV, Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
 
-from ._common import dtype_of, promote, tile_shape, broadcast_shapes, is_float
+from ._common import (broadcast_shapes, dtype_of, is_float, promote, reject_directed_rounding,
+                      tile_shape)
 
 FOLD = {
     "add": op.add, "sub": op.sub, "mul": op.mul, "truediv": op.truediv, "floordiv": op.floordiv,
@@ -83,6 +84,7 @@ def k(x):
 
     def lower(self, call, cx):
         name = call.name
+        reject_directed_rounding(call, cx)
         x, y = call.arg("x"), call.arg("y")
         if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
             return cx.fold(call.node, FOLD[name], x.val.value, y.val.value)

@@ -130,7 +130,7 @@ def k(x, y, TM: ct.Constant[int]):
     b = a.astype(ct.bfloat16)
     ct.store(y, (0,), ct.cumsum(a, reverse=True) + ct.cumprod(b, -1))
 """, expect=["def _add_combine(a, b):", "def _mul_combine(a, b):",
-             "tl.associative_scan(a, 0, _add_combine, reverse=True) + "
+             "tl.associative_scan(_bool_as_int32(a), 0, _add_combine, reverse=True) + "
              "tl.associative_scan(b, 0, _mul_combine)"]),
         Example("""
 @ct.kernel

@@ -50,6 +50,32 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
         tl.store(ptrs, value)
 
 
+@triton.jit
+def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
+    # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
+    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
+    # first copy zeroed) and summed back, which adds only zeros.
+    M: tl.constexpr = x.shape[0]
+    K: tl.constexpr = x.shape[1]
+    N: tl.constexpr = y.shape[1]
+    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
+    if M >= 16 and N >= 16 and K >= MIN_K:
+        return tl.dot(x, y, acc, input_precision=PRECISION)
+    else:
+        RM: tl.constexpr = 16 // M if M < 16 else 1
+        RN: tl.constexpr = 16 // N if N < 16 else 1
+        RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
+        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
+                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
+        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
+        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
+        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
+        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
+        return acc + prod.to(acc.dtype)
+
+
 def _as_tensor(x):
     """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
     float8_e8m0fnu (block scales): such arrays travel as their bytes."""
@@ -161,7 +187,7 @@ def flash_attn_fwd_kernel(
         kt = tl.reshape(_load_tile_3d(k_ptr, k_shape0, k_shape1, k_shape2, k_stride0, k_stride1, k_stride2, bh, j, 0, 1, TK, D, USE_INT64, PADDING=0.0), (TK, D))
         vt = tl.reshape(_load_tile_3d(v_ptr, v_shape0, v_shape1, v_shape2, v_stride0, v_stride1, v_stride2, bh, j, 0, 1, TK, D, USE_INT64, PADDING=0.0), (TK, D))
 
-        s = tl.dot(qt, tl.trans(kt), tl.zeros((TQ, TK), dtype=tl.float32), input_precision="ieee") * sm_scale
+        s = _dot_any_size(qt, tl.trans(kt), tl.zeros((TQ, TK), dtype=tl.float32), "ieee") * sm_scale
         k_pos = j * TK + tl.arange(0, TK)
         valid = k_pos[None, :] < seq_len  # (1, TK)
         if CAUSAL:
@@ -172,7 +198,7 @@ def flash_attn_fwd_kernel(
         alpha = tl.exp(m_i - m_new)  # rescales what was accumulated so far
         p = tl.exp(s - m_new)
         l_i = l_i * alpha + tl.sum(p, axis=1, keep_dims=True)
-        acc = tl.dot(p.to(vt.dtype), vt, acc * alpha, input_precision="ieee")
+        acc = _dot_any_size(p.to(vt.dtype), vt, acc * alpha, "ieee")
         m_i = m_new
 
     o = tl.reshape(acc / l_i, (1, TQ, D))

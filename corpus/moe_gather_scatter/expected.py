@@ -28,6 +28,32 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
 
 
 @triton.jit
+def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
+    # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
+    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
+    # first copy zeroed) and summed back, which adds only zeros.
+    M: tl.constexpr = x.shape[0]
+    K: tl.constexpr = x.shape[1]
+    N: tl.constexpr = y.shape[1]
+    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
+    if M >= 16 and N >= 16 and K >= MIN_K:
+        return tl.dot(x, y, acc, input_precision=PRECISION)
+    else:
+        RM: tl.constexpr = 16 // M if M < 16 else 1
+        RN: tl.constexpr = 16 // N if N < 16 else 1
+        RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
+        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
+                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
+        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
+        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
+        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
+        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
+        return acc + prod.to(acc.dtype)
+
+
+@triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
     """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
     the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
@@ -191,7 +217,7 @@ def moe_expert_matmul_kernel(
             cols = k * TK + tl.arange(0, TK)
             a = _gather_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, tok[:, None], cols[None, :], USE_INT64)
             b = _load_tile_3d(w_ptr, w_shape0, w_shape1, w_shape2, w_stride0, w_stride1, w_stride2, e, k, tl.program_id(2), 1, TK, TN, USE_INT64, PADDING=0.0)
-            acc = tl.dot(a, tl.reshape(b, (TK, TN)), acc, input_precision="ieee")
+            acc = _dot_any_size(a, tl.reshape(b, (TK, TN)), acc, "ieee")
         cols = tl.program_id(2) * TN + tl.arange(0, TN)
         _scatter_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, tok[:, None], cols[None, :], acc, USE_INT64)
 

@@ -1,4 +1,5 @@
-"""Generate docs/constructs.md and docs/diagnostics.md from patterns/ and the code registry.
+"""Generate docs/constructs.md and docs/diagnostics.md from patterns/ and the code registry, and
+docs/api-coverage.md from the installed cuda.tile (coverage.py).
 
     python -m tile2triton.docs          # rewrite both files
 tests/test_docs.py fails when the committed files are stale.
@@ -38,6 +39,8 @@ def main(root: str = ".") -> int:
     docs = Path(root) / "docs"
     (docs / "constructs.md").write_text(constructs_md())
     (docs / "diagnostics.md").write_text(diagnostics_md())
+    from .coverage import api_coverage_md  # needs the installed cuda.tile
+    (docs / "api-coverage.md").write_text(api_coverage_md())
     return 0
 
 

@@ -1,0 +1,262 @@
+"""Attention forward with the softmax computed in base 2, as cuTile's own attention sample is
+written: module constants computed with `math` (1 / ln 2), `-math.inf` for masked scores, the
+padding mode held in a local alias. q, k, v, out are (batch * heads, seq, head_dim)."""
+import math
+
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
+        offs2 = tl.cast(index2, tl.int64) * BLOCK2 + tl.arange(0, BLOCK2)
+    else:
+        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+        offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
+    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
+        offs2 = tl.cast(index2, tl.int64) * tile.shape[2] + tl.arange(0, tile.shape[2])
+    else:
+        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+        offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
+    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2))
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _exp2(x):
+    """ct.exp2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.exp2(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.exp2(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
+    """ct.sum keeps the input dtype; tl.sum accumulates small types in a wider one."""
+    return tl.sum(x, axis=AXIS, keep_dims=KEEP_DIMS).to(x.dtype)
+
+
+@triton.jit
+def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
+    # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
+    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
+    # first copy zeroed) and summed back, which adds only zeros.
+    M: tl.constexpr = x.shape[0]
+    K: tl.constexpr = x.shape[1]
+    N: tl.constexpr = y.shape[1]
+    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
+    if M >= 16 and N >= 16 and K >= MIN_K:
+        return tl.dot(x, y, acc, input_precision=PRECISION)
+    else:
+        RM: tl.constexpr = 16 // M if M < 16 else 1
+        RN: tl.constexpr = 16 // N if N < 16 else 1
+        RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
+        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
+                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
+        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
+        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
+        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
+        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
+        return acc + prod.to(acc.dtype)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
+    float8_e8m0fnu (block scales): such arrays travel as their bytes."""
+    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+        x = x.view(torch.uint8)
+    return x
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+LOG2_E = 1.0 / math.log(2)      # exp(x) == exp2(x * LOG2_E)
+MASKED = -math.inf
+
+
+@triton.jit
+def attention_exp2_kernel(
+    Q_ptr,
+    Q_shape0,
+    Q_shape1,
+    Q_shape2,
+    Q_stride0,
+    Q_stride1,
+    Q_stride2,
+    K_ptr,
+    K_shape0,
+    K_shape1,
+    K_shape2,
+    K_stride0,
+    K_stride1,
+    K_stride2,
+    V_ptr,
+    V_shape0,
+    V_shape1,
+    V_shape2,
+    V_stride0,
+    V_stride1,
+    V_stride2,
+    O_ptr,
+    O_shape0,
+    O_shape1,
+    O_shape2,
+    O_stride0,
+    O_stride1,
+    O_stride2,
+    scale,
+    BQ: tl.constexpr,
+    BK: tl.constexpr,
+    HD: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    qb = tl.program_id(0)
+    head = tl.program_id(1)
+    n_keys = K_shape1
+    scale2 = scale * 1.4426950408889634  # folded into the scores once, so the loop uses exp2 only
+
+    q = tl.reshape(_load_tile_3d(Q_ptr, Q_shape0, Q_shape1, Q_shape2, Q_stride0, Q_stride1, Q_stride2, head, qb, 0, 1, BQ, HD, USE_INT64, PADDING=0.0), (BQ, HD))
+    row_max = tl.full((BQ, 1), float("-inf"), tl.float32)
+    row_sum = tl.full((BQ, 1), 0.0, tl.float32)
+    acc = tl.full((BQ, HD), 0.0, tl.float32)
+
+    for kb in range(tl.cdiv(n_keys, BK)):
+        k = _load_tile_3d(K_ptr, K_shape0, K_shape1, K_shape2, K_stride0, K_stride1, K_stride2, head, kb, 0, 1, BK, HD, USE_INT64, PADDING=0.0)
+        v = _load_tile_3d(V_ptr, V_shape0, V_shape1, V_shape2, V_stride0, V_stride1, V_stride2, head, kb, 0, 1, BK, HD, USE_INT64, PADDING=0.0)
+        k = tl.reshape(k, (BK, HD))
+        v = tl.reshape(v, (BK, HD))
+        s = _dot_any_size(q, tl.trans(k), tl.full((BQ, BK), 0.0, tl.float32), "ieee") * scale2
+        key_pos = kb * BK + tl.arange(0, BK)
+        s = tl.where(key_pos[None, :] < n_keys, s, float("-inf"))
+        new_max = tl.maximum(row_max, tl.max(s, axis=1, keep_dims=True))
+        p = _exp2(s - new_max)
+        correction = _exp2(row_max - new_max)
+        row_sum = row_sum * correction + _sum(p, 1, True)
+        acc = _dot_any_size(p.to(V_ptr.dtype.element_ty), v, acc * correction, "ieee")
+        row_max = new_max
+
+    out = tl.reshape(acc / row_sum, (1, BQ, HD)).to(O_ptr.dtype.element_ty)
+    _store_tile_3d(O_ptr, O_shape0, O_shape1, O_shape2, O_stride0, O_stride1, O_stride2, head, qb, 0, out, USE_INT64)
+
+
+def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *, hints=None):
+    """Run `attention_exp2_kernel` like `ct.launch(stream, grid, attention_exp2_kernel, (Q, K, V, O, scale, BQ, BK, HD))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    Q, K, V, O = _as_tensor(Q), _as_tensor(K), _as_tensor(V), _as_tensor(O)
+    _check_ndim("attention_exp2_kernel", "Q", Q, 3)
+    _check_ndim("attention_exp2_kernel", "K", K, 3)
+    _check_ndim("attention_exp2_kernel", "V", V, 3)
+    _check_ndim("attention_exp2_kernel", "O", O, 3)
+    tile_elems = max(1 * BQ * HD, BQ * 1, BQ * HD, 1 * BK * HD, BQ * BK, BK)
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
+    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    num_warps = 8 if tile_elems >= 128 * 256 else 4
+    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    with _on_stream(stream):
+        attention_exp2_kernel[_grid(grid)](
+            Q, *Q.shape, *Q.stride(),
+            K, *K.shape, *K.stride(),
+            V, *V.shape, *V.stride(),
+            O, *O.shape, *O.stride(),
+            scale,
+            BQ,
+            BK,
+            HD,
+            USE_INT64=_needs_int64(Q, K, V, O),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+def launch(stream, q, k, v, out):
+    heads, seq_q, head_dim = q.shape
+    bq, bk = 32, 32
+    scale = 1.0 / math.sqrt(head_dim)
+    launch_attention_exp2_kernel(stream, (triton.cdiv(seq_q, bq), heads, 1), q, k, v, out, scale, bq, bk, head_dim)

@@ -1,0 +1,283 @@
+"""Mixture-of-experts up-projection over tokens grouped by expert.
+
+The host sorts the token rows by expert and pads every expert's group to a multiple of TILE_T
+rows (padding rows hold an out-of-range token id), so each block of TILE_T sorted rows belongs to
+one expert. Each block reads its expert id as a 0-d tile, gathers its token rows, multiplies by
+that expert's weight matrix and scatters the rows back to token order.
+"""
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
+        offs2 = tl.cast(index2, tl.int64) * BLOCK2 + tl.arange(0, BLOCK2)
+    else:
+        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+        offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
+    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
+    # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
+    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
+    # first copy zeroed) and summed back, which adds only zeros.
+    M: tl.constexpr = x.shape[0]
+    K: tl.constexpr = x.shape[1]
+    N: tl.constexpr = y.shape[1]
+    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
+    if M >= 16 and N >= 16 and K >= MIN_K:
+        return tl.dot(x, y, acc, input_precision=PRECISION)
+    else:
+        RM: tl.constexpr = 16 // M if M < 16 else 1
+        RN: tl.constexpr = 16 // N if N < 16 else 1
+        RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
+        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
+                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
+        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
+        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
+        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
+        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
+        return acc + prod.to(acc.dtype)
+
+
+@triton.jit
+def _elem_index(index, USE_INT64: tl.constexpr):
+    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
+    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    if USE_INT64:
+        return tl.cast(index, tl.int64)
+    else:
+        return index + tl.zeros((), tl.int32)
+
+
+@triton.jit
+def _gather_1d(ptr, shape0, stride0, index0,
+               USE_INT64: tl.constexpr, MASK=None, PADDING=0, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
+    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
+    i0 = _elem_index(index0, USE_INT64)
+    offs = i0 * stride0
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0)
+        if MASK is not None:
+            ok = ok & MASK
+        return tl.load(ptr + offs, mask=ok, other=PADDING)
+    elif MASK is not None:
+        return tl.load(ptr + offs, mask=MASK, other=PADDING)
+    else:
+        return tl.load(ptr + offs)
+
+
+@triton.jit
+def _gather_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+               USE_INT64: tl.constexpr, MASK=None, PADDING=0, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
+    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
+    i0 = _elem_index(index0, USE_INT64)
+    i1 = _elem_index(index1, USE_INT64)
+    offs = i0 * stride0 + i1 * stride1
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
+        if MASK is not None:
+            ok = ok & MASK
+        return tl.load(ptr + offs, mask=ok, other=PADDING)
+    elif MASK is not None:
+        return tl.load(ptr + offs, mask=MASK, other=PADDING)
+    else:
+        return tl.load(ptr + offs)
+
+
+@triton.jit
+def _scatter_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                value, USE_INT64: tl.constexpr, MASK=None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.scatter: write `value` (broadcast to the indices' shape, cast to the array dtype) to
+    ptr[index0, ...]. Out-of-bounds elements (negative indices included) and elements where
+    MASK is False are not written."""
+    i0 = _elem_index(index0, USE_INT64)
+    i1 = _elem_index(index1, USE_INT64)
+    offs = i0 * stride0 + i1 * stride1
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
+        if MASK is not None:
+            ok = ok & MASK
+        tl.store(ptr + offs, value, mask=ok)
+    elif MASK is not None:
+        tl.store(ptr + offs, value, mask=MASK)
+    else:
+        tl.store(ptr + offs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
+    float8_e8m0fnu (block scales): such arrays travel as their bytes."""
+    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+        x = x.view(torch.uint8)
+    return x
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+@triton.jit
+def expert_up_kernel(
+    X_ptr,
+    X_shape0,
+    X_shape1,
+    X_stride0,
+    X_stride1,
+    W_ptr,
+    W_shape0,
+    W_shape1,
+    W_shape2,
+    W_stride0,
+    W_stride1,
+    W_stride2,
+    Y_ptr,
+    Y_shape0,
+    Y_shape1,
+    Y_stride0,
+    Y_stride1,
+    row_token_ptr,
+    row_token_shape0,
+    row_token_stride0,
+    block_expert_ptr,
+    block_expert_shape0,
+    block_expert_stride0,
+    gate_ptr,
+    gate_shape0,
+    gate_shape1,
+    gate_stride0,
+    gate_stride1,
+    TILE_T: tl.constexpr,
+    TILE_H: tl.constexpr,
+    TILE_D: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    blk = tl.program_id(0)
+    col = tl.program_id(1)
+    d_model = X_shape1
+
+    # one expert per block of sorted rows: a single element, read as a 0-d tile
+    expert = tl.load(block_expert_ptr + tl.cast(blk, tl.int64) * block_expert_stride0, mask=(blk >= 0) & (blk < block_expert_shape0))
+    # the expert's gate scale, another 0-d load (2-D array, one element)
+    scale = tl.load(gate_ptr + tl.cast(expert, tl.int64) * gate_stride0, mask=(expert >= 0) & (expert < gate_shape0) & (0 < gate_shape1))
+
+    rows = blk * TILE_T + tl.arange(0, TILE_T)
+    tokens = _gather_1d(row_token_ptr, row_token_shape0, row_token_stride0, rows, USE_INT64)  # padding rows: out-of-range ids
+    acc = tl.zeros((TILE_T, TILE_H), dtype=tl.float32)
+    for kk in range(tl.cdiv(d_model, TILE_D)):
+        cols = kk * TILE_D + tl.arange(0, TILE_D)
+        x = _gather_2d(X_ptr, X_shape0, X_shape1, X_stride0, X_stride1, tokens[:, None], cols[None, :], USE_INT64)  # out-of-range rows read 0
+        w = _load_tile_3d(W_ptr, W_shape0, W_shape1, W_shape2, W_stride0, W_stride1, W_stride2, expert, kk, col, 1, TILE_D, TILE_H, USE_INT64, PADDING=0.0)
+        acc = _dot_any_size(x, tl.reshape(w, (TILE_D, TILE_H)), acc, "ieee")
+
+    out_cols = col * TILE_H + tl.arange(0, TILE_H)
+    result = (acc * scale).to(Y_ptr.dtype.element_ty)
+    _scatter_2d(Y_ptr, Y_shape0, Y_shape1, Y_stride0, Y_stride1, tokens[:, None], out_cols[None, :], result, USE_INT64)  # padding rows are dropped
+
+
+def launch_expert_up_kernel(stream, grid, X, W, Y, row_token, block_expert, gate, TILE_T, TILE_H, TILE_D, *, hints=None):
+    """Run `expert_up_kernel` like `ct.launch(stream, grid, expert_up_kernel, (X, W, Y, row_token, block_expert, gate, TILE_T, TILE_H, TILE_D))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    X, W, Y, row_token, block_expert, gate = _as_tensor(X), _as_tensor(W), _as_tensor(Y), _as_tensor(row_token), _as_tensor(block_expert), _as_tensor(gate)
+    _check_ndim("expert_up_kernel", "X", X, 2)
+    _check_ndim("expert_up_kernel", "W", W, 3)
+    _check_ndim("expert_up_kernel", "Y", Y, 2)
+    _check_ndim("expert_up_kernel", "row_token", row_token, 1)
+    _check_ndim("expert_up_kernel", "block_expert", block_expert, 1)
+    _check_ndim("expert_up_kernel", "gate", gate, 2)
+    tile_elems = max(TILE_T, TILE_T * TILE_H, TILE_D, TILE_T * TILE_D, 1 * TILE_D * TILE_H, TILE_H)
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
+    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    num_warps = 8 if tile_elems >= 128 * 256 else 4
+    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    with _on_stream(stream):
+        expert_up_kernel[_grid(grid)](
+            X, *X.shape, *X.stride(),
+            W, *W.shape, *W.stride(),
+            Y, *Y.shape, *Y.stride(),
+            row_token, *row_token.shape, *row_token.stride(),
+            block_expert, *block_expert.shape, *block_expert.stride(),
+            gate, *gate.shape, *gate.stride(),
+            TILE_T,
+            TILE_H,
+            TILE_D,
+            USE_INT64=_needs_int64(X, W, Y, row_token, block_expert, gate),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+def launch(stream, x, w, y, row_token, block_expert, gate):
+    tile_t, tile_h, tile_d = 16, 32, 32
+    hidden = w.shape[2]
+    grid = (block_expert.shape[0], triton.cdiv(hidden, tile_h), 1)
+    launch_expert_up_kernel(stream, grid, x, w, y, row_token, block_expert, gate, tile_t, tile_h, tile_d)
