@@ -246,7 +246,7 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     """Run `tiled_matmul` like `ct.launch(stream, grid, tiled_matmul, (a, b, c, TM, TN, TK))`.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
-    hints = {"num_ctas": _ByTarget(sm_100=2, default=1), "occupancy": 2} | (hints or {})
+    hints = launch_tiled_matmul.hints | (hints or {})
     a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
     _check_ndim("tiled_matmul", "a", a, 2)
     _check_ndim("tiled_matmul", "b", b, 2)
@@ -268,6 +268,11 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
             num_warps=num_warps, num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
+
+
+# The @ct.kernel options: host expressions evaluated once, here, as cuTile evaluates them when
+# it decorates the kernel (not on every launch).
+launch_tiled_matmul.hints = {"num_ctas": _ByTarget(sm_100=2, default=1), "occupancy": 2}
 
 
 _LAUNCHERS[tiled_matmul] = launch_tiled_matmul
