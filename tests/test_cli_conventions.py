@@ -287,3 +287,24 @@ def test_check_reports_never_overwrite_case_files(tmp_path):
 def test_usage_error_lists_every_subcommand():
     p = run("frobnicate")
     assert p.returncode == 2 and "convert" in p.stderr and "check" in p.stderr
+
+
+def test_a_named_ignored_folder_is_still_converted(tmp_path):
+    """Ignore rules choose files under the folders you name, not the folders themselves."""
+    _tree(tmp_path, ["a.py", "gen/g.py"])
+    (tmp_path / ".gitignore").write_text("gen/\n")
+    for in_repo in (False, True):
+        if in_repo:
+            assert _git("init", "-q", cwd=tmp_path).returncode == 0
+        assert _converted(run("convert", "--check", "gen", cwd=tmp_path)) == ["gen/g.py"]
+        assert _converted(run("convert", "--check", ".", cwd=tmp_path)) == ["a.py"]
+
+
+def test_an_unexpected_exception_is_one_line_and_status_3(monkeypatch, capsys):
+    def broken(args):
+        raise RuntimeError("simulated bug in the command")
+    monkeypatch.setattr(cli, "cmd_convert", broken)
+    assert cli.main(["convert", "x.py"]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("tile2triton: internal error: RuntimeError: simulated bug in the command")
+    assert "Traceback" not in err

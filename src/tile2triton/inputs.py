@@ -227,13 +227,21 @@ def discover(paths: list[str], patterns: list[Pattern], respect_gitignore: bool 
 
 
 def _walk(root: Path, patterns: list[Pattern], git: _GitIgnore | None) -> list[Input]:
-    use_git = git is not None and git.toplevel(root) is not None
+    top = git.toplevel(root) if git is not None else None
+    use_git = top is not None
+    real = Path(os.path.realpath(root))
     # outside a git work tree: the .gitignore files of the root, the folders above it and the
     # folders below it (as they are reached) count
     rules: list = []
     if git is not None and not use_git:
-        real = Path(os.path.realpath(root))
         rules = [(f, r) for f in (*reversed(real.parents), real) if (r := _read_gitignore(f))]
+    # ignore rules choose files under a named folder, never the named folder itself
+    if use_git and real != top and git.ignored(top, [real.relative_to(top)]):
+        use_git = False
+        git = None
+    if rules and _simple_ignored(rules, real, True):
+        rules = []
+        git = None
 
     def excluded(p: Path, is_dir: bool) -> bool:
         if any(pt.matches(p, p.relative_to(root)) for pt in patterns):
