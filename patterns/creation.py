@@ -38,7 +38,12 @@ def k(x, TM: ct.Constant[int], TN: ct.Constant[int]):
             return Lowered(f"tl.zeros({shape}, dtype={dtype.triton})", val)
         fill = "1" if call.name == "ones" else call.arg("fill_value").code
         if call.name == "full" and isinstance(call.val("fill_value"), ConstV):
-            val.nonneg = call.val("fill_value").value >= 0
+            value = call.val("fill_value").value
+            if not isinstance(value, (bool, int, float)):  # found by the fuzzer: 'abc'
+                raise cx.error(call.node_of("fill_value"), "T2T102",
+                               f"ct.full: fill_value must be a number, not {value!r}",
+                               help="fill tiles with a number, a boolean or a scalar")
+            val.nonneg = value >= 0
         return Lowered(f"tl.full({shape}, {fill}, {dtype.triton})", val)
 
 

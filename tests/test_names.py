@@ -178,3 +178,19 @@ def test_allocation_is_deterministic_and_avoids_every_user_name():
     assert names["_as_tensor"] == "_as_tensor"
     assert names.array_prefix("x") == "x_2" and names.array_prefix("y") == "y"
     assert names.renamed() == {"_grid": "_grid_2"}
+
+
+def test_attribute_spelled_like_a_reserved_name_is_no_clash():
+    """`cfg.USE_INT64` is an attribute, not a name (the fuzzer found the clash check crashing
+    on it)."""
+    result = translate_source(PRELUDE + """
+@ct.kernel
+def k(a):
+    ct.store(a, (0,), ct.full((4,), 1.0, dtype=ct.float32))
+
+
+def run(a, cfg):
+    if cfg.USE_INT64:
+        ct.launch(None, (1,), k, (a,))
+""", "attr.py")
+    assert result.ok, [d.format() for d in result.diagnostics()]

@@ -58,6 +58,8 @@ ROOT_CAUSES = [
      "T2T120", 7, 27, "far too large"),
     ("huge string repetition is refused, not allocated",
      "    ct.store(y, (0,), t + len('a' * 10 ** 10))\n", "T2T120", 7, 31, "far too long"),
+    ("ct.full with a string", "    ct.store(y, (0,), t + ct.full((T,), 'abc', dtype=ct.float32))\n",
+     "T2T102", 7, 41, "fill_value must be a number"),
     ("tuple index out of range", "    a = (1, 2)\n    ct.store(y, (0,), t + a[5])\n", "T2T105",
      8, 29, "index 5 is out of range for a tuple of 2 items"),
     ("literal tuple index out of range", "    ct.store(y, (0,), t + (1, 2)[-3])\n", "T2T105",

@@ -89,8 +89,10 @@ def _reserved_clash(pm: ParsedModule, functions: list) -> Optional[Diagnostic]:
                                      f"`{p.name.value}`: Triton takes that keyword as a launch "
                                      "option", help="rename the parameter")
     if "USE_INT64" in pm.names.used:
-        node = next(n for n in name_nodes(pm.module) if n.value == "USE_INT64")
-        return _reserved(pm, node, "USE_INT64")
+        # only as a name: `obj.USE_INT64` (an attribute) clashes with nothing
+        node = next((n for n in name_nodes(pm.module) if n.value == "USE_INT64"), None)
+        if node is not None:
+            return _reserved(pm, node, "USE_INT64")
     return None
 
 
