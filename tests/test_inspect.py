@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SUITE = ROOT / "benchmarks" / "suite"
 
 # (case, BENCH index): the GPU sizes the suite times
-LINTED = [("matmul", 0), ("batched_matmul", 0), ("layernorm_fwd", 0), ("vector_add", 1)]
+LINTED = [("matmul", 0), ("matmul", 3), ("batched_matmul", 0), ("layernorm_fwd", 0),
+          ("vector_add", 1)]
 
 
 @pytest.mark.parametrize("case,bench", LINTED, ids=[f"{c}-{b}" for c, b in LINTED])
@@ -60,3 +61,28 @@ def test_inspect_command_reports_and_writes_json(tmp_path, capsys):
     (rec,) = json.loads(out.read_text())
     assert rec["kernel"] == "softmax_kernel" and rec["registers"] > 0
     assert max(int(b) for b in rec["load_bytes"]) == 16     # 8 fp16 per load: vectorized
+
+
+def test_row_length_multiple_of_8_still_gives_16_byte_loads():
+    # K = 4088: rows of A are 8176 bytes apart, 16-byte aligned, which Triton cannot see from
+    # a stride that is not a multiple of 16; the launcher's x_div arguments tell it
+    (rep,) = inspect_case(SUITE / "matmul", bench_index=3, with_ptxas=False)
+    assert rep.wgmma_dots == rep.dots == 1
+    assert set(rep.cp_async_bytes) | set(rep.load_bytes) == {16}
+
+
+def test_launcher_passes_the_multiples_it_checked():
+    path = SUITE / "matmul" / "kernel.py"
+    text = translate_source(path.read_text(), str(path)).output
+    assert "    A_stride0 = A_stride0 // A_div[0] * A_div[0]\n" in text
+    assert "    A_shape1 = A_shape1 // A_div[1] * A_div[1]\n" in text
+    assert "            A_div=_multiples(A),\n" in text
+    ns = {}
+    exec(text.split("\n\n\ndef _multiples", 1)[0].split("import triton.language as tl", 1)[0]
+         + "import torch\n", ns)
+    start = text.index("def _multiples(x):")
+    exec(text[start:text.index("\n\n\n", start)], ns)
+    import torch
+    assert ns["_multiples"](torch.empty(10, 4088)) == (8, 8)
+    assert ns["_multiples"](torch.empty(10, 64)[:, :30]) == (16, 2)
+    assert ns["_multiples"](torch.empty(12, 4096).T) == (1, 4)

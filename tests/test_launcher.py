@@ -17,6 +17,20 @@ class _FakeArray:
     def stride(self):
         return self._stride
 
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def is_contiguous(self):
+        expected = 1
+        for n, s in reversed(list(zip(self.shape, self._stride))):
+            if n != 1 and s != expected:
+                return False
+            expected *= n
+        return True
+
 
 def _module(tmp_path):
     src = (ROOT / "corpus" / "vector_add_1d" / "kernel.py").read_text()
@@ -32,6 +46,8 @@ def test_launcher_chooses_int64_only_for_large_spans(tmp_path):
     # 2-D: small shape, but a row stride that makes the last element's offset pass 2**31
     assert m._needs_int64(_FakeArray((3, 10), (2**30 + 1, 1))) is True
     assert m._needs_int64(_FakeArray((3, 10), (2**29, 1))) is False
+    # a small real view that is not contiguous takes the exact path, and is small
+    assert m._needs_int64(torch.empty(100, 30)[:, ::3]) is False
 
 
 def test_int64_variant_computes_the_same(tmp_path):

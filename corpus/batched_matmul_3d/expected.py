@@ -12,14 +12,13 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-        offs2 = tl.cast(index2, tl.int64) * BLOCK2 + tl.arange(0, BLOCK2)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-        offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+        offs2 = offs2.to(tl.int64)
     ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
@@ -32,14 +31,13 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-        offs2 = tl.cast(index2, tl.int64) * tile.shape[2] + tl.arange(0, tile.shape[2])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-        offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+        offs2 = offs2.to(tl.int64)
     ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
@@ -48,11 +46,15 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
         tl.store(ptrs, value)
 
 
+_E8M0 = getattr(torch, "float8_e8m0fnu", None)
+
+
 def _as_tensor(x):
     """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
     float8_e8m0fnu (block scales): such arrays travel as their bytes."""
-    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
-    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+    if type(x) is not torch.Tensor:
+        x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if _E8M0 is not None and x.dtype is _E8M0:
         x = x.view(torch.uint8)
     return x
 
@@ -66,13 +68,37 @@ def _needs_int64(*arrays):
     """True when some element offset of some array reaches 2**31: offsets are then computed
     in int64, otherwise in int32 (cheaper)."""
     for x in arrays:
+        if x.numel() < 2**31 - 1 and x.is_contiguous():  # the common case, without a loop
+            continue
         span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
         if span >= 2**31 - 1:
             return True
     return False
 
 
+def _multiples(x):
+    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
+    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
+    sizes = x.stride()[:-1] + (x.shape[-1],)
+    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
+                 2 if v % 2 == 0 else 1 for v in sizes)
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
 def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
     return 1 if value is None else value
 
 
@@ -80,13 +106,22 @@ def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
 
+_SAME_STREAM = contextlib.nullcontext()
+
+
 def _on_stream(stream):
     """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
-    handle, or None for the current stream."""
-    if stream is None or not torch.cuda.is_available():
-        return contextlib.nullcontext()
+    handle, or None for the current stream. Naming the stream that is already current (as
+    cuTile code usually does) switches nothing, which keeps the launch cheap."""
+    if stream is None:
+        return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
+        if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
+                stream.device_index):
+            return _SAME_STREAM
         return torch.cuda.stream(stream)
+    if not torch.cuda.is_available():
+        return _SAME_STREAM
     if hasattr(stream, "__cuda_stream__"):
         stream = stream.__cuda_stream__()[1]
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
@@ -118,6 +153,9 @@ def bmm_kernel(
     TM: tl.constexpr,
     TN: tl.constexpr,
     TK: tl.constexpr,
+    a_div: tl.constexpr,
+    b_div: tl.constexpr,
+    c_div: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """Batched C[i] = A[i] @ B[i] on 3-D arrays, with 3-D tiles and a 3-D mma.
@@ -125,6 +163,16 @@ def bmm_kernel(
     Grid: (M tiles, N tiles, batch). Every tile carries a leading batch axis of size 1,
     and ct.mma multiplies over the last two axes.
     """
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    a_stride0 = a_stride0 // a_div[0] * a_div[0]
+    a_stride1 = a_stride1 // a_div[1] * a_div[1]
+    a_shape2 = a_shape2 // a_div[2] * a_div[2]
+    b_stride0 = b_stride0 // b_div[0] * b_div[0]
+    b_stride1 = b_stride1 // b_div[1] * b_div[1]
+    b_shape2 = b_shape2 // b_div[2] * b_div[2]
+    c_stride0 = c_stride0 // c_div[0] * c_div[0]
+    c_stride1 = c_stride1 // c_div[1] * c_div[1]
+    c_shape2 = c_shape2 // c_div[2] * c_div[2]
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     batch = tl.program_id(2)
@@ -158,6 +206,9 @@ def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
             TM,
             TN,
             TK,
+            a_div=_multiples(a),
+            b_div=_multiples(b),
+            c_div=_multiples(c),
             USE_INT64=_needs_int64(a, b, c),
             num_warps=num_warps, num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),

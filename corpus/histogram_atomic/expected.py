@@ -12,10 +12,9 @@ def _load_tile_1d(ptr, shape0, stride0, index0,
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+        offs0 = offs0.to(tl.int64)
     ptrs = ptr + offs0 * stride0
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
@@ -63,11 +62,15 @@ def _elem_index(index, USE_INT64: tl.constexpr):
         return index + tl.zeros((), tl.int32)
 
 
+_E8M0 = getattr(torch, "float8_e8m0fnu", None)
+
+
 def _as_tensor(x):
     """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
     float8_e8m0fnu (block scales): such arrays travel as their bytes."""
-    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
-    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+    if type(x) is not torch.Tensor:
+        x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if _E8M0 is not None and x.dtype is _E8M0:
         x = x.view(torch.uint8)
     return x
 
@@ -81,13 +84,37 @@ def _needs_int64(*arrays):
     """True when some element offset of some array reaches 2**31: offsets are then computed
     in int64, otherwise in int32 (cheaper)."""
     for x in arrays:
+        if x.numel() < 2**31 - 1 and x.is_contiguous():  # the common case, without a loop
+            continue
         span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
         if span >= 2**31 - 1:
             return True
     return False
 
 
+def _multiples(x):
+    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
+    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
+    sizes = x.stride()[:-1] + (x.shape[-1],)
+    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
+                 2 if v % 2 == 0 else 1 for v in sizes)
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
 def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
     return 1 if value is None else value
 
 
@@ -95,13 +122,22 @@ def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
 
+_SAME_STREAM = contextlib.nullcontext()
+
+
 def _on_stream(stream):
     """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
-    handle, or None for the current stream."""
-    if stream is None or not torch.cuda.is_available():
-        return contextlib.nullcontext()
+    handle, or None for the current stream. Naming the stream that is already current (as
+    cuTile code usually does) switches nothing, which keeps the launch cheap."""
+    if stream is None:
+        return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
+        if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
+                stream.device_index):
+            return _SAME_STREAM
         return torch.cuda.stream(stream)
+    if not torch.cuda.is_available():
+        return _SAME_STREAM
     if hasattr(stream, "__cuda_stream__"):
         stream = stream.__cuda_stream__()[1]
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
@@ -118,6 +154,8 @@ def histogram_kernel(
     lo,
     hi,
     TILE: tl.constexpr,
+    x_div: tl.constexpr,
+    hist_div: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """hist[b] += number of x in [lo + b * w, lo + (b + 1) * w), with w = (hi - lo) / nbins.
@@ -127,6 +165,9 @@ def histogram_kernel(
     indices as out of bounds and leave memory alone. Counting needs no ordering with other
     memory operations, hence the relaxed atomics.
     """
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    x_shape0 = x_shape0 // x_div[0] * x_div[0]
+    hist_shape0 = hist_shape0 // hist_div[0] * hist_div[0]
     nbins = hist_shape0
     v = _load_tile_1d(x_ptr, x_shape0, x_stride0, tl.program_id(0), TILE, USE_INT64, PADDING=float("nan"))
     inside = (v >= lo) & (v < hi)
@@ -145,7 +186,9 @@ def launch_histogram_kernel(stream, grid, x, hist, lo, hi, TILE, *, hints=None):
     _check_ndim("histogram_kernel", "x", x, 1)
     _check_ndim("histogram_kernel", "hist", hist, 1)
     tile_elems = TILE
-    num_warps = 4 if tile_elems <= 4096 else 8
+    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
+    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     with _on_stream(stream):
         histogram_kernel[_grid(grid)](
@@ -154,6 +197,8 @@ def launch_histogram_kernel(stream, grid, x, hist, lo, hi, TILE, *, hints=None):
             lo,
             hi,
             TILE,
+            x_div=_multiples(x),
+            hist_div=_multiples(hist),
             USE_INT64=_needs_int64(x, hist),
             num_warps=num_warps, num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),

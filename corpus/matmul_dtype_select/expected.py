@@ -15,12 +15,11 @@ def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
@@ -33,12 +32,11 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
@@ -47,37 +45,15 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
         tl.store(ptrs, value)
 
 
-@triton.jit
-def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
-    # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
-    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
-    # first copy zeroed) and summed back, which adds only zeros.
-    M: tl.constexpr = x.shape[0]
-    K: tl.constexpr = x.shape[1]
-    N: tl.constexpr = y.shape[1]
-    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
-    if M >= 16 and N >= 16 and K >= MIN_K:
-        return tl.dot(x, y, acc, input_precision=PRECISION)
-    else:
-        RM: tl.constexpr = 16 // M if M < 16 else 1
-        RN: tl.constexpr = 16 // N if N < 16 else 1
-        RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
-                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
-        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
-        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
-        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
-        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
-        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
-        return acc + prod.to(acc.dtype)
+_E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
 def _as_tensor(x):
     """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
     float8_e8m0fnu (block scales): such arrays travel as their bytes."""
-    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
-    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+    if type(x) is not torch.Tensor:
+        x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if _E8M0 is not None and x.dtype is _E8M0:
         x = x.view(torch.uint8)
     return x
 
@@ -91,13 +67,37 @@ def _needs_int64(*arrays):
     """True when some element offset of some array reaches 2**31: offsets are then computed
     in int64, otherwise in int32 (cheaper)."""
     for x in arrays:
+        if x.numel() < 2**31 - 1 and x.is_contiguous():  # the common case, without a loop
+            continue
         span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
         if span >= 2**31 - 1:
             return True
     return False
 
 
+def _multiples(x):
+    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
+    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
+    sizes = x.stride()[:-1] + (x.shape[-1],)
+    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
+                 2 if v % 2 == 0 else 1 for v in sizes)
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
 def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
     return 1 if value is None else value
 
 
@@ -105,13 +105,22 @@ def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
 
+_SAME_STREAM = contextlib.nullcontext()
+
+
 def _on_stream(stream):
     """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
-    handle, or None for the current stream."""
-    if stream is None or not torch.cuda.is_available():
-        return contextlib.nullcontext()
+    handle, or None for the current stream. Naming the stream that is already current (as
+    cuTile code usually does) switches nothing, which keeps the launch cheap."""
+    if stream is None:
+        return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
+        if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
+                stream.device_index):
+            return _SAME_STREAM
         return torch.cuda.stream(stream)
+    if not torch.cuda.is_available():
+        return _SAME_STREAM
     if hasattr(stream, "__cuda_stream__"):
         stream = stream.__cuda_stream__()[1]
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
@@ -137,8 +146,18 @@ def gemm_select_kernel(
     BM: tl.constexpr,
     BN: tl.constexpr,
     BK: tl.constexpr,
+    X_div: tl.constexpr,
+    W_div: tl.constexpr,
+    Y_div: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    X_stride0 = X_stride0 // X_div[0] * X_div[0]
+    X_shape1 = X_shape1 // X_div[1] * X_div[1]
+    W_stride0 = W_stride0 // W_div[0] * W_div[0]
+    W_shape1 = W_shape1 // W_div[1] * W_div[1]
+    Y_stride0 = Y_stride0 // Y_div[0] * Y_div[0]
+    Y_shape1 = Y_shape1 // Y_div[1] * Y_div[1]
     row_block = tl.program_id(0)
     col_block = tl.program_id(1)
     # an alias: only the translation-time value matters
@@ -149,7 +168,7 @@ def gemm_select_kernel(
     for kk in range(k_steps):
         x = _load_tile_2d(X_ptr, X_shape0, X_shape1, X_stride0, X_stride1, row_block, kk, BM, BK, USE_INT64, PADDING=0.0)
         w = _load_tile_2d(W_ptr, W_shape0, W_shape1, W_stride0, W_stride1, kk, col_block, BK, BN, USE_INT64, PADDING=0.0)
-        total = _dot_any_size(x.to(compute), w.to(compute), total, "tf32" if X_ptr.dtype.element_ty == tl.float32 else "ieee")
+        total = tl.dot(x.to(compute), w.to(compute), total, input_precision="tf32" if X_ptr.dtype.element_ty == tl.float32 else "ieee")
     _store_tile_2d(Y_ptr, Y_shape0, Y_shape1, Y_stride0, Y_stride1, row_block, col_block, total.to(Y_ptr.dtype.element_ty), USE_INT64)
 
 
@@ -175,6 +194,9 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
             BM,
             BN,
             BK,
+            X_div=_multiples(X),
+            W_div=_multiples(W),
+            Y_div=_multiples(Y),
             USE_INT64=_needs_int64(X, W, Y),
             num_warps=num_warps, num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),

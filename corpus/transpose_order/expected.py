@@ -12,12 +12,11 @@ def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
@@ -31,14 +30,13 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-        offs2 = tl.cast(index2, tl.int64) * BLOCK2 + tl.arange(0, BLOCK2)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-        offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+        offs2 = offs2.to(tl.int64)
     ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
@@ -51,12 +49,11 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
@@ -70,14 +67,13 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-        offs2 = tl.cast(index2, tl.int64) * tile.shape[2] + tl.arange(0, tile.shape[2])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-        offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+        offs2 = offs2.to(tl.int64)
     ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
@@ -86,11 +82,15 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
         tl.store(ptrs, value)
 
 
+_E8M0 = getattr(torch, "float8_e8m0fnu", None)
+
+
 def _as_tensor(x):
     """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
     float8_e8m0fnu (block scales): such arrays travel as their bytes."""
-    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
-    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+    if type(x) is not torch.Tensor:
+        x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if _E8M0 is not None and x.dtype is _E8M0:
         x = x.view(torch.uint8)
     return x
 
@@ -104,13 +104,37 @@ def _needs_int64(*arrays):
     """True when some element offset of some array reaches 2**31: offsets are then computed
     in int64, otherwise in int32 (cheaper)."""
     for x in arrays:
+        if x.numel() < 2**31 - 1 and x.is_contiguous():  # the common case, without a loop
+            continue
         span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
         if span >= 2**31 - 1:
             return True
     return False
 
 
+def _multiples(x):
+    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
+    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
+    sizes = x.stride()[:-1] + (x.shape[-1],)
+    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
+                 2 if v % 2 == 0 else 1 for v in sizes)
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
 def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
     return 1 if value is None else value
 
 
@@ -118,13 +142,22 @@ def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
 
+_SAME_STREAM = contextlib.nullcontext()
+
+
 def _on_stream(stream):
     """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
-    handle, or None for the current stream."""
-    if stream is None or not torch.cuda.is_available():
-        return contextlib.nullcontext()
+    handle, or None for the current stream. Naming the stream that is already current (as
+    cuTile code usually does) switches nothing, which keeps the launch cheap."""
+    if stream is None:
+        return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
+        if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
+                stream.device_index):
+            return _SAME_STREAM
         return torch.cuda.stream(stream)
+    if not torch.cuda.is_available():
+        return _SAME_STREAM
     if hasattr(stream, "__cuda_stream__"):
         stream = stream.__cuda_stream__()[1]
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
@@ -144,6 +177,8 @@ def transpose_load_f_kernel(
     out_stride1,
     TN: tl.constexpr,
     TM: tl.constexpr,
+    x_div: tl.constexpr,
+    out_div: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out (N, M) = x (M, N).T, transposing in the load itself.
@@ -152,6 +187,11 @@ def transpose_load_f_kernel(
     tile (i, j) of shape (TN, TM) holds x[j*TM + b, i*TN + a] at position [a, b],
     which is exactly tile (i, j) of out.
     """
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    x_stride0 = x_stride0 // x_div[0] * x_div[0]
+    x_shape1 = x_shape1 // x_div[1] * x_div[1]
+    out_stride0 = out_stride0 // out_div[0] * out_div[0]
+    out_shape1 = out_shape1 // out_div[1] * out_div[1]
     i = tl.program_id(0)
     j = tl.program_id(1)
     t = _load_tile_2d(x_ptr, x_shape1, x_shape0, x_stride1, x_stride0, i, j, TN, TM, USE_INT64)
@@ -167,7 +207,9 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
     _check_ndim("transpose_load_f_kernel", "x", x, 2)
     _check_ndim("transpose_load_f_kernel", "out", out, 2)
     tile_elems = TN * TM
-    num_warps = 4 if tile_elems <= 4096 else 8
+    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
+    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     with _on_stream(stream):
         transpose_load_f_kernel[_grid(grid)](
@@ -175,6 +217,8 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
             out, *out.shape, *out.stride(),
             TN,
             TM,
+            x_div=_multiples(x),
+            out_div=_multiples(out),
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
@@ -199,6 +243,8 @@ def transpose_store_kernel(
     out_stride2,
     TM: tl.constexpr,
     TN: tl.constexpr,
+    x_div: tl.constexpr,
+    out_div: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """Batched transpose out (B, N, M) = x (B, M, N).transpose(1, 2), transposing in the store.
@@ -206,6 +252,13 @@ def transpose_store_kernel(
     The tile is read in x's natural layout, and order=(0, 2, 1) makes the store see out as
     a (B, M, N) array, so the same tile index is used for both.
     """
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    x_stride0 = x_stride0 // x_div[0] * x_div[0]
+    x_stride1 = x_stride1 // x_div[1] * x_div[1]
+    x_shape2 = x_shape2 // x_div[2] * x_div[2]
+    out_stride0 = out_stride0 // out_div[0] * out_div[0]
+    out_stride1 = out_stride1 // out_div[1] * out_div[1]
+    out_shape2 = out_shape2 // out_div[2] * out_div[2]
     i = tl.program_id(0)
     j = tl.program_id(1)
     b = tl.program_id(2)
@@ -222,7 +275,9 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     _check_ndim("transpose_store_kernel", "x", x, 3)
     _check_ndim("transpose_store_kernel", "out", out, 3)
     tile_elems = 1 * TM * TN
-    num_warps = 4 if tile_elems <= 4096 else 8
+    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
+    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     with _on_stream(stream):
         transpose_store_kernel[_grid(grid)](
@@ -230,6 +285,8 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
             out, *out.shape, *out.stride(),
             TM,
             TN,
+            x_div=_multiples(x),
+            out_div=_multiples(out),
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
