@@ -36,7 +36,9 @@ rows = []
 for warps, stages in [(4, 3), (4, 4), (8, 3), (8, 4)]:
     def run():
         kern[grid](a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), c, *c.shape,
-                   *c.stride(), 128, 128, 64, USE_INT64=False, num_warps=warps,
+                   *c.stride(), 128, 128, 64, a_div=translated._multiples(a),
+                   b_div=translated._multiples(b), c_div=translated._multiples(c),
+                   USE_INT64=False, num_warps=warps,
                    num_stages=stages)
     run()
     err = ((c.float() - ref).norm() / ref.norm()).item()

@@ -139,7 +139,14 @@ class CompileProbe:
             tfile = None
         finding = compile_error_from_exception(err, tfile, cap["text"])
         return dict(kernel=name, ok=False, message=f"{type(err).__name__}: {err}",
-                    stderr=cap["text"][-20000:], finding=finding)
+                    stderr=_errors_first(cap["text"]), finding=finding)
+
+
+def _errors_first(text: str) -> str:
+    """MLIR's error lines, then the tail of what was printed: a module dump (which names the
+    source file on every #loc line) can follow the errors and push them out of the tail."""
+    errors = [ln for ln in text.splitlines() if ": error: " in ln]
+    return "\n".join(errors[:20] + [text[-20000:]])
 
 
 # -- the probe runs in its own process --------------------------------------------------------
