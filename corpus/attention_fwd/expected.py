@@ -14,13 +14,14 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
-        offs2 = offs2.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
+        offs2 = tl.cast(index2, tl.int64) * BLOCK2 + tl.arange(0, BLOCK2)
+    else:
+        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+        offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
     ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
@@ -33,19 +34,46 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
-    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
-        offs2 = offs2.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
+        offs2 = tl.cast(index2, tl.int64) * tile.shape[2] + tl.arange(0, tile.shape[2])
+    else:
+        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+        offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
     ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
         tl.store(ptrs, value, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2))
     else:
         tl.store(ptrs, value)
+
+
+@triton.jit
+def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
+    # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
+    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
+    # first copy zeroed) and summed back, which adds only zeros.
+    M: tl.constexpr = x.shape[0]
+    K: tl.constexpr = x.shape[1]
+    N: tl.constexpr = y.shape[1]
+    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
+    if M >= 16 and N >= 16 and K >= MIN_K:
+        return tl.dot(x, y, acc, input_precision=PRECISION)
+    else:
+        RM: tl.constexpr = 16 // M if M < 16 else 1
+        RN: tl.constexpr = 16 // N if N < 16 else 1
+        RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
+        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
+                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
+        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
+        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
+        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
+        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
+        return acc + prod.to(acc.dtype)
 
 
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
@@ -86,21 +114,7 @@ def _multiples(x):
                  2 if v % 2 == 0 else 1 for v in sizes)
 
 
-class _ByTarget:
-    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
-
-    def __init__(self, default=None, **value_by_target):
-        self.default, self.value_by_target = default, value_by_target
-
-    def resolve(self):
-        if torch.cuda.is_available():
-            major, minor = torch.cuda.get_device_capability()
-            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
-        return self.default
-
-
 def _by_target(value):
-    value = value.resolve() if isinstance(value, _ByTarget) else value
     return 1 if value is None else value
 
 
@@ -127,6 +141,7 @@ def _on_stream(stream):
     if hasattr(stream, "__cuda_stream__"):
         stream = stream.__cuda_stream__()[1]
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
 
 NEG_INF = float("-inf")
 
@@ -212,7 +227,7 @@ def flash_attn_fwd_kernel(
         kt = tl.reshape(_load_tile_3d(k_ptr, k_shape0, k_shape1, k_shape2, k_stride0, k_stride1, k_stride2, bh, j, 0, 1, TK, D, USE_INT64, PADDING=0.0), (TK, D))
         vt = tl.reshape(_load_tile_3d(v_ptr, v_shape0, v_shape1, v_shape2, v_stride0, v_stride1, v_stride2, bh, j, 0, 1, TK, D, USE_INT64, PADDING=0.0), (TK, D))
 
-        s = tl.dot(qt, tl.trans(kt), tl.zeros((TQ, TK), dtype=tl.float32), input_precision="ieee") * sm_scale
+        s = _dot_any_size(qt, tl.trans(kt), tl.zeros((TQ, TK), dtype=tl.float32), "ieee") * sm_scale
         k_pos = j * TK + tl.arange(0, TK)
         valid = k_pos[None, :] < seq_len  # (1, TK)
         if CAUSAL:
@@ -223,7 +238,7 @@ def flash_attn_fwd_kernel(
         alpha = tl.exp(m_i - m_new)  # rescales what was accumulated so far
         p = tl.exp(s - m_new)
         l_i = l_i * alpha + tl.sum(p, axis=1, keep_dims=True)
-        acc = tl.dot(p.to(vt.dtype), vt, acc * alpha, input_precision="ieee")
+        acc = _dot_any_size(p.to(vt.dtype), vt, acc * alpha, "ieee")
         m_i = m_new
 
     o = tl.reshape(acc / l_i, (1, TQ, D))

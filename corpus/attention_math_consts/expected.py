@@ -99,11 +99,15 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         return acc + prod.to(acc.dtype)
 
 
+_E8M0 = getattr(torch, "float8_e8m0fnu", None)
+
+
 def _as_tensor(x):
     """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
     float8_e8m0fnu (block scales): such arrays travel as their bytes."""
-    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
-    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+    if type(x) is not torch.Tensor:
+        x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if _E8M0 is not None and x.dtype is _E8M0:
         x = x.view(torch.uint8)
     return x
 
@@ -117,10 +121,20 @@ def _needs_int64(*arrays):
     """True when some element offset of some array reaches 2**31: offsets are then computed
     in int64, otherwise in int32 (cheaper)."""
     for x in arrays:
+        if x.numel() < 2**31 - 1 and x.is_contiguous():  # the common case, without a loop
+            continue
         span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
         if span >= 2**31 - 1:
             return True
     return False
+
+
+def _multiples(x):
+    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
+    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
+    sizes = x.stride()[:-1] + (x.shape[-1],)
+    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
+                 2 if v % 2 == 0 else 1 for v in sizes)
 
 
 def _by_target(value):
@@ -131,13 +145,22 @@ def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
 
+_SAME_STREAM = contextlib.nullcontext()
+
+
 def _on_stream(stream):
     """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
-    handle, or None for the current stream."""
-    if stream is None or not torch.cuda.is_available():
-        return contextlib.nullcontext()
+    handle, or None for the current stream. Naming the stream that is already current (as
+    cuTile code usually does) switches nothing, which keeps the launch cheap."""
+    if stream is None:
+        return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
+        if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
+                stream.device_index):
+            return _SAME_STREAM
         return torch.cuda.stream(stream)
+    if not torch.cuda.is_available():
+        return _SAME_STREAM
     if hasattr(stream, "__cuda_stream__"):
         stream = stream.__cuda_stream__()[1]
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
@@ -181,8 +204,25 @@ def attention_exp2_kernel(
     BQ: tl.constexpr,
     BK: tl.constexpr,
     HD: tl.constexpr,
+    Q_div: tl.constexpr,
+    K_div: tl.constexpr,
+    V_div: tl.constexpr,
+    O_div: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    Q_stride0 = Q_stride0 // Q_div[0] * Q_div[0]
+    Q_stride1 = Q_stride1 // Q_div[1] * Q_div[1]
+    Q_shape2 = Q_shape2 // Q_div[2] * Q_div[2]
+    K_stride0 = K_stride0 // K_div[0] * K_div[0]
+    K_stride1 = K_stride1 // K_div[1] * K_div[1]
+    K_shape2 = K_shape2 // K_div[2] * K_div[2]
+    V_stride0 = V_stride0 // V_div[0] * V_div[0]
+    V_stride1 = V_stride1 // V_div[1] * V_div[1]
+    V_shape2 = V_shape2 // V_div[2] * V_div[2]
+    O_stride0 = O_stride0 // O_div[0] * O_div[0]
+    O_stride1 = O_stride1 // O_div[1] * O_div[1]
+    O_shape2 = O_shape2 // O_div[2] * O_div[2]
     qb = tl.program_id(0)
     head = tl.program_id(1)
     n_keys = K_shape1
@@ -237,6 +277,10 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
             BQ,
             BK,
             HD,
+            Q_div=_multiples(Q),
+            K_div=_multiples(K),
+            V_div=_multiples(V),
+            O_div=_multiples(O),
             USE_INT64=_needs_int64(Q, K, V, O),
             num_warps=num_warps, num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),

@@ -12,9 +12,10 @@ def _load_tile_1d(ptr, shape0, stride0, index0,
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+    else:
+        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
     ptrs = ptr + offs0 * stride0
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
@@ -28,13 +29,14 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
-        offs2 = offs2.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
+        offs2 = tl.cast(index2, tl.int64) * BLOCK2 + tl.arange(0, BLOCK2)
+    else:
+        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+        offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
     ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
@@ -47,11 +49,12 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
-    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
+    else:
+        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
@@ -65,13 +68,14 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
-    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
-        offs2 = offs2.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
+        offs2 = tl.cast(index2, tl.int64) * tile.shape[2] + tl.arange(0, tile.shape[2])
+    else:
+        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+        offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
     ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
@@ -124,21 +128,7 @@ def _multiples(x):
                  2 if v % 2 == 0 else 1 for v in sizes)
 
 
-class _ByTarget:
-    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
-
-    def __init__(self, default=None, **value_by_target):
-        self.default, self.value_by_target = default, value_by_target
-
-    def resolve(self):
-        if torch.cuda.is_available():
-            major, minor = torch.cuda.get_device_capability()
-            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
-        return self.default
-
-
 def _by_target(value):
-    value = value.resolve() if isinstance(value, _ByTarget) else value
     return 1 if value is None else value
 
 

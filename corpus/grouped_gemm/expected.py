@@ -14,11 +14,12 @@ def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
+    else:
+        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
@@ -31,11 +32,12 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
-    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
+    else:
+        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
@@ -68,6 +70,32 @@ def _mod(a, b):
     return r
 
 
+@triton.jit
+def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
+    # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
+    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
+    # first copy zeroed) and summed back, which adds only zeros.
+    M: tl.constexpr = x.shape[0]
+    K: tl.constexpr = x.shape[1]
+    N: tl.constexpr = y.shape[1]
+    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
+    if M >= 16 and N >= 16 and K >= MIN_K:
+        return tl.dot(x, y, acc, input_precision=PRECISION)
+    else:
+        RM: tl.constexpr = 16 // M if M < 16 else 1
+        RN: tl.constexpr = 16 // N if N < 16 else 1
+        RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
+        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
+                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
+        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
+        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
+        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
+        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
+        return acc + prod.to(acc.dtype)
+
+
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
@@ -98,29 +126,7 @@ def _needs_int64(*arrays):
     return False
 
 
-def _multiples(x):
-    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
-    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
-    sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
-
-
-class _ByTarget:
-    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
-
-    def __init__(self, default=None, **value_by_target):
-        self.default, self.value_by_target = default, value_by_target
-
-    def resolve(self):
-        if torch.cuda.is_available():
-            major, minor = torch.cuda.get_device_capability()
-            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
-        return self.default
-
-
 def _by_target(value):
-    value = value.resolve() if isinstance(value, _ByTarget) else value
     return 1 if value is None else value
 
 
@@ -155,6 +161,8 @@ _TRITON_DTYPES = {
     torch.float64: tl.float64, torch.int8: tl.int8, torch.int16: tl.int16,
     torch.int32: tl.int32, torch.int64: tl.int64, torch.uint8: tl.uint8, torch.bool: tl.int1,
 }
+
+
 for _torch_name, _tl_name in (("uint16", "uint16"), ("uint32", "uint32"), ("uint64", "uint64"),
                               ("float8_e4m3fn", "float8e4nv"), ("float8_e5m2", "float8e5")):
     if hasattr(torch, _torch_name):
@@ -253,7 +261,7 @@ def grouped_gemm(
             for k in range(tl.cdiv(A_shape1, TK)):
                 a = _load_tile_2d(A_ptr, A_shape0, A_shape1, A_stride0, A_stride1, bm, k, TM, TK, USE_INT64, PADDING=0.0)
                 b = _load_tile_2d(B_ptr, B_shape0, B_shape1, B_stride0, B_stride1, k, bn, TK, TN, USE_INT64, PADDING=0.0)
-                acc = tl.dot(a, b, acc, input_precision="ieee")
+                acc = _dot_any_size(a, b, acc, "ieee")
             _store_tile_2d(C_ptr, C_shape0, C_shape1, C_stride0, C_stride1, bm, bn, acc.to(C_ptr.dtype.element_ty), USE_INT64)
             tile += step
         first = last

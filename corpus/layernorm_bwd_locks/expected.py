@@ -15,9 +15,10 @@ def _load_tile_1d(ptr, shape0, stride0, index0,
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+    else:
+        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
     ptrs = ptr + offs0 * stride0
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
@@ -31,11 +32,12 @@ def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
+    else:
+        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
@@ -48,11 +50,12 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
-    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
+    else:
+        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
@@ -174,21 +177,7 @@ def _multiples(x):
                  2 if v % 2 == 0 else 1 for v in sizes)
 
 
-class _ByTarget:
-    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
-
-    def __init__(self, default=None, **value_by_target):
-        self.default, self.value_by_target = default, value_by_target
-
-    def resolve(self):
-        if torch.cuda.is_available():
-            major, minor = torch.cuda.get_device_capability()
-            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
-        return self.default
-
-
 def _by_target(value):
-    value = value.resolve() if isinstance(value, _ByTarget) else value
     return 1 if value is None else value
 
 
@@ -291,8 +280,8 @@ def layernorm_bwd(
     xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, 0, 1, TN, USE_INT64, PADDING=0.0).to(tl.float32)
     dyt = _load_tile_2d(dy_ptr, dy_shape0, dy_shape1, dy_stride0, dy_stride1, row, 0, 1, TN, USE_INT64, PADDING=0.0).to(tl.float32)
     wt = _load_tile_1d(w_ptr, w_shape0, w_stride0, 0, TN, USE_INT64, PADDING=0.0).to(tl.float32)
-    mu = tl.load(mean_ptr + row * mean_stride0)
-    rs = tl.load(rstd_ptr + row * rstd_stride0)
+    mu = tl.load(mean_ptr + tl.cast(row, tl.int64) * mean_stride0, mask=(row >= 0) & (row < mean_shape0))
+    rs = tl.load(rstd_ptr + tl.cast(row, tl.int64) * rstd_stride0, mask=(row >= 0) & (row < rstd_shape0))
     xhat = tl.where(live, (xt - mu) * rs, 0.0)
     wdy = wt[None, :] * dyt
     c1 = _sum(xhat * wdy, None, False) / n

@@ -12,11 +12,12 @@ def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
+    else:
+        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
@@ -29,17 +30,44 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
-    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
+    else:
+        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
         tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
     else:
         tl.store(ptrs, value)
+
+
+@triton.jit
+def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
+    # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
+    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
+    # first copy zeroed) and summed back, which adds only zeros.
+    M: tl.constexpr = x.shape[0]
+    K: tl.constexpr = x.shape[1]
+    N: tl.constexpr = y.shape[1]
+    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
+    if M >= 16 and N >= 16 and K >= MIN_K:
+        return tl.dot(x, y, acc, input_precision=PRECISION)
+    else:
+        RM: tl.constexpr = 16 // M if M < 16 else 1
+        RN: tl.constexpr = 16 // N if N < 16 else 1
+        RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
+        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
+                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
+        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
+        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
+        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
+        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
+        return acc + prod.to(acc.dtype)
 
 
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
@@ -80,21 +108,7 @@ def _multiples(x):
                  2 if v % 2 == 0 else 1 for v in sizes)
 
 
-class _ByTarget:
-    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
-
-    def __init__(self, default=None, **value_by_target):
-        self.default, self.value_by_target = default, value_by_target
-
-    def resolve(self):
-        if torch.cuda.is_available():
-            major, minor = torch.cuda.get_device_capability()
-            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
-        return self.default
-
-
 def _by_target(value):
-    value = value.resolve() if isinstance(value, _ByTarget) else value
     return 1 if value is None else value
 
 
@@ -167,7 +181,7 @@ def matmul_kernel(
     for k in range(num_k):
         a_tile = _load_tile_2d(a_ptr, a_shape0, a_shape1, a_stride0, a_stride1, pid_m, k, TM, TK, USE_INT64, PADDING=0.0)
         b_tile = _load_tile_2d(b_ptr, b_shape0, b_shape1, b_stride0, b_stride1, k, pid_n, TK, TN, USE_INT64, PADDING=0.0)
-        acc = tl.dot(a_tile, b_tile, acc, input_precision="ieee")
+        acc = _dot_any_size(a_tile, b_tile, acc, "ieee")
     _store_tile_2d(c_ptr, c_shape0, c_shape1, c_stride0, c_stride1, pid_m, pid_n, acc.to(c_ptr.dtype.element_ty), USE_INT64)
 
 

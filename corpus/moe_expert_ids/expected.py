@@ -127,11 +127,15 @@ def _scatter_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
         tl.store(ptr + offs, value)
 
 
+_E8M0 = getattr(torch, "float8_e8m0fnu", None)
+
+
 def _as_tensor(x):
     """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
     float8_e8m0fnu (block scales): such arrays travel as their bytes."""
-    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
-    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+    if type(x) is not torch.Tensor:
+        x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if _E8M0 is not None and x.dtype is _E8M0:
         x = x.view(torch.uint8)
     return x
 
@@ -145,10 +149,20 @@ def _needs_int64(*arrays):
     """True when some element offset of some array reaches 2**31: offsets are then computed
     in int64, otherwise in int32 (cheaper)."""
     for x in arrays:
+        if x.numel() < 2**31 - 1 and x.is_contiguous():  # the common case, without a loop
+            continue
         span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
         if span >= 2**31 - 1:
             return True
     return False
+
+
+def _multiples(x):
+    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
+    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
+    sizes = x.stride()[:-1] + (x.shape[-1],)
+    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
+                 2 if v % 2 == 0 else 1 for v in sizes)
 
 
 def _by_target(value):
@@ -159,13 +173,22 @@ def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
 
+_SAME_STREAM = contextlib.nullcontext()
+
+
 def _on_stream(stream):
     """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
-    handle, or None for the current stream."""
-    if stream is None or not torch.cuda.is_available():
-        return contextlib.nullcontext()
+    handle, or None for the current stream. Naming the stream that is already current (as
+    cuTile code usually does) switches nothing, which keeps the launch cheap."""
+    if stream is None:
+        return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
+        if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
+                stream.device_index):
+            return _SAME_STREAM
         return torch.cuda.stream(stream)
+    if not torch.cuda.is_available():
+        return _SAME_STREAM
     if hasattr(stream, "__cuda_stream__"):
         stream = stream.__cuda_stream__()[1]
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
@@ -204,8 +227,26 @@ def expert_up_kernel(
     TILE_T: tl.constexpr,
     TILE_H: tl.constexpr,
     TILE_D: tl.constexpr,
+    X_div: tl.constexpr,
+    W_div: tl.constexpr,
+    Y_div: tl.constexpr,
+    row_token_div: tl.constexpr,
+    block_expert_div: tl.constexpr,
+    gate_div: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    X_stride0 = X_stride0 // X_div[0] * X_div[0]
+    X_shape1 = X_shape1 // X_div[1] * X_div[1]
+    W_stride0 = W_stride0 // W_div[0] * W_div[0]
+    W_stride1 = W_stride1 // W_div[1] * W_div[1]
+    W_shape2 = W_shape2 // W_div[2] * W_div[2]
+    Y_stride0 = Y_stride0 // Y_div[0] * Y_div[0]
+    Y_shape1 = Y_shape1 // Y_div[1] * Y_div[1]
+    row_token_shape0 = row_token_shape0 // row_token_div[0] * row_token_div[0]
+    block_expert_shape0 = block_expert_shape0 // block_expert_div[0] * block_expert_div[0]
+    gate_stride0 = gate_stride0 // gate_div[0] * gate_div[0]
+    gate_shape1 = gate_shape1 // gate_div[1] * gate_div[1]
     blk = tl.program_id(0)
     col = tl.program_id(1)
     d_model = X_shape1
@@ -257,6 +298,12 @@ def launch_expert_up_kernel(stream, grid, X, W, Y, row_token, block_expert, gate
             TILE_T,
             TILE_H,
             TILE_D,
+            X_div=_multiples(X),
+            W_div=_multiples(W),
+            Y_div=_multiples(Y),
+            row_token_div=_multiples(row_token),
+            block_expert_div=_multiples(block_expert),
+            gate_div=_multiples(gate),
             USE_INT64=_needs_int64(X, W, Y, row_token, block_expert, gate),
             num_warps=num_warps, num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),

@@ -17,11 +17,12 @@ def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
+    else:
+        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
@@ -34,17 +35,44 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
-    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
+    else:
+        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
         tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
     else:
         tl.store(ptrs, value)
+
+
+@triton.jit
+def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
+    # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
+    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
+    # first copy zeroed) and summed back, which adds only zeros.
+    M: tl.constexpr = x.shape[0]
+    K: tl.constexpr = x.shape[1]
+    N: tl.constexpr = y.shape[1]
+    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
+    if M >= 16 and N >= 16 and K >= MIN_K:
+        return tl.dot(x, y, acc, input_precision=PRECISION)
+    else:
+        RM: tl.constexpr = 16 // M if M < 16 else 1
+        RN: tl.constexpr = 16 // N if N < 16 else 1
+        RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
+        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
+                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
+        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
+        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
+        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
+        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
+        return acc + prod.to(acc.dtype)
 
 
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
@@ -243,7 +271,7 @@ def tiled_matmul(
     for k in range(tl.cdiv(a_shape1, TK)):
         x = _load_tile_2d(a_ptr, a_shape0, a_shape1, a_stride0, a_stride1, tl.program_id(0), k, TM, TK, USE_INT64, PADDING=0.0)
         y = _load_tile_2d(b_ptr, b_shape0, b_shape1, b_stride0, b_stride1, k, tl.program_id(1), TK, TN, USE_INT64, PADDING=0.0)
-        acc = tl.dot(x, y, acc, input_precision="ieee")
+        acc = _dot_any_size(x, y, acc, "ieee")
     _store_tile_2d(c_ptr, c_shape0, c_shape1, c_stride0, c_stride1, tl.program_id(0), tl.program_id(1), acc.to(c_ptr.dtype.element_ty), USE_INT64)
 
 
@@ -251,7 +279,7 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     """Run `tiled_matmul` like `ct.launch(stream, grid, tiled_matmul, (a, b, c, TM, TN, TK))`.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
-    hints = {"num_ctas": _ByTarget(sm_100=2, default=1), "occupancy": 2} | (hints or {})
+    hints = launch_tiled_matmul.hints | (hints or {})
     a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
     _check_ndim("tiled_matmul", "a", a, 2)
     _check_ndim("tiled_matmul", "b", b, 2)
@@ -276,6 +304,11 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
             num_warps=num_warps, num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
+
+
+# The @ct.kernel options: host expressions evaluated once, here, as cuTile evaluates them when
+# it decorates the kernel (not on every launch).
+launch_tiled_matmul.hints = {"num_ctas": _ByTarget(sm_100=2, default=1), "occupancy": 2}
 
 
 _LAUNCHERS[tiled_matmul] = launch_tiled_matmul
