@@ -207,6 +207,7 @@ class _HostRewriter(cst.CSTTransformer):
         self.errors = []
         self.host_features: set = set()
         self.introduced: set = set()  # generated names the rewritten host code refers to
+        self.linked_helpers: set = set()   # helpers linked from other modules (packages.py)
 
     def on_leave(self, original, updated):
         try:
@@ -244,6 +245,13 @@ class _HostRewriter(cst.CSTTransformer):
             if isinstance(small, (cst.Import, cst.ImportFrom)) and self._is_cuda_tile_import(small):
                 replaced = True
                 continue
+            if isinstance(small, cst.ImportFrom) and self.depth == 0:
+                linked = self._link_imports(small)
+                if linked is not small:
+                    replaced = True
+                    if linked is None:
+                        continue
+                    small = linked
             if self.depth == 0 and isinstance(small, (cst.Assign, cst.AnnAssign)) \
                     and small.value is not None and self._is_cutile_value(small.value):
                 replaced = True
@@ -259,6 +267,28 @@ class _HostRewriter(cst.CSTTransformer):
                 return self.import_anchor
             return cst.RemovalSentinel.REMOVE
         return updated.with_changes(body=keep)
+
+    def _link_imports(self, node: cst.ImportFrom):
+        """`from mypkg.tiles import helper`: the helper is now a local @triton.jit function, so
+        its name leaves the import; `from mypkg.kern import kernel` also imports the kernel's
+        launcher (packages.py). Returns the statement, or None when no name is left."""
+        if isinstance(node.names, cst.ImportStar):
+            return node
+        foreign = self.pm.__dict__.get("foreign", {})
+        fkernels = self.pm.__dict__.get("foreign_kernels", {})
+        names = []
+        for a in node.names:
+            local = a.asname.name.value if a.asname else a.name.value
+            if local in foreign and local in self.linked_helpers:
+                continue
+            names.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+            if local in fkernels:
+                kname = fkernels[local][1]
+                alias = None if local == kname else cst.AsName(cst.Name(f"launch_{local}"))
+                names.append(cst.ImportAlias(cst.Name(f"launch_{kname}"), asname=alias))
+        if not names:
+            return None
+        return node.with_changes(names=names)
 
     def _is_cuda_tile_import(self, node) -> bool:
         if isinstance(node, cst.Import):
@@ -289,6 +319,16 @@ class _HostRewriter(cst.CSTTransformer):
         self.introduced.add(target)
         return cst.Name(self.names[target])
 
+    def leave_Annotation(self, original, updated):
+        """Host annotations naming cuTile types (`compute_type: ct.DType`, `k: ct.kernel`)
+        become strings: they document the type without importing cuda.tile."""
+        if any(isinstance(n, (cst.Name, cst.Attribute)) and self.pm.ct_name(n) is not None
+               for n in _walk(updated.annotation)):     # (host names are already rewritten)
+            code = self.pm.module.code_for_node(original.annotation)
+            quote = "'" if '"' in code else '"'
+            return updated.with_changes(annotation=cst.SimpleString(f"{quote}{code}{quote}"))
+        return updated
+
     def leave_Attribute(self, original, updated):
         name = self.pm.ct_name(original)
         if name in self.HOST_NAMES:
@@ -315,6 +355,24 @@ class _HostRewriter(cst.CSTTransformer):
         name = self.pm.ct_name(func)
         if name is None or name in self.HOST_NAMES:
             return updated
+        if name == "kernel" and original.args and isinstance(original.args[0].value, cst.Name) \
+                and original.args[0].value.value in self.kernels:
+            # ct.kernel(fn, **options) in host code: the Triton kernel (its launcher is found
+            # through _LAUNCHERS), or its launcher with those options as hints
+            kname = original.args[0].value.value
+            self.host_features.add("launch")
+            opts = [a for a in updated.args[1:] if a.keyword is not None]
+            if not opts:
+                return cst.Name(kname)
+            self.host_features.add("replace_hints")
+            self.introduced.add("_with_hints")
+            return updated.with_changes(func=cst.Name(self.names["_with_hints"]), args=[
+                cst.Arg(cst.Name(self.names[f"launch_{kname}"]))] + opts)
+        if name == "compiler_timeout":
+            # Triton compiles without a time limit: a context manager that does nothing
+            self.introduced.add("contextlib")
+            return updated.with_changes(func=cst.parse_expression("contextlib.nullcontext"),
+                                        args=[])
         if name == "launch":
             args = list(updated.args)
             if len(args) != 4 or any(a.keyword is not None for a in args):
@@ -324,7 +382,10 @@ class _HostRewriter(cst.CSTTransformer):
                     help="pass the four arguments positionally"))
                 return updated
             kernel = args[2].value
-            if not (isinstance(kernel, cst.Name) and kernel.value in self.kernels):
+            fkernels = self.pm.__dict__.get("foreign_kernels", {})
+            local_kernel = isinstance(kernel, cst.Name) and (
+                kernel.value in self.kernels or kernel.value in fkernels)
+            if not local_kernel:
                 # a kernel chosen at run time (a variable, replace_hints, a tuning result)
                 self.host_features.add("launch")
                 self.introduced.add("_launch")
@@ -341,10 +402,20 @@ class _HostRewriter(cst.CSTTransformer):
             return cst.Call(func=cst.Name(self.names[f"launch_{kernel.value}"]), args=new_args)
         self.errors.append(self.pm.error(
             original, "T2T109", f"host code uses ct.{name}, which has no translation outside "
-            "kernels", help="host code may use ct.launch, ct.cdiv, ct.ByTarget, "
+            "kernels", help="host code may use ct.launch, ct.kernel, ct.cdiv, ct.ByTarget, "
+                            "ct.compiler_timeout, "
                             "kernel.replace_hints and ct.tune.exhaustive_search; use torch for "
                             "the rest"))
         return updated
+
+
+class HostErrors(Exception):
+    """Several host-code diagnostics of one module (translate.py reports each)."""
+
+    def __init__(self, errors):
+        super().__init__(errors[0].diagnostic.message)
+        self.errors = errors
+
 
 
 def _walk(node):
@@ -442,6 +513,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
     needed = set()
     sources = {}
     kernel_stmts, device_stmts, launchers = {}, {}, {}
+    linked = {}  # helper name -> statements of a helper linked from another module
     generated = []  # texts of the generated kernels, launchers and device functions
     features: set = set()
     for name, (fn, unit) in units.items():
@@ -466,6 +538,11 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
             params.append(f"{USE_INT64}: tl.constexpr")
         text = _function_text(pm, unit.fn, params, unit.text, unit.debug)
         generated.append(text)
+        if name in pm.__dict__.get("foreign", {}):
+            # a helper linked from the user's other modules (packages.py): no definition here
+            # to replace, so it goes in the helper block
+            linked[name] = _statements(f"# `{name}` from {pm.foreign[name].source.path}\n" + text)
+            continue
         device_stmts[name] = _statements(text)
     # @ct.function definitions never called from a kernel are still device code: keep them out
     # of the host module but say so, rather than silently dropping them.
@@ -475,8 +552,11 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
             uncalled[fn.name] = (f"# `{fn.name}` (@ct.function) is not called by any kernel in "
                                  "this module, so it was not translated.")
     rewriter = _HostRewriter(pm, kernel_stmts, device_stmts, uncalled)
+    rewriter.linked_helpers = set(linked)
     new_module = pm.module.visit(rewriter)
     if rewriter.errors:
+        if len(rewriter.errors) > 1:        # every host line that needs attention is reported
+            raise HostErrors(rewriter.errors)
         raise rewriter.errors[0]
     features |= rewriter.host_features
     runtime_table = bool(features & {"launch", "replace_hints", "tune.exhaustive_search"})
@@ -519,11 +599,13 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
     helpers = [s for s, _, _ in kept_helpers]
     if mapping:
         helpers = [s.visit(Renamer(mapping)) for s in helpers]
+    for stmts in linked.values():   # generated code like the device functions: not respelled
+        helpers += stmts
 
     # Imports the kept helpers need and the user's module does not already make.
     kept = set().union(*(u for _, _, u in kept_helpers)) if kept_helpers else set()
     stdlib = [m for m in ("contextlib", "dataclasses", "functools", "time")
-              if m in kept and pm.imports.get(m) != m]
+              if (m in kept or m in rewriter.introduced) and pm.imports.get(m) != m]
     third = [line for line, bound, value in (
         ("import torch", "torch", "torch"), ("import triton", "triton", "triton"),
         ("import triton.language as tl", "tl", "triton.language"))

@@ -92,6 +92,10 @@ class ParsedModule:
         while pos is None and node in self.origins and seen < 100:
             node, seen = self.origins[node], seen + 1
             pos = self.positions.get(node)
+        if pos is None:          # a node of a helper linked from another module (packages.py)
+            for other in self.__dict__.get("linked", ()):
+                if other.positions.get(node) is not None:
+                    return other.diagnostic(node, code, message, help)
         line, col, end_col = 0, 0, None
         if pos is not None:
             line, col = pos.start.line, pos.start.column + 1

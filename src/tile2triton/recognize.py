@@ -46,7 +46,32 @@ def find_cutile_functions(pm: ParsedModule) -> list[FunctionInfo]:
             if role:
                 found.append(FunctionInfo(stmt.name.value, stmt, role, decorator_options=options))
                 break
+    # `ct.kernel(fn, **options)` called as a function in host code makes module-level `fn` a
+    # kernel (options only when every such call agrees on them)
+    named = {f.name for f in found}
+    calls: dict = {}
+    for node in _walk_calls(pm.module):
+        if pm.ct_name(node.func) == "kernel" and node.args and node.args[0].keyword is None \
+                and isinstance(node.args[0].value, cst.Name):
+            fname = node.args[0].value.value
+            if fname in pm.functions and fname not in named:
+                opts = {a.keyword.value: a.value for a in node.args[1:] if a.keyword is not None}
+                calls.setdefault(fname, []).append(opts)
+    for fname, optss in calls.items():
+        texts = {tuple(sorted((k, pm.module.code_for_node(v)) for k, v in o.items()))
+                 for o in optss}
+        found.append(FunctionInfo(fname, pm.functions[fname], "kernel",
+                                  decorator_options=optss[0] if len(texts) == 1 else {}))
     return found
+
+
+def _walk_calls(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Call):
+            yield n
+        stack.extend(n.children)
 
 
 def _unalias(pm: ParsedModule, expr: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression:

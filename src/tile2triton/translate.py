@@ -13,6 +13,7 @@ from . import emit
 from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
 from .names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
+from .packages import link_imports
 from .parse import ParsedModule, parse_source
 from .recognize import classify_params, find_cutile_functions
 from .registry import load_patterns
@@ -133,6 +134,7 @@ def translate_source(text: str, path: str = "<input>") -> ModuleResult:
     bad = _python_refuses(pm, text, path)
     if bad is not None:
         return ModuleResult(path, True, None, module_diagnostics=[bad])
+    link_imports(pm)      # helpers and kernels imported from the user's other modules
     patterns = load_patterns()
     mc = ModuleContext(pm, patterns)
     try:
@@ -163,6 +165,8 @@ def translate_source(text: str, path: str = "<input>") -> ModuleResult:
         return result
     try:
         result.output = emit.render_module(pm, mc, units, functions)
+    except emit.HostErrors as e:
+        result.module_diagnostics.extend(err.diagnostic for err in e.errors)
     except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
         result.module_diagnostics.append(_failure(pm, e, pm.module, "the module"))
     return result
