@@ -208,6 +208,7 @@ class _HostRewriter(cst.CSTTransformer):
         self.host_features: set = set()
         self.introduced: set = set()  # generated names the rewritten host code refers to
         self.linked_helpers: set = set()   # helpers linked from other modules (packages.py)
+        self.nested: dict = {}     # id(kernel def inside a host function) -> NestedKernel
 
     def on_leave(self, original, updated):
         try:
@@ -221,10 +222,37 @@ class _HostRewriter(cst.CSTTransformer):
         self.depth += 1
         name = node.name.value
         return name not in self.kernels and name not in self.device_funcs \
-            and name not in self.uncalled
+            and name not in self.uncalled and id(node) not in self.nested
+
+    def _nested_kernel(self, original, nk):
+        """A kernel defined in a host function becomes its (hoisted) launcher there, with the
+        host function's values of the kernel's closure names bound (see nested.py)."""
+        self.host_features.add("launch")
+        launcher = cst.Name(self.names[f"launch_{nk.hoisted}"])
+        value = launcher
+        if nk.closure:
+            self.introduced.add("functools")
+            value = cst.Call(cst.parse_expression("functools.partial"), [cst.Arg(launcher)] + [
+                cst.Arg(cst.Name(c), keyword=cst.Name(c), equal=cst.AssignEqual(
+                    cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))) for c in nk.closure])
+        return cst.SimpleStatementLine(
+            [cst.Assign([cst.AssignTarget(cst.Name(nk.name))], value)],
+            leading_lines=original.leading_lines)
 
     def leave_FunctionDef(self, original, updated):
         self.depth -= 1
+        nk = self.nested.get(id(original))
+        if nk is not None:
+            return self._nested_kernel(original, nk)
+        hoisted = [k for k in self.nested.values() if k.outer is original]
+        if self.depth == 0 and hoisted:
+            blank = [cst.EmptyLine(), cst.EmptyLine()]
+            out = []
+            for k in hoisted:       # the hoisted kernel and its launcher, before the function
+                stmts = self.kernels[k.hoisted]
+                out += [stmts[0].with_changes(leading_lines=blank)] + list(stmts[1:])
+            return cst.FlattenSentinel(
+                out + [updated.with_changes(leading_lines=list(original.leading_lines) or blank)])
         name = original.name.value
         if self.depth:
             return updated
@@ -255,6 +283,12 @@ class _HostRewriter(cst.CSTTransformer):
             if self.depth == 0 and isinstance(small, (cst.Assign, cst.AnnAssign)) \
                     and small.value is not None and self._is_cutile_value(small.value):
                 replaced = True
+                continue
+            if self.depth == 1 and isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                    and isinstance(small.targets[0].target, cst.Name) \
+                    and self._is_cutile_value(small.value) and any(
+                        small.targets[0].target.value in k.folded for k in self.nested.values()):
+                replaced = True     # a cuTile constant folded into a hoisted kernel
                 continue
             keep.append(small)
         if not replaced:
@@ -384,7 +418,8 @@ class _HostRewriter(cst.CSTTransformer):
             kernel = args[2].value
             fkernels = self.pm.__dict__.get("foreign_kernels", {})
             local_kernel = isinstance(kernel, cst.Name) and (
-                kernel.value in self.kernels or kernel.value in fkernels)
+                kernel.value in self.kernels or kernel.value in fkernels) and \
+                kernel.value not in {k.hoisted for k in self.nested.values()}
             if not local_kernel:
                 # a kernel chosen at run time (a variable, replace_hints, a tuning result)
                 self.host_features.add("launch")
@@ -553,6 +588,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
                                  "this module, so it was not translated.")
     rewriter = _HostRewriter(pm, kernel_stmts, device_stmts, uncalled)
     rewriter.linked_helpers = set(linked)
+    rewriter.nested = {id(fn.nested.node): fn.nested for fn, _ in units.values()
+                       if getattr(fn, "nested", None) is not None}
     new_module = pm.module.visit(rewriter)
     if rewriter.errors:
         if len(rewriter.errors) > 1:        # every host line that needs attention is reported

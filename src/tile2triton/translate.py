@@ -12,7 +12,9 @@ from typing import Optional
 from . import emit
 from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
+from .model import FunctionInfo, ParamInfo
 from .names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
+from .nested import find_nested_kernels
 from .packages import link_imports
 from .parse import ParsedModule, parse_source
 from .recognize import classify_params, find_cutile_functions
@@ -146,21 +148,36 @@ def translate_source(text: str, path: str = "<input>") -> ModuleResult:
     if clash is not None:
         return ModuleResult(path, True, None, module_diagnostics=[clash])
     kernels = [f for f in functions if f.role == "kernel"]
+    # kernels defined inside host functions (test functions, factories) are hoisted
+    taken = set(pm.functions) | set(pm.globals) | set(pm.imports)
+    for nk in find_nested_kernels(pm, taken):
+        fn = FunctionInfo(nk.hoisted, nk.node, "kernel", decorator_options=nk.options)
+        fn.nested = nk
+        kernels.append(fn)
     result = ModuleResult(path, True, None)
     units: dict[str, tuple] = {}
     for fn in kernels:
-        report = KernelReport(fn.name, "translated", line=pm.def_line(fn.name))
+        nk = getattr(fn, "nested", None)
+        report = KernelReport(fn.name, "translated", line=pm.def_line(fn.name) if nk is None
+                              else pm.positions[fn.node.name].start.line)
         result.kernels.append(report)
         saved_specs = dict(mc.helper_specs)
         saved_order = list(mc.helper_order)
+        saved_globals = dict(pm.globals)
         try:
             fn.params = classify_params(pm, fn)
+            if nk is not None:      # the host function's constants fold, other names are
+                pm.globals.update(nk.folded)        # constexpr parameters
+                fn.params = fn.params + [ParamInfo(c, "constexpr") for c in nk.closure]
             unit = lower_function(mc, fn, fn.params)
             units[fn.name] = (fn, unit)
         except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
             report.status = "failed"
             report.diagnostics = [_failure(pm, e, fn.node, f"kernel `{fn.name}`")]
             mc.helper_specs, mc.helper_order = saved_specs, saved_order
+        finally:
+            pm.globals.clear()
+            pm.globals.update(saved_globals)
     if any(k.status == "failed" for k in result.kernels):
         return result
     try:
