@@ -1,0 +1,243 @@
+import contextlib
+import functools
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
+    float8_e8m0fnu (block scales): such arrays travel as their bytes."""
+    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+        x = x.view(torch.uint8)
+    return x
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+_LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time
+
+
+def _launch(stream, grid, kernel, args):
+    """ct.launch of a kernel chosen at run time (a variable, replace_hints, a tuning result)."""
+    _LAUNCHERS.get(kernel, kernel)(stream, grid, *args)
+
+
+def _with_hints(kernel, **hints):
+    """kernel.replace_hints(**hints): the same launcher with other hints."""
+    launcher = _LAUNCHERS.get(kernel, kernel)
+    base = getattr(launcher, "hints", {})
+    fn = functools.partial(getattr(launcher, "func", launcher), hints=base | hints)
+    fn.hints = base | hints
+    return fn
+
+
+@triton.jit
+def residual(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    y_ptr,
+    y_shape0,
+    y_shape1,
+    y_stride0,
+    y_stride1,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_stride0,
+    out_stride1,
+    TM: tl.constexpr,
+    alpha: tl.constexpr,
+    tile_n: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """out = x + alpha * y, accumulated in float32."""
+    row, col = (tl.program_id(0), tl.program_id(1))
+    xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, col, TM, tile_n, USE_INT64, PADDING=0.0)
+    yt = _load_tile_2d(y_ptr, y_shape0, y_shape1, y_stride0, y_stride1, row, col, TM, tile_n, USE_INT64, PADDING=0.0)
+    acc = xt.to(tl.float32) + alpha * yt.to(tl.float32)
+    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, row, col, acc.to(out_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
+    """Run `residual` like `ct.launch(stream, grid, residual, (x, y, out, TM, alpha, tile_n))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    x, y, out = _as_tensor(x), _as_tensor(y), _as_tensor(out)
+    _check_ndim("residual", "x", x, 2)
+    _check_ndim("residual", "y", y, 2)
+    _check_ndim("residual", "out", out, 2)
+    tile_elems = TM * tile_n
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        residual[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            y, *y.shape, *y.stride(),
+            out, *out.shape, *out.stride(),
+            TM,
+            alpha,
+            tile_n,
+            USE_INT64=_needs_int64(x, y, out),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+_LAUNCHERS[residual] = launch_residual
+
+
+def make_residual_kernel(tile_n, alpha):
+    """A kernel factory: `tile_n` and `alpha` are closure constants of the kernel it returns."""
+
+    residual = functools.partial(launch_residual, alpha=alpha, tile_n=tile_n)
+    return residual
+
+
+@triton.jit
+def clip_rows(
+    src_ptr,
+    src_shape0,
+    src_shape1,
+    src_stride0,
+    src_stride1,
+    dst_ptr,
+    dst_shape0,
+    dst_shape1,
+    dst_stride0,
+    dst_stride1,
+    USE_INT64: tl.constexpr,
+):
+    i, j = (tl.program_id(0), tl.program_id(1))
+    t = _load_tile_2d(src_ptr, src_shape0, src_shape1, src_stride0, src_stride1, i, j, 1, 64, USE_INT64)
+    t = tl.where(t > 1.25, 1.25, t)
+    t = tl.where(t < -1.25, -1.25, t)
+    _store_tile_2d(dst_ptr, dst_shape0, dst_shape1, dst_stride0, dst_stride1, i, j, t, USE_INT64)
+
+
+def launch_clip_rows(stream, grid, src, dst, *, hints=None):
+    """Run `clip_rows` like `ct.launch(stream, grid, clip_rows, (src, dst))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    src, dst = _as_tensor(src), _as_tensor(dst)
+    _check_ndim("clip_rows", "src", src, 2)
+    _check_ndim("clip_rows", "dst", dst, 2)
+    tile_elems = 1 * 64
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        clip_rows[_grid(grid)](
+            src, *src.shape, *src.stride(),
+            dst, *dst.shape, *dst.stride(),
+            USE_INT64=_needs_int64(src, dst),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+_LAUNCHERS[clip_rows] = launch_clip_rows
+
+
+def launch(stream, x, y, out, clipped):
+    tm, tn = 16, 32
+    residual = make_residual_kernel(tn, 0.5)
+    grid = (triton.cdiv(x.shape[0], tm), triton.cdiv(x.shape[1], tn))
+    _launch(stream, grid, residual, (x, y, out, tm))
+
+    limit = 1.25
+    block = 64
+
+    # a kernel defined inside the host function, the way a test defines one
+    clip_rows = launch_clip_rows
+
+    _launch(stream, (out.shape[0], triton.cdiv(out.shape[1], block)), clip_rows, (out, clipped))
