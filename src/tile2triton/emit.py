@@ -220,6 +220,20 @@ class _HostRewriter(cst.CSTTransformer):
 
     def visit_FunctionDef(self, node):
         self.depth += 1
+        if self.depth > 1 and id(node) not in self.nested:
+            from .recognize import decorator_role
+            role = next((r for r in (decorator_role(self.pm, d)[0] for d in node.decorators)
+                         if r), None)
+            if role is not None:
+                # tile code that convert cannot hoist (deeper nesting, in a class, a nested
+                # @ct.function): one diagnostic at its definition, not one per ct.* call
+                self.errors.append(self.pm.error(
+                    node.name, "T2T109", f"{'kernel' if role == 'kernel' else 'tile function'} "
+                    f"`{node.name.value}` is defined where convert cannot translate it",
+                    help="convert translates kernels and helpers at module level and kernels "
+                         "defined directly in a module-level function; move it there, or "
+                         "translate it at run time with tile2triton.translate_kernel"))
+                return False
         name = node.name.value
         return name not in self.kernels and name not in self.device_funcs \
             and name not in self.uncalled and id(node) not in self.nested

@@ -65,3 +65,15 @@ def test_nested_and_factory_kernels_convert_and_run(tmp_path):
         mod.run_factory(None, x, y, block, shift)
         torch.testing.assert_close(y.double(), x.double() + shift, atol=1e-6, rtol=1e-6)
         assert not math.isnan(float(y.sum()))
+
+
+def test_tile_code_convert_cannot_hoist_gets_one_diagnostic_at_its_definition():
+    src = ("import cuda.tile as ct\n\n\ndef outer():\n    def inner():\n        @ct.kernel\n"
+           "        def deep(x):\n            ct.store(x, index=(0,), tile=ct.load(x, index=(0,),"
+           " shape=(16,)) + 1)\n        return deep\n    return inner()\n")
+    res = translate_source(src, "deep.py")
+    assert not res.ok
+    diags = res.diagnostics()
+    assert [(d.code, d.line, d.col) for d in diags] == [("T2T109", 7, 13)], \
+        [d.format() for d in diags]
+    assert "`deep`" in diags[0].message and "translate_kernel" in diags[0].help
