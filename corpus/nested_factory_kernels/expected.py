@@ -13,11 +13,12 @@ def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
+    else:
+        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     if CHECK_BOUNDS:
         return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
@@ -30,11 +31,12 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
-    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
+        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
+    else:
+        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
@@ -67,21 +69,7 @@ def _needs_int64(*arrays):
     return False
 
 
-class _ByTarget:
-    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
-
-    def __init__(self, default=None, **value_by_target):
-        self.default, self.value_by_target = default, value_by_target
-
-    def resolve(self):
-        if torch.cuda.is_available():
-            major, minor = torch.cuda.get_device_capability()
-            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
-        return self.default
-
-
 def _by_target(value):
-    value = value.resolve() if isinstance(value, _ByTarget) else value
     return 1 if value is None else value
 
 
@@ -107,15 +95,6 @@ _LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time
 def _launch(stream, grid, kernel, args):
     """ct.launch of a kernel chosen at run time (a variable, replace_hints, a tuning result)."""
     _LAUNCHERS.get(kernel, kernel)(stream, grid, *args)
-
-
-def _with_hints(kernel, **hints):
-    """kernel.replace_hints(**hints): the same launcher with other hints."""
-    launcher = _LAUNCHERS.get(kernel, kernel)
-    base = getattr(launcher, "hints", {})
-    fn = functools.partial(getattr(launcher, "func", launcher), hints=base | hints)
-    fn.hints = base | hints
-    return fn
 
 
 @triton.jit
