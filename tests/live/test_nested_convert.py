@@ -2,8 +2,10 @@
 closes over the factory's parameters (constexpr parameters of the hoisted Triton kernel) and a
 local cuTile constant (folded), and a kernel defined inside a test function. The converted
 module is run (TRITON_INTERPRET=1) against float64 references."""
-import importlib.util
 import math
+import os
+import subprocess
+import sys
 
 import torch
 
@@ -52,20 +54,24 @@ def test_nested_and_factory_kernels_convert_and_run(tmp_path):
     assert "PADDING=0.0" in out                          # the local padding alias folded
     path = tmp_path / "nested_kernels_triton.py"
     path.write_text(out)
-    spec = importlib.util.spec_from_file_location("nested_kernels_triton", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    g = torch.Generator().manual_seed(3)
-    x = torch.randn(203, generator=g)
-    y = torch.full_like(x, float("nan"))
-    mod.run_local(None, x, y)
-    torch.testing.assert_close(y.double(), x.double() * 2, atol=0, rtol=0)
-    for block, shift in ((16, 0.75), (64, -2.5)):
-        y = torch.full_like(x, float("nan"))
-        mod.run_factory(None, x, y, block, shift)
+    # run in a child process: the interpreter patches triton.language in the process that
+    # runs it, which would break later real compilations (tests/test_inspect.py) in this worker
+    script = ("import math, torch\nimport nested_kernels_triton as mod\n"
+              "g = torch.Generator().manual_seed(3)\nx = torch.randn(203, generator=g)\n"
+              "y = torch.full_like(x, float('nan'))\nmod.run_local(None, x, y)\nys = [y]\n"
+              "for block, shift in ((16, 0.75), (64, -2.5)):\n"
+              "    y = torch.full_like(x, float('nan'))\n"
+              "    mod.run_factory(None, x, y, block, shift)\n    ys.append(y)\n"
+              "torch.save((x, ys), 'res.pt')\n")
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(tmp_path))
+    p = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    x, ys = torch.load(tmp_path / "res.pt")
+    torch.testing.assert_close(ys[0].double(), x.double() * 2, atol=0, rtol=0)
+    for y, shift in zip(ys[1:], (0.75, -2.5)):
         torch.testing.assert_close(y.double(), x.double() + shift, atol=1e-6, rtol=1e-6)
         assert not math.isnan(float(y.sum()))
-
 
 def test_tile_code_convert_cannot_hoist_gets_one_diagnostic_at_its_definition():
     src = ("import cuda.tile as ct\n\n\ndef outer():\n    def inner():\n        @ct.kernel\n"
