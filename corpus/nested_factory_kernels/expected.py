@@ -45,11 +45,15 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
         tl.store(ptrs, value)
 
 
+_E8M0 = getattr(torch, "float8_e8m0fnu", None)
+
+
 def _as_tensor(x):
     """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
     float8_e8m0fnu (block scales): such arrays travel as their bytes."""
-    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
-    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+    if type(x) is not torch.Tensor:
+        x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if _E8M0 is not None and x.dtype is _E8M0:
         x = x.view(torch.uint8)
     return x
 
@@ -63,10 +67,20 @@ def _needs_int64(*arrays):
     """True when some element offset of some array reaches 2**31: offsets are then computed
     in int64, otherwise in int32 (cheaper)."""
     for x in arrays:
+        if x.numel() < 2**31 - 1 and x.is_contiguous():  # the common case, without a loop
+            continue
         span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
         if span >= 2**31 - 1:
             return True
     return False
+
+
+def _multiples(x):
+    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
+    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
+    sizes = x.stride()[:-1] + (x.shape[-1],)
+    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
+                 2 if v % 2 == 0 else 1 for v in sizes)
 
 
 def _by_target(value):
@@ -77,13 +91,22 @@ def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
 
+_SAME_STREAM = contextlib.nullcontext()
+
+
 def _on_stream(stream):
     """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
-    handle, or None for the current stream."""
-    if stream is None or not torch.cuda.is_available():
-        return contextlib.nullcontext()
+    handle, or None for the current stream. Naming the stream that is already current (as
+    cuTile code usually does) switches nothing, which keeps the launch cheap."""
+    if stream is None:
+        return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
+        if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
+                stream.device_index):
+            return _SAME_STREAM
         return torch.cuda.stream(stream)
+    if not torch.cuda.is_available():
+        return _SAME_STREAM
     if hasattr(stream, "__cuda_stream__"):
         stream = stream.__cuda_stream__()[1]
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
@@ -117,9 +140,19 @@ def residual(
     TM: tl.constexpr,
     alpha: tl.constexpr,
     tile_n: tl.constexpr,
+    x_div: tl.constexpr,
+    y_div: tl.constexpr,
+    out_div: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out = x + alpha * y, accumulated in float32."""
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    x_stride0 = x_stride0 // x_div[0] * x_div[0]
+    x_shape1 = x_shape1 // x_div[1] * x_div[1]
+    y_stride0 = y_stride0 // y_div[0] * y_div[0]
+    y_shape1 = y_shape1 // y_div[1] * y_div[1]
+    out_stride0 = out_stride0 // out_div[0] * out_div[0]
+    out_shape1 = out_shape1 // out_div[1] * out_div[1]
     row, col = (tl.program_id(0), tl.program_id(1))
     xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, col, TM, tile_n, USE_INT64, PADDING=0.0)
     yt = _load_tile_2d(y_ptr, y_shape0, y_shape1, y_stride0, y_stride1, row, col, TM, tile_n, USE_INT64, PADDING=0.0)
@@ -137,7 +170,9 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     _check_ndim("residual", "y", y, 2)
     _check_ndim("residual", "out", out, 2)
     tile_elems = TM * tile_n
-    num_warps = 4 if tile_elems <= 4096 else 8
+    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
+    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     with _on_stream(stream):
         residual[_grid(grid)](
@@ -147,6 +182,9 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
             TM,
             alpha,
             tile_n,
+            x_div=_multiples(x),
+            y_div=_multiples(y),
+            out_div=_multiples(out),
             USE_INT64=_needs_int64(x, y, out),
             num_warps=num_warps, num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
@@ -175,8 +213,15 @@ def clip_rows(
     dst_shape1,
     dst_stride0,
     dst_stride1,
+    src_div: tl.constexpr,
+    dst_div: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    src_stride0 = src_stride0 // src_div[0] * src_div[0]
+    src_shape1 = src_shape1 // src_div[1] * src_div[1]
+    dst_stride0 = dst_stride0 // dst_div[0] * dst_div[0]
+    dst_shape1 = dst_shape1 // dst_div[1] * dst_div[1]
     i, j = (tl.program_id(0), tl.program_id(1))
     t = _load_tile_2d(src_ptr, src_shape0, src_shape1, src_stride0, src_stride1, i, j, 1, 64, USE_INT64)
     t = tl.where(t > 1.25, 1.25, t)
@@ -193,12 +238,16 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     _check_ndim("clip_rows", "src", src, 2)
     _check_ndim("clip_rows", "dst", dst, 2)
     tile_elems = 1 * 64
-    num_warps = 4 if tile_elems <= 4096 else 8
+    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
+    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     with _on_stream(stream):
         clip_rows[_grid(grid)](
             src, *src.shape, *src.stride(),
             dst, *dst.shape, *dst.stride(),
+            src_div=_multiples(src),
+            dst_div=_multiples(dst),
             USE_INT64=_needs_int64(src, dst),
             num_warps=num_warps, num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
