@@ -251,6 +251,10 @@ def classify(text: str) -> tuple[str, str]:
 def _worker(args) -> int:
     seeds = seed_files(args.extra)
     selftest = os.environ.get("T2T_FUZZ_SELFTEST") == "1"  # tests/test_fuzz.py
+    # Import and warm the translator before the first input is announced: the parent allows a
+    # long wait for the first line only, and a loaded machine can take seconds over the imports
+    # (which then counted as a hang of the worker's first input).
+    classify(seeds[0][1])
     for i in range(args.start, args.start + args.n):
         print(json.dumps({"start": i}), flush=True)
         if selftest and i == 2:
