@@ -16,6 +16,13 @@ PY_MODULES = ("math", "numpy", "torch")
 
 MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf,
                   "nan": math.nan}
+# the same constants as numpy and torch spell them (`-np.inf` as a mask fill in attention)
+_MODULE_CONSTANTS = {
+    "math": MATH_CONSTANTS,
+    "numpy": {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
+              "euler_gamma": 0.5772156649015329},
+    "torch": {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan},
+}
 
 # math functions folded on constants; those with a Triton spelling also work on runtime values
 MATH_FUNCTIONS = {
@@ -56,11 +63,9 @@ def dtype_name(qualname: str) -> Optional[str]:
 
 
 def math_constant(qualname: str):
-    """The value of `math.pi` etc., or None."""
+    """The value of `math.pi`, `np.inf`, `torch.pi` etc., or None."""
     module, _, attr = qualname.partition(".")
-    if module == "math" and attr in MATH_CONSTANTS:
-        return MATH_CONSTANTS[attr]
-    return None
+    return _MODULE_CONSTANTS.get(module, {}).get(attr)
 
 
 def math_function(qualname: str) -> Optional[str]:

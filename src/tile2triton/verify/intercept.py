@@ -337,6 +337,7 @@ def install(recorder):
         from .. import interp
         cm = interp.install()
         fake = cm.__enter__()
+        interp.allow_private_imports()       # upstream test helpers import private submodules
         _KEEP.append(cm)        # a generator context manager that is collected exits itself
         undo_wrap = wrap_launch(fake, recorder)
 

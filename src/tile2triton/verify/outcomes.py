@@ -30,7 +30,10 @@ def pytest_load_initial_conftests(early_config, parser, args):
         from .. import interp
         cm = interp.install()
         cm.__enter__()
+        interp.allow_private_imports()
         _STATE["interp"] = cm
+        from .cuda_on_cpu import enable_from_env
+        enable_from_env()
 
 
 def _write(rec: dict) -> None:

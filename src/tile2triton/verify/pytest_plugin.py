@@ -49,18 +49,19 @@ def pytest_addoption(parser):
 
 
 def _enabled(config) -> bool:
-    try:
-        return bool(config.getoption("tile2triton"))
-    except ValueError:
-        ns = getattr(config, "known_args_namespace", None)
-        return bool(getattr(ns, "tile2triton", False))
+    return bool(_opt(config, "tile2triton"))
 
 
 def _opt(config, name):
+    # Early (pytest_load_initial_conftests), pytest 9 already has `config.option` but only with
+    # the defaults; the command line's values are in `known_args_namespace`.
+    ns = getattr(config, "known_args_namespace", None)
+    if ns is not None and hasattr(ns, name):
+        return getattr(ns, name)
     try:
         return config.getoption(name)
     except ValueError:
-        return getattr(config.known_args_namespace, name.replace("-", "_"), None)
+        return None
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -69,6 +70,9 @@ def pytest_load_initial_conftests(early_config, parser, args):
     if _enabled(early_config) and "checker" not in _STATE:
         pin_xdist_gpu()
         _STATE["checker"] = _Checker(early_config)
+        if _STATE["checker"].backend == "cpu":
+            from .cuda_on_cpu import enable_from_env
+            enable_from_env()            # T2T_CUDA_ON_CPU=1: GPU-only tests run on the CPU
 
 
 def pin_xdist_gpu(environ=None, count=None) -> str | None:

@@ -64,6 +64,10 @@ class Worker:
             torch.cuda.init()
         else:
             self.device = "cpu"
+            from .. import interp
+            from .cuda_on_cpu import enable_from_env
+            interp.allow_private_imports()   # kernels' modules may import cuda.tile privates
+            enable_from_env()
 
     # -- loading ------------------------------------------------------------------------------
     def _module_name(self, prefix, path):
