@@ -13,6 +13,8 @@ from ._common import dtype_arg, reject_directed_rounding, tile_shape
 
 class AsType(Pattern):
     constructs = ("astype",)
+    methods = ("Tile.astype",)
+    enums = ("RoundingMode",)
     summary = "convert a tile's dtype (tfloat32 marks fp32 operands for tf32 matrix products)"
     triton = "x.to(dtype)"
 

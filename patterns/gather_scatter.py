@@ -72,6 +72,7 @@ def mask_kw(call, cx) -> list:
 
 class Gather(Pattern):
     constructs = ("gather",)
+    array_param, index_param = "array", "indices"
     summary = "load elements at per-element indices (mask, padding_value, check_bounds)"
     triton = "masked tl.load on `ptr + sum(idx_d * stride_d)` through `_gather_{rank}d`"
 
@@ -138,6 +139,7 @@ def k(x, y, TILE: ct.Constant[int]):
 
 class Scatter(Pattern):
     constructs = ("scatter",)
+    array_param, index_param = "array", "indices"
     summary = "store elements at per-element indices (mask, check_bounds)"
     triton = "masked tl.store on `ptr + sum(idx_d * stride_d)` through `_scatter_{rank}d`"
 

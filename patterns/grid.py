@@ -85,6 +85,7 @@ def k(x, TILE: ct.Constant[int]):
 
 class NumTiles(Pattern):
     constructs = ("num_tiles",)
+    array_param, shape_param = "array", "shape"
     summary = "number of tiles of `shape` along `axis` of an array's tile space"
     triton = "tl.cdiv(x_shape{order[axis]}, shape[axis])"
 

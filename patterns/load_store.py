@@ -102,6 +102,8 @@ def permuted_abi(info, order):
 
 class Load(Pattern):
     constructs = ("load",)
+    enums = ("PaddingMode", "MemoryOrder", "MemoryScope")
+    array_param, index_param, shape_param = "array", "index", "shape"
     summary = "load tile `index` of shape `shape` (order, padding_mode, check_bounds)"
     triton = "masked tl.load through `_load_tile_{rank}d` (other= padding value)"
 
@@ -196,6 +198,8 @@ def k(x, y):
 
 class Store(Pattern):
     constructs = ("store",)
+    enums = ("MemoryOrder", "MemoryScope")
+    array_param, index_param = "array", "index"
     summary = "store a tile at tile `index` (out-of-bounds elements dropped, value cast)"
     triton = "masked tl.store through `_store_tile_{rank}d`"
 

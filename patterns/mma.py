@@ -195,6 +195,7 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
 
 class MatMul(Pattern):
     constructs = ("matmul",)
+    operators = {"@": "matmul"}
     summary = "`x @ y` / ct.matmul: product in the promoted operand dtype"
     triton = "`_matmul(x, y, precision)`: tl.dot accumulated wide, cast back"
 

@@ -62,6 +62,8 @@ class BinaryOperator(Pattern):
                   "greater_equal", "equal", "not_equal")
     summary = "`+ - * / & | ^ << >> < <= > >= == !=` and ct.add, ct.sub, ct.mul, ct.truediv, ..."
     triton = "the same Python operator"
+    operators = {SYMBOL[c]: c for c in constructs}
+    enums = ("RoundingMode",)
 
     def signature(x, y, /, *, rounding_mode=None, flush_to_zero=False):
         pass
@@ -98,6 +100,7 @@ class FloorDivMod(Pattern):
     constructs = ("floordiv", "mod")
     summary = "`//` and `%` (floor semantics, also for negative integers)"
     triton = "`//`, `%` when operands are non-negative; else `_floordiv` / `_mod` helpers"
+    operators = {"//": "floordiv", "%": "mod"}
 
     def signature(x, y, /):
         pass
@@ -134,6 +137,7 @@ def k(x, TILE: ct.Constant[int]):
 
 class Power(Pattern):
     constructs = ("pow",)
+    operators = {"**": "pow"}
     summary = "`**` and ct.pow"
     triton = "repeated multiplication for small integer exponents; else `_pow` (fp32 exp2/log2)"
 
@@ -189,6 +193,7 @@ def k(x, TILE: ct.Constant[int]):
 
 class Unary(Pattern):
     constructs = ("negative", "bitwise_not")
+    operators = {"unary -": "negative", "~": "bitwise_not"}
     summary = "unary `-` and `~`"
     triton = "the same operator"
 

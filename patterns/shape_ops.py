@@ -64,6 +64,7 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
 
 class Reshape(Pattern):
     constructs = ("reshape",)
+    methods = ("Tile.reshape",)
     summary = "reshape (one dimension may be -1)"
     triton = "tl.reshape(x, shape)"
 
@@ -97,6 +98,7 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
 
 class Permute(Pattern):
     constructs = ("permute",)
+    methods = ("Tile.permute",)
     summary = "permute tile axes"
     triton = "tl.permute(x, axes)"
 
@@ -133,6 +135,7 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
 
 class Transpose(Pattern):
     constructs = ("transpose",)
+    methods = ("Tile.transpose",)
     summary = "swap two axes (the two axes of a 2-D tile by default)"
     triton = "tl.trans(x) for 2-D; tl.permute otherwise"
 

@@ -166,6 +166,7 @@ def k(x, y, TM: ct.Constant[int]):
 
 class Extract(Pattern):
     constructs = ("extract",)
+    methods = ("Tile.extract",)
     summary = "the subtile at a grid index (index may be a runtime scalar)"
     triton = "`_extract_{rank}d`: reshape to a grid of subtiles + tl.gather on the grid axes"
 
@@ -222,6 +223,7 @@ def k(x, y, TM: ct.Constant[int]):
 
 class Insert(Pattern):
     constructs = ("insert",)
+    methods = ("Tile.insert",)
     summary = "a copy of a tile with the subtile at a grid index replaced"
     triton = "`_insert_{rank}d`: reshape to a grid of subtiles + tl.where on the grid position"
 
@@ -258,6 +260,7 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
 
 class Item(Pattern):
     constructs = ("item",)
+    methods = ("Tile.item",)
     summary = "the single element of a one-element tile, as a scalar"
     triton = "x.item()"
 

@@ -17,6 +17,7 @@ from .load_store import Load, Store, array_arg
 
 class ArraySlice(Pattern):
     constructs = ("Array.slice",)
+    array_param = "array"
     summary = "view of an array restricted to [start, stop) along one axis"
     triton = "pointer + start * stride[axis], shape[axis] = stop - start"
 
@@ -51,6 +52,7 @@ def k(x, y, off, n, TILE: ct.Constant[int]):
 
 class TiledView(Pattern):
     constructs = ("Array.tiled_view",)
+    array_param, shape_param = "array", "tile_shape"
     summary = "a tiled view of an array (tile shape and padding mode fixed once)"
     triton = ("nothing at run time; its load/store/num_tiles become ct.load/ct.store/ct.num_tiles "
               "(`_load_window_{rank}d` / `_store_window_{rank}d` with traversal_steps)")

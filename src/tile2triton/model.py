@@ -67,6 +67,10 @@ def dtype_bits(name: Optional[str]) -> Optional[int]:
     return d.bits if d is not None else None
 
 
+# Attributes of an array the engine answers itself (methods come from the patterns).
+ARRAY_ATTRIBUTES = ("shape", "strides", "dtype", "ndim")
+
+
 class Val:
     """Static knowledge about a lowered value."""
 

@@ -179,6 +179,16 @@ class Pattern:
     triton: str = ""  # how it reads in Triton, for the docs table
     examples: list = []
     signature: Callable = None  # a function whose parameters are cuTile's
+    # Python syntax this pattern also lowers: operator symbol ("+", "<", "unary -") -> construct
+    operators: dict = {}
+    # methods that are the construct with the receiver first: "Tile.astype" (constructs named
+    # "Array.slice" / "TiledView.load" are methods only)
+    methods: tuple = ()
+    enums: tuple = ()  # cuTile enum classes its arguments take ("PaddingMode")
+    # for recognize: the parameter that is an array, and those whose tuple length is its rank
+    array_param: Optional[str] = None
+    index_param: Optional[str] = None
+    shape_param: Optional[str] = None
 
     def lower(self, call: BoundCall, cx: LoweringContext) -> Lowered:  # pragma: no cover
         raise NotImplementedError

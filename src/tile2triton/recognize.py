@@ -12,13 +12,30 @@ from typing import Optional
 import libcst as cst
 
 from .diagnostics import LocatedFailure, TranslationError
-from .model import ArrayInfo, ArrayListInfo, FunctionInfo, ParamInfo
+from .model import ARRAY_ATTRIBUTES, ArrayInfo, ArrayListInfo, FunctionInfo, ParamInfo
 from .parse import ParsedModule
+from .pattern_api import signature_of
+from .registry import load_registry
 
-ATOMICS = {"atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
-           "atomic_xchg", "atomic_cas"}
-ARRAY_FIRST_ARG = {"load", "store", "num_tiles", "gather", "scatter"} | ATOMICS
-ARRAY_ATTRS = {"shape", "strides", "dtype", "ndim", "slice", "tiled_view"}
+
+def _array_methods() -> set:
+    return {m.split(".", 1)[1] for m in load_registry().methods if m.startswith("Array.")}
+
+
+def _bound(pattern, args, receiver: bool = False) -> dict:
+    """Parameter name -> expression of a call bound to the pattern's signature (the receiver
+    of a method call takes the first parameter)."""
+    positional = [a.value for a in args if a.keyword is None and not a.star]
+    if receiver:
+        positional.insert(0, None)
+    sig = signature_of(pattern)
+    # a wrong call is reported when it is lowered; here it still tells the rank
+    keywords = {a.keyword.value: a.value for a in args
+                if a.keyword is not None and a.keyword.value in sig.parameters}
+    try:
+        return dict(sig.bind_partial(*positional, **keywords).arguments)
+    except TypeError:
+        return dict(zip(sig.parameters, positional))
 
 
 def decorator_role(pm: ParsedModule, dec: cst.Decorator) -> tuple[Optional[str], dict]:
@@ -145,18 +162,19 @@ class _UseScanner(cst.CSTVisitor):
         if isinstance(node.func, cst.Name) and node.func.value in self.pm.functions \
                 and self.depth < 8:
             self._scan_helper(node)
-        ct = self.pm.ct_name(node.func)
-        first = node.args[0].value if node.args else None
-        if ct in ARRAY_FIRST_ARG and isinstance(first, cst.Subscript) \
-                and isinstance(first.value, cst.Name) and first.value.value in self.names:
+        pattern = load_registry().array_access.get(self.pm.ct_name(node.func))
+        if pattern is None:
+            return
+        bound = _bound(pattern, node.args)
+        first = bound.get(pattern.array_param)
+        if isinstance(first, cst.Subscript) and isinstance(first.value, cst.Name) \
+                and first.value.value in self.names:
             # `ct.load(As[g], ...)`: a list of arrays
             self.list_uses.setdefault(first.value.value, []).append(
-                (self._rank_of(ct, node), node))
+                (self._rank_of(pattern, bound), node))
             return
-        if ct in ARRAY_FIRST_ARG and node.args and isinstance(node.args[0].value, cst.Name) \
-                and node.args[0].value.value in self.names:
-            name = node.args[0].value.value
-            self._note(name, self._rank_of(ct, node), node)
+        if isinstance(first, cst.Name) and first.value in self.names:
+            self._note(first.value, self._rank_of(pattern, bound), node)
 
     def _tuple_len(self, expr):
         if isinstance(expr, cst.Tuple):
@@ -165,18 +183,13 @@ class _UseScanner(cst.CSTVisitor):
             return self.local_tuples[expr.value]
         return None
 
-    def _rank_of(self, ct, node):
+    def _rank_of(self, pattern, bound):
         """Rank evidence from one call: the index tuple's length (a tuple literal or a local
-        name bound to one), else the load shape's, else 1 for a bare scalar index."""
-        pos = [a for a in node.args if a.keyword is None]
-        kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        if ct == "num_tiles":
-            return self._tuple_len(pos[2].value if len(pos) > 2 else kw.get("shape"))
-        key = "index" if ct in ("load", "store") else "indices"
-        index = pos[1].value if len(pos) > 1 else kw.get(key)
+        name bound to one), else the tile shape's, else 1 for a bare scalar index."""
+        index = bound.get(pattern.index_param) if pattern.index_param else None
         rank = self._tuple_len(index)
-        if rank is None and ct == "load":
-            rank = self._tuple_len(pos[2].value if len(pos) > 2 else kw.get("shape"))
+        if rank is None and pattern.shape_param:
+            rank = self._tuple_len(bound.get(pattern.shape_param))
             if rank == 0:
                 rank = None  # shape=() is a 0-d tile of an array of any rank
         if rank is None and index is not None and not isinstance(index, cst.Tuple):
@@ -213,12 +226,16 @@ class _UseScanner(cst.CSTVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> None:
         v = node.value
         if isinstance(v, cst.Subscript) and isinstance(v.value, cst.Name) \
-                and v.value.value in self.names and node.attr.value in ARRAY_ATTRS:
+                and v.value.value in self.names and self._is_array_attr(node.attr.value):
             self.list_uses.setdefault(v.value.value, []).append((None, node))
             return
         if isinstance(node.value, cst.Name) and node.value.value in self.names \
-                and node.attr.value in ARRAY_ATTRS:
+                and self._is_array_attr(node.attr.value):
             self._note(node.value.value, None, node)
+
+    @staticmethod
+    def _is_array_attr(attr: str) -> bool:
+        return attr in ARRAY_ATTRIBUTES or attr in _array_methods()
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         v = node.value
@@ -238,14 +255,16 @@ class _UseScanner(cst.CSTVisitor):
         # `sub = x.slice(...)` / `tv = x.tiled_view(shape)`: uses of sub/tv are uses of x
         if isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) \
                 and isinstance(v.func.value, cst.Name) and v.func.value.value in self.names \
-                and v.func.attr.value in ("slice", "tiled_view") and len(node.targets) == 1 \
+                and v.func.attr.value in _array_methods() and len(node.targets) == 1 \
                 and isinstance(node.targets[0].target, cst.Name):
             alias, base = node.targets[0].target.value, v.func.value.value
             base = self.array_aliases.get(base, base)  # a view of a view
             self.array_aliases[alias] = base
             self.names = self.names | {alias}
-            if v.func.attr.value == "tiled_view" and v.args:
-                shape = v.args[0].value
+            view = load_registry().get(f"Array.{v.func.attr.value}")
+            shape = _bound(view, v.args, receiver=True).get(view.shape_param) \
+                if view.shape_param else None
+            if shape is not None:  # a view with a tile shape: its length is the rank
                 self._note(base, len(shape.elements) if isinstance(shape, cst.Tuple) else 1, v)
             return
         # `A = As[g]`: A is an element of the list parameter As

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Optional
 
 from .pattern_api import Pattern
 
@@ -56,3 +58,39 @@ def load_patterns() -> dict:
                                    f"and {type(p).__name__}")
             table[c] = p
     return table
+
+
+@dataclass(frozen=True)
+class Registry:
+    """What the engine asks the patterns: which pattern lowers a construct, which Python operator
+    is which construct, which methods tiles, arrays and views have, which cuTile enums exist,
+    and where a construct's array argument and index/shape arguments sit."""
+    constructs: dict  # construct name -> Pattern
+    operators: dict  # Python operator symbol ("+", "<", "unary -") -> construct
+    methods: dict  # "Tile.astype" / "Array.slice" / "TiledView.load" -> construct
+    enums: frozenset  # cuTile enum class names (PaddingMode, ...)
+    array_access: dict  # construct -> Pattern whose `array_param` names an array argument
+
+    def get(self, construct: str):
+        return self.constructs.get(construct)
+
+    def method(self, receiver: str, attr: str) -> Optional[str]:
+        return self.methods.get(f"{receiver}.{attr}")
+
+
+@lru_cache(maxsize=1)
+def load_registry() -> Registry:
+    constructs = load_patterns()
+    operators, methods, enums, access = {}, {}, set(), {}
+    for name, p in constructs.items():
+        if "." in name:  # `Array.slice`: a method only
+            methods[name] = name
+        if p.array_param is not None:
+            access[name] = p
+    for p in {id(p): p for p in constructs.values()}.values():
+        for sym, construct in p.operators.items():
+            operators[sym] = construct
+        for m in p.methods:
+            methods[m] = m.split(".", 1)[1]
+        enums.update(p.enums)
+    return Registry(constructs, operators, methods, frozenset(enums), access)

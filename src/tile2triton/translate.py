@@ -18,7 +18,7 @@ from .nested import find_nested_kernels
 from .packages import link_imports
 from .parse import ParsedModule, parse_source
 from .recognize import classify_params, find_cutile_functions
-from .registry import load_patterns
+from .registry import load_registry
 
 
 @dataclass
@@ -137,8 +137,7 @@ def translate_source(text: str, path: str = "<input>") -> ModuleResult:
     if bad is not None:
         return ModuleResult(path, True, None, module_diagnostics=[bad])
     link_imports(pm)      # helpers and kernels imported from the user's other modules
-    patterns = load_patterns()
-    mc = ModuleContext(pm, patterns)
+    mc = ModuleContext(pm, load_registry())
     try:
         functions = find_cutile_functions(pm)
     except Exception as e:  # noqa: BLE001 - reported with its location

@@ -13,25 +13,24 @@ from . import pyconst
 from .pyvalues import dtype_compare
 from ..pattern_api import bind, bind_operands
 
-BINOP_CONSTRUCT = {
-    cst.Add: "add", cst.Subtract: "sub", cst.Multiply: "mul", cst.Divide: "truediv",
-    cst.FloorDivide: "floordiv", cst.Modulo: "mod", cst.Power: "pow",
-    cst.BitAnd: "bitwise_and", cst.BitOr: "bitwise_or", cst.BitXor: "bitwise_xor",
-    cst.LeftShift: "bitwise_lshift", cst.RightShift: "bitwise_rshift",
-    cst.MatrixMultiply: "matmul",
+# Python operator syntax -> its symbol; which construct a symbol is comes from the patterns
+# (`Pattern.operators`, collected by the registry).
+BINOP_SYMBOL = {
+    cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
+    cst.Modulo: "%", cst.Power: "**", cst.BitAnd: "&", cst.BitOr: "|", cst.BitXor: "^",
+    cst.LeftShift: "<<", cst.RightShift: ">>", cst.MatrixMultiply: "@",
 }
-AUGOP_CONSTRUCT = {
-    cst.AddAssign: "add", cst.SubtractAssign: "sub", cst.MultiplyAssign: "mul",
-    cst.DivideAssign: "truediv", cst.FloorDivideAssign: "floordiv", cst.ModuloAssign: "mod",
-    cst.PowerAssign: "pow", cst.BitAndAssign: "bitwise_and", cst.BitOrAssign: "bitwise_or",
-    cst.BitXorAssign: "bitwise_xor", cst.LeftShiftAssign: "bitwise_lshift",
-    cst.RightShiftAssign: "bitwise_rshift", cst.MatrixMultiplyAssign: "matmul",
+AUGOP_SYMBOL = {
+    cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*", cst.DivideAssign: "/",
+    cst.FloorDivideAssign: "//", cst.ModuloAssign: "%", cst.PowerAssign: "**",
+    cst.BitAndAssign: "&", cst.BitOrAssign: "|", cst.BitXorAssign: "^",
+    cst.LeftShiftAssign: "<<", cst.RightShiftAssign: ">>", cst.MatrixMultiplyAssign: "@",
 }
-CMP_CONSTRUCT = {
-    cst.LessThan: "less", cst.LessThanEqual: "less_equal", cst.GreaterThan: "greater",
-    cst.GreaterThanEqual: "greater_equal", cst.Equal: "equal", cst.NotEqual: "not_equal",
+CMP_SYMBOL = {
+    cst.LessThan: "<", cst.LessThanEqual: "<=", cst.GreaterThan: ">", cst.GreaterThanEqual: ">=",
+    cst.Equal: "==", cst.NotEqual: "!=",
 }
-UNARY_CONSTRUCT = {cst.Minus: "negative", cst.BitInvert: "bitwise_not"}
+UNARY_SYMBOL = {cst.Minus: "unary -", cst.BitInvert: "~"}
 
 
 class Expressions:
@@ -155,15 +154,17 @@ class Expressions:
                              dtype=v.dtype, tf32=v.tf32, nonneg=v.nonneg))
 
     def x_BinaryOperation(self, node: cst.BinaryOperation) -> Lowered:
-        construct = BINOP_CONSTRUCT[type(node.operator)]
+        symbol = BINOP_SYMBOL[type(node.operator)]
         left = self.expr(node.left)
         right = self.expr(node.right)
-        return self.operator(construct, node, left, right)
+        return self.operator(symbol, node, left, right)
 
-    def operator(self, construct: str, node, *operands: Lowered) -> Lowered:
-        pattern = self.mc.patterns.get(construct)
+    def operator(self, symbol: str, node, *operands: Lowered) -> Lowered:
+        """A Python operator: the construct the patterns say it is, with lowered operands."""
+        construct = self.mc.registry.operators.get(symbol)
+        pattern = self.mc.patterns.get(construct) if construct else None
         if pattern is None:
-            raise self.error(node, "T2T100", f"operator `{construct}` is not supported")
+            raise self.error(node, "T2T100", f"operator `{symbol.split()[-1]}` is not supported")
         return pattern.lower(bind_operands(pattern, node, construct, operands, self), self)
 
     def x_UnaryOperation(self, node: cst.UnaryOperation) -> Lowered:
@@ -172,20 +173,20 @@ class Expressions:
             return Lowered(f"not {operand.wrap(PREC['not'])}", operand.val, PREC["not"])
         if isinstance(node.operator, cst.Plus):
             return operand
-        return self.operator(UNARY_CONSTRUCT[type(node.operator)], node, operand)
+        return self.operator(UNARY_SYMBOL[type(node.operator)], node, operand)
 
     def x_Comparison(self, node: cst.Comparison) -> Lowered:
         left = self.expr(node.left)
         results = []
         for comp in node.comparisons:
             op = type(comp.operator)
-            if op not in CMP_CONSTRUCT:
+            if op not in CMP_SYMBOL:
                 raise self.error(comp, "T2T101", "`is`/`in` comparisons are not supported")
             right = self.expr(comp.comparator)
             if isinstance(left.val, DTypeV) and isinstance(right.val, DTypeV) and op in (
                     cst.Equal, cst.NotEqual) and len(node.comparisons) == 1:
                 return dtype_compare(left, right, op is cst.Equal)
-            results.append(self.operator(CMP_CONSTRUCT[op], node, left, right))
+            results.append(self.operator(CMP_SYMBOL[op], node, left, right))
             left = right
         if len(results) == 1:
             return results[0]

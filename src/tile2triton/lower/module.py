@@ -12,6 +12,7 @@ from ..model import (ArrayInfo, ArrayV, ConstExprV, ConstV, FunctionInfo, Lowere
                      TileV, TupleV, Val)
 from ..parse import ParsedModule
 from ..recognize import decorator_role
+from ..registry import Registry
 from .lowerer import Lowerer
 from .unit import UnitResult
 
@@ -23,11 +24,12 @@ MAX_HELPER_DEPTH = 24
 
 
 class ModuleContext:
-    """Patterns, and the helpers specialized so far (in the order emit renders them)."""
+    """The patterns (registry), and the helpers specialized so far (in the order emit renders them)."""
 
-    def __init__(self, pm: ParsedModule, patterns: dict):
+    def __init__(self, pm: ParsedModule, registry: Registry):
         self.pm = pm
-        self.patterns = patterns
+        self.registry = registry
+        self.patterns = registry.constructs
         self.helper_specs: dict = {}  # helper name -> (argument kinds, UnitResult, return Val)
         self.helper_order: list = []
         self.in_progress: set = set()  # helpers being lowered now (recursion check)

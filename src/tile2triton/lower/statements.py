@@ -13,7 +13,7 @@ from ..control_flow import ExitRewriter
 from ..diagnostics import LocatedFailure, TranslationError
 from ..model import (ArrayInfo, ArrayV, ConstV, CtRefV, DTypeV, EnumV, Lowered, PREC, PyRefV,
                      TiledViewV, TileV, TupleV)
-from .expressions import AUGOP_CONSTRUCT
+from .expressions import AUGOP_SYMBOL
 from .values import reassigned_names
 
 INDENT = "    "
@@ -228,16 +228,14 @@ class Statements:
         if not isinstance(node.target, cst.Name):
             raise self.error(node.target, "T2T101", "only names can be augmented-assigned")
         name = node.target.value
-        construct = AUGOP_CONSTRUCT[type(node.operator)]
+        symbol = AUGOP_SYMBOL[type(node.operator)]
         left = self.expr(node.target)
         right = self.expr(node.value)
-        low = self.operator(construct, node, left, right)
+        low = self.operator(symbol, node, left, right)
         self.env[name] = self.runtime_if_mutable(name, low.val)
         # keep `x += y` when the operator lowers to itself
-        simple = {"add": "+", "sub": "-", "mul": "*", "bitwise_and": "&", "bitwise_or": "|",
-                  "bitwise_xor": "^", "truediv": "/"}
-        if construct in simple and low.code == f"{left.wrap(12)} {simple[construct]} " \
-                f"{right.wrap(PREC[simple[construct]] + 1)}":
-            return f"{name} {simple[construct]}= {right.code}"
+        if symbol in ("+", "-", "*", "&", "|", "^", "/") \
+                and low.code == f"{left.wrap(12)} {symbol} {right.wrap(PREC[symbol] + 1)}":
+            return f"{name} {symbol}= {right.code}"
         return f"{name} = {low.code}"
 

@@ -6,12 +6,11 @@ import operator
 
 import libcst as cst
 
-from ..model import (CT_TO_TL_DTYPE, ENUM_MEMBERS, PREC, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV,
+from ..model import (ARRAY_ATTRIBUTES, CT_TO_TL_DTYPE,
+                     ENUM_MEMBERS, PREC, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV,
                      DTypeV, EnumV, Lowered, NoneV, ParamInfo, PyRefV, TiledViewV, TileV, TupleV,
                      Val)
 
-# Tile methods that are the functional construct with the tile as first argument.
-TILE_METHODS = {"astype", "reshape", "permute", "transpose", "item", "extract", "insert"}
 
 
 def initial_env(params: list[ParamInfo]) -> dict:
@@ -135,14 +134,18 @@ class Values:
                 return Lowered(f"{info.pointer}.dtype.element_ty", DTypeV(array=info))
             if attr == "ndim":
                 return Lowered(str(info.rank), ConstV(info.rank))
-            if attr in ("tiled_view", "slice"):
-                return Lowered(f"{info.name}.{attr}", CtRefV(f"method.Array.{attr}"))
+            method = self.mc.registry.method("Array", attr)
+            if method is not None:
+                return Lowered(f"{info.name}.{attr}", CtRefV(f"method.{method}"))
+            methods = sorted(m.split(".")[1] for m in self.mc.registry.methods
+                             if m.startswith("Array."))
             raise self.error(node, "T2T100", f"array attribute `.{attr}` is not supported",
-                             help="supported: .shape, .strides, .dtype, .ndim, .slice(), "
-                                  ".tiled_view()")
+                             help="supported: " + ", ".join(
+                                 [f".{a}" for a in ARRAY_ATTRIBUTES] + [f".{m}()" for m in methods]))
         if isinstance(v, TiledViewV):
-            if attr in ("load", "store", "num_tiles"):
-                return Lowered(f"{base.code}.{attr}", CtRefV(f"method.TiledView.{attr}"))
+            method = self.mc.registry.method("TiledView", attr)
+            if method is not None:
+                return Lowered(f"{base.code}.{attr}", CtRefV(f"method.{method}"))
             if attr == "tile_shape":
                 items = [ConstV(int(d)) if str(d).isdigit() else ConstExprV(str(d))
                          for d in v.tile_shape]
@@ -167,8 +170,9 @@ class Values:
                 if v.rank is None:
                     raise self.error(node, "T2T105", "rank of this tile is not known statically")
                 return Lowered(str(v.rank), ConstV(v.rank))
-            if attr in TILE_METHODS:
-                return Lowered(f"{base.wrap(100)}.{attr}", CtRefV(f"method.{attr}"))
+            method = self.mc.registry.method("Tile", attr)
+            if method is not None:
+                return Lowered(f"{base.wrap(100)}.{attr}", CtRefV(f"method.{method}"))
         if isinstance(v, EnumV):
             raise self.error(node, "T2T100", f"`.{attr}` of {v.enum} is not supported")
         if isinstance(v, DTypeV) and attr in ("name",):
