@@ -5,9 +5,58 @@ axes before the tile space is built, which is the same as passing the array's sh
 in permuted order. Partial tiles are masked; `padding_mode` becomes the `other=` value.
 """
 from tile2triton.model import USE_INT64, ArrayV, ConstV, EnumV, Lowered, NoneV, TileV, TupleV
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._common import shape_code, static_shape, tuple_items
+
+# Jinja macros the tile helpers share (views.py's window helpers too): per-dimension offsets,
+# widened to int64 under USE_INT64, the pointer tile, and the bounds mask.
+TILE_MACROS = r'''{% macro dims(prefix, rank) %}{% for d in range(rank) %}{{ prefix }}{{ d }}{{ ", " if not loop.last }}{% endfor %}{% endmacro %}
+{#- var, scale and block are formats in which "#" stands for the dimension; the first element
+    of the tile along d is var * scale (var alone when scale is empty). Under USE_INT64 the
+    index is widened before the multiply, so the product itself cannot overflow int32. -#}
+{% macro offsets(rank, var, scale, block) %}
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+{% for d in range(rank) %}
+        offs{{ d }} = tl.cast({{ var | replace("#", d|string) }}, tl.int64){% if scale %} * {{ scale | replace("#", d|string) }}{% endif %} + tl.arange(0, {{ block | replace("#", d|string) }})
+{% endfor %}
+    else:
+{% for d in range(rank) %}
+        offs{{ d }} = {{ var | replace("#", d|string) }}{% if scale %} * {{ scale | replace("#", d|string) }}{% endif %} + tl.arange(0, {{ block | replace("#", d|string) }})
+{% endfor %}
+{% endmacro %}
+{% macro bcast(d, rank) %}{% if rank == 1 %}offs{{ d }}{% else %}offs{{ d }}[{% for e in range(rank) %}{{ ":" if e == d else "None" }}{{ ", " if not loop.last }}{% endfor %}]{% endif %}{% endmacro %}
+{% macro pointers(rank) %}
+    ptrs = ptr{% for d in range(rank) %} + {{ bcast(d, rank) }} * stride{{ d }}{% endfor %}
+{% endmacro %}
+{% macro mask(rank) %}{% for d in range(rank) %}{{ "(" if rank > 1 }}{{ bcast(d, rank) }} < shape{{ d }}{{ ")" if rank > 1 }}{{ " & " if not loop.last }}{% endfor %}{% endmacro %}
+'''
+
+LOAD_TILE = DeviceHelper("_load_tile_{rank}d", TILE_MACROS + r'''@triton.jit
+def _load_tile_{{ rank }}d(ptr, {{ dims("shape", rank) }}, {{ dims("stride", rank) }}, {{ dims("index", rank) }},
+{{ " " * (17 + rank|string|length) }}{% for d in range(rank) %}BLOCK{{ d }}: tl.constexpr, {% endfor %}USE_INT64: tl.constexpr,
+{{ " " * (17 + rank|string|length) }}PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+{{ offsets(rank, "index#", "BLOCK#", "BLOCK#") }}{{ pointers(rank) }}
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask={{ mask(rank) }}, other=PADDING)
+    else:
+        return tl.load(ptrs)
+''')
+
+STORE_TILE = DeviceHelper("_store_tile_{rank}d", TILE_MACROS + r'''@triton.jit
+def _store_tile_{{ rank }}d(ptr, {{ dims("shape", rank) }}, {{ dims("stride", rank) }}, {{ dims("index", rank) }}, tile,
+{{ " " * (18 + rank|string|length) }}USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+{{ offsets(rank, "index#", "tile.shape[#]", "tile.shape[#]") }}{{ pointers(rank) }}
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask={{ mask(rank) }})
+    else:
+        tl.store(ptrs, value)
+''')
 
 PADDING_VALUES = {
     "UNDETERMINED": None, "ZERO": "0.0", "NEG_ZERO": "-0.0", "NAN": 'float("nan")',
@@ -188,12 +237,12 @@ def k(x, y):
                                                  "the loaded tile afterwards if needed")
         padding = padding_value(call, cx)
         check = check_bounds_code(call, cx)
-        helper = cx.need(f"load_tile_{rank}d")
+        helper = cx.need(LOAD_TILE, rank=rank)
         args = permuted_abi(info, order) + idx + shape + [USE_INT64]
         kw = ([f"PADDING={padding}"] if padding is not None else []) + (
             [f"CHECK_BOUNDS={check}"] if check else [])
         cx.note_tile(shape)
-        return Lowered(f"_{helper}({', '.join(args + kw)})", TileV(shape=tuple(shape)))
+        return Lowered(f"{helper}({', '.join(args + kw)})", TileV(shape=tuple(shape)))
 
 
 class Store(Pattern):
@@ -248,8 +297,8 @@ def k(x):
             raise cx.error(call.node_of("tile"), "T2T102", "ct.store: the value must be a tile "
                            "or a scalar")
         check = check_bounds_code(call, cx)
-        helper = cx.need(f"store_tile_{rank}d")
+        helper = cx.need(STORE_TILE, rank=rank)
         args = permuted_abi(info, order) + idx + [value, USE_INT64]
         if check:
             args.append(f"CHECK_BOUNDS={check}")
-        return Lowered(f"_{helper}({', '.join(args)})", NoneV())
+        return Lowered(f"{helper}({', '.join(args)})", NoneV())

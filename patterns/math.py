@@ -6,7 +6,7 @@ the real erf, never a tanh approximation."""
 import math as pymath
 
 from tile2triton.model import FLOAT_DTYPES, WIDE_DTYPES, ConstV, Lowered, TileV
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._common import broadcast_shapes, dtype_of, promote, reject_directed_rounding, tile_shape
 
@@ -20,6 +20,70 @@ TABLE = {
     "cosh": (None, pymath.cosh), "floor": ("tl.floor({x})", pymath.floor),
     "ceil": ("tl.ceil({x})", pymath.ceil), "erf": ("tl.erf({x})", pymath.erf),
 }
+# How the `_<fn>` helper computes each function from an fp32/fp64 X (no libdevice).
+FORMULAS = {
+    "exp": "tl.exp(X)", "exp2": "tl.exp2(X)", "log": "tl.log(X)", "log2": "tl.log2(X)",
+    "sqrt": "tl.sqrt(X)", "rsqrt": "tl.rsqrt(X)", "sin": "tl.sin(X)", "cos": "tl.cos(X)",
+    "tan": "tl.sin(X) / tl.cos(X)", "floor": "tl.floor(X)", "ceil": "tl.ceil(X)",
+    "erf": "tl.erf(X)", "tanh": "_tanh_f(X)",
+    "sinh": "0.5 * (tl.exp(X) - tl.exp(-X))", "cosh": "0.5 * (tl.exp(X) + tl.exp(-X))",
+}
+TANH_F = DeviceHelper("_tanh_f", r'''@triton.jit
+def _tanh_f(x):
+    # tanh(x) = sign(x) * (1 - e) / (1 + e) with e = exp(-2|x|); Taylor series near 0 where
+    # 1 - e would cancel.
+    ax = tl.abs(x)
+    e = tl.exp(-2.0 * ax)
+    big = (1.0 - e) / (1.0 + e)
+    x2 = x * x
+    small = ax * (1.0 - x2 * (1.0 / 3.0 - x2 * (2.0 / 15.0 - x2 * (17.0 / 315.0))))
+    t = tl.where(ax < 0.0625, small, big)
+    return tl.where(x < 0, -t, t)
+''')
+# one helper per function: fp16/bf16 through fp32 and back, integers give fp32
+MATH_HELPER = r'''@triton.jit
+def _{{ name }}(x):
+    """ct.{{ name }}: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = {{ formula | replace("X", "x") }}
+    else:
+        xf = x.to(tl.float32)
+        y = {{ formula | replace("X", "xf") }}
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+'''
+ATAN2 = DeviceHelper("_atan2", r'''@triton.jit
+def _atan_unit(t):
+    # atan on [0, 1]: reduce by atan(t) = pi/6 + atan((t*sqrt3 - 1) / (t + sqrt3)) above
+    # 2 - sqrt(3), then an odd Taylor series of degree 11 (error < 2e-8 on the reduced range).
+    SQRT3: tl.constexpr = 1.7320508075688772
+    big = t > 0.2679491924311227
+    u = tl.where(big, (t * SQRT3 - 1.0) / (t + SQRT3), t)
+    u2 = u * u
+    p = u * (1.0 - u2 * (1.0 / 3.0 - u2 * (1.0 / 5.0 - u2 * (1.0 / 7.0 - u2 * (1.0 / 9.0 - u2 * (1.0 / 11.0 - u2 / 13.0))))))
+    return tl.where(big, 0.5235987755982988 + p, p)
+
+
+@triton.jit
+def _atan2(y, x):
+    """ct.atan2 in fp32: the angle of (x, y) in [-pi, pi]."""
+    yf = (y + 0 * x).to(tl.float32)
+    xf = (x + 0 * y).to(tl.float32)
+    ax = tl.abs(xf)
+    ay = tl.abs(yf)
+    swap = ay > ax
+    num = tl.where(swap, ax, ay)
+    den = tl.where(swap, ay, ax)
+    a = _atan_unit(tl.where(den == 0, 0.0, num / den))
+    a = tl.where(swap, 1.5707963267948966 - a, a)
+    a = tl.where(xf < 0, 3.141592653589793 - a, a)
+    a = tl.where(yf < 0, -a, a)
+    if (y + x).dtype.is_floating():
+        a = a.to((y + x).dtype)
+    return a
+''')
 DIRECT_DTYPES = {d for d in WIDE_DTYPES if d in FLOAT_DTYPES}  # fp32, fp64, tf32
 
 
@@ -37,7 +101,7 @@ class Math(Pattern):
 def k(x, TILE: ct.Constant[int]):
     a = ct.load(x, (0,), (TILE,)).astype(ct.float32)
     ct.store(x, (0,), ct.exp(a) + ct.erf(a) + ct.tanh(a))
-""", expect=["def _tanh(x):", "def _tanh_f(x):", "tl.exp(a) + tl.erf(a) + _tanh(a)"]),
+""", expect=["def _tanh_f(x):", "def _tanh(x):", "tl.exp(a) + tl.erf(a) + _tanh(a)"]),
         Example("""
 @ct.kernel
 def k(x, TILE: ct.Constant[int]):
@@ -58,9 +122,10 @@ def k(x, TILE: ct.Constant[int]):
         val = TileV(shape=tile_shape(x), dtype=out_dtype)
         if direct and d in DIRECT_DTYPES:
             return Lowered(direct.format(x=x.code), val)
-        if call.name == "tanh":
-            cx.need("tanh")
-        return Lowered(f"_{cx.need(call.name)}({x.code})", val)
+        helper = DeviceHelper(f"_{call.name}", MATH_HELPER,
+                              requires=(TANH_F,) if call.name == "tanh" else ())
+        name = cx.need(helper, name=call.name, formula=FORMULAS[call.name])
+        return Lowered(f"{name}({x.code})", val)
 
 
 class Atan2(Pattern):
@@ -83,7 +148,7 @@ def k(x, TILE: ct.Constant[int]):
         if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
             return cx.fold(call.node, pymath.atan2, y.val.value, x.val.value)
         d = promote(dtype_of(y), dtype_of(x))
-        return Lowered(f"_{cx.need('atan2')}({y.code}, {x.code})",
+        return Lowered(f"{cx.need(ATAN2)}({y.code}, {x.code})",
                        TileV(shape=broadcast_shapes(tile_shape(y), tile_shape(x)),
                              dtype=d if d in ("float16", "bfloat16", "float64") else "float32"))
 

@@ -15,10 +15,16 @@ which is tl.dot itself when they are (a static branch, decided when Triton compi
 otherwise spreads each small dimension over the minimum with zeros and sums the result back.
 """
 from tile2triton.model import Lowered, TileV
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._common import dtype_of, promote, require_tile, shape_code, tile_shape
 
+MATMUL = DeviceHelper("_matmul", r'''@triton.jit
+def _matmul(a, b, INPUT_PRECISION: tl.constexpr):
+    """ct.matmul / `@`: the product in the operands' dtype, accumulated in fp32 (int32 for
+    8-bit integers)."""
+    return tl.dot(a, b, input_precision=INPUT_PRECISION).to(a.dtype)
+''')
 NON_FP32 = {"float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "int8", "uint8", "float64"}
 
 
@@ -221,5 +227,5 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
         cx.mark_dot()
         shape = out_shape(sx, sy)
         cx.note_tile(shape)
-        return Lowered(f"_{cx.need('matmul')}({xc}, {yc}, {prec})",
+        return Lowered(f"{cx.need(MATMUL)}({xc}, {yc}, {prec})",
                        TileV(shape=shape, dtype=promote(dtype_of(x), dtype_of(y))))

@@ -7,7 +7,7 @@ non-negative or compile-time; `**` has no Triton operator.
 import operator as op
 
 from tile2triton.model import PREC, ConstExprV, ConstV, Lowered, TileV
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._common import (broadcast_shapes, dtype_of, is_float, promote, reject_directed_rounding,
                       tile_shape)
@@ -25,6 +25,43 @@ SYMBOL = {
     "bitwise_rshift": ">>", "less": "<", "less_equal": "<=", "greater": ">",
     "greater_equal": ">=", "equal": "==", "not_equal": "!=",
 }
+HELPERS = {
+    "floordiv": DeviceHelper("_floordiv", r'''@triton.jit
+def _floordiv(a, b):
+    """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
+    truncates toward zero, so the quotient steps down where the signs differ."""
+    if (a + b).dtype.is_floating():
+        q = tl.floor((a / b).to(tl.float32)).to((a + b).dtype)
+    else:
+        q = a // b
+        q = tl.where((q * b != a) & ((a < 0) != (b < 0)), q - 1, q)
+    return q
+'''),
+    "mod": DeviceHelper("_mod", r'''@triton.jit
+def _mod(a, b):
+    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
+    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
+    if (a + b).dtype.is_floating():
+        r = a - tl.floor((a / b).to(tl.float32)).to((a + b).dtype) * b
+    else:
+        r = a % b
+        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+    return r
+'''),
+}
+POW = DeviceHelper("_pow", r'''@triton.jit
+def _pow(x, y):
+    """x ** y for float tiles: exp2(y * log2|x|) in fp32, negative for odd integer powers of a
+    negative base, NaN for other powers of a negative base, 1 for y == 0."""
+    xf = (x + 0 * y).to(tl.float32)
+    yf = (y + 0 * x).to(tl.float32)
+    r = tl.exp2(yf * tl.log2(tl.abs(xf)))
+    y_int = tl.floor(yf) == yf
+    y_odd = y_int & (tl.floor(yf * 0.5) * 2.0 != yf)
+    r = tl.where(xf < 0, tl.where(y_int, tl.where(y_odd, -r, r), float("nan")), r)
+    r = tl.where(yf == 0, 1.0, r)
+    return r.to((x + y).dtype)
+''')
 COMPARISONS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
 
 
@@ -131,8 +168,8 @@ def k(x, TILE: ct.Constant[int]):
         val = result_val(name, x, y, cx)
         if cx.is_nonneg(x) and cx.is_nonneg(y):
             return infix(name, x, y, val)
-        helper = cx.need(name)
-        return Lowered(f"_{helper}({x.code}, {y.code})", val)
+        helper = cx.need(HELPERS[name])
+        return Lowered(f"{helper}({x.code}, {y.code})", val)
 
 
 class Power(Pattern):
@@ -161,8 +198,8 @@ def k(x, y, TILE: ct.Constant[int]):
         if isinstance(y.val, ConstV) and y.val.value in (1, 2, 3, 4) \
                 and isinstance(y.val.value, int) and x.prec == 100:
             return Lowered(" * ".join([x.code] * y.val.value), val, PREC["*"])
-        helper = cx.need("pow")
-        return Lowered(f"_{helper}({x.code}, {y.code})", val)
+        helper = cx.need(POW)
+        return Lowered(f"{helper}({x.code}, {y.code})", val)
 
 
 class MinMax(Pattern):

@@ -6,10 +6,28 @@ so the remaining axis numbers stay valid. cuTile keeps the input dtype: tl.sum p
 bf16 and small integers, so those go through `_sum`, which casts back.
 """
 from tile2triton.model import WIDE_DTYPES, ConstV, Lowered, TileV
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._common import axis_list, dtype_of, require_tile, shape_code, tile_shape
 
+
+
+# ct.sum keeps the input dtype where tl.sum would widen it
+SUM = DeviceHelper("_sum", r'''@triton.jit
+def _{{ name }}(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
+    """ct.{{ name }} keeps the input dtype; tl.{{ name }} accumulates small types in a wider one."""
+    return tl.{{ name }}(x, axis=AXIS, keep_dims=KEEP_DIMS).to(x.dtype)
+''')
+PROD = DeviceHelper("_prod", r'''@triton.jit
+def _multiply(a, b):
+    return a * b
+
+
+@triton.jit
+def _prod(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
+    """ct.prod: product along AXIS (Triton has no tl.prod)."""
+    return tl.reduce(x, AXIS, _multiply, keep_dims=KEEP_DIMS)
+''')
 
 
 def reduced_shape(shape, axes, keep):
@@ -78,7 +96,8 @@ def k(x, y, TM: ct.Constant[int]):
     @staticmethod
     def one(name, code, axis, keep, dtype, cx):
         if name == "sum" and dtype not in WIDE_DTYPES or name == "prod":
-            return f"_{cx.need(name)}({code}, {axis}, {keep})"
+            helper = cx.need(SUM, name="sum") if name == "sum" else cx.need(PROD)
+            return f"{helper}({code}, {axis}, {keep})"
         args = [code] + ([f"axis={axis}"] if axis is not None else []) + (
             ["keep_dims=True"] if keep else [])
         return f"tl.{name}({', '.join(args)})"

@@ -8,11 +8,38 @@ padding mode.
 """
 from tile2triton.model import (ArrayInfo, ArrayV, ConstExprV, ConstV, Lowered, NoneV, TiledViewV, TileV,
                                TupleV)
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._common import const_value, shape_code, static_shape
 from .grid import NumTiles
-from .load_store import Load, Store, array_arg
+from .load_store import TILE_MACROS, Load, Store, array_arg
+
+# TiledView load/store with traversal steps: a BLOCK-shaped window at an element offset.
+LOAD_WINDOW = DeviceHelper("_load_window_{rank}d", TILE_MACROS + r'''@triton.jit
+def _load_window_{{ rank }}d(ptr, {{ dims("shape", rank) }}, {{ dims("stride", rank) }}, {{ dims("start", rank) }},
+{{ " " * (19 + rank|string|length) }}{% for d in range(rank) %}BLOCK{{ d }}: tl.constexpr, {% endfor %}USE_INT64: tl.constexpr,
+{{ " " * (19 + rank|string|length) }}PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """TiledView.load with traversal steps: the BLOCK-shaped window whose first element is at
+    `start` (index * step: tiles may overlap or leave gaps)."""
+{{ offsets(rank, "start#", "", "BLOCK#") }}{{ pointers(rank) }}
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask={{ mask(rank) }}, other=PADDING)
+    else:
+        return tl.load(ptrs)
+''')
+
+STORE_WINDOW = DeviceHelper("_store_window_{rank}d", TILE_MACROS + r'''@triton.jit
+def _store_window_{{ rank }}d(ptr, {{ dims("shape", rank) }}, {{ dims("stride", rank) }}, {{ dims("start", rank) }}, tile,
+{{ " " * (20 + rank|string|length) }}{% for d in range(rank) %}BLOCK{{ d }}: tl.constexpr, {% endfor %}USE_INT64: tl.constexpr,
+{{ " " * (20 + rank|string|length) }}CHECK_BOUNDS: tl.constexpr = True):
+    """TiledView.store with traversal steps: the tile (broadcast to BLOCK) at element `start`."""
+{{ offsets(rank, "start#", "", "BLOCK#") }}{{ pointers(rank) }}
+    value = tl.broadcast_to(tile.to(ptr.dtype.element_ty), ({% for d in range(rank) %}BLOCK{{ d }}{{ ", " if not loop.last }}{% endfor %}{{ "," if rank == 1 }}))
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask={{ mask(rank) }})
+    else:
+        tl.store(ptrs, value)
+''')
 
 
 class ArraySlice(Pattern):
@@ -120,7 +147,7 @@ def _window_call(call, cx, view, store: bool):
     """Load/store of a tiled view whose traversal steps differ from its tile shape."""
     from .load_store import check_bounds_code, index_codes, PADDING_VALUES
     info = view.array
-    name = "_" + cx.need(f"{'store' if store else 'load'}_window_{info.rank}d")
+    name = cx.need(STORE_WINDOW if store else LOAD_WINDOW, rank=info.rank)
     idx = index_codes(call, cx, info.rank)
     starts = [f"{i} * {s}" if s != "1" else i for i, s in zip(idx, view.steps)]
     args = ([info.pointer] + [info.shape(d) for d in range(info.rank)]

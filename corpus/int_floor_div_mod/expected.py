@@ -26,6 +26,18 @@ def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
 
 
 @triton.jit
+def _floordiv(a, b):
+    """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
+    truncates toward zero, so the quotient steps down where the signs differ."""
+    if (a + b).dtype.is_floating():
+        q = tl.floor((a / b).to(tl.float32)).to((a + b).dtype)
+    else:
+        q = a // b
+        q = tl.where((q * b != a) & ((a < 0) != (b < 0)), q - 1, q)
+    return q
+
+
+@triton.jit
 def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
@@ -42,18 +54,6 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
         tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
     else:
         tl.store(ptrs, value)
-
-
-@triton.jit
-def _floordiv(a, b):
-    """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
-    truncates toward zero, so the quotient steps down where the signs differ."""
-    if (a + b).dtype.is_floating():
-        q = tl.floor((a / b).to(tl.float32)).to((a + b).dtype)
-    else:
-        q = a // b
-        q = tl.where((q * b != a) & ((a < 0) != (b < 0)), q - 1, q)
-    return q
 
 
 @triton.jit

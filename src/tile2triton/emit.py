@@ -22,15 +22,6 @@ from .model import USE_INT64, FunctionInfo
 from .names import Renamer, source_identifiers
 from .parse import ParsedModule
 
-# name -> formula over X (fp32 or fp64), for helpers that route fp16/bf16 through fp32
-MATH_FORMULAS = {
-    "exp": "tl.exp(X)", "exp2": "tl.exp2(X)", "log": "tl.log(X)", "log2": "tl.log2(X)",
-    "sqrt": "tl.sqrt(X)", "rsqrt": "tl.rsqrt(X)", "sin": "tl.sin(X)", "cos": "tl.cos(X)",
-    "tan": "tl.sin(X) / tl.cos(X)", "floor": "tl.floor(X)", "ceil": "tl.ceil(X)",
-    "erf": "tl.erf(X)", "tanh": "_tanh_f(X)",
-    "sinh": "0.5 * (tl.exp(X) - tl.exp(-X))", "cosh": "0.5 * (tl.exp(X) + tl.exp(-X))",
-}
-KEEP_DTYPE_REDUCTIONS = ("sum",)
 
 
 @lru_cache(maxsize=1)
@@ -38,18 +29,6 @@ def _env() -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.PackageLoader("tile2triton", "templates"),
                               trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                               undefined=jinja2.StrictUndefined)
-
-
-def render_runtime(needed: set) -> str:
-    def ranks(prefix):  # "load_tile_2d" -> 2
-        return sorted(int(n[len(prefix):-1]) for n in needed if n.startswith(prefix))
-    math = [(n, MATH_FORMULAS[n]) for n in sorted(MATH_FORMULAS) if n in needed]
-    text = _env().get_template("runtime.py.j2").render(
-        needed=needed, load_ranks=ranks("load_tile_"), store_ranks=ranks("store_tile_"),
-        load_window_ranks=ranks("load_window_"), store_window_ranks=ranks("store_window_"),
-        math_helpers=math,
-        keep_dtype_reductions=[r for r in KEEP_DTYPE_REDUCTIONS if r in needed])
-    return text.strip("\n")
 
 
 def render_host_helpers(lists: bool, features: set) -> str:
@@ -559,14 +538,12 @@ def _spaced(stmt, blank: int = 2):
 
 def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
     names = pm.names
-    needed = set()
-    sources = {}
+    sources = {}  # device helper name -> source, in the order kernels first use them
     kernel_stmts, device_stmts, launchers = {}, {}, {}
     linked = {}  # helper name -> statements of a helper linked from another module
     generated = []  # texts of the generated kernels, launchers and device functions
     features: set = set()
     for name, (fn, unit) in units.items():
-        needed |= unit.runtime_helpers
         sources.update(unit.helper_sources)
         hinted = [p.array for p in fn.params if p.kind == "array" and p.array.rank]
         params = kernel_params(fn.params) + [f"{multiples_name(a)}: tl.constexpr"
@@ -580,7 +557,6 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
         kernel_stmts[name] = stmts
     for name in mc.helper_order:
         _, unit, _ = mc.helper_specs[name]
-        needed |= unit.runtime_helpers
         sources.update(unit.helper_sources)
         params = kernel_params(unit.fn.params)
         if unit.uses_array_params:
@@ -612,9 +588,9 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
     features |= rewriter.host_features
     runtime_table = bool(features & {"launch", "replace_hints", "tune.exhaustive_search"})
 
-    # The helper block: device helpers from templates and patterns, then host helpers; their
+    # The helper block: device helpers the patterns declare, then host helpers; their
     # top-level names are respelled where the user's module spells them too (names.py).
-    helper_code = [render_runtime(needed)] + [sources[k] for k in sorted(sources)] + [
+    helper_code = list(sources.values()) + [
         render_host_helpers(any(p.kind == "array_list" for fn, _ in units.values()
                                 for p in fn.params), features)]
     helpers = []

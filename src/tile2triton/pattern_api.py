@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable, Optional, Protocol, Sequence, Union
 
+import jinja2
 import libcst as cst
 
 from .diagnostics import TranslationError
@@ -43,9 +45,9 @@ class DeviceHelper:
     """A `@triton.jit` function that generated code calls, declared by the pattern that uses it.
 
     `name` may contain `{option}` fields (`"_load_tile_{rank}d"`): one function is rendered per
-    distinct set of options a module requests. `source` is the function's text with the same
-    fields, or a callable taking the options and returning the text. `requires`: helpers the
-    text calls, rendered with it.
+    distinct name a module requests. `source` is a Jinja template of the function's text that
+    receives the options (`{{ rank }}`), or a callable taking the options and returning the
+    text. `requires`: helpers the text calls, rendered with it.
     """
     name: str
     source: Union[str, Callable[..., str]]
@@ -55,8 +57,18 @@ class DeviceHelper:
         return self.name.format(**options)
 
     def render(self, **options) -> str:
-        text = self.source(**options) if callable(self.source) else self.source.format(**options)
+        if callable(self.source):
+            text = self.source(**options)
+        else:
+            text = _template(self.source).render(**options)
         return text.strip("\n")
+
+
+@lru_cache(maxsize=None)
+def _template(source: str) -> jinja2.Template:
+    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                             undefined=jinja2.StrictUndefined)
+    return env.from_string(source)
 
 
 class LoweringContext(Protocol):

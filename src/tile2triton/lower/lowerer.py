@@ -35,19 +35,15 @@ class Lowerer(Statements, Expressions, Values, CompileTimePython):
     def error(self, node, code, message, help=None) -> TranslationError:
         return self.pm.error(node, code, message, help)
 
-    def need(self, helper, **options) -> str:
-        """Ask emit for a device helper: a `DeviceHelper` a pattern declares, or the name of
-        one in templates/runtime.py.j2. Returns the name to call it by."""
-        if isinstance(helper, DeviceHelper):
-            for req in helper.requires:
-                self.need(req, **options)
-            name = helper.emitted_name(**options)
+    def need(self, helper: DeviceHelper, **options) -> str:
+        """Ask emit for a device helper a pattern declares; returns the name to call it by (the
+        module may respell it where the user's code uses the same identifier, names.py)."""
+        for req in helper.requires:
+            self.need(req)
+        name = helper.emitted_name(**options)
+        if name not in self.result.helper_sources:
             self.result.helper_sources[name] = helper.render(**options)
-            return self.pm.names[name]
-        self.result.runtime_helpers.add(helper)
-        # templates/runtime.py.j2 helpers are called as `_<name>`; the module may respell them
-        # (names.py) where the user's code uses the same identifier
-        return self.pm.names["_" + helper][1:]
+        return self.pm.names[name]
 
     def need_source(self, name: str, source: str) -> str:
         """A device helper whose full source the pattern gives (same as `need` of a

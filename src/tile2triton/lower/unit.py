@@ -15,8 +15,8 @@ class UnitResult:
     params: list
     fn: Optional[FunctionInfo] = None
     uses_array_params: bool = False  # a helper taking arrays also takes USE_INT64
-    runtime_helpers: set = field(default_factory=set)
-    helper_sources: dict = field(default_factory=dict)  # name -> @triton.jit source from a pattern
+    # device helpers requested (with what they require): name -> @triton.jit source
+    helper_sources: dict = field(default_factory=dict)
     tile_elems: list = field(default_factory=list)  # launcher heuristics: tile sizes as exprs
     uses_dot: bool = False
     debug: bool = False  # uses device asserts: emit @triton.jit(debug=True)
@@ -24,7 +24,6 @@ class UnitResult:
     def merge(self, callee: "UnitResult") -> None:
         """What a called function needs, its caller needs too: the one way a helper's results
         reach the kernel (helper calls, combiners and lambdas alike)."""
-        self.runtime_helpers |= callee.runtime_helpers
         self.helper_sources.update(callee.helper_sources)
         self.tile_elems += callee.tile_elems
         self.uses_dot |= callee.uses_dot
