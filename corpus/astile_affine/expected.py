@@ -1,0 +1,166 @@
+"""Per-column affine map with coefficients written inline as tiles (ct.astile), one of them
+depending on the block index at run time."""
+import contextlib
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
+                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
+                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    if CHECK_BOUNDS:
+        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _astile_4(v0, v1, v2, v3, DTYPE: tl.constexpr):
+    """ct.astile of 4 scalars: element k of the 1-D tile is v<k>, cast to DTYPE."""
+    i = tl.arange(0, 4)
+    t = tl.zeros((4,), DTYPE)
+    t = tl.where(i == 0, v0, t)
+    t = tl.where(i == 1, v1, t)
+    t = tl.where(i == 2, v2, t)
+    t = tl.where(i == 3, v3, t)
+    return t.to(DTYPE)
+
+
+@triton.jit
+def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = offs0.to(tl.int64)
+        offs1 = offs1.to(tl.int64)
+    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
+    else:
+        tl.store(ptrs, value)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
+    float8_e8m0fnu (block scales): such arrays travel as their bytes."""
+    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+        x = x.view(torch.uint8)
+    return x
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream."""
+    if stream is None or not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    if isinstance(stream, torch.cuda.Stream):
+        return torch.cuda.stream(stream)
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+TM = 64
+
+
+@triton.jit
+def affine4(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_stride0,
+    out_stride1,
+    TM: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    pid = tl.program_id(0)
+    t = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, 0, TM, 4, USE_INT64, PADDING=0.0)
+    scale = tl.reshape(_astile_4(0.5, -1.25, 2.0, 0.75, tl.float32), (1, 4))  # shape (1, 4)
+    shift = tl.reshape(_astile_4(pid * 0.5, 1.0, -2.0, 0.25, tl.float32), (2, 2))
+    half = tl.cast(0.5, tl.float32)
+    y = t.to(tl.float32) * scale + tl.reshape(shift, (1, 4)) * half
+    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid, 0, y.to(out_ptr.dtype.element_ty), USE_INT64)
+
+
+def launch_affine4(stream, grid, x, out, TM, *, hints=None):
+    """Run `affine4` like `ct.launch(stream, grid, affine4, (x, out, TM))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    x, out = _as_tensor(x), _as_tensor(out)
+    _check_ndim("affine4", "x", x, 2)
+    _check_ndim("affine4", "out", out, 2)
+    tile_elems = max(TM * 4, 1 * 4, 2 * 2)
+    num_warps = 4 if tile_elems <= 4096 else 8
+    num_stages = 2
+    with _on_stream(stream):
+        affine4[_grid(grid)](
+            x, *x.shape, *x.stride(),
+            out, *out.shape, *out.stride(),
+            TM,
+            USE_INT64=_needs_int64(x, out),
+            num_warps=num_warps, num_stages=num_stages,
+            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        )
+
+
+def launch(stream, x, out):
+    grid = (triton.cdiv(x.shape[0], TM), 1, 1)
+    launch_affine4(stream, grid, x, out, TM)
