@@ -133,6 +133,7 @@ def affine4(
     pid = tl.program_id(0)
     t = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, 0, TM, 4, USE_INT64, PADDING=0.0)
     scale = tl.reshape(_astile_4(0.5, -1.25, 2.0, 0.75, tl.float32), (1, 4))  # shape (1, 4)
+    # 2x2, reshaped to one row below
     shift = tl.reshape(_astile_4(pid * 0.5, 1.0, -2.0, 0.25, tl.float32), (2, 2))
     half = tl.cast(0.5, tl.float32)
     y = t.to(tl.float32) * scale + tl.reshape(shift, (1, 4)) * half
@@ -147,7 +148,7 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
     x, out = _as_tensor(x), _as_tensor(out)
     _check_ndim("affine4", "x", x, 2)
     _check_ndim("affine4", "out", out, 2)
-    tile_elems = max(TM * 4, 1 * 4, 2 * 2)
+    tile_elems = max(TM * 4, 4, 2 * 2)
     num_warps = 4 if tile_elems <= 4096 else 8
     num_stages = 2
     with _on_stream(stream):

@@ -255,7 +255,7 @@ def launch_flash_attn_fwd_kernel(stream, grid, q, k, v, out, sm_scale, TQ, TK, D
     _check_ndim("flash_attn_fwd_kernel", "k", k, 3)
     _check_ndim("flash_attn_fwd_kernel", "v", v, 3)
     _check_ndim("flash_attn_fwd_kernel", "out", out, 3)
-    tile_elems = max(1 * TQ * D, TQ, TQ * 1, TQ * D, 1 * TK * D, TQ * TK, TK)
+    tile_elems = max(TQ * D, TQ, TK * D, TQ * TK, TK)
     # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4

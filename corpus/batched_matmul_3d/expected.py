@@ -181,7 +181,7 @@ def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     _check_ndim("bmm_kernel", "a", a, 3)
     _check_ndim("bmm_kernel", "b", b, 3)
     _check_ndim("bmm_kernel", "c", c, 3)
-    tile_elems = max(1 * TM * TN, 1 * TM * TK, 1 * TK * TN)
+    tile_elems = max(TM * TN, TM * TK, TK * TN)
     # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4

@@ -271,7 +271,7 @@ def launch_moe_expert_matmul_kernel(stream, grid, x, w, order, offsets, out, TM,
     _check_ndim("moe_expert_matmul_kernel", "order", order, 1)
     _check_ndim("moe_expert_matmul_kernel", "offsets", offsets, 1)
     _check_ndim("moe_expert_matmul_kernel", "out", out, 2)
-    tile_elems = max(TM, TM * TN, TK, TM * TK, 1 * TK * TN, TN)
+    tile_elems = max(TM, TM * TN, TK, TM * TK, TK * TN, TN)
     # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4

@@ -165,7 +165,15 @@ class Expressions:
         pattern = self.mc.patterns.get(construct) if construct else None
         if pattern is None:
             raise self.error(node, "T2T100", f"operator `{symbol.split()[-1]}` is not supported")
-        return pattern.lower(bind_operands(pattern, node, construct, operands, self), self)
+        low = pattern.lower(bind_operands(pattern, node, construct, operands, self), self)
+        if isinstance(low.val, ConstV) and _literal_only(node):
+            # `2**30` stays as written (its value is still known for folding elsewhere)
+            text = self.source_of(node)
+            if "\n" not in text:
+                prec = 100 if node.lpar else (PREC["unary"] if isinstance(
+                    node, cst.UnaryOperation) else PREC[BINOP_SYMBOL[type(node.operator)]])
+                return Lowered(text, low.val, prec)
+        return low
 
     def x_UnaryOperation(self, node: cst.UnaryOperation) -> Lowered:
         operand = self.expr(node.expression)
@@ -285,3 +293,15 @@ class Expressions:
         self.result.merge(unit)
         return Lowered(f"{name}({', '.join(codes)})", ret)
 
+
+def _literal_only(node) -> bool:
+    """An arithmetic expression of number literals only (`2**30`, `-(1 << 4)`, `1.0 / 3.0`)."""
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, (cst.Minus, cst.Plus, cst.BitInvert)) \
+            and _literal_only(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return type(node.operator) in BINOP_SYMBOL and _literal_only(node.left) \
+            and _literal_only(node.right)
+    return False

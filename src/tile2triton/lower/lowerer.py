@@ -1,6 +1,7 @@
 """The Lowerer: lowers one function body, and is the `LoweringContext` patterns receive."""
 from __future__ import annotations
 
+import re
 from typing import Optional, Sequence
 
 import libcst as cst
@@ -52,7 +53,11 @@ class Lowerer(Statements, Expressions, Values, CompileTimePython):
 
     def note_tile(self, shape) -> None:
         if shape and all(s is not None for s in shape):
-            self.result.tile_elems.append(" * ".join(str(s) for s in shape))
+            # no `1 * TM` in the launcher; `N // 2` is one factor
+            dims = [str(s) if re.fullmatch(r"[\w.]+", str(s)) else f"({s})" for s in shape
+                    if str(s) != "1"]
+            if dims:  # an all-ones tile says nothing about the kernel's size
+                self.result.tile_elems.append(" * ".join(dims))
 
     def mark_debug(self) -> None:
         self.result.debug = True

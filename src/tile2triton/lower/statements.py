@@ -65,6 +65,16 @@ class Statements:
             self.line("pass")
         self.depth -= 1
 
+    def inner_comments(self, *nodes) -> None:
+        """Comments written inside a multi-line expression: the expression becomes one line,
+        so they go on their own lines just before it."""
+        for node in nodes:
+            if node is None:
+                continue
+            for sub in _walk(node):
+                if isinstance(sub, cst.Comment):
+                    self.line(sub.value)
+
     def stmt(self, node) -> None:
         try:
             self._stmt(node)
@@ -77,6 +87,7 @@ class Statements:
         self.leading(node)
         if isinstance(node, cst.SimpleStatementLine):
             comment = self.trailing_comment(node.trailing_whitespace)
+            self.inner_comments(*node.body)
             texts = []
             for s in node.body:
                 t = self.small(s)
@@ -105,6 +116,7 @@ class Statements:
         return self.trailing_comment(tw)
 
     def if_stmt(self, node: cst.If, keyword: str) -> None:
+        self.inner_comments(node.test)
         test = self.expr(node.test)
         self.line(f"{keyword} {test.code}:", self.header_comment(node))
         self.block(node.body)
@@ -123,6 +135,7 @@ class Statements:
         if node.asynchronous is not None:
             raise self.error(node, "T2T101", "`async for` is not supported in kernels")
         it = node.iter
+        self.inner_comments(it)
         if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name)
                 and it.func.value in ("range",) and "range" not in self.env):
             raise self.error(it, "T2T101", "kernel loops must iterate over `range(...)`",
@@ -143,6 +156,7 @@ class Statements:
     def while_stmt(self, node: cst.While) -> None:
         if node.orelse is not None:
             raise self.error(node.orelse, "T2T101", "`while ... else` is not supported")
+        self.inner_comments(node.test)
         test = self.expr(node.test)
         self.line(f"while {test.code}:", self.header_comment(node))
         self.block(node.body)
@@ -239,3 +253,8 @@ class Statements:
             return f"{name} {symbol}= {right.code}"
         return f"{name} = {low.code}"
 
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
