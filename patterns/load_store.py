@@ -4,7 +4,7 @@
 axes before the tile space is built, which is the same as passing the array's shapes and strides
 in permuted order. Partial tiles are masked; `padding_mode` becomes the `other=` value.
 """
-from tile2triton.model import USE_INT64, ArrayV, ConstV, EnumV, Lowered, NoneV, TileV, TupleV
+from tile2triton.model import PREC, USE_INT64, ArrayV, ConstV, EnumV, Lowered, NoneV, TileV, TupleV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._common import shape_code, static_shape, tuple_items
@@ -110,6 +110,10 @@ def padding_value(call, cx):
 
 
 def index_codes(call, cx, rank):
+    return [it.code for it in index_items(call, cx, rank)]
+
+
+def index_items(call, cx, rank):
     low = call.arg("index")
     items = tuple_items(low) if isinstance(low.val, TupleV) else [low]
     if len(items) != rank:
@@ -121,7 +125,7 @@ def index_codes(call, cx, rank):
             raise cx.error(call.node_of("index"), "T2T102",
                            f"ct.{call.name}: tile indices must be scalars, not tiles",
                            help="use ct.gather / ct.scatter for per-element indices")
-    return [it.code for it in items]
+    return items
 
 
 def check_bounds_code(call, cx):
@@ -145,6 +149,36 @@ def reject_memory_order(call, cx):
                            help="only the default (weak) ordering is supported by this version")
 
 
+def inline_access(cx, info, idx, block, masked: bool):
+    """Plain 1-D/2-D tile access written out as a Triton engineer would: one offsets vector per
+    dimension and the bounds mask, named before the statement (offsets widened to int64 when
+    the launcher chose 64-bit offsets). Returns (pointer tile, mask name or None), or None where
+    the helper is used instead: other ranks, list elements, or an expression no statement can
+    precede (a `while` / `elif` test)."""
+    if len(idx) not in (1, 2) or info.shape_codes is not None:
+        return None
+    offs = [cx.fresh_name(f"offs_{info.name}{d}") for d in range(len(idx))]
+    lines = []
+    for name, i, b in zip(offs, idx, block):
+        size = b if b.isidentifier() or b.isdigit() else f"({b})"
+        start = "" if i.code == "0" else f"{b} + " if i.code == "1" else \
+            f"{i.wrap(PREC['+'])} + " if b == "1" else f"{i.wrap(PREC['*'])} * {size} + "
+        lines.append(f"{name} = {start}tl.arange(0, {b})")
+    lines.append(f"if {USE_INT64}:  # 64-bit offsets, chosen by the launcher")
+    lines += [f"    {name} = {name}.to(tl.int64)" for name in offs]
+    if len(offs) == 1:
+        ptrs = f"{info.pointer} + {offs[0]} * {info.stride(0)}"
+        bounds = f"{offs[0]} < {info.shape(0)}"
+    else:
+        rows, cols = f"{offs[0]}[:, None]", f"{offs[1]}[None, :]"
+        ptrs = f"{info.pointer} + {rows} * {info.stride(0)} + {cols} * {info.stride(1)}"
+        bounds = f"({rows} < {info.shape(0)}) & ({cols} < {info.shape(1)})"
+    mask = cx.fresh_name(f"mask_{info.name}") if masked else None
+    if mask:
+        lines.append(f"{mask} = {bounds}")
+    return (ptrs, mask) if cx.before(*lines) else None
+
+
 def permuted_abi(info, order):
     return ([info.pointer] + [info.shape(a) for a in order] + [info.stride(a) for a in order])
 
@@ -154,7 +188,8 @@ class Load(Pattern):
     enums = ("PaddingMode", "MemoryOrder", "MemoryScope")
     array_param, index_param, shape_param = "array", "index", "shape"
     summary = "load tile `index` of shape `shape` (order, padding_mode, check_bounds)"
-    triton = "masked tl.load through `_load_tile_{rank}d` (other= padding value)"
+    triton = ("masked tl.load of `index * BLOCK + tl.arange` offsets (other= padding value); "
+              "`_load_tile_{rank}d` for order=, rank 3+ and inside while/elif tests")
 
     def signature(array, /, index, shape, *, order="C", padding_mode=None, check_bounds=True,
                   latency=None, allow_tma=None, memory_order=None, memory_scope=None):
@@ -167,8 +202,9 @@ def k(x, y, TILE: ct.Constant[int]):
     pid = ct.bid(0)
     t = ct.load(x, pid, (TILE,), padding_mode=ct.PaddingMode.ZERO)
     ct.store(y, (pid,), t)
-""", expect=["def _load_tile_1d(", "t = _load_tile_1d(x_ptr, x_shape0, x_stride0, pid, TILE, USE_INT64, PADDING=0.0)",
-             "_store_tile_1d(y_ptr, y_shape0, y_stride0, pid, t, USE_INT64)"]),
+""", expect=["offs_x0 = pid * TILE + tl.arange(0, TILE)", "mask_x = offs_x0 < x_shape0",
+             "t = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x, other=0.0)",
+             "tl.store(y_ptr + offs_y0 * y_stride0, t.to(y_ptr.dtype.element_ty), mask=mask_y)"]),
         Example("""
 @ct.kernel
 def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
@@ -183,8 +219,9 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
 def k(x, y):
     t = ct.load(x, (0, 0), (16, 16), check_bounds=False)
     ct.store(y, (0, 0), t, check_bounds=False)
-""", expect=["CHECK_BOUNDS=False)", "_store_tile_2d(y_ptr, y_shape0, y_shape1, y_stride0, "
-             "y_stride1, 0, 0, t, USE_INT64, CHECK_BOUNDS=False)"]),
+""", expect=["t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1)",
+             "tl.store(y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1, "
+             "t.to(y_ptr.dtype.element_ty))"]),
         Example("""
 @ct.kernel
 def k(x, y):
@@ -209,7 +246,8 @@ def k(x, y):
         info = array_arg(call, cx)
         rank = info.rank
         order = array_order(call, cx, rank)
-        idx = index_codes(call, cx, rank)
+        items = index_items(call, cx, rank)
+        idx = [it.code for it in items]
         shape = static_shape(call, "shape", cx)
         reject_memory_order(call, cx)
         if len(shape) == 0:
@@ -237,11 +275,18 @@ def k(x, y):
                                                  "the loaded tile afterwards if needed")
         padding = padding_value(call, cx)
         check = check_bounds_code(call, cx)
+        cx.note_tile(shape)
+        plain = order == list(range(rank)) and check in (None, "False")
+        access = inline_access(cx, info, items, shape, check is None) if plain else None
+        if access is not None:
+            ptrs, mask = access
+            kw = [f"mask={mask}"] + ([f"other={padding}"] if padding is not None else []) \
+                if mask else []
+            return Lowered(f"tl.load({', '.join([ptrs] + kw)})", TileV(shape=tuple(shape)))
         helper = cx.need(LOAD_TILE, rank=rank)
         args = permuted_abi(info, order) + idx + shape + [USE_INT64]
         kw = ([f"PADDING={padding}"] if padding is not None else []) + (
             [f"CHECK_BOUNDS={check}"] if check else [])
-        cx.note_tile(shape)
         return Lowered(f"{helper}({', '.join(args + kw)})", TileV(shape=tuple(shape)))
 
 
@@ -250,7 +295,8 @@ class Store(Pattern):
     enums = ("MemoryOrder", "MemoryScope")
     array_param, index_param = "array", "index"
     summary = "store a tile at tile `index` (out-of-bounds elements dropped, value cast)"
-    triton = "masked tl.store through `_store_tile_{rank}d`"
+    triton = ("masked tl.store of the tile cast to the array's dtype; "
+              "`_store_tile_{rank}d` for order=, scalars, rank 3+ and while/elif tests")
 
     def signature(array, /, index, tile, *, order="C", check_bounds=True, latency=None,
                   allow_tma=None, memory_order=None, memory_scope=None):
@@ -275,7 +321,8 @@ def k(x):
         info = array_arg(call, cx)
         rank = info.rank
         order = array_order(call, cx, rank)
-        idx = index_codes(call, cx, rank)
+        items = index_items(call, cx, rank)
+        idx = [it.code for it in items]
         reject_memory_order(call, cx)
         tile = call.arg("tile")
         v = tile.val
@@ -297,6 +344,16 @@ def k(x):
             raise cx.error(call.node_of("tile"), "T2T102", "ct.store: the value must be a tile "
                            "or a scalar")
         check = check_bounds_code(call, cx)
+        block = [str(d) for d in v.shape] if isinstance(v, TileV) and v.shape and all(
+            d is not None for d in v.shape) else None
+        plain = order == list(range(rank)) and check in (None, "False") and block is not None
+        access = inline_access(cx, info, items, block, check is None) if plain else None
+        if access is not None:
+            ptrs, mask = access
+            kw = [f"mask={mask}"] if mask else []
+            value = tile.code if tile.code.endswith(f".to({info.pointer}.dtype.element_ty)") \
+                else f"{tile.wrap(100)}.to({info.pointer}.dtype.element_ty)"
+            return Lowered(f"tl.store({', '.join([ptrs, value] + kw)})", NoneV())
         helper = cx.need(STORE_TILE, rank=rank)
         args = permuted_abi(info, order) + idx + [value, USE_INT64]
         if check:

@@ -273,7 +273,7 @@ def k(x, y):
     i = ct.load(x, (0,), (1,)).item()
     t = ct.load(y, (i,), (4,))
     ct.store(y, (0,), t)
-""", expect=["i = _load_tile_1d(x_ptr, x_shape0, x_stride0, 0, 1, USE_INT64).item()"])]
+""", expect=["i = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x).item()"])]
 
     def lower(self, call, cx):
         x = require_tile(call, "x", cx)

@@ -58,7 +58,8 @@ def k(x, y, off, n, TILE: ct.Constant[int]):
     ct.store(y, (0, 0), ct.load(sub, (0, 0), (TILE, TILE)))
 """, expect=["sub_ptr = x_ptr + off * x_stride1", "sub_shape0 = x_shape0",
              "sub_shape1 = off + n - off",
-             "_load_tile_2d(sub_ptr, sub_shape0, sub_shape1, sub_stride0, sub_stride1,"])]
+             "tl.load(sub_ptr + offs_sub0[:, None] * sub_stride0 + offs_sub1[None, :] * "
+             "sub_stride1, mask=mask_sub)"])]
 
     def lower(self, call, cx):
         info = array_arg(call, cx)
@@ -96,9 +97,9 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
     for j in range(tv.num_tiles(1)):
         out.store((ct.bid(0), j), tv.load((ct.bid(0), j)) * 2)
 """, expect=["for j in range(tl.cdiv(x_shape1, TN)):",
-             "_store_tile_2d(y_ptr, y_shape0, y_shape1, y_stride0, y_stride1, tl.program_id(0), "
-             "j, _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, tl.program_id(0), "
-             "j, TM, TN, USE_INT64, PADDING=0.0) * 2, USE_INT64)"]),
+             "offs_x1 = j * TN + tl.arange(0, TN)",
+             "(tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, "
+             "mask=mask_x, other=0.0) * 2).to(y_ptr.dtype.element_ty), mask=mask_y)"]),
         Example("""
 @ct.kernel
 def k(x, y, TM: ct.Constant[int]):
@@ -193,8 +194,8 @@ class TiledViewLoad(Pattern):
 def k(x, TILE: ct.Constant[int]):
     tv = x.tiled_view(TILE, padding_mode=ct.PaddingMode.NEG_INF)
     ct.store(x, (0,), tv.load(1))
-""", expect=["_load_tile_1d(x_ptr, x_shape0, x_stride0, 1, TILE, USE_INT64, "
-             'PADDING=float("-inf"))'])]
+""", expect=["offs_x0 = TILE + tl.arange(0, TILE)",
+             'tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x, other=float("-inf"))'])]
 
     def lower(self, call, cx):
         view = _view(call, cx)
@@ -219,8 +220,8 @@ class TiledViewStore(Pattern):
 def k(x, TILE: ct.Constant[int]):
     tv = x.tiled_view((TILE,))
     tv.store((0,), ct.full((TILE,), 1.0, dtype=ct.float32))
-""", expect=["_store_tile_1d(x_ptr, x_shape0, x_stride0, 0, tl.full((TILE,), 1.0, tl.float32), "
-             "USE_INT64)"])]
+""", expect=["tl.store(x_ptr + offs_x0 * x_stride0, tl.full((TILE,), 1.0, tl.float32)"
+             ".to(x_ptr.dtype.element_ty), mask=mask_x)"])]
 
     def lower(self, call, cx):
         view = _view(call, cx)

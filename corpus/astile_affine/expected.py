@@ -8,24 +8,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
 def _astile_4(v0, v1, v2, v3, DTYPE: tl.constexpr):
     """ct.astile of 4 scalars: element k of the 1-D tile is v<k>, cast to DTYPE."""
     i = tl.arange(0, 4)
@@ -35,24 +17,6 @@ def _astile_4(v0, v1, v2, v3, DTYPE: tl.constexpr):
     t = tl.where(i == 2, v2, t)
     t = tl.where(i == 3, v3, t)
     return t.to(DTYPE)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = offs0.to(tl.int64)
-        offs1 = offs1.to(tl.int64)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
 
 
 def _as_tensor(x):
@@ -131,13 +95,25 @@ def affine4(
     USE_INT64: tl.constexpr,
 ):
     pid = tl.program_id(0)
-    t = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, 0, TM, 4, USE_INT64, PADDING=0.0)
+    offs_x0 = pid * TM + tl.arange(0, TM)
+    offs_x1 = tl.arange(0, 4)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = offs_x0.to(tl.int64)
+        offs_x1 = offs_x1.to(tl.int64)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
     scale = tl.reshape(_astile_4(0.5, -1.25, 2.0, 0.75, tl.float32), (1, 4))  # shape (1, 4)
     # 2x2, reshaped to one row below
     shift = tl.reshape(_astile_4(pid * 0.5, 1.0, -2.0, 0.25, tl.float32), (2, 2))
     half = tl.cast(0.5, tl.float32)
     y = t.to(tl.float32) * scale + tl.reshape(shift, (1, 4)) * half
-    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid, 0, y.to(out_ptr.dtype.element_ty), USE_INT64)
+    offs_out0 = pid * TM + tl.arange(0, TM)
+    offs_out1 = tl.arange(0, 4)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = offs_out0.to(tl.int64)
+        offs_out1 = offs_out1.to(tl.int64)
+    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, y.to(out_ptr.dtype.element_ty), mask=mask_out)
 
 
 def launch_affine4(stream, grid, x, out, TM, *, hints=None):

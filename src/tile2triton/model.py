@@ -244,8 +244,10 @@ class EnumV(Val):
 
 @dataclass
 class CtRefV(Val):
-    """A reference to a cuda.tile attribute that has not been called yet (e.g. `ct.PaddingMode`)."""
+    """A reference to a cuda.tile attribute that has not been called yet (e.g. `ct.PaddingMode`),
+    or a method of a value (`method.<construct>`, with the value lowered once as `receiver`)."""
     qualname: str
+    receiver: Optional["Lowered"] = None
 
 
 @dataclass

@@ -107,6 +107,14 @@ class LoweringContext(Protocol):
     def is_nonneg(self, low: Lowered) -> bool:
         """Whether a value is provably >= 0."""
 
+    def fresh_name(self, hint: str) -> str:
+        """A variable name no other name of the function uses (`hint`, else `hint_2`, ...)."""
+
+    def before(self, *lines: str) -> bool:
+        """Put statements (lines of source, nested ones indented by four spaces) just before
+        the statement being lowered; False, and nothing is put, where no statement can go
+        (the test of a `while` or `elif`)."""
+
     def note_tile(self, shape) -> None:
         """Record a tile shape (the launcher sizes warps from them)."""
 

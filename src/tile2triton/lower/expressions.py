@@ -217,7 +217,7 @@ class Expressions:
         if isinstance(v, CtRefV):
             q = v.qualname
             if q.startswith("method."):
-                receiver = self.expr(node.func.value)
+                receiver = v.receiver if v.receiver is not None else self.expr(node.func.value)
                 return self.construct(q[len("method."):], node, receiver)
             if not q.startswith("cuda.tile."):
                 raise self.error(node, "T2T100", f"`{q}` is not a cuda.tile construct")

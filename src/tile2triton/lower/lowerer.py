@@ -31,6 +31,9 @@ class Lowerer(Statements, Expressions, Values, CompileTimePython):
         self.depth = 0
         self.result = UnitResult(fn.name, "", params, fn=fn)
         self.mutable = reassigned_names(fn.node.body)
+        self.can_insert = True  # patterns may put statements before the current one
+        self.taken_names = {n.value for n in _names(fn.node)} | {
+            a for p in params if p.array is not None for a in p.array.abi()}
 
     # ------------------------------------------------- LoweringContext: services for patterns
     def error(self, node, code, message, help=None) -> TranslationError:
@@ -50,6 +53,21 @@ class Lowerer(Statements, Expressions, Values, CompileTimePython):
         """A device helper whose full source the pattern gives (same as `need` of a
         DeviceHelper without options)."""
         return self.need(DeviceHelper(name, lambda: source))
+
+    def fresh_name(self, hint: str) -> str:
+        name, k = hint, 1
+        while name in self.taken_names:
+            k += 1
+            name = f"{hint}_{k}"
+        self.taken_names.add(name)
+        return name
+
+    def before(self, *lines: str) -> bool:
+        if not self.can_insert:
+            return False
+        for text in lines:
+            self.line(text)
+        return True
 
     def note_tile(self, shape) -> None:
         if shape and all(s is not None for s in shape):
@@ -91,3 +109,10 @@ class Lowerer(Statements, Expressions, Values, CompileTimePython):
                              help="pass a module-level function or a lambda")
         self.result.merge(unit)
         return unit.name, len(unit.params)
+
+
+def _names(node):
+    if isinstance(node, cst.Name):
+        yield node
+    for child in node.children:
+        yield from _names(child)

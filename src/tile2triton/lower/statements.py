@@ -110,6 +110,14 @@ class Statements:
             raise self.error(node, "T2T101", f"`{kind}` statements are not supported in kernels",
                              help="kernels may use assignments, if/for/while, return and calls")
 
+    def no_statements_before(self, node) -> Lowered:
+        """Lower an expression that no statement can precede (a `while` or `elif` test)."""
+        saved, self.can_insert = self.can_insert, False
+        try:
+            return self.expr(node)
+        finally:
+            self.can_insert = saved
+
     def header_comment(self, node) -> Optional[str]:
         body = node.body
         tw = getattr(body, "header", None)
@@ -117,7 +125,7 @@ class Statements:
 
     def if_stmt(self, node: cst.If, keyword: str) -> None:
         self.inner_comments(node.test)
-        test = self.expr(node.test)
+        test = self.no_statements_before(node.test) if keyword == "elif" else self.expr(node.test)
         self.line(f"{keyword} {test.code}:", self.header_comment(node))
         self.block(node.body)
         orelse = node.orelse
@@ -157,7 +165,7 @@ class Statements:
         if node.orelse is not None:
             raise self.error(node.orelse, "T2T101", "`while ... else` is not supported")
         self.inner_comments(node.test)
-        test = self.expr(node.test)
+        test = self.no_statements_before(node.test)  # it is evaluated every iteration
         self.line(f"while {test.code}:", self.header_comment(node))
         self.block(node.body)
 

@@ -136,7 +136,7 @@ class Values:
                 return Lowered(str(info.rank), ConstV(info.rank))
             method = self.mc.registry.method("Array", attr)
             if method is not None:
-                return Lowered(f"{info.name}.{attr}", CtRefV(f"method.{method}"))
+                return Lowered(f"{info.name}.{attr}", CtRefV(f"method.{method}", base))
             methods = sorted(m.split(".")[1] for m in self.mc.registry.methods
                              if m.startswith("Array."))
             raise self.error(node, "T2T100", f"array attribute `.{attr}` is not supported",
@@ -145,7 +145,7 @@ class Values:
         if isinstance(v, TiledViewV):
             method = self.mc.registry.method("TiledView", attr)
             if method is not None:
-                return Lowered(f"{base.code}.{attr}", CtRefV(f"method.{method}"))
+                return Lowered(f"{base.code}.{attr}", CtRefV(f"method.{method}", base))
             if attr == "tile_shape":
                 items = [ConstV(int(d)) if str(d).isdigit() else ConstExprV(str(d))
                          for d in v.tile_shape]
@@ -172,7 +172,7 @@ class Values:
                 return Lowered(str(v.rank), ConstV(v.rank))
             method = self.mc.registry.method("Tile", attr)
             if method is not None:
-                return Lowered(f"{base.wrap(100)}.{attr}", CtRefV(f"method.{method}"))
+                return Lowered(f"{base.wrap(100)}.{attr}", CtRefV(f"method.{method}", base))
         if isinstance(v, EnumV):
             raise self.error(node, "T2T100", f"`.{attr}` of {v.enum} is not supported")
         if isinstance(v, DTypeV) and attr in ("name",):
