@@ -14,7 +14,6 @@ from ._common import dtype_arg, reject_directed_rounding, tile_shape
 class AsType(Pattern):
     constructs = ("astype",)
     methods = ("Tile.astype",)
-    enums = ("RoundingMode",)
     summary = "convert a tile's dtype (tfloat32 marks fp32 operands for tf32 matrix products)"
     triton = "x.to(dtype)"
 
@@ -39,7 +38,7 @@ def k(x, y, TILE: ct.Constant[int]):
 def k(x, y, TILE: ct.Constant[int]):
     a = ct.load(x, (0,), (TILE,)).astype(ct.tfloat32)
     ct.store(y, (0,), a.astype(ct.float32))
-""", expect=["def _round_tf32(x):", "a = _load_tile_1d(", "_round_tf32(a).to(tl.float32)"]),
+""", expect=["def _round_tf32(x):", "a = tl.load(", "_round_tf32(a).to(tl.float32)"]),
         Example("""
 @ct.kernel
 def k(x, y, TILE: ct.Constant[int]):

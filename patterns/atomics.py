@@ -108,7 +108,6 @@ def operand(call, cx, param):
 class AtomicRMW(Pattern):
     constructs = tuple(f"atomic_{op}" for op in RMW_OPS)
     array_param, index_param = "array", "indices"
-    enums = ("MemoryOrder", "MemoryScope")
     summary = ("atomic read-modify-write at per-element indices, returning the old values "
                "(memory_order, memory_scope, check_bounds)")
     triton = ('masked tl.atomic_<op>(ptrs, update, mask, sem, scope) through '
@@ -175,7 +174,6 @@ def k(x):
 class AtomicCAS(Pattern):
     constructs = ("atomic_cas",)
     array_param, index_param = "array", "indices"
-    enums = ("MemoryOrder", "MemoryScope")
     summary = ("atomic compare-and-swap at per-element indices, returning the old values "
                "(out-of-bounds lanes return `expected`)")
     triton = "tl.atomic_cas through `_atomic_cas_{rank}d` (out-of-bounds lanes made harmless)"

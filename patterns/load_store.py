@@ -185,7 +185,6 @@ def permuted_abi(info, order):
 
 class Load(Pattern):
     constructs = ("load",)
-    enums = ("PaddingMode", "MemoryOrder", "MemoryScope")
     array_param, index_param, shape_param = "array", "index", "shape"
     summary = "load tile `index` of shape `shape` (order, padding_mode, check_bounds)"
     triton = ("masked tl.load of `index * BLOCK + tl.arange` offsets (other= padding value); "
@@ -292,7 +291,6 @@ def k(x, y):
 
 class Store(Pattern):
     constructs = ("store",)
-    enums = ("MemoryOrder", "MemoryScope")
     array_param, index_param = "array", "index"
     summary = "store a tile at tile `index` (out-of-bounds elements dropped, value cast)"
     triton = ("masked tl.store of the tile cast to the array's dtype; "

@@ -100,7 +100,6 @@ class BinaryOperator(Pattern):
     summary = "`+ - * / & | ^ << >> < <= > >= == !=` and ct.add, ct.sub, ct.mul, ct.truediv, ..."
     triton = "the same Python operator"
     operators = {SYMBOL[c]: c for c in constructs}
-    enums = ("RoundingMode",)
 
     def signature(x, y, /, *, rounding_mode=None, flush_to_zero=False):
         pass

@@ -103,7 +103,6 @@ def reject_numeric_modes(call, cx):
 
 class CumScan(Pattern):
     constructs = ("cumsum", "cumprod")
-    enums = ("RoundingMode",)
     summary = "inclusive prefix sum / product along an axis (reverse=True scans from the end)"
     triton = ("tl.cumsum / tl.cumprod(x, axis, reverse) when they keep the dtype; "
               "tl.associative_scan with `_add_combine` / `_mul_combine` otherwise")

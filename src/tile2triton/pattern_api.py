@@ -204,7 +204,6 @@ class Pattern:
     # methods that are the construct with the receiver first: "Tile.astype" (constructs named
     # "Array.slice" / "TiledView.load" are methods only)
     methods: tuple = ()
-    enums: tuple = ()  # cuTile enum classes its arguments take ("PaddingMode")
     # for recognize: the parameter that is an array, and those whose tuple length is its rank
     array_param: Optional[str] = None
     index_param: Optional[str] = None

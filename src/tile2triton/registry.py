@@ -63,12 +63,11 @@ def load_patterns() -> dict:
 @dataclass(frozen=True)
 class Registry:
     """What the engine asks the patterns: which pattern lowers a construct, which Python operator
-    is which construct, which methods tiles, arrays and views have, which cuTile enums exist,
-    and where a construct's array argument and index/shape arguments sit."""
+    is which construct, which methods tiles, arrays and views have, and where a construct's
+    array argument and index/shape arguments sit. (cuTile's enums are `model.ENUM_MEMBERS`.)"""
     constructs: dict  # construct name -> Pattern
     operators: dict  # Python operator symbol ("+", "<", "unary -") -> construct
     methods: dict  # "Tile.astype" / "Array.slice" / "TiledView.load" -> construct
-    enums: frozenset  # cuTile enum class names (PaddingMode, ...)
     array_access: dict  # construct -> Pattern whose `array_param` names an array argument
 
     def get(self, construct: str):
@@ -81,7 +80,7 @@ class Registry:
 @lru_cache(maxsize=1)
 def load_registry() -> Registry:
     constructs = load_patterns()
-    operators, methods, enums, access = {}, {}, set(), {}
+    operators, methods, access = {}, {}, {}
     for name, p in constructs.items():
         if "." in name:  # `Array.slice`: a method only
             methods[name] = name
@@ -92,5 +91,4 @@ def load_registry() -> Registry:
             operators[sym] = construct
         for m in p.methods:
             methods[m] = m.split(".", 1)[1]
-        enums.update(p.enums)
-    return Registry(constructs, operators, methods, frozenset(enums), access)
+    return Registry(constructs, operators, methods, access)
