@@ -35,6 +35,18 @@ def in_function(text: str, func: str, old: str, new: str, count: int | None = No
     return text[:m.start()] + body.replace(old, new) + text[end:]
 
 
+def unmasked_loads(text: str, func: str) -> str:
+    """Drop the mask (and padding) of every tl.load in `def func(`."""
+    rx = re.compile(r', mask=mask_\w+, other=(float\("-?inf"\)|0\.0)\)')
+    m = re.search(rf"^def {re.escape(func)}\(", text, re.M)
+    assert m, f"no function {func} in the golden translation"
+    nxt = re.search(r"^(@|def |class )", text[m.end():], re.M)
+    end = m.end() + nxt.start() if nxt else len(text)
+    body, n = rx.subn(")", text[m.start():end])
+    assert n >= 2, f"masked loads not found in {func}: the golden translation changed"
+    return text[:m.start()] + body + text[end:]
+
+
 def line_sub(text: str, pattern: str, new_lines: str) -> str:
     """Replace the one line matching `pattern` (a regex, matched after the indentation) with
     `new_lines`, indented like it."""
@@ -60,23 +72,20 @@ class Planted:
 
 PLANTED = [
     Planted("fp16-pointer-on-fp32-data", "vector_add_1d",
-            lambda t: in_function(t, "_load_tile_1d", "ptrs = ptr + offs0 * stride0",
-                                  "ptrs = ptr.to(tl.pointer_type(tl.float16)) + offs0 * stride0",
-                                  count=1),
+            lambda t: in_function(t, "vector_add_kernel", "tl.load(a_ptr + offs_a0 * a_stride0",
+                                  "tl.load(a_ptr.to(tl.pointer_type(tl.float16)) + offs_a0 * "
+                                  "a_stride0", count=1),
             {"drift"}),
     Planted("missing-mask-on-partial-tile", "column_padding_modes",
-            lambda t: in_function(t, "_load_tile_2d",
-                                  "tl.load(ptrs, mask=(offs0[:, None] < shape0) & "
-                                  "(offs1[None, :] < shape1), other=PADDING)", "tl.load(ptrs)",
-                                  count=1),
+            lambda t: unmasked_loads(t, "column_stats_kernel"),
             {"drift", "out-of-bounds-write"}),
     Planted("zero-pad-feeding-max", "column_padding_modes",
-            lambda t: in_function(t, "column_stats_kernel", 'PADDING=float("-inf")',
-                                  "PADDING=0.0"),
+            lambda t: in_function(t, "column_stats_kernel", 'other=float("-inf")',
+                                  "other=0.0"),
             {"drift"}, message="col_max"),
     Planted("neg-inf-pad-feeding-sum", "column_padding_modes",
-            lambda t: in_function(t, "column_stats_kernel", "PADDING=0.0)",
-                                  'PADDING=float("-inf"))'),
+            lambda t: in_function(t, "column_stats_kernel", "other=0.0)",
+                                  'other=float("-inf"))'),
             {"drift"}, message="col_sum"),
     Planted("tf32-for-fp32-mma", "matmul_fp32",
             lambda t: in_function(t, "matmul_fp32_kernel", 'input_precision="ieee"',
@@ -85,24 +94,25 @@ PLANTED = [
             gpu_only="TRITON_INTERPRET computes tl.dot in full fp32 whatever input_precision "
                      "says, so tf32 rounding can only be seen on the GPU"),
     Planted("scalar-pointer-tile-atomic", "vector_add_1d",
-            lambda t: in_function(t, "_store_tile_1d", "tl.store(ptrs, value, mask=offs0 < shape0)",
-                                  "tl.atomic_add(ptr, value)", count=1),
+            lambda t: in_function(t, "vector_add_kernel",
+                                  "tl.store(out_ptr + offs_out0 * out_stride0, ",
+                                  "tl.atomic_add(out_ptr, ", count=1),
             {"compile-error"}, message="pointer and value disagree in shape"),
     Planted("atomic-into-unzeroed-output", "threshold_count",
-            lambda t: line_sub(t, r"_store_tile_1d\(counts_ptr, counts_shape0, counts_stride0, "
-                                  r"pid, total, USE_INT64\)",
-                               "rows = pid * TM + tl.arange(0, TM)\n"
-                               "tl.atomic_add(counts_ptr + rows * counts_stride0, total, "
-                               "mask=rows < counts_shape0)"),
+            lambda t: line_sub(t, r"tl\.store\(counts_ptr \+ offs_counts0 \* counts_stride0, "
+                                  r"total\.to\(counts_ptr\.dtype\.element_ty\), mask=mask_counts\)",
+                               "tl.atomic_add(counts_ptr + offs_counts0 * counts_stride0, total, "
+                               "mask=mask_counts)"),
             {"drift"}, message="counts"),
     Planted("dropped-row-offset", "vector_add_2d",
-            lambda t: in_function(t, "_store_tile_2d",
-                                  "offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])",
-                                  "offs0 = tl.arange(0, tile.shape[0])", count=1),
+            lambda t: in_function(t, "add_2d_kernel",
+                                  "offs_out0 = pid_m * TM + tl.arange(0, TM)",
+                                  "offs_out0 = tl.arange(0, TM)", count=1),
             {"unwritten", "drift"}),
     Planted("store-without-mask", "vector_add_1d",
-            lambda t: in_function(t, "_store_tile_1d", "tl.store(ptrs, value, mask=offs0 < shape0)",
-                                  "tl.store(ptrs, value)", count=1),
+            lambda t: in_function(t, "vector_add_kernel",
+                                  "(a_tile + b_tile).to(out_ptr.dtype.element_ty), mask=mask_out)",
+                                  "(a_tile + b_tile).to(out_ptr.dtype.element_ty))", count=1),
             {"out-of-bounds-write"}, message="past the end"),
     Planted("truncating-floordiv-on-negatives", "int_floor_div_mod",
             lambda t: line_sub(t, r"q = tl\.where\(\(q \* b != a\) & \(\(a < 0\) != \(b < 0\)\), "
@@ -200,8 +210,9 @@ def test_illegal_address_is_isolated_and_located(tmp_path):
     if detect_backend() != "gpu":
         pytest.skip("GPU only: an illegal address needs a real device")
     text = (CORPUS / "vector_add_1d" / "expected.py").read_text()
-    edited = line_sub(text, r"tl\.store\(ptrs, value, mask=offs0 < shape0\)",
-                      "tl.store(ptrs + (1 << 40), value, mask=offs0 < shape0)")
+    edited = line_sub(text, r"tl\.store\(out_ptr \+ offs_out0 \* out_stride0, (?P<rest>.*)\)",
+                      "tl.store(out_ptr + (1 << 40) + offs_out0 * out_stride0, "
+                      "(a_tile + b_tile).to(out_ptr.dtype.element_ty), mask=mask_out)")
     planted = tmp_path / "wild_store.py"
     planted.write_text(edited)
     sup = shared_supervisor("gpu", workers=1)
