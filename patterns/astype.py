@@ -8,7 +8,8 @@ cuTile's conversion does (10 mantissa bits, round to nearest even).
 from tile2triton.model import ConstV, Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
 
-from ._common import dtype_arg, reject_directed_rounding, tile_shape
+from ._args import dtype_arg, reject_directed_rounding
+from ._common import tile_shape
 
 
 class AsType(Pattern):

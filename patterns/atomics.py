@@ -11,8 +11,8 @@ tl.broadcast), and cast to the array's dtype.
 from tile2triton.model import USE_INT64, ArrayV, EnumV, Lowered, NoneV, TileV
 from tile2triton.pattern_api import Example, Pattern
 
-from ._indexing import (ELEM_INDEX_SOURCE, abi, array_arg, check_bounds_kw, dims, in_bounds_expr,
-                        index_args, offsets_lines)
+from ._args import array_arg, check_bounds_kw, element_indices
+from ._indexing import ELEM_INDEX_SOURCE, abi, dims, in_bounds_expr, offsets_lines
 
 SEM = {"RELAXED": "relaxed", "ACQUIRE": "acquire", "RELEASE": "release", "ACQ_REL": "acq_rel"}
 SCOPE = {"BLOCK": "cta", "DEVICE": "gpu", "SYS": "sys"}
@@ -161,7 +161,7 @@ def k(x):
     def lower(self, call, cx):
         op = call.name[len("atomic_"):]
         info = array_arg(call, cx)
-        idx, shape = index_args(call, cx, info.rank)
+        idx, shape = element_indices(call, cx, info.rank)
         update = operand(call, cx, "update")
         kw = check_bounds_kw(call, cx) + order_kw(call, cx)
         cx.need_source("_elem_index", ELEM_INDEX_SOURCE)
@@ -207,7 +207,7 @@ def k(lock):
 
     def lower(self, call, cx):
         info = array_arg(call, cx)
-        idx, shape = index_args(call, cx, info.rank)
+        idx, shape = element_indices(call, cx, info.rank)
         expected = operand(call, cx, "expected")
         desired = operand(call, cx, "desired")
         kw = check_bounds_kw(call, cx) + order_kw(call, cx)

@@ -2,7 +2,8 @@
 from tile2triton.model import ConstV, Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
 
-from ._common import dtype_arg, shape_code, static_shape
+from ._args import dtype_arg, static_shape
+from ._common import shape_code
 
 
 class Full(Pattern):

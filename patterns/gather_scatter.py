@@ -9,8 +9,8 @@ Each lowers to one masked tl.load / tl.store on `ptr + sum(index_d * stride_d)`,
 from tile2triton.model import USE_INT64, ArrayV, ConstV, Lowered, NoneV, TileV
 from tile2triton.pattern_api import Example, Pattern
 
-from ._indexing import (ELEM_INDEX_SOURCE, abi, array_arg, check_bounds_kw, dims, in_bounds_expr,
-                        index_args, offsets_lines)
+from ._args import array_arg, check_bounds_kw, element_indices
+from ._indexing import ELEM_INDEX_SOURCE, abi, dims, in_bounds_expr, offsets_lines
 
 
 def gather_source(rank: int) -> str:
@@ -120,7 +120,7 @@ def k(x, y, TILE: ct.Constant[int]):
 
     def lower(self, call, cx):
         info = array_arg(call, cx)
-        idx, shape = index_args(call, cx, info.rank)
+        idx, shape = element_indices(call, cx, info.rank)
         cx.need_source("_elem_index", ELEM_INDEX_SOURCE)
         name = cx.need_source(f"_gather_{info.rank}d", gather_source(info.rank))
         kw = mask_kw(call, cx)
@@ -177,7 +177,7 @@ def k(x, y, TILE: ct.Constant[int]):
 
     def lower(self, call, cx):
         info = array_arg(call, cx)
-        idx, shape = index_args(call, cx, info.rank)
+        idx, shape = element_indices(call, cx, info.rank)
         value = call.arg("value")
         if isinstance(value.val, (ArrayV, NoneV)):
             raise cx.error(call.node_of("value"), "T2T102",

@@ -2,7 +2,9 @@
 from tile2triton.model import ArrayV, ConstExprV, ConstV, Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
 
-from ._common import const_value, static_shape
+from ._args import array_order, const_value, static_shape
+
+
 
 
 class BlockId(Pattern):
@@ -105,7 +107,6 @@ def k(x, TM: ct.Constant[int], TN: ct.Constant[int]):
 """, expect=["n = tl.cdiv(x_shape1, TM)"])]
 
     def lower(self, call, cx):
-        from .load_store import array_order
         arr = call.arg("array")
         if not isinstance(arr.val, ArrayV):
             raise cx.error(call.node_of("array"), "T2T102", "ct.num_tiles: first argument must "

@@ -4,10 +4,11 @@
 axes before the tile space is built, which is the same as passing the array's shapes and strides
 in permuted order. Partial tiles are masked; `padding_mode` becomes the `other=` value.
 """
-from tile2triton.model import PREC, USE_INT64, ArrayV, ConstV, EnumV, Lowered, NoneV, TileV, TupleV
+from tile2triton.model import PREC, USE_INT64, ArrayV, ConstV, EnumV, Lowered, NoneV, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
-from ._common import shape_code, static_shape, tuple_items
+from ._args import array_arg, array_order, check_bounds_code, static_shape, tile_index
+from ._common import shape_code
 
 # Jinja macros the tile helpers share (views.py's window helpers too): per-dimension offsets,
 # widened to int64 under USE_INT64, the pointer tile, and the bounds mask.
@@ -64,36 +65,6 @@ PADDING_VALUES = {
 }
 
 
-def array_arg(call, cx):
-    low = call.arg("array")
-    if not isinstance(low.val, ArrayV):
-        raise cx.error(call.node_of("array"), "T2T102",
-                       f"ct.{call.name}: the first argument must be an array parameter",
-                       help="pass the kernel's array parameter itself, not a tile or expression")
-    return low.val.info
-
-
-def array_order(call, cx, rank):
-    """The permutation `order=` applies to array axes ("C", "F" or a tuple)."""
-    low = call.arg("order")
-    v = low.val
-    if isinstance(v, ConstV) and v.value == "C":
-        return list(range(rank))
-    if isinstance(v, ConstV) and v.value == "F":
-        return list(reversed(range(rank)))
-    items = tuple_items(low) if isinstance(v, (TupleV, ConstV)) else None
-    if items is None or not all(isinstance(i.val, ConstV) and isinstance(i.val.value, int)
-                                for i in items):
-        raise cx.error(call.node_of("order"), "T2T103",
-                       f'ct.{call.name}: `order` must be "C", "F" or a tuple of int literals')
-    perm = [i.val.value for i in items]
-    if sorted(perm) != list(range(rank)):
-        raise cx.error(call.node_of("order"), "T2T102",
-                       f"ct.{call.name}: order {tuple(perm)} is not a permutation of the "
-                       f"array's {rank} axes")
-    return perm
-
-
 def padding_value(call, cx):
     """The `other=` value of a masked load for `padding_mode` (None: undetermined)."""
     pad = call.val("padding_mode")
@@ -107,37 +78,6 @@ def padding_value(call, cx):
     raise cx.error(call.node_of("padding_mode"), "T2T103",
                    "ct.load: padding_mode must be a ct.PaddingMode member known at "
                    "translation time")
-
-
-def index_codes(call, cx, rank):
-    return [it.code for it in index_items(call, cx, rank)]
-
-
-def index_items(call, cx, rank):
-    low = call.arg("index")
-    items = tuple_items(low) if isinstance(low.val, TupleV) else [low]
-    if len(items) != rank:
-        raise cx.error(call.node_of("index"), "T2T105",
-                       f"ct.{call.name}: index has {len(items)} entries but the array has rank "
-                       f"{rank}", help="give one tile index per array dimension")
-    for it in items:
-        if isinstance(it.val, TileV) and it.val.shape not in (None, ()):
-            raise cx.error(call.node_of("index"), "T2T102",
-                           f"ct.{call.name}: tile indices must be scalars, not tiles",
-                           help="use ct.gather / ct.scatter for per-element indices")
-    return items
-
-
-def check_bounds_code(call, cx):
-    low = call.arg("check_bounds")
-    if isinstance(low.val, ConstV) and low.val.value is True:
-        return None
-    if isinstance(low.val, ConstV) and low.val.value is False:
-        return "False"
-    if low.code.isidentifier():
-        return low.code  # a constexpr parameter
-    raise cx.error(call.node_of("check_bounds"), "T2T103",
-                   f"ct.{call.name}: `check_bounds` must be a compile-time bool")
 
 
 def reject_memory_order(call, cx):
@@ -245,7 +185,7 @@ def k(x, y):
         info = array_arg(call, cx)
         rank = info.rank
         order = array_order(call, cx, rank)
-        items = index_items(call, cx, rank)
+        items = tile_index(call, cx, rank)
         idx = [it.code for it in items]
         shape = static_shape(call, "shape", cx)
         reject_memory_order(call, cx)
@@ -319,7 +259,7 @@ def k(x):
         info = array_arg(call, cx)
         rank = info.rank
         order = array_order(call, cx, rank)
-        items = index_items(call, cx, rank)
+        items = tile_index(call, cx, rank)
         idx = [it.code for it in items]
         reject_memory_order(call, cx)
         tile = call.arg("tile")

@@ -8,7 +8,8 @@ import math as pymath
 from tile2triton.model import FLOAT_DTYPES, WIDE_DTYPES, ConstV, Lowered, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
-from ._common import broadcast_shapes, dtype_of, promote, reject_directed_rounding, tile_shape
+from ._args import reject_directed_rounding
+from ._common import broadcast_shapes, dtype_of, promote, tile_shape
 
 # cuTile name -> (direct Triton form for fp32/fp64 tiles or None, Python fold)
 TABLE = {

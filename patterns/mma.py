@@ -17,7 +17,8 @@ otherwise spreads each small dimension over the minimum with zeros and sums the 
 from tile2triton.model import Lowered, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
-from ._common import dtype_of, promote, require_tile, shape_code, tile_shape
+from ._args import require_tile
+from ._common import dtype_of, promote, shape_code, tile_shape
 
 MATMUL = DeviceHelper("_matmul", r'''@triton.jit
 def _matmul(a, b, INPUT_PRECISION: tl.constexpr):

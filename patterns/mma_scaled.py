@@ -13,7 +13,8 @@ Triton has no fp4 element type to load it into; e4m3 scales (B = 16) only exist 
 from tile2triton.model import Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
 
-from ._common import dtype_of, require_tile, tile_shape
+from ._args import require_tile
+from ._common import dtype_of, tile_shape
 
 FP8 = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
 

@@ -9,8 +9,8 @@ import operator as op
 from tile2triton.model import PREC, ConstExprV, ConstV, Lowered, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
-from ._common import (broadcast_shapes, dtype_of, is_float, promote, reject_directed_rounding,
-                      tile_shape)
+from ._args import reject_directed_rounding
+from ._common import broadcast_shapes, dtype_of, is_float, promote, tile_shape
 
 FOLD = {
     "add": op.add, "sub": op.sub, "mul": op.mul, "truediv": op.truediv, "floordiv": op.floordiv,

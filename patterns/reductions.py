@@ -8,7 +8,8 @@ bf16 and small integers, so those go through `_sum`, which casts back.
 from tile2triton.model import WIDE_DTYPES, ConstV, Lowered, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
-from ._common import axis_list, dtype_of, require_tile, shape_code, tile_shape
+from ._args import axis_list, require_tile
+from ._common import dtype_of, shape_code, tile_shape
 
 
 

@@ -13,10 +13,11 @@ gives a tuple of results, as in cuTile (tl.reduce / tl.associative_scan take tup
 """
 import libcst as cst
 
-from tile2triton.model import WIDE_DTYPES, ConstExprV, ConstV, EnumV, Lowered, TileV, TupleV
+from tile2triton.model import WIDE_DTYPES, ConstV, EnumV, Lowered, TileV, TupleV
 from tile2triton.pattern_api import Example, Pattern
 
-from ._common import dtype_of, require_tile, tile_shape, tuple_items
+from ._args import axis_arg, const_bool, require_tile, tuple_items
+from ._common import dtype_of, tile_shape
 
 # dtypes for which tl.cumsum / tl.cumprod already scan in the input dtype: the wide ones, and
 # float16 (bf16 and small integers are widened)
@@ -51,35 +52,6 @@ KNOWN_COMBINERS = {
     "cuda.tile.bitwise_xor": "_xor_combine",
     "builtins.max": "_max_combine", "builtins.min": "_min_combine",
 }
-
-
-def scan_axis(call, cx, rank, param="axis"):
-    low = call.arg(param)
-    if not isinstance(low.val, ConstV) or not isinstance(low.val.value, int) \
-            or isinstance(low.val.value, bool):
-        raise cx.error(call.node_of(param), "T2T103",
-                       f"ct.{call.name}: `{param}` must be an int literal",
-                       help="the axis is compile-time in cuTile")
-    axis = low.val.value
-    if axis < 0:
-        if rank is None:
-            raise cx.error(call.node_of(param), "T2T105",
-                           f"ct.{call.name}: negative axis on a tile whose rank is unknown here")
-        axis += rank
-    return axis
-
-
-def literal_bool(call, cx, param):
-    """A compile-time bool: True / False, or the name of a ct.Constant[bool] parameter."""
-    low = call.arg(param)
-    v = low.val
-    if isinstance(v, ConstExprV):
-        return low.code
-    if not isinstance(v, ConstV) or not isinstance(v.value, bool):
-        raise cx.error(call.node_of(param), "T2T103",
-                       f"ct.{call.name}: `{param}` must be True or False (or a ct.Constant[bool] "
-                       "parameter)")
-    return v.value
 
 
 def kw_flag(name, value):
@@ -143,8 +115,8 @@ def k(x, y, TM: ct.Constant[int]):
     def lower(self, call, cx):
         x = require_tile(call, "x", cx)
         shape = tile_shape(x)
-        axis = scan_axis(call, cx, len(shape) if shape is not None else None)
-        reverse = literal_bool(call, cx, "reverse")
+        axis = axis_arg(call, cx, len(shape) if shape is not None else None)
+        reverse = const_bool(call, cx, "reverse")
         reject_numeric_modes(call, cx)
         d = dtype_of(x)
         code = x.code
@@ -267,8 +239,8 @@ def k(x, y, TM: ct.Constant[int]):
     def lower(self, call, cx):
         inputs, is_tuple = _inputs(call, cx)
         shape = tile_shape(inputs[0])
-        axis = scan_axis(call, cx, len(shape) if shape is not None else None)
-        reverse = literal_bool(call, cx, "reverse")
+        axis = axis_arg(call, cx, len(shape) if shape is not None else None)
+        reverse = const_bool(call, cx, "reverse")
         _check_identity(call, cx, len(inputs))
         fn = combiner(call, cx, inputs)
         x = "(" + ", ".join(t.code for t in inputs) + ")" if is_tuple else inputs[0].code
@@ -317,8 +289,8 @@ def k(x, y, TM: ct.Constant[int]):
         inputs, is_tuple = _inputs(call, cx)
         shape = tile_shape(inputs[0])
         rank = len(shape) if shape is not None else None
-        axis = scan_axis(call, cx, rank)
-        keep = literal_bool(call, cx, "keepdims")
+        axis = axis_arg(call, cx, rank)
+        keep = const_bool(call, cx, "keepdims")
         _check_identity(call, cx, len(inputs))
         fn = combiner(call, cx, inputs)
         x = "(" + ", ".join(t.code for t in inputs) + ")" if is_tuple else inputs[0].code

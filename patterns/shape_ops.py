@@ -3,7 +3,8 @@
 from tile2triton.model import ConstV, Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
 
-from ._common import const_value, dtype_of, require_tile, shape_code, static_shape, tile_shape
+from ._args import const_value, require_tile, static_shape
+from ._common import dtype_of, shape_code, tile_shape
 
 
 def same_kind(x, shape):

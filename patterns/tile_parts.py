@@ -13,8 +13,8 @@ Triton has no tile slicing and its tl.cat may reorder elements, so:
 from tile2triton.model import dtype_bits, ConstExprV, ConstV, Lowered, TileV, TupleV
 from tile2triton.pattern_api import Example, Pattern
 
-from ._common import (dtype_arg, dtype_of, is_float, require_tile, shape_code, static_shape,
-                      tile_shape, tuple_items)
+from ._args import dtype_arg, require_tile, static_shape, tuple_items
+from ._common import dtype_of, is_float, shape_code, tile_shape
 
 
 

@@ -10,9 +10,10 @@ from tile2triton.model import (ArrayInfo, ArrayV, ConstExprV, ConstV, Lowered, N
                                TupleV)
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
-from ._common import const_value, shape_code, static_shape
+from ._args import array_arg, check_bounds_code, const_value, static_shape, tile_index_codes
+from ._common import shape_code
 from .grid import NumTiles
-from .load_store import TILE_MACROS, Load, Store, array_arg
+from .load_store import TILE_MACROS, Load, Store
 
 # TiledView load/store with traversal steps: a BLOCK-shaped window at an element offset.
 LOAD_WINDOW = DeviceHelper("_load_window_{rank}d", TILE_MACROS + r'''@triton.jit
@@ -146,10 +147,10 @@ def _view(call, cx) -> TiledViewV:
 
 def _window_call(call, cx, view, store: bool):
     """Load/store of a tiled view whose traversal steps differ from its tile shape."""
-    from .load_store import check_bounds_code, index_codes, PADDING_VALUES
+    from .load_store import PADDING_VALUES
     info = view.array
     name = cx.need(STORE_WINDOW if store else LOAD_WINDOW, rank=info.rank)
-    idx = index_codes(call, cx, info.rank)
+    idx = tile_index_codes(call, cx, info.rank)
     starts = [f"{i} * {s}" if s != "1" else i for i, s in zip(idx, view.steps)]
     args = ([info.pointer] + [info.shape(d) for d in range(info.rank)]
             + [info.stride(d) for d in range(info.rank)] + starts)
