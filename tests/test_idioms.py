@@ -152,7 +152,7 @@ def k(x, y, TILE: ct.Constant[int]):
 """)
     body = out.split("def k(")[1]
     assert "PaddingMode" not in body and "zero_pad" not in body
-    assert "PADDING=0.0" in body and 'PADDING=float("-inf")' in body
+    assert "other=0.0" in body and 'other=float("-inf")' in body
 
 
 def test_dtype_ifexp_folds_when_known():
