@@ -1,3 +1,4 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """Per-column affine map with coefficients written inline as tiles (ct.astile), one of them
 depending on the block index at run time."""
 import contextlib
@@ -43,21 +44,7 @@ def _needs_int64(*arrays):
     return False
 
 
-class _ByTarget:
-    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
-
-    def __init__(self, default=None, **value_by_target):
-        self.default, self.value_by_target = default, value_by_target
-
-    def resolve(self):
-        if torch.cuda.is_available():
-            major, minor = torch.cuda.get_device_capability()
-            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
-        return self.default
-
-
 def _by_target(value):
-    value = value.resolve() if isinstance(value, _ByTarget) else value
     return 1 if value is None else value
 
 
@@ -75,6 +62,7 @@ def _on_stream(stream):
     if hasattr(stream, "__cuda_stream__"):
         stream = stream.__cuda_stream__()[1]
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
 
 TM = 64
 
