@@ -6,11 +6,12 @@ element pointer is `ptr + sum(index_d * stride_d)`; with bounds checking an elem
 only where every `0 <= index_d < shape_d` (a negative index is out of bounds: cuTile reads the
 index as unsigned, it never wraps around as Python does).
 """
+from tile2triton.pattern_api import DeviceHelper
 
 # Index normalization: a literal index arrives in a @triton.jit helper as a constexpr and an
 # int8/int16 tile would overflow when multiplied by a stride, so every index becomes a tensor of
 # at least 32 bits, and 64 bits when the launcher chose 64-bit offsets (USE_INT64).
-ELEM_INDEX_SOURCE = '''
+ELEM_INDEX = DeviceHelper("_elem_index", '''
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
     """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
@@ -19,7 +20,7 @@ def _elem_index(index, USE_INT64: tl.constexpr):
         return tl.cast(index, tl.int64)
     else:
         return index + tl.zeros((), tl.int32)
-'''
+''')
 
 
 def dims(prefix: str, rank: int) -> str:

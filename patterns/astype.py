@@ -6,7 +6,7 @@ tfloat32 again (astype to fp32 or any other dtype) its values are rounded to tf3
 cuTile's conversion does (10 mantissa bits, round to nearest even).
 """
 from tile2triton.model import ConstV, Lowered, TileV
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import dtype_arg, reject_directed_rounding
 from ._common import tile_shape
@@ -63,16 +63,16 @@ def k(x, y, TILE: ct.Constant[int]):
         src = x.wrap(100)
         was = getattr(x.val, "tf32", False)
         if was and tf32 is not True:
-            rounded = f"{cx.need_source('_round_tf32', ROUND_TF32)}({x.code})"
+            rounded = f"{cx.need(ROUND_TF32)}({x.code})"
             src = rounded if was is True else f"({rounded} if {was} else {x.code})"
         return Lowered(f"{src}.to({dtype.triton})", val)
 
 
-ROUND_TF32 = """
+ROUND_TF32 = DeviceHelper("_round_tf32", """
 @triton.jit
 def _round_tf32(x):
     # cuTile's tfloat32 keeps 10 mantissa bits, rounded to nearest even; NaN and inf stay
     bits = x.to(tl.float32).to(tl.uint32, bitcast=True)
     rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000
     return tl.where(tl.abs(x) < float("inf"), rounded.to(tl.float32, bitcast=True), x)
-"""
+""")

@@ -9,10 +9,10 @@ shape by the Triton atomic (tl.atomic_cas does not broadcast, so its helper does
 tl.broadcast), and cast to the array's dtype.
 """
 from tile2triton.model import USE_INT64, ArrayV, EnumV, Lowered, NoneV, TileV
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import array_arg, check_bounds_kw, element_indices
-from ._indexing import ELEM_INDEX_SOURCE, abi, dims, in_bounds_expr, offsets_lines
+from ._indexing import ELEM_INDEX, abi, dims, in_bounds_expr, offsets_lines
 
 SEM = {"RELAXED": "relaxed", "ACQUIRE": "acquire", "RELEASE": "release", "ACQ_REL": "acq_rel"}
 SCOPE = {"BLOCK": "cta", "DEVICE": "gpu", "SYS": "sys"}
@@ -105,6 +105,11 @@ def operand(call, cx, param):
     return low.code
 
 
+# read-modify-write helpers, one per operation and rank; compare-and-swap, one per rank
+ATOMIC_RMW = DeviceHelper("_atomic_{op}_{rank}d", rmw_source, requires=(ELEM_INDEX,))
+ATOMIC_CAS = DeviceHelper("_atomic_cas_{rank}d", cas_source, requires=(ELEM_INDEX,))
+
+
 class AtomicRMW(Pattern):
     constructs = tuple(f"atomic_{op}" for op in RMW_OPS)
     array_param, index_param = "array", "indices"
@@ -164,8 +169,7 @@ def k(x):
         idx, shape = element_indices(call, cx, info.rank)
         update = operand(call, cx, "update")
         kw = check_bounds_kw(call, cx) + order_kw(call, cx)
-        cx.need_source("_elem_index", ELEM_INDEX_SOURCE)
-        name = cx.need_source(f"_atomic_{op}_{info.rank}d", rmw_source(op, info.rank))
+        name = cx.need(ATOMIC_RMW, op=op, rank=info.rank)
         cx.note_tile(shape)
         args = abi(info) + idx + [update, USE_INT64] + kw
         return Lowered(f"{name}({', '.join(args)})", TileV(shape=shape))
@@ -211,8 +215,7 @@ def k(lock):
         expected = operand(call, cx, "expected")
         desired = operand(call, cx, "desired")
         kw = check_bounds_kw(call, cx) + order_kw(call, cx)
-        cx.need_source("_elem_index", ELEM_INDEX_SOURCE)
-        name = cx.need_source(f"_atomic_cas_{info.rank}d", cas_source(info.rank))
+        name = cx.need(ATOMIC_CAS, rank=info.rank)
         cx.note_tile(shape)
         args = abi(info) + idx + [expected, desired, USE_INT64] + kw
         return Lowered(f"{name}({', '.join(args)})", TileV(shape=shape))

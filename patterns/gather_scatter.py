@@ -7,10 +7,10 @@ Each lowers to one masked tl.load / tl.store on `ptr + sum(index_d * stride_d)`,
 `_gather_{rank}d` / `_scatter_{rank}d` helper the pattern emits itself.
 """
 from tile2triton.model import USE_INT64, ArrayV, ConstV, Lowered, NoneV, TileV
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import array_arg, check_bounds_kw, element_indices
-from ._indexing import ELEM_INDEX_SOURCE, abi, dims, in_bounds_expr, offsets_lines
+from ._indexing import ELEM_INDEX, abi, dims, in_bounds_expr, offsets_lines
 
 
 def gather_source(rank: int) -> str:
@@ -70,6 +70,10 @@ def mask_kw(call, cx) -> list:
     return [f"MASK={m.code}"]
 
 
+GATHER = DeviceHelper("_gather_{rank}d", gather_source, requires=(ELEM_INDEX,))
+SCATTER = DeviceHelper("_scatter_{rank}d", scatter_source, requires=(ELEM_INDEX,))
+
+
 class Gather(Pattern):
     constructs = ("gather",)
     array_param, index_param = "array", "indices"
@@ -121,8 +125,7 @@ def k(x, y, TILE: ct.Constant[int]):
     def lower(self, call, cx):
         info = array_arg(call, cx)
         idx, shape = element_indices(call, cx, info.rank)
-        cx.need_source("_elem_index", ELEM_INDEX_SOURCE)
-        name = cx.need_source(f"_gather_{info.rank}d", gather_source(info.rank))
+        name = cx.need(GATHER, rank=info.rank)
         kw = mask_kw(call, cx)
         pad = call.arg("padding_value")
         if isinstance(pad.val, ArrayV):
@@ -183,8 +186,7 @@ def k(x, y, TILE: ct.Constant[int]):
             raise cx.error(call.node_of("value"), "T2T102",
                            "ct.scatter: the value must be a tile or a scalar",
                            help="load a tile from an array first")
-        cx.need_source("_elem_index", ELEM_INDEX_SOURCE)
-        name = cx.need_source(f"_scatter_{info.rank}d", scatter_source(info.rank))
+        name = cx.need(SCATTER, rank=info.rank)
         kw = mask_kw(call, cx) + check_bounds_kw(call, cx)
         args = abi(info) + idx + [value.code, USE_INT64] + kw
         return Lowered(f"{name}({', '.join(args)})", NoneV())

@@ -98,14 +98,23 @@ def inline_access(cx, info, idx, block, masked: bool):
     if len(idx) not in (1, 2) or info.shape_codes is not None:
         return None
     offs = [cx.fresh_name(f"offs_{info.name}{d}") for d in range(len(idx))]
-    lines = []
+    fixed, wide, narrow = [], [], []  # fixed: literal tile indices, the same in both widths
     for name, i, b in zip(offs, idx, block):
         size = b if b.isidentifier() or b.isdigit() else f"({b})"
-        start = "" if i.code == "0" else f"{b} + " if i.code == "1" else \
-            f"{i.wrap(PREC['+'])} + " if b == "1" else f"{i.wrap(PREC['*'])} * {size} + "
-        lines.append(f"{name} = {start}tl.arange(0, {b})")
-    lines.append(f"if {USE_INT64}:  # 64-bit offsets, chosen by the launcher")
-    lines += [f"    {name} = {name}.to(tl.int64)" for name in offs]
+        arange = f"tl.arange(0, {b})"
+        if i.code.isdigit():  # a literal tile index: no product that could overflow
+            start = "" if i.code == "0" else f"{b} + " if i.code == "1" else \
+                f"{i.code} * {size} + "
+            fixed.append(f"{name} = {start}{arange}")
+            wide.append(f"{name} = {name}.to(tl.int64)")
+            continue
+        # under USE_INT64 the index is widened before the multiply: index * BLOCK itself can
+        # pass 2**31 (the tile helpers do the same)
+        times = "" if b == "1" else f" * {size}"
+        narrow.append(f"{name} = {i.wrap(PREC['*'] if times else PREC['+'])}{times} + {arange}")
+        wide.append(f"{name} = tl.cast({i.code}, tl.int64){times} + {arange}")
+    lines = fixed + [f"if {USE_INT64}:  # 64-bit offsets, chosen by the launcher"] + [
+        "    " + w for w in wide] + (["else:"] + ["    " + n for n in narrow] if narrow else [])
     if len(offs) == 1:
         ptrs = f"{info.pointer} + {offs[0]} * {info.stride(0)}"
         bounds = f"{offs[0]} < {info.shape(0)}"

@@ -43,7 +43,7 @@ def precision(x, y):
     return '"ieee"'
 
 
-DOT_ANY_SIZE = """
+DOT_ANY_SIZE = DeviceHelper("_dot_any_size", """
 @triton.jit
 def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
@@ -68,7 +68,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
         prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
-"""
+""")
 
 
 def known_large(dims, minimum):
@@ -195,7 +195,7 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
         if sx is not None and sy is not None and len(sx) == 2 and len(sy) == 2 and not (
                 known_large(sx[:1], 16) and known_large(sy[1:], 16)
                 and known_large(sx[1:], small_k)):
-            helper = cx.need_source("_dot_any_size", DOT_ANY_SIZE)
+            helper = cx.need(DOT_ANY_SIZE)
             return Lowered(f"{helper}({xc}, {yc}, {acc.code}, {prec or 'None'})", val)
         return Lowered(f"tl.dot({xc}, {yc}, {acc.code}{extra})", val)
 

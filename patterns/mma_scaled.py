@@ -11,14 +11,14 @@ cuTile's float4_e2m1fn rows have no translation: Triton takes fp4 operands packe
 Triton has no fp4 element type to load it into; e4m3 scales (B = 16) only exist for fp4 in both.
 """
 from tile2triton.model import Lowered, TileV
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import require_tile
 from ._common import dtype_of, tile_shape
 
 FP8 = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
 
-MMA_SCALED_SOURCE = '''
+MMA_SCALED = DeviceHelper("_mma_scaled", '''
 @triton.jit
 def _mma_scaled(x, x_scale, y, y_scale, acc):
     """ct.mma_scaled for fp8 operands (e4m3 / e5m2) with e8m0 scales, one per 32 elements of K:
@@ -41,7 +41,7 @@ def _mma_scaled(x, x_scale, y, y_scale, acc):
     else:
         ys = tl.trans(ys)
     return tl.dot_scaled(x, xs, X_FORMAT, y, ys, Y_FORMAT, acc)
-'''
+''')
 
 
 class MmaScaled(Pattern):
@@ -110,7 +110,7 @@ def k(a, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
             raise cx.error(call.node, "T2T106", "ct.mma_scaled of a 2-D and a 3-D operand: "
                            "tl.dot_scaled needs both operands of one rank",
                            help="broadcast the 2-D operand to the batch (ct.broadcast_to)")
-        name = cx.need_source("_mma_scaled", MMA_SCALED_SOURCE)
+        name = cx.need(MMA_SCALED)
         cx.mark_dot()
         shape = tile_shape(acc)
         cx.note_tile(shape)

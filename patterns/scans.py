@@ -14,7 +14,7 @@ gives a tuple of results, as in cuTile (tl.reduce / tl.associative_scan take tup
 import libcst as cst
 
 from tile2triton.model import WIDE_DTYPES, ConstV, EnumV, Lowered, TileV, TupleV
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import axis_arg, const_bool, require_tile, tuple_items
 from ._common import dtype_of, tile_shape
@@ -32,7 +32,8 @@ COMBINE_SOURCES = {
     "_or_combine": "@triton.jit\ndef _or_combine(a, b):\n    return a | b",
     "_xor_combine": "@triton.jit\ndef _xor_combine(a, b):\n    return a ^ b",
 }
-BOOL_AS_INT32 = """
+COMBINERS = {name: DeviceHelper(name, text) for name, text in COMBINE_SOURCES.items()}
+BOOL_AS_INT32 = DeviceHelper("_bool_as_int32", """
 @triton.jit
 def _bool_as_int32(x):
     # cuTile scans booleans as int32 counts; every other dtype is scanned as it is
@@ -40,7 +41,7 @@ def _bool_as_int32(x):
         return x.to(tl.int32)
     else:
         return x
-"""
+""")
 # built-in combiners users pass as `func`: operator.*, ct.*, and the builtins max/min
 KNOWN_COMBINERS = {
     "operator.add": "_add_combine", "operator.mul": "_mul_combine",
@@ -125,13 +126,13 @@ def k(x, y, TM: ct.Constant[int]):
         elif d is None:
             # the dtype is known only to Triton (a load from an array): a bool tile must still
             # be counted in int32, so the widening is decided when Triton compiles
-            code = f"{cx.need_source('_bool_as_int32', BOOL_AS_INT32)}({x.code})"
+            code = f"{cx.need(BOOL_AS_INT32)}({x.code})"
         rev = kw_flag("reverse", reverse)
         if d in NATIVE_SCAN:
             out = f"tl.{call.name}({code}, axis={axis}{rev})"
         else:
             fn = "_add_combine" if call.name == "cumsum" else "_mul_combine"
-            cx.need_source(fn, COMBINE_SOURCES[fn])
+            cx.need(COMBINERS[fn])
             out = f"tl.associative_scan({code}, {axis}, {fn}{rev})"
         return Lowered(out, TileV(shape=shape, dtype=d))
 
@@ -176,7 +177,7 @@ def combiner(call, cx, inputs) -> str:
             raise cx.error(node, "T2T102", f"ct.{call.name}: `{q}` combines single tiles; a "
                            "tuple of tiles needs a function of 2N arguments")
         name = KNOWN_COMBINERS[q]
-        return cx.need_source(name, COMBINE_SOURCES[name])
+        return cx.need(COMBINERS[name])
     if isinstance(node, cst.Lambda):
         ps = node.params
         if ps.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or ps.star_kwarg is not None \

@@ -11,7 +11,7 @@ Triton has no tile slicing and its tl.cat may reorder elements, so:
     matches (tl.where, exact).
 """
 from tile2triton.model import dtype_bits, ConstExprV, ConstV, Lowered, TileV, TupleV
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import dtype_arg, require_tile, static_shape, tuple_items
 from ._common import dtype_of, is_float, shape_code, tile_shape
@@ -105,6 +105,10 @@ def known_shape(call, cx, param):
                        help="tile2triton needs the operand's shape here; give the tile a "
                             "known shape (e.g. assign ct.load / ct.reshape results to names)")
     return x, shape
+
+
+EXTRACT = DeviceHelper("_extract_{rank}d", extract_source)
+INSERT = DeviceHelper("_insert_{rank}d", insert_source)
 
 
 class Cat(Pattern):
@@ -213,7 +217,7 @@ def k(x, y, TM: ct.Constant[int]):
         idx = subtile_index(call, cx, rank)
         if rank == 0:
             return x
-        name = cx.need_source(f"_extract_{rank}d", extract_source(rank))
+        name = cx.need(EXTRACT, rank=rank)
         code = f"{name}({', '.join([x.code] + idx + sub)})"
         if scalar:
             return Lowered(f"{code}.item()", TileV(shape=(), dtype=dtype_of(x)))
@@ -253,7 +257,7 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
         if vshape not in (None, ()) and len(vshape) != rank:
             raise cx.error(call.node_of("value"), "T2T105",
                            f"ct.insert: value of rank {len(vshape)} into a tile of rank {rank}")
-        name = cx.need_source(f"_insert_{rank}d", insert_source(rank))
+        name = cx.need(INSERT, rank=rank)
         return Lowered(f"{name}({', '.join([x.code] + idx + [value.code])})",
                        TileV(shape=tuple(shape), dtype=dtype_of(x)))
 

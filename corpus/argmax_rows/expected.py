@@ -6,42 +6,6 @@ import triton
 import triton.language as tl
 
 
-@triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_1d(ptr, shape0, stride0, index0, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
-
-
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
@@ -137,17 +101,36 @@ def argmax_rows_kernel(
     x_shape1 = x_shape1 // x_div[1] * x_div[1]
     out_shape0 = out_shape0 // out_div[0] * out_div[0]
     pid = tl.program_id(0)
-    first = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, 0, TM, TN, USE_INT64, PADDING=float("-inf"))
+    offs_x1 = tl.arange(0, TN)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+        offs_x1 = offs_x1.to(tl.int64)
+    else:
+        offs_x0 = pid * TM + tl.arange(0, TM)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    first = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=float("-inf"))
     best_val = tl.max(first, axis=1, keep_dims=True)  # (TM, 1)
     best_idx = tl.argmax(first, axis=1, keep_dims=True, tie_break_left=True)  # (TM, 1), int32
     for j in range(1, tl.cdiv(x_shape1, TN)):
-        t = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, j, TM, TN, USE_INT64, PADDING=float("-inf"))
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_x0_2 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+            offs_x1_2 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_x0_2 = pid * TM + tl.arange(0, TM)
+            offs_x1_2 = j * TN + tl.arange(0, TN)
+        mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
+        t = tl.load(x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1, mask=mask_x_2, other=float("-inf"))
         val = tl.max(t, axis=1, keep_dims=True)
         idx = tl.argmax(t, axis=1, keep_dims=True, tie_break_left=True) + j * TN
         better = val > best_val
         best_val = tl.where(better, val, best_val)
         best_idx = tl.where(better, idx, best_idx)
-    _store_tile_1d(out_ptr, out_shape0, out_stride0, pid, tl.reshape(best_idx, (TM,)).to(out_ptr.dtype.element_ty), USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+    else:
+        offs_out0 = pid * TM + tl.arange(0, TM)
+    mask_out = offs_out0 < out_shape0
+    tl.store(out_ptr + offs_out0 * out_stride0, tl.reshape(best_idx, (TM,)).to(out_ptr.dtype.element_ty), mask=mask_out)
 
 
 def launch_argmax_rows_kernel(stream, grid, x, out, TM, TN, *, hints=None):

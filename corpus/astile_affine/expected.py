@@ -20,11 +20,15 @@ def _astile_4(v0, v1, v2, v3, DTYPE: tl.constexpr):
     return t.to(DTYPE)
 
 
+_E8M0 = getattr(torch, "float8_e8m0fnu", None)
+
+
 def _as_tensor(x):
     """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
     float8_e8m0fnu (block scales): such arrays travel as their bytes."""
-    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
-    if x.dtype == getattr(torch, "float8_e8m0fnu", None):
+    if type(x) is not torch.Tensor:
+        x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if _E8M0 is not None and x.dtype is _E8M0:
         x = x.view(torch.uint8)
     return x
 
@@ -38,10 +42,20 @@ def _needs_int64(*arrays):
     """True when some element offset of some array reaches 2**31: offsets are then computed
     in int64, otherwise in int32 (cheaper)."""
     for x in arrays:
+        if x.numel() < 2**31 - 1 and x.is_contiguous():  # the common case, without a loop
+            continue
         span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
         if span >= 2**31 - 1:
             return True
     return False
+
+
+def _multiples(x):
+    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
+    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
+    sizes = x.stride()[:-1] + (x.shape[-1],)
+    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
+                 2 if v % 2 == 0 else 1 for v in sizes)
 
 
 def _by_target(value):
@@ -52,13 +66,22 @@ def _grid(grid):
     return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
 
 
+_SAME_STREAM = contextlib.nullcontext()
+
+
 def _on_stream(stream):
     """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
-    handle, or None for the current stream."""
-    if stream is None or not torch.cuda.is_available():
-        return contextlib.nullcontext()
+    handle, or None for the current stream. Naming the stream that is already current (as
+    cuTile code usually does) switches nothing, which keeps the launch cheap."""
+    if stream is None:
+        return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
+        if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
+                stream.device_index):
+            return _SAME_STREAM
         return torch.cuda.stream(stream)
+    if not torch.cuda.is_available():
+        return _SAME_STREAM
     if hasattr(stream, "__cuda_stream__"):
         stream = stream.__cuda_stream__()[1]
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
@@ -80,14 +103,22 @@ def affine4(
     out_stride0,
     out_stride1,
     TM: tl.constexpr,
+    x_div: tl.constexpr,
+    out_div: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    x_stride0 = x_stride0 // x_div[0] * x_div[0]
+    x_shape1 = x_shape1 // x_div[1] * x_div[1]
+    out_stride0 = out_stride0 // out_div[0] * out_div[0]
+    out_shape1 = out_shape1 // out_div[1] * out_div[1]
     pid = tl.program_id(0)
-    offs_x0 = pid * TM + tl.arange(0, TM)
     offs_x1 = tl.arange(0, 4)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = offs_x0.to(tl.int64)
+        offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
         offs_x1 = offs_x1.to(tl.int64)
+    else:
+        offs_x0 = pid * TM + tl.arange(0, TM)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
     t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
     scale = tl.reshape(_astile_4(0.5, -1.25, 2.0, 0.75, tl.float32), (1, 4))  # shape (1, 4)
@@ -95,11 +126,12 @@ def affine4(
     shift = tl.reshape(_astile_4(pid * 0.5, 1.0, -2.0, 0.25, tl.float32), (2, 2))
     half = tl.cast(0.5, tl.float32)
     y = t.to(tl.float32) * scale + tl.reshape(shift, (1, 4)) * half
-    offs_out0 = pid * TM + tl.arange(0, TM)
     offs_out1 = tl.arange(0, 4)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = offs_out0.to(tl.int64)
+        offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
         offs_out1 = offs_out1.to(tl.int64)
+    else:
+        offs_out0 = pid * TM + tl.arange(0, TM)
     mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
     tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, y.to(out_ptr.dtype.element_ty), mask=mask_out)
 
@@ -113,13 +145,17 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
     _check_ndim("affine4", "x", x, 2)
     _check_ndim("affine4", "out", out, 2)
     tile_elems = max(TM * 4, 4, 2 * 2)
-    num_warps = 4 if tile_elems <= 4096 else 8
+    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
+    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     with _on_stream(stream):
         affine4[_grid(grid)](
             x, *x.shape, *x.stride(),
             out, *out.shape, *out.stride(),
             TM,
+            x_div=_multiples(x),
+            out_div=_multiples(out),
             USE_INT64=_needs_int64(x, out),
             num_warps=num_warps, num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),

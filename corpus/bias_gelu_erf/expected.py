@@ -7,39 +7,17 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_1d(ptr, shape0, stride0, index0,
-                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+def _exp(x):
+    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.exp(x)
     else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    ptrs = ptr + offs0 * stride0
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
+        xf = x.to(tl.float32)
+        y = tl.exp(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
 
 
 @triton.jit
@@ -59,20 +37,6 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
         tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
     else:
         tl.store(ptrs, value)
-
-
-@triton.jit
-def _exp(x):
-    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
-        y = tl.exp(x)
-    else:
-        xf = x.to(tl.float32)
-        y = tl.exp(xf)
-        if x.dtype.is_floating():
-            y = y.to(x.dtype)
-    return y
 
 
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
@@ -187,8 +151,20 @@ def bias_gelu_kernel(
     out_shape1 = out_shape1 // out_div[1] * out_div[1]
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid_m, pid_n, TM, TN, USE_INT64).to(tl.float32)
-    bt = _load_tile_1d(bias_ptr, bias_shape0, bias_stride0, pid_n, TN, USE_INT64).to(tl.float32)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+        offs_x1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_x0 = pid_m * TM + tl.arange(0, TM)
+        offs_x1 = pid_n * TN + tl.arange(0, TN)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x).to(tl.float32)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_bias0 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_bias0 = pid_n * TN + tl.arange(0, TN)
+    mask_bias = offs_bias0 < bias_shape0
+    bt = tl.load(bias_ptr + offs_bias0 * bias_stride0, mask=mask_bias).to(tl.float32)
     h = xt + bt  # (TN,) broadcasts against (TM, TN)
     y = 0.5 * h * (1.0 + erf_approx(h * 0.7071067811865476))
     _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid_m, pid_n, y.to(out_ptr.dtype.element_ty), USE_INT64)

@@ -7,23 +7,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_1d(ptr, shape0, stride0, index0,
-                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    ptrs = ptr + offs0 * stride0
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
 def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
                   BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
                   PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
@@ -45,22 +28,9 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
 
 
 @triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
+def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
+    """ct.sum keeps the input dtype; tl.sum accumulates small types in a wider one."""
+    return tl.sum(x, axis=AXIS, keep_dims=KEEP_DIMS).to(x.dtype)
 
 
 @triton.jit
@@ -82,12 +52,6 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
         tl.store(ptrs, value, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2))
     else:
         tl.store(ptrs, value)
-
-
-@triton.jit
-def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
-    """ct.sum keeps the input dtype; tl.sum accumulates small types in a wider one."""
-    return tl.sum(x, axis=AXIS, keep_dims=KEEP_DIMS).to(x.dtype)
 
 
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
@@ -189,11 +153,28 @@ def outer_kernel(
     out_shape1 = out_shape1 // out_div[1] * out_div[1]
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    ut = _load_tile_1d(u_ptr, u_shape0, u_stride0, pid_m, TM, USE_INT64)
-    vt = _load_tile_1d(v_ptr, v_shape0, v_stride0, pid_n, TN, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_u0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+    else:
+        offs_u0 = pid_m * TM + tl.arange(0, TM)
+    mask_u = offs_u0 < u_shape0
+    ut = tl.load(u_ptr + offs_u0 * u_stride0, mask=mask_u)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_v0 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_v0 = pid_n * TN + tl.arange(0, TN)
+    mask_v = offs_v0 < v_shape0
+    vt = tl.load(v_ptr + offs_v0 * v_stride0, mask=mask_v)
     u_col = tl.broadcast_to(ut[:, None], (TM, TN))  # (TM, 1) -> (TM, TN)
     v_row = tl.expand_dims(vt, 0)  # (1, TN)
-    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid_m, pid_n, u_col * v_row + u_col, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+        offs_out1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_out0 = pid_m * TM + tl.arange(0, TM)
+        offs_out1 = pid_n * TN + tl.arange(0, TN)
+    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, (u_col * v_row + u_col).to(out_ptr.dtype.element_ty), mask=mask_out)
 
 
 def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
@@ -279,7 +260,7 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
     x, out = _as_tensor(x), _as_tensor(out)
     _check_ndim("pool_permute_kernel", "x", x, 3)
     _check_ndim("pool_permute_kernel", "out", out, 3)
-    tile_elems = max(TB * TM * 2 * TH, TH * TB * TM)
+    tile_elems = max(TB * TM * (2 * TH), TH * TB * TM)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

@@ -6,42 +6,6 @@ import triton
 import triton.language as tl
 
 
-@triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_1d(ptr, shape0, stride0, index0, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
-
-
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
@@ -146,19 +110,76 @@ def column_stats_kernel(
     col_min_shape0 = col_min_shape0 // col_min_div[0] * col_min_div[0]
     col_sum_shape0 = col_sum_shape0 // col_sum_div[0] * col_sum_div[0]
     pid = tl.program_id(0)
-    run_max = tl.max(_load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, 0, pid, TM, TN, USE_INT64, PADDING=float("-inf")), axis=0)
-    run_min = tl.min(_load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, 0, pid, TM, TN, USE_INT64, PADDING=float("inf")), axis=0)
-    run_sum = tl.sum(_load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, 0, pid, TM, TN, USE_INT64, PADDING=0.0).to(tl.float32), axis=0)
+    offs_x0 = tl.arange(0, TM)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = offs_x0.to(tl.int64)
+        offs_x1 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_x1 = pid * TN + tl.arange(0, TN)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    run_max = tl.max(tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=float("-inf")), axis=0)
+    offs_x0_2 = tl.arange(0, TM)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0_2 = offs_x0_2.to(tl.int64)
+        offs_x1_2 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_x1_2 = pid * TN + tl.arange(0, TN)
+    mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
+    run_min = tl.min(tl.load(x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1, mask=mask_x_2, other=float("inf")), axis=0)
+    offs_x0_3 = tl.arange(0, TM)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0_3 = offs_x0_3.to(tl.int64)
+        offs_x1_3 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_x1_3 = pid * TN + tl.arange(0, TN)
+    mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
+    run_sum = tl.sum(tl.load(x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1, mask=mask_x_3, other=0.0).to(tl.float32), axis=0)
     for i in range(1, tl.cdiv(x_shape0, TM)):
-        hi = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, i, pid, TM, TN, USE_INT64, PADDING=float("-inf"))
-        lo = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, i, pid, TM, TN, USE_INT64, PADDING=float("inf"))
-        zs = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, i, pid, TM, TN, USE_INT64, PADDING=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_x0_4 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+            offs_x1_4 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_x0_4 = i * TM + tl.arange(0, TM)
+            offs_x1_4 = pid * TN + tl.arange(0, TN)
+        mask_x_4 = (offs_x0_4[:, None] < x_shape0) & (offs_x1_4[None, :] < x_shape1)
+        hi = tl.load(x_ptr + offs_x0_4[:, None] * x_stride0 + offs_x1_4[None, :] * x_stride1, mask=mask_x_4, other=float("-inf"))
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_x0_5 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+            offs_x1_5 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_x0_5 = i * TM + tl.arange(0, TM)
+            offs_x1_5 = pid * TN + tl.arange(0, TN)
+        mask_x_5 = (offs_x0_5[:, None] < x_shape0) & (offs_x1_5[None, :] < x_shape1)
+        lo = tl.load(x_ptr + offs_x0_5[:, None] * x_stride0 + offs_x1_5[None, :] * x_stride1, mask=mask_x_5, other=float("inf"))
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_x0_6 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+            offs_x1_6 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_x0_6 = i * TM + tl.arange(0, TM)
+            offs_x1_6 = pid * TN + tl.arange(0, TN)
+        mask_x_6 = (offs_x0_6[:, None] < x_shape0) & (offs_x1_6[None, :] < x_shape1)
+        zs = tl.load(x_ptr + offs_x0_6[:, None] * x_stride0 + offs_x1_6[None, :] * x_stride1, mask=mask_x_6, other=0.0)
         run_max = tl.maximum(run_max, tl.max(hi, axis=0))
         run_min = tl.minimum(run_min, tl.min(lo, axis=0))
         run_sum = run_sum + tl.sum(zs.to(tl.float32), axis=0)
-    _store_tile_1d(col_max_ptr, col_max_shape0, col_max_stride0, pid, run_max, USE_INT64)
-    _store_tile_1d(col_min_ptr, col_min_shape0, col_min_stride0, pid, run_min, USE_INT64)
-    _store_tile_1d(col_sum_ptr, col_sum_shape0, col_sum_stride0, pid, run_sum, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_col_max0 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_col_max0 = pid * TN + tl.arange(0, TN)
+    mask_col_max = offs_col_max0 < col_max_shape0
+    tl.store(col_max_ptr + offs_col_max0 * col_max_stride0, run_max.to(col_max_ptr.dtype.element_ty), mask=mask_col_max)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_col_min0 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_col_min0 = pid * TN + tl.arange(0, TN)
+    mask_col_min = offs_col_min0 < col_min_shape0
+    tl.store(col_min_ptr + offs_col_min0 * col_min_stride0, run_min.to(col_min_ptr.dtype.element_ty), mask=mask_col_min)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_col_sum0 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_col_sum0 = pid * TN + tl.arange(0, TN)
+    mask_col_sum = offs_col_sum0 < col_sum_shape0
+    tl.store(col_sum_ptr + offs_col_sum0 * col_sum_stride0, run_sum.to(col_sum_ptr.dtype.element_ty), mask=mask_col_sum)
 
 
 def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, TN, *, hints=None):

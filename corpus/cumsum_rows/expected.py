@@ -7,44 +7,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
 def _extract_2d(x, index0, index1, S0: tl.constexpr, S1: tl.constexpr):
     """ct.extract: the subtile of shape (S0, ...) at grid position (index0, ...) of x. x is
     viewed as a grid of subtiles (G0, S0, ...) and tl.gather picks the subtile along each grid
@@ -159,9 +121,23 @@ def cumsum_rows_kernel(
     pid = tl.program_id(0)
     carry = tl.zeros((TM, 1), dtype=tl.float32)
     for j in range(tl.cdiv(x_shape1, TN)):
-        t = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, j, TM, TN, USE_INT64, PADDING=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+            offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_x0 = pid * TM + tl.arange(0, TM)
+            offs_x1 = j * TN + tl.arange(0, TN)
+        mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+        t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
         s = tl.cumsum(t.to(tl.float32), axis=1) + carry
-        _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid, j, s.to(out_ptr.dtype.element_ty), USE_INT64)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+            offs_out1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_out0 = pid * TM + tl.arange(0, TM)
+            offs_out1 = j * TN + tl.arange(0, TN)
+        mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+        tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, s.to(out_ptr.dtype.element_ty), mask=mask_out)
         carry = _extract_2d(s, 0, TN - 1, TM, 1)
 
 
@@ -173,7 +149,7 @@ def launch_cumsum_rows_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     x, out = _as_tensor(x), _as_tensor(out)
     _check_ndim("cumsum_rows_kernel", "x", x, 2)
     _check_ndim("cumsum_rows_kernel", "out", out, 2)
-    tile_elems = max(TM * 1, TM * TN)
+    tile_elems = max(TM, TM * TN)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

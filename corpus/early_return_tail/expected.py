@@ -8,44 +8,6 @@ import triton
 import triton.language as tl
 
 
-@triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
@@ -153,10 +115,24 @@ def scale_live_rows(
             if j * TN >= length:
                 _returned = 1
             if _returned == 0:
-                v = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, j, 1, TN, USE_INT64, PADDING=0.0)
+                if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                    offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+                    offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+                else:
+                    offs_x0 = row + tl.arange(0, 1)
+                    offs_x1 = j * TN + tl.arange(0, TN)
+                mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+                v = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
                 cols = tl.arange(0, TN)[None, :] + j * TN
                 v = tl.where(cols < length, v * scale, 0.0)
-                _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, row, j, v.to(out_ptr.dtype.element_ty), USE_INT64)
+                if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                    offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+                    offs_out1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+                else:
+                    offs_out0 = row + tl.arange(0, 1)
+                    offs_out1 = j * TN + tl.arange(0, TN)
+                mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+                tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, v.to(out_ptr.dtype.element_ty), mask=mask_out)
             j += 1
 
 
@@ -169,7 +145,7 @@ def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN, *,
     _check_ndim("scale_live_rows", "x", x, 2)
     _check_ndim("scale_live_rows", "lengths", lengths, 1)
     _check_ndim("scale_live_rows", "out", out, 2)
-    tile_elems = max(1 * TN, TN)
+    tile_elems = TN
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

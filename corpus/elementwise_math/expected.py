@@ -7,68 +7,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_1d(ptr, shape0, stride0, index0,
-                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    ptrs = ptr + offs0 * stride0
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_1d(ptr, shape0, stride0, index0, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
-def _ceil(x):
-    """ct.ceil: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
-        y = tl.ceil(x)
-    else:
-        xf = x.to(tl.float32)
-        y = tl.ceil(xf)
-        if x.dtype.is_floating():
-            y = y.to(x.dtype)
-    return y
-
-
-@triton.jit
-def _cos(x):
-    """ct.cos: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
-        y = tl.cos(x)
-    else:
-        xf = x.to(tl.float32)
-        y = tl.cos(xf)
-        if x.dtype.is_floating():
-            y = y.to(x.dtype)
-    return y
-
-
-@triton.jit
 def _exp(x):
     """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
@@ -77,34 +15,6 @@ def _exp(x):
     else:
         xf = x.to(tl.float32)
         y = tl.exp(xf)
-        if x.dtype.is_floating():
-            y = y.to(x.dtype)
-    return y
-
-
-@triton.jit
-def _exp2(x):
-    """ct.exp2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
-        y = tl.exp2(x)
-    else:
-        xf = x.to(tl.float32)
-        y = tl.exp2(xf)
-        if x.dtype.is_floating():
-            y = y.to(x.dtype)
-    return y
-
-
-@triton.jit
-def _floor(x):
-    """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
-        y = tl.floor(x)
-    else:
-        xf = x.to(tl.float32)
-        y = tl.floor(xf)
         if x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
@@ -125,14 +35,14 @@ def _log(x):
 
 
 @triton.jit
-def _log2(x):
-    """ct.log2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+def _sqrt(x):
+    """ct.sqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
     if x.dtype.is_fp64():
-        y = tl.log2(x)
+        y = tl.sqrt(x)
     else:
         xf = x.to(tl.float32)
-        y = tl.log2(xf)
+        y = tl.sqrt(xf)
         if x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
@@ -167,28 +77,14 @@ def _sin(x):
 
 
 @triton.jit
-def _sqrt(x):
-    """ct.sqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+def _cos(x):
+    """ct.cos: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
     if x.dtype.is_fp64():
-        y = tl.sqrt(x)
+        y = tl.cos(x)
     else:
         xf = x.to(tl.float32)
-        y = tl.sqrt(xf)
-        if x.dtype.is_floating():
-            y = y.to(x.dtype)
-    return y
-
-
-@triton.jit
-def _tanh(x):
-    """ct.tanh: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
-        y = _tanh_f(x)
-    else:
-        xf = x.to(tl.float32)
-        y = _tanh_f(xf)
+        y = tl.cos(xf)
         if x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
@@ -205,6 +101,20 @@ def _tanh_f(x):
     small = ax * (1.0 - x2 * (1.0 / 3.0 - x2 * (2.0 / 15.0 - x2 * (17.0 / 315.0))))
     t = tl.where(ax < 0.0625, small, big)
     return tl.where(x < 0, -t, t)
+
+
+@triton.jit
+def _tanh(x):
+    """ct.tanh: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = _tanh_f(x)
+    else:
+        xf = x.to(tl.float32)
+        y = _tanh_f(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
 
 
 @triton.jit
@@ -236,6 +146,62 @@ def _atan2(y, x):
     if (y + x).dtype.is_floating():
         a = a.to((y + x).dtype)
     return a
+
+
+@triton.jit
+def _floor(x):
+    """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.floor(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.floor(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _ceil(x):
+    """ct.ceil: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.ceil(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.ceil(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _exp2(x):
+    """ct.exp2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.exp2(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.exp2(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
+
+
+@triton.jit
+def _log2(x):
+    """ct.log2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.log2(x)
+    else:
+        xf = x.to(tl.float32)
+        y = tl.log2(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
 
 
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
@@ -346,23 +312,53 @@ def math_kernel(
     out_round_shape0 = out_round_shape0 // out_round_div[0] * out_round_div[0]
     out_misc_shape0 = out_misc_shape0 // out_misc_div[0] * out_misc_div[0]
     pid = tl.program_id(0)
-    xt = _load_tile_1d(x_ptr, x_shape0, x_stride0, pid, TILE, USE_INT64)
-    yt = _load_tile_1d(y_ptr, y_shape0, y_stride0, pid, TILE, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_x0 = pid * TILE + tl.arange(0, TILE)
+    mask_x = offs_x0 < x_shape0
+    xt = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_y0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_y0 = pid * TILE + tl.arange(0, TILE)
+    mask_y = offs_y0 < y_shape0
+    yt = tl.load(y_ptr + offs_y0 * y_stride0, mask=mask_y)
 
     explog = _exp(-xt) + _log(xt) + _sqrt(xt) + _rsqrt(xt)
-    _store_tile_1d(out_explog_ptr, out_explog_shape0, out_explog_stride0, pid, explog, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out_explog0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_out_explog0 = pid * TILE + tl.arange(0, TILE)
+    mask_out_explog = offs_out_explog0 < out_explog_shape0
+    tl.store(out_explog_ptr + offs_out_explog0 * out_explog_stride0, explog.to(out_explog_ptr.dtype.element_ty), mask=mask_out_explog)
 
     trig = _sin(yt) * _cos(xt) + _tanh(yt) + _atan2(yt, xt - 1.0)
-    _store_tile_1d(out_trig_ptr, out_trig_shape0, out_trig_stride0, pid, trig, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out_trig0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_out_trig0 = pid * TILE + tl.arange(0, TILE)
+    mask_out_trig = offs_out_trig0 < out_trig_shape0
+    tl.store(out_trig_ptr + offs_out_trig0 * out_trig_stride0, trig.to(out_trig_ptr.dtype.element_ty), mask=mask_out_trig)
 
     rounded = _floor(yt) * 10.0 + _ceil(xt) + tl.abs(yt)
-    _store_tile_1d(out_round_ptr, out_round_shape0, out_round_stride0, pid, rounded, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out_round0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_out_round0 = pid * TILE + tl.arange(0, TILE)
+    mask_out_round = offs_out_round0 < out_round_shape0
+    tl.store(out_round_ptr + offs_out_round0 * out_round_stride0, rounded.to(out_round_ptr.dtype.element_ty), mask=mask_out_round)
 
     # sqrt of a negative number is NaN; isnan + where turns those lanes into -1.
     root = _sqrt(yt)
     safe_root = tl.where(root != root, -1.0, root)
     misc = _exp2(yt) + _log2(xt) + safe_root + tl.maximum(xt, yt) * 0.5 - tl.minimum(xt, yt) * 0.25
-    _store_tile_1d(out_misc_ptr, out_misc_shape0, out_misc_stride0, pid, misc, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out_misc0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_out_misc0 = pid * TILE + tl.arange(0, TILE)
+    mask_out_misc = offs_out_misc0 < out_misc_shape0
+    tl.store(out_misc_ptr + offs_out_misc0 * out_misc_stride0, misc.to(out_misc_ptr.dtype.element_ty), mask=mask_out_misc)
 
 
 def launch_math_kernel(stream, grid, x, y, out_explog, out_trig, out_round, out_misc, TILE, *, hints=None):

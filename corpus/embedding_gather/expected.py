@@ -7,42 +7,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_1d(ptr, shape0, stride0, index0,
-                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    ptrs = ptr + offs0 * stride0
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
     """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
     the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
@@ -172,12 +136,24 @@ def embedding_kernel(
     out_stride0 = out_stride0 // out_div[0] * out_div[0]
     out_shape1 = out_shape1 // out_div[1] * out_div[1]
     vocab, dim = (table_shape0, table_shape1)
-    tok = _load_tile_1d(ids_ptr, ids_shape0, ids_stride0, tl.program_id(0), TT, USE_INT64, PADDING=0.0)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_ids0 = tl.cast(tl.program_id(0), tl.int64) * TT + tl.arange(0, TT)
+    else:
+        offs_ids0 = tl.program_id(0) * TT + tl.arange(0, TT)
+    mask_ids = offs_ids0 < ids_shape0
+    tok = tl.load(ids_ptr + offs_ids0 * ids_stride0, mask=mask_ids, other=0.0)
     cols = tl.program_id(1) * TD + tl.arange(0, TD)
     known = (tok >= 0) & (tok < vocab)
     inside = known[:, None] & (cols < dim)[None, :]
     rows = _gather_2d(table_ptr, table_shape0, table_shape1, table_stride0, table_stride1, tok[:, None], cols[None, :], USE_INT64, MASK=inside, CHECK_BOUNDS=False)
-    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, tl.program_id(0), tl.program_id(1), rows, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = tl.cast(tl.program_id(0), tl.int64) * TT + tl.arange(0, TT)
+        offs_out1 = tl.cast(tl.program_id(1), tl.int64) * TD + tl.arange(0, TD)
+    else:
+        offs_out0 = tl.program_id(0) * TT + tl.arange(0, TT)
+        offs_out1 = tl.program_id(1) * TD + tl.arange(0, TD)
+    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, rows.to(out_ptr.dtype.element_ty), mask=mask_out)
 
 
 def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None):

@@ -9,25 +9,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
 def _store_tile_1d(ptr, shape0, stride0, index0, tile,
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
@@ -137,14 +118,21 @@ def first_match(
     _broke_0 = 0
     while (j < tl.cdiv(x_shape1, TN)) & (_broke_0 == 0):
         _skip_0 = 0
-        v = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, j, 1, TN, USE_INT64, PADDING=float("-inf"))
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+            offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_x0 = row + tl.arange(0, 1)
+            offs_x1 = j * TN + tl.arange(0, TN)
+        mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+        v = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=float("-inf"))
         hit = v > threshold
         if tl.max(hit.to(tl.int32)) == 0:
             _skip_0 = 1  # nothing in this tile
         if _skip_0 == 0:
             cols = tl.arange(0, TN)[None, :] + j * TN
             # smallest matching column: non-matching lanes get a huge value
-            found = tl.min(tl.where(hit, cols, 1073741824))
+            found = tl.min(tl.where(hit, cols, 2**30))
             _broke_0 = 1
         j += 1
     _store_tile_1d(out_ptr, out_shape0, out_stride0, row, tl.full((1,), found, out_ptr.dtype.element_ty), USE_INT64)
@@ -158,7 +146,7 @@ def launch_first_match(stream, grid, x, out, threshold, TN, *, hints=None):
     x, out = _as_tensor(x), _as_tensor(out)
     _check_ndim("first_match", "x", x, 2)
     _check_ndim("first_match", "out", out, 1)
-    tile_elems = max(1 * TN, TN)
+    tile_elems = TN
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

@@ -7,42 +7,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_1d(ptr, shape0, stride0, index0,
-                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    ptrs = ptr + offs0 * stride0
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
 def _floordiv(a, b):
     """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
     truncates toward zero, so the quotient steps down where the signs differ."""
@@ -175,7 +139,14 @@ def put_row(
     USE_INT64: tl.constexpr,
 ):
     """Store 1-D tile `t` as chunk `pid` of row `row` of the 2-D array `arr`."""
-    _store_tile_2d(arr_ptr, arr_shape0, arr_shape1, arr_stride0, arr_stride1, row, pid, tl.reshape(t, (1, TILE)), USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_arr0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+        offs_arr1 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_arr0 = row + tl.arange(0, 1)
+        offs_arr1 = pid * TILE + tl.arange(0, TILE)
+    mask_arr = (offs_arr0[:, None] < arr_shape0) & (offs_arr1[None, :] < arr_shape1)
+    tl.store(arr_ptr + offs_arr0[:, None] * arr_stride0 + offs_arr1[None, :] * arr_stride1, tl.reshape(t, (1, TILE)).to(arr_ptr.dtype.element_ty), mask=mask_arr)
 
 
 @triton.jit
@@ -227,8 +198,18 @@ def functional_ops_kernel(
     ires_stride0 = ires_stride0 // ires_div[0] * ires_div[0]
     ires_shape1 = ires_shape1 // ires_div[1] * ires_div[1]
     pid = tl.program_id(0)
-    at = _load_tile_1d(a_ptr, a_shape0, a_stride0, pid, TILE, USE_INT64)
-    bt = _load_tile_1d(b_ptr, b_shape0, b_stride0, pid, TILE, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_a0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_a0 = pid * TILE + tl.arange(0, TILE)
+    mask_a = offs_a0 < a_shape0
+    at = tl.load(a_ptr + offs_a0 * a_stride0, mask=mask_a)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_b0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_b0 = pid * TILE + tl.arange(0, TILE)
+    mask_b = offs_b0 < b_shape0
+    bt = tl.load(b_ptr + offs_b0 * b_stride0, mask=mask_b)
     put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 0, pid, at + bt, TILE, USE_INT64)
     put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 1, pid, at - bt, TILE, USE_INT64)
     put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 2, pid, at * bt, TILE, USE_INT64)
@@ -241,8 +222,18 @@ def functional_ops_kernel(
     put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 9, pid, tl.where(at > bt, at, -bt), TILE, USE_INT64)
     put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 10, pid, tl.where(_floor(at) == _floor(bt), at + bt, at - bt), TILE, USE_INT64)
 
-    it = _load_tile_1d(i_ptr, i_shape0, i_stride0, pid, TILE, USE_INT64)
-    jt = _load_tile_1d(j_ptr, j_shape0, j_stride0, pid, TILE, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_i0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_i0 = pid * TILE + tl.arange(0, TILE)
+    mask_i = offs_i0 < i_shape0
+    it = tl.load(i_ptr + offs_i0 * i_stride0, mask=mask_i)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_j0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_j0 = pid * TILE + tl.arange(0, TILE)
+    mask_j = offs_j0 < j_shape0
+    jt = tl.load(j_ptr + offs_j0 * j_stride0, mask=mask_j)
     put_row(ires_ptr, ires_shape0, ires_shape1, ires_stride0, ires_stride1, 0, pid, it & jt, TILE, USE_INT64)
     put_row(ires_ptr, ires_shape0, ires_shape1, ires_stride0, ires_stride1, 1, pid, it | jt, TILE, USE_INT64)
     put_row(ires_ptr, ires_shape0, ires_shape1, ires_stride0, ires_stride1, 2, pid, it ^ jt, TILE, USE_INT64)
@@ -261,7 +252,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     _check_ndim("functional_ops_kernel", "j", j, 1)
     _check_ndim("functional_ops_kernel", "fres", fres, 2)
     _check_ndim("functional_ops_kernel", "ires", ires, 2)
-    tile_elems = max(TILE, 1 * TILE)
+    tile_elems = TILE
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

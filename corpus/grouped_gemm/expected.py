@@ -9,44 +9,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
 def _floordiv(a, b):
     """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
     truncates toward zero, so the quotient steps down where the signs differ."""
@@ -259,10 +221,31 @@ def grouped_gemm(
             bn = _mod(local, tiles_n)
             acc = tl.zeros((TM, TN), dtype=tl.float32)
             for k in range(tl.cdiv(A_shape1, TK)):
-                a = _load_tile_2d(A_ptr, A_shape0, A_shape1, A_stride0, A_stride1, bm, k, TM, TK, USE_INT64, PADDING=0.0)
-                b = _load_tile_2d(B_ptr, B_shape0, B_shape1, B_stride0, B_stride1, k, bn, TK, TN, USE_INT64, PADDING=0.0)
+                if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                    offs_A0 = tl.cast(bm, tl.int64) * TM + tl.arange(0, TM)
+                    offs_A1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
+                else:
+                    offs_A0 = bm * TM + tl.arange(0, TM)
+                    offs_A1 = k * TK + tl.arange(0, TK)
+                mask_A = (offs_A0[:, None] < A_shape0) & (offs_A1[None, :] < A_shape1)
+                a = tl.load(A_ptr + offs_A0[:, None] * A_stride0 + offs_A1[None, :] * A_stride1, mask=mask_A, other=0.0)
+                if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                    offs_B0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
+                    offs_B1 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
+                else:
+                    offs_B0 = k * TK + tl.arange(0, TK)
+                    offs_B1 = bn * TN + tl.arange(0, TN)
+                mask_B = (offs_B0[:, None] < B_shape0) & (offs_B1[None, :] < B_shape1)
+                b = tl.load(B_ptr + offs_B0[:, None] * B_stride0 + offs_B1[None, :] * B_stride1, mask=mask_B, other=0.0)
                 acc = _dot_any_size(a, b, acc, "ieee")
-            _store_tile_2d(C_ptr, C_shape0, C_shape1, C_stride0, C_stride1, bm, bn, acc.to(C_ptr.dtype.element_ty), USE_INT64)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_C0 = tl.cast(bm, tl.int64) * TM + tl.arange(0, TM)
+                offs_C1 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_C0 = bm * TM + tl.arange(0, TM)
+                offs_C1 = bn * TN + tl.arange(0, TN)
+            mask_C = (offs_C0[:, None] < C_shape0) & (offs_C1[None, :] < C_shape1)
+            tl.store(C_ptr + offs_C0[:, None] * C_stride0 + offs_C1[None, :] * C_stride1, acc.to(C_ptr.dtype.element_ty), mask=mask_C)
             tile += step
         first = last
 

@@ -9,44 +9,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
 def _extract_3d(x, index0, index1, index2, S0: tl.constexpr, S1: tl.constexpr, S2: tl.constexpr):
     """ct.extract: the subtile of shape (S0, ...) at grid position (index0, ...) of x. x is
     viewed as a grid of subtiles (G0, S0, ...) and tl.gather picks the subtile along each grid
@@ -165,14 +127,28 @@ def hadamard_kernel(
     out_stride0 = out_stride0 // out_div[0] * out_div[0]
     out_shape1 = out_shape1 // out_div[1] * out_div[1]
     pid = tl.program_id(0)
-    v = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, 0, TM, N, USE_INT64, PADDING=0.0).to(tl.float32)
+    offs_x1 = tl.arange(0, N)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+        offs_x1 = offs_x1.to(tl.int64)
+    else:
+        offs_x0 = pid * TM + tl.arange(0, TM)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    v = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0).to(tl.float32)
     for stage in range(LOG_N):
         halves = tl.reshape(v, (TM, 2, N // 2))
         lo = _extract_3d(halves, 0, 0, 0, TM, 1, N // 2)
         hi = _extract_3d(halves, 0, 1, 0, TM, 1, N // 2)
         pairs = tl.reshape(tl.permute(tl.join(lo + hi, lo - hi), (0, 3, 1, 2)), (TM, 2, N // 2))
         v = tl.reshape(tl.permute(pairs, (0, 2, 1)), (TM, N))
-    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid, 0, (v * scale).to(out_ptr.dtype.element_ty), USE_INT64)
+    offs_out1 = tl.arange(0, N)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+        offs_out1 = offs_out1.to(tl.int64)
+    else:
+        offs_out0 = pid * TM + tl.arange(0, TM)
+    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, (v * scale).to(out_ptr.dtype.element_ty), mask=mask_out)
 
 
 def launch_hadamard_kernel(stream, grid, x, out, scale, TM, N, LOG_N, *, hints=None):
@@ -183,7 +159,7 @@ def launch_hadamard_kernel(stream, grid, x, out, scale, TM, N, LOG_N, *, hints=N
     x, out = _as_tensor(x), _as_tensor(out)
     _check_ndim("hadamard_kernel", "x", x, 2)
     _check_ndim("hadamard_kernel", "out", out, 2)
-    tile_elems = max(TM * N, TM * 1 * N // 2, TM * 2 * N // 2)
+    tile_elems = max(TM * N, TM * (N // 2), TM * 2 * (N // 2))
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

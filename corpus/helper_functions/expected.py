@@ -7,22 +7,17 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
+def _exp(x):
+    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
+    integers give fp32 (as in cuTile)."""
+    if x.dtype.is_fp64():
+        y = tl.exp(x)
     else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
+        xf = x.to(tl.float32)
+        y = tl.exp(xf)
+        if x.dtype.is_floating():
+            y = y.to(x.dtype)
+    return y
 
 
 @triton.jit
@@ -42,20 +37,6 @@ def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
         tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
     else:
         tl.store(ptrs, value)
-
-
-@triton.jit
-def _exp(x):
-    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
-        y = tl.exp(x)
-    else:
-        xf = x.to(tl.float32)
-        y = tl.exp(xf)
-        if x.dtype.is_floating():
-            y = y.to(x.dtype)
-    return y
 
 
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
@@ -152,7 +133,14 @@ def load_f32(
     USE_INT64: tl.constexpr,
 ):
     """Plain helper with constant tile sizes passed through from the kernel."""
-    return _load_tile_2d(arr_ptr, arr_shape0, arr_shape1, arr_stride0, arr_stride1, i, j, TM, TN, USE_INT64, PADDING=0.0).to(tl.float32)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_arr0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+        offs_arr1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_arr0 = i * TM + tl.arange(0, TM)
+        offs_arr1 = j * TN + tl.arange(0, TN)
+    mask_arr = (offs_arr0[:, None] < arr_shape0) & (offs_arr1[None, :] < arr_shape1)
+    return tl.load(arr_ptr + offs_arr0[:, None] * arr_stride0 + offs_arr1[None, :] * arr_stride1, mask=mask_arr, other=0.0).to(tl.float32)
 
 
 @triton.jit

@@ -7,23 +7,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_1d(ptr, shape0, stride0, index0,
-                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    ptrs = ptr + offs0 * stride0
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
 def _floor(x):
     """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
@@ -35,6 +18,16 @@ def _floor(x):
         if x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
+
+
+@triton.jit
+def _elem_index(index, USE_INT64: tl.constexpr):
+    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
+    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    if USE_INT64:
+        return tl.cast(index, tl.int64)
+    else:
+        return index + tl.zeros((), tl.int32)
 
 
 @triton.jit
@@ -51,16 +44,6 @@ def _atomic_add_1d(ptr, shape0, stride0, index0, update,
         return tl.atomic_add(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
     else:
         return tl.atomic_add(ptr + offs, update, sem=SEM, scope=SCOPE)
-
-
-@triton.jit
-def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
-    if USE_INT64:
-        return tl.cast(index, tl.int64)
-    else:
-        return index + tl.zeros((), tl.int32)
 
 
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
@@ -156,7 +139,12 @@ def histogram_kernel(
     x_shape0 = x_shape0 // x_div[0] * x_div[0]
     hist_shape0 = hist_shape0 // hist_div[0] * hist_div[0]
     nbins = hist_shape0
-    v = _load_tile_1d(x_ptr, x_shape0, x_stride0, tl.program_id(0), TILE, USE_INT64, PADDING=float("nan"))
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(tl.program_id(0), tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_x0 = tl.program_id(0) * TILE + tl.arange(0, TILE)
+    mask_x = offs_x0 < x_shape0
+    v = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x, other=float("nan"))
     inside = (v >= lo) & (v < hi)
     pos = _floor((v - lo) / (hi - lo) * nbins)
     bins = tl.where(inside, pos, -1.0).to(tl.int32)

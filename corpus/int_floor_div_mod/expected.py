@@ -7,25 +7,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
 def _floordiv(a, b):
     """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
     truncates toward zero, so the quotient steps down where the signs differ."""
@@ -35,25 +16,6 @@ def _floordiv(a, b):
         q = a // b
         q = tl.where((q * b != a) & ((a < 0) != (b < 0)), q - 1, q)
     return q
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
 
 
 @triton.jit
@@ -199,15 +161,57 @@ def floor_div_mod_kernel(
     rs_shape1 = rs_shape1 // rs_div[1] * rs_div[1]
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid_m, pid_n, TM, TN, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+        offs_x1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_x0 = pid_m * TM + tl.arange(0, TM)
+        offs_x1 = pid_n * TN + tl.arange(0, TN)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x)
     # The divisor data has no zeros; the tail lanes are padded with 0 and then replaced
     # by 1 so that no lane ever divides by zero.
-    dt = _load_tile_2d(d_ptr, d_shape0, d_shape1, d_stride0, d_stride1, pid_m, pid_n, TM, TN, USE_INT64, PADDING=0.0)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_d0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+        offs_d1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_d0 = pid_m * TM + tl.arange(0, TM)
+        offs_d1 = pid_n * TN + tl.arange(0, TN)
+    mask_d = (offs_d0[:, None] < d_shape0) & (offs_d1[None, :] < d_shape1)
+    dt = tl.load(d_ptr + offs_d0[:, None] * d_stride0 + offs_d1[None, :] * d_stride1, mask=mask_d, other=0.0)
     dt = tl.where(dt == 0, 1, dt)
-    _store_tile_2d(q_ptr, q_shape0, q_shape1, q_stride0, q_stride1, pid_m, pid_n, _floordiv(xt, dt), USE_INT64)
-    _store_tile_2d(r_ptr, r_shape0, r_shape1, r_stride0, r_stride1, pid_m, pid_n, _mod(xt, dt), USE_INT64)
-    _store_tile_2d(qs_ptr, qs_shape0, qs_shape1, qs_stride0, qs_stride1, pid_m, pid_n, _floordiv(xt, s), USE_INT64)
-    _store_tile_2d(rs_ptr, rs_shape0, rs_shape1, rs_stride0, rs_stride1, pid_m, pid_n, _mod(xt, s), USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_q0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+        offs_q1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_q0 = pid_m * TM + tl.arange(0, TM)
+        offs_q1 = pid_n * TN + tl.arange(0, TN)
+    mask_q = (offs_q0[:, None] < q_shape0) & (offs_q1[None, :] < q_shape1)
+    tl.store(q_ptr + offs_q0[:, None] * q_stride0 + offs_q1[None, :] * q_stride1, _floordiv(xt, dt).to(q_ptr.dtype.element_ty), mask=mask_q)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_r0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+        offs_r1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_r0 = pid_m * TM + tl.arange(0, TM)
+        offs_r1 = pid_n * TN + tl.arange(0, TN)
+    mask_r = (offs_r0[:, None] < r_shape0) & (offs_r1[None, :] < r_shape1)
+    tl.store(r_ptr + offs_r0[:, None] * r_stride0 + offs_r1[None, :] * r_stride1, _mod(xt, dt).to(r_ptr.dtype.element_ty), mask=mask_r)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_qs0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+        offs_qs1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_qs0 = pid_m * TM + tl.arange(0, TM)
+        offs_qs1 = pid_n * TN + tl.arange(0, TN)
+    mask_qs = (offs_qs0[:, None] < qs_shape0) & (offs_qs1[None, :] < qs_shape1)
+    tl.store(qs_ptr + offs_qs0[:, None] * qs_stride0 + offs_qs1[None, :] * qs_stride1, _floordiv(xt, s).to(qs_ptr.dtype.element_ty), mask=mask_qs)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_rs0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+        offs_rs1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_rs0 = pid_m * TM + tl.arange(0, TM)
+        offs_rs1 = pid_n * TN + tl.arange(0, TN)
+    mask_rs = (offs_rs0[:, None] < rs_shape0) & (offs_rs1[None, :] < rs_shape1)
+    tl.store(rs_ptr + offs_rs0[:, None] * rs_stride0 + offs_rs1[None, :] * rs_stride1, _mod(xt, s).to(rs_ptr.dtype.element_ty), mask=mask_rs)
 
 
 def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, hints=None):

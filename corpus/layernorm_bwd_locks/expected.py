@@ -10,58 +10,9 @@ import torch
 
 
 @triton.jit
-def _load_tile_1d(ptr, shape0, stride0, index0,
-                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    ptrs = ptr + offs0 * stride0
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
+def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
+    """ct.sum keeps the input dtype; tl.sum accumulates small types in a wider one."""
+    return tl.sum(x, axis=AXIS, keep_dims=KEEP_DIMS).to(x.dtype)
 
 
 @triton.jit
@@ -77,9 +28,13 @@ def _mod(a, b):
 
 
 @triton.jit
-def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
-    """ct.sum keeps the input dtype; tl.sum accumulates small types in a wider one."""
-    return tl.sum(x, axis=AXIS, keep_dims=KEEP_DIMS).to(x.dtype)
+def _elem_index(index, USE_INT64: tl.constexpr):
+    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
+    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    if USE_INT64:
+        return tl.cast(index, tl.int64)
+    else:
+        return index + tl.zeros((), tl.int32)
 
 
 @triton.jit
@@ -127,16 +82,6 @@ def _atomic_xchg_1d(ptr, shape0, stride0, index0, update,
         return tl.atomic_xchg(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
     else:
         return tl.atomic_xchg(ptr + offs, update, sem=SEM, scope=SCOPE)
-
-
-@triton.jit
-def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
-    if USE_INT64:
-        return tl.cast(index, tl.int64)
-    else:
-        return index + tl.zeros((), tl.int32)
 
 
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
@@ -277,9 +222,27 @@ def layernorm_bwd(
     n = x_shape1
     cols = tl.arange(0, TN)[None, :]
     live = cols < n
-    xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, 0, 1, TN, USE_INT64, PADDING=0.0).to(tl.float32)
-    dyt = _load_tile_2d(dy_ptr, dy_shape0, dy_shape1, dy_stride0, dy_stride1, row, 0, 1, TN, USE_INT64, PADDING=0.0).to(tl.float32)
-    wt = _load_tile_1d(w_ptr, w_shape0, w_stride0, 0, TN, USE_INT64, PADDING=0.0).to(tl.float32)
+    offs_x1 = tl.arange(0, TN)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+        offs_x1 = offs_x1.to(tl.int64)
+    else:
+        offs_x0 = row + tl.arange(0, 1)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0).to(tl.float32)
+    offs_dy1 = tl.arange(0, TN)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_dy0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+        offs_dy1 = offs_dy1.to(tl.int64)
+    else:
+        offs_dy0 = row + tl.arange(0, 1)
+    mask_dy = (offs_dy0[:, None] < dy_shape0) & (offs_dy1[None, :] < dy_shape1)
+    dyt = tl.load(dy_ptr + offs_dy0[:, None] * dy_stride0 + offs_dy1[None, :] * dy_stride1, mask=mask_dy, other=0.0).to(tl.float32)
+    offs_w0 = tl.arange(0, TN)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_w0 = offs_w0.to(tl.int64)
+    mask_w = offs_w0 < w_shape0
+    wt = tl.load(w_ptr + offs_w0 * w_stride0, mask=mask_w, other=0.0).to(tl.float32)
     mu = tl.load(mean_ptr + tl.cast(row, tl.int64) * mean_stride0, mask=(row >= 0) & (row < mean_shape0))
     rs = tl.load(rstd_ptr + tl.cast(row, tl.int64) * rstd_stride0, mask=(row >= 0) & (row < rstd_shape0))
     xhat = tl.where(live, (xt - mu) * rs, 0.0)
@@ -287,15 +250,50 @@ def layernorm_bwd(
     c1 = _sum(xhat * wdy, None, False) / n
     c2 = tl.sum(wdy) / n
     dxt = (wdy - (xhat * c1 + c2)) * rs
-    _store_tile_2d(dx_ptr, dx_shape0, dx_shape1, dx_stride0, dx_stride1, row, 0, dxt.to(dx_ptr.dtype.element_ty), USE_INT64)
+    offs_dx1 = tl.arange(0, TN)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_dx0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+        offs_dx1 = offs_dx1.to(tl.int64)
+    else:
+        offs_dx0 = row + tl.arange(0, 1)
+    mask_dx = (offs_dx0[:, None] < dx_shape0) & (offs_dx1[None, :] < dx_shape1)
+    tl.store(dx_ptr + offs_dx0[:, None] * dx_stride0 + offs_dx1[None, :] * dx_stride1, dxt.to(dx_ptr.dtype.element_ty), mask=mask_dx)
 
     g = _mod(row, GROUPS)
     while _atomic_cas_1d(locks_ptr, locks_shape0, locks_stride0, g, 0, 1, USE_INT64, SEM="acquire") == 1:
         pass  # another row of this group holds the lock
-    dw_acc = _load_tile_2d(dw_partial_ptr, dw_partial_shape0, dw_partial_shape1, dw_partial_stride0, dw_partial_stride1, g, 0, 1, TN, USE_INT64, PADDING=0.0)
-    db_acc = _load_tile_2d(db_partial_ptr, db_partial_shape0, db_partial_shape1, db_partial_stride0, db_partial_stride1, g, 0, 1, TN, USE_INT64, PADDING=0.0)
-    _store_tile_2d(dw_partial_ptr, dw_partial_shape0, dw_partial_shape1, dw_partial_stride0, dw_partial_stride1, g, 0, dw_acc + xhat * dyt, USE_INT64)
-    _store_tile_2d(db_partial_ptr, db_partial_shape0, db_partial_shape1, db_partial_stride0, db_partial_stride1, g, 0, db_acc + dyt, USE_INT64)
+    offs_dw_partial1 = tl.arange(0, TN)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_dw_partial0 = tl.cast(g, tl.int64) + tl.arange(0, 1)
+        offs_dw_partial1 = offs_dw_partial1.to(tl.int64)
+    else:
+        offs_dw_partial0 = g + tl.arange(0, 1)
+    mask_dw_partial = (offs_dw_partial0[:, None] < dw_partial_shape0) & (offs_dw_partial1[None, :] < dw_partial_shape1)
+    dw_acc = tl.load(dw_partial_ptr + offs_dw_partial0[:, None] * dw_partial_stride0 + offs_dw_partial1[None, :] * dw_partial_stride1, mask=mask_dw_partial, other=0.0)
+    offs_db_partial1 = tl.arange(0, TN)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_db_partial0 = tl.cast(g, tl.int64) + tl.arange(0, 1)
+        offs_db_partial1 = offs_db_partial1.to(tl.int64)
+    else:
+        offs_db_partial0 = g + tl.arange(0, 1)
+    mask_db_partial = (offs_db_partial0[:, None] < db_partial_shape0) & (offs_db_partial1[None, :] < db_partial_shape1)
+    db_acc = tl.load(db_partial_ptr + offs_db_partial0[:, None] * db_partial_stride0 + offs_db_partial1[None, :] * db_partial_stride1, mask=mask_db_partial, other=0.0)
+    offs_dw_partial1_2 = tl.arange(0, TN)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_dw_partial0_2 = tl.cast(g, tl.int64) + tl.arange(0, 1)
+        offs_dw_partial1_2 = offs_dw_partial1_2.to(tl.int64)
+    else:
+        offs_dw_partial0_2 = g + tl.arange(0, 1)
+    mask_dw_partial_2 = (offs_dw_partial0_2[:, None] < dw_partial_shape0) & (offs_dw_partial1_2[None, :] < dw_partial_shape1)
+    tl.store(dw_partial_ptr + offs_dw_partial0_2[:, None] * dw_partial_stride0 + offs_dw_partial1_2[None, :] * dw_partial_stride1, (dw_acc + xhat * dyt).to(dw_partial_ptr.dtype.element_ty), mask=mask_dw_partial_2)
+    offs_db_partial1_2 = tl.arange(0, TN)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_db_partial0_2 = tl.cast(g, tl.int64) + tl.arange(0, 1)
+        offs_db_partial1_2 = offs_db_partial1_2.to(tl.int64)
+    else:
+        offs_db_partial0_2 = g + tl.arange(0, 1)
+    mask_db_partial_2 = (offs_db_partial0_2[:, None] < db_partial_shape0) & (offs_db_partial1_2[None, :] < db_partial_shape1)
+    tl.store(db_partial_ptr + offs_db_partial0_2[:, None] * db_partial_stride0 + offs_db_partial1_2[None, :] * db_partial_stride1, (db_acc + dyt).to(db_partial_ptr.dtype.element_ty), mask=mask_db_partial_2)
     _atomic_xchg_1d(locks_ptr, locks_shape0, locks_stride0, g, 0, USE_INT64, SEM="release")
 
 
@@ -314,7 +312,7 @@ def launch_layernorm_bwd(stream, grid, x, dy, w, mean, rstd, dx, dw_partial, db_
     _check_ndim("layernorm_bwd", "dw_partial", dw_partial, 2)
     _check_ndim("layernorm_bwd", "db_partial", db_partial, 2)
     _check_ndim("layernorm_bwd", "locks", locks, 1)
-    tile_elems = max(TN, 1 * TN)
+    tile_elems = TN
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

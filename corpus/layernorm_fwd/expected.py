@@ -6,78 +6,6 @@ import triton
 import triton.language as tl
 
 
-@triton.jit
-def _load_tile_1d(ptr, shape0, stride0, index0,
-                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    ptrs = ptr + offs0 * stride0
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_1d(ptr, shape0, stride0, index0, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
@@ -200,14 +128,28 @@ def layernorm_fwd_kernel(
     # Pass 1: mean. Zero padding keeps the tail out of the sum.
     acc = tl.zeros((1, TILE_N), dtype=tl.float32)
     for j in range(num_chunks):
-        xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, j, 1, TILE_N, USE_INT64, PADDING=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+            offs_x1 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+        else:
+            offs_x0 = row + tl.arange(0, 1)
+            offs_x1 = j * TILE_N + tl.arange(0, TILE_N)
+        mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+        xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
         acc = acc + xt.to(tl.float32)
     mean = tl.sum(acc, axis=1, keep_dims=True) / n  # (1, 1)
 
     # Pass 2: variance. (x - mean) is not zero on padded lanes, so mask them explicitly.
     acc = tl.zeros((1, TILE_N), dtype=tl.float32)
     for j in range(num_chunks):
-        xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, j, 1, TILE_N, USE_INT64, PADDING=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_x0_2 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+            offs_x1_2 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+        else:
+            offs_x0_2 = row + tl.arange(0, 1)
+            offs_x1_2 = j * TILE_N + tl.arange(0, TILE_N)
+        mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
+        xt = tl.load(x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1, mask=mask_x_2, other=0.0)
         cols = j * TILE_N + tl.arange(0, TILE_N)
         d = tl.where(cols[None, :] < n, xt.to(tl.float32) - mean, 0.0)
         acc = acc + d * d
@@ -216,14 +158,48 @@ def layernorm_fwd_kernel(
 
     # Pass 3: normalise and apply the affine transform.
     for j in range(num_chunks):
-        xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, j, 1, TILE_N, USE_INT64, PADDING=0.0)
-        w = _load_tile_1d(weight_ptr, weight_shape0, weight_stride0, j, TILE_N, USE_INT64, PADDING=0.0)
-        b = _load_tile_1d(bias_ptr, bias_shape0, bias_stride0, j, TILE_N, USE_INT64, PADDING=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_x0_3 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+            offs_x1_3 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+        else:
+            offs_x0_3 = row + tl.arange(0, 1)
+            offs_x1_3 = j * TILE_N + tl.arange(0, TILE_N)
+        mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
+        xt = tl.load(x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1, mask=mask_x_3, other=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_weight0 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+        else:
+            offs_weight0 = j * TILE_N + tl.arange(0, TILE_N)
+        mask_weight = offs_weight0 < weight_shape0
+        w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_bias0 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+        else:
+            offs_bias0 = j * TILE_N + tl.arange(0, TILE_N)
+        mask_bias = offs_bias0 < bias_shape0
+        b = tl.load(bias_ptr + offs_bias0 * bias_stride0, mask=mask_bias, other=0.0)
         y = (xt.to(tl.float32) - mean) * rstd * w.to(tl.float32) + b.to(tl.float32)
-        _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, row, j, y.to(out_ptr.dtype.element_ty), USE_INT64)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+            offs_out1 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+        else:
+            offs_out0 = row + tl.arange(0, 1)
+            offs_out1 = j * TILE_N + tl.arange(0, TILE_N)
+        mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+        tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, y.to(out_ptr.dtype.element_ty), mask=mask_out)
 
-    _store_tile_1d(mean_out_ptr, mean_out_shape0, mean_out_stride0, row, tl.reshape(mean, (1,)), USE_INT64)
-    _store_tile_1d(rstd_out_ptr, rstd_out_shape0, rstd_out_stride0, row, tl.reshape(rstd, (1,)), USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_mean_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+    else:
+        offs_mean_out0 = row + tl.arange(0, 1)
+    mask_mean_out = offs_mean_out0 < mean_out_shape0
+    tl.store(mean_out_ptr + offs_mean_out0 * mean_out_stride0, tl.reshape(mean, (1,)).to(mean_out_ptr.dtype.element_ty), mask=mask_mean_out)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_rstd_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+    else:
+        offs_rstd_out0 = row + tl.arange(0, 1)
+    mask_rstd_out = offs_rstd_out0 < rstd_out_shape0
+    tl.store(rstd_out_ptr + offs_rstd_out0 * rstd_out_stride0, tl.reshape(rstd, (1,)).to(rstd_out_ptr.dtype.element_ty), mask=mask_rstd_out)
 
 
 def launch_layernorm_fwd_kernel(stream, grid, x, weight, bias, out, mean_out, rstd_out, eps, TILE_N, *, hints=None):
@@ -238,7 +214,7 @@ def launch_layernorm_fwd_kernel(stream, grid, x, weight, bias, out, mean_out, rs
     _check_ndim("layernorm_fwd_kernel", "out", out, 2)
     _check_ndim("layernorm_fwd_kernel", "mean_out", mean_out, 1)
     _check_ndim("layernorm_fwd_kernel", "rstd_out", rstd_out, 1)
-    tile_elems = max(1 * TILE_N, TILE_N, 1)
+    tile_elems = TILE_N
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

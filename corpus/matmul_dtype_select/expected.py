@@ -10,44 +10,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
 def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
     # size. A smaller dimension is spread over the minimum (each element repeated, all but the
@@ -180,10 +142,31 @@ def gemm_select_kernel(
     k_steps = tl.cdiv(X_shape1, BK)
     total = tl.full((BM, BN), 0.0, tl.float32)
     for kk in range(k_steps):
-        x = _load_tile_2d(X_ptr, X_shape0, X_shape1, X_stride0, X_stride1, row_block, kk, BM, BK, USE_INT64, PADDING=0.0)
-        w = _load_tile_2d(W_ptr, W_shape0, W_shape1, W_stride0, W_stride1, kk, col_block, BK, BN, USE_INT64, PADDING=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_X0 = tl.cast(row_block, tl.int64) * BM + tl.arange(0, BM)
+            offs_X1 = tl.cast(kk, tl.int64) * BK + tl.arange(0, BK)
+        else:
+            offs_X0 = row_block * BM + tl.arange(0, BM)
+            offs_X1 = kk * BK + tl.arange(0, BK)
+        mask_X = (offs_X0[:, None] < X_shape0) & (offs_X1[None, :] < X_shape1)
+        x = tl.load(X_ptr + offs_X0[:, None] * X_stride0 + offs_X1[None, :] * X_stride1, mask=mask_X, other=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_W0 = tl.cast(kk, tl.int64) * BK + tl.arange(0, BK)
+            offs_W1 = tl.cast(col_block, tl.int64) * BN + tl.arange(0, BN)
+        else:
+            offs_W0 = kk * BK + tl.arange(0, BK)
+            offs_W1 = col_block * BN + tl.arange(0, BN)
+        mask_W = (offs_W0[:, None] < W_shape0) & (offs_W1[None, :] < W_shape1)
+        w = tl.load(W_ptr + offs_W0[:, None] * W_stride0 + offs_W1[None, :] * W_stride1, mask=mask_W, other=0.0)
         total = _dot_any_size(x.to(compute), w.to(compute), total, "tf32" if X_ptr.dtype.element_ty == tl.float32 else "ieee")
-    _store_tile_2d(Y_ptr, Y_shape0, Y_shape1, Y_stride0, Y_stride1, row_block, col_block, total.to(Y_ptr.dtype.element_ty), USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_Y0 = tl.cast(row_block, tl.int64) * BM + tl.arange(0, BM)
+        offs_Y1 = tl.cast(col_block, tl.int64) * BN + tl.arange(0, BN)
+    else:
+        offs_Y0 = row_block * BM + tl.arange(0, BM)
+        offs_Y1 = col_block * BN + tl.arange(0, BN)
+    mask_Y = (offs_Y0[:, None] < Y_shape0) & (offs_Y1[None, :] < Y_shape1)
+    tl.store(Y_ptr + offs_Y0[:, None] * Y_stride0 + offs_Y1[None, :] * Y_stride1, total.to(Y_ptr.dtype.element_ty), mask=mask_Y)
 
 
 def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):

@@ -7,44 +7,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
 def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
     # size. A smaller dimension is spread over the minimum (each element repeated, all but the
@@ -179,10 +141,31 @@ def matmul_kernel(
     num_k = tl.cdiv(a_shape1, TK)
     acc = tl.zeros((TM, TN), dtype=tl.float32)
     for k in range(num_k):
-        a_tile = _load_tile_2d(a_ptr, a_shape0, a_shape1, a_stride0, a_stride1, pid_m, k, TM, TK, USE_INT64, PADDING=0.0)
-        b_tile = _load_tile_2d(b_ptr, b_shape0, b_shape1, b_stride0, b_stride1, k, pid_n, TK, TN, USE_INT64, PADDING=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+            offs_a1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
+        else:
+            offs_a0 = pid_m * TM + tl.arange(0, TM)
+            offs_a1 = k * TK + tl.arange(0, TK)
+        mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
+        a_tile = tl.load(a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1, mask=mask_a, other=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
+            offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_b0 = k * TK + tl.arange(0, TK)
+            offs_b1 = pid_n * TN + tl.arange(0, TN)
+        mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
+        b_tile = tl.load(b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1, mask=mask_b, other=0.0)
         acc = _dot_any_size(a_tile, b_tile, acc, "ieee")
-    _store_tile_2d(c_ptr, c_shape0, c_shape1, c_stride0, c_stride1, pid_m, pid_n, acc.to(c_ptr.dtype.element_ty), USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_c0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+        offs_c1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_c0 = pid_m * TM + tl.arange(0, TM)
+        offs_c1 = pid_n * TN + tl.arange(0, TN)
+    mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
+    tl.store(c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1, acc.to(c_ptr.dtype.element_ty), mask=mask_c)
 
 
 def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):

@@ -7,42 +7,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_1d(ptr, shape0, stride0, index0, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
 def _multiply(a, b):
     return a * b
 
@@ -152,12 +116,29 @@ def min_prod_kernel(
     row_prod_shape0 = row_prod_shape0 // row_prod_div[0] * row_prod_div[0]
     pid = tl.program_id(0)
     n = x_shape1
-    t = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, 0, TM, TILE_N, USE_INT64, PADDING=float("inf"))
-    _store_tile_1d(row_min_ptr, row_min_shape0, row_min_stride0, pid, tl.min(t, axis=1), USE_INT64)
+    offs_x1 = tl.arange(0, TILE_N)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+        offs_x1 = offs_x1.to(tl.int64)
+    else:
+        offs_x0 = pid * TM + tl.arange(0, TM)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=float("inf"))
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_row_min0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+    else:
+        offs_row_min0 = pid * TM + tl.arange(0, TM)
+    mask_row_min = offs_row_min0 < row_min_shape0
+    tl.store(row_min_ptr + offs_row_min0 * row_min_stride0, tl.min(t, axis=1).to(row_min_ptr.dtype.element_ty), mask=mask_row_min)
 
     cols = tl.arange(0, TILE_N)
     t32 = tl.where(cols[None, :] < n, t.to(tl.float32), 1.0)
-    _store_tile_1d(row_prod_ptr, row_prod_shape0, row_prod_stride0, pid, _prod(t32, 1, False), USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_row_prod0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+    else:
+        offs_row_prod0 = pid * TM + tl.arange(0, TM)
+    mask_row_prod = offs_row_prod0 < row_prod_shape0
+    tl.store(row_prod_ptr + offs_row_prod0 * row_prod_stride0, _prod(t32, 1, False).to(row_prod_ptr.dtype.element_ty), mask=mask_row_prod)
 
 
 def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hints=None):

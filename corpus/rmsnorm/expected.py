@@ -6,61 +6,6 @@ import triton
 import triton.language as tl
 
 
-@triton.jit
-def _load_tile_1d(ptr, shape0, stride0, index0,
-                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    ptrs = ptr + offs0 * stride0
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
@@ -164,11 +109,29 @@ def rmsnorm_kernel(
     out_shape1 = out_shape1 // out_div[1] * out_div[1]
     pid = tl.program_id(0)
     n = x_shape1
-    xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, 0, TM, TILE_N, USE_INT64, PADDING=0.0).to(tl.float32)
-    w = _load_tile_1d(weight_ptr, weight_shape0, weight_stride0, 0, TILE_N, USE_INT64, PADDING=0.0).to(tl.float32)
+    offs_x1 = tl.arange(0, TILE_N)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+        offs_x1 = offs_x1.to(tl.int64)
+    else:
+        offs_x0 = pid * TM + tl.arange(0, TM)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0).to(tl.float32)
+    offs_weight0 = tl.arange(0, TILE_N)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_weight0 = offs_weight0.to(tl.int64)
+    mask_weight = offs_weight0 < weight_shape0
+    w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0).to(tl.float32)
     mean_sq = tl.sum(xt * xt, axis=1, keep_dims=True) / n  # (TM, 1)
     y = xt * tl.rsqrt(mean_sq + eps) * w
-    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid, 0, y.to(out_ptr.dtype.element_ty), USE_INT64)
+    offs_out1 = tl.arange(0, TILE_N)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+        offs_out1 = offs_out1.to(tl.int64)
+    else:
+        offs_out0 = pid * TM + tl.arange(0, TM)
+    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, y.to(out_ptr.dtype.element_ty), mask=mask_out)
 
 
 def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hints=None):

@@ -6,44 +6,6 @@ import triton
 import triton.language as tl
 
 
-@triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
@@ -138,9 +100,23 @@ def row_sum_kernel(
     pid = tl.program_id(0)
     acc = tl.zeros((TM, 1), dtype=tl.float32)
     for j in range(tl.cdiv(x_shape1, TN)):
-        t = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, pid, j, TM, TN, USE_INT64, PADDING=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+            offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_x0 = pid * TM + tl.arange(0, TM)
+            offs_x1 = j * TN + tl.arange(0, TN)
+        mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+        t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
         acc = acc + tl.sum(t.to(tl.float32), axis=1, keep_dims=True)
-    _store_tile_2d(row_sums_ptr, row_sums_shape0, row_sums_shape1, row_sums_stride0, row_sums_stride1, pid, 0, acc.to(row_sums_ptr.dtype.element_ty), USE_INT64)
+    offs_row_sums1 = tl.arange(0, 1)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_row_sums0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+        offs_row_sums1 = offs_row_sums1.to(tl.int64)
+    else:
+        offs_row_sums0 = pid * TM + tl.arange(0, TM)
+    mask_row_sums = (offs_row_sums0[:, None] < row_sums_shape0) & (offs_row_sums1[None, :] < row_sums_shape1)
+    tl.store(row_sums_ptr + offs_row_sums0[:, None] * row_sums_stride0 + offs_row_sums1[None, :] * row_sums_stride1, acc.to(row_sums_ptr.dtype.element_ty), mask=mask_row_sums)
 
 
 def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
@@ -151,7 +127,7 @@ def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
     x, row_sums = _as_tensor(x), _as_tensor(row_sums)
     _check_ndim("row_sum_kernel", "x", x, 2)
     _check_ndim("row_sum_kernel", "row_sums", row_sums, 2)
-    tile_elems = max(TM * 1, TM * TN)
+    tile_elems = max(TM, TM * TN)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)
@@ -199,10 +175,24 @@ def col_sum_kernel(
     acc = tl.zeros((1, TN), dtype=tl.float32)
     i = 0
     while i < num_row_tiles:
-        t = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, i, pid, TM, TN, USE_INT64, PADDING=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_x0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+            offs_x1 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_x0 = i * TM + tl.arange(0, TM)
+            offs_x1 = pid * TN + tl.arange(0, TN)
+        mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+        t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
         acc = acc + tl.sum(t.to(tl.float32), axis=0, keep_dims=True)
         i += 1
-    _store_tile_2d(col_sums_ptr, col_sums_shape0, col_sums_shape1, col_sums_stride0, col_sums_stride1, 0, pid, acc.to(col_sums_ptr.dtype.element_ty), USE_INT64)
+    offs_col_sums0 = tl.arange(0, 1)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_col_sums0 = offs_col_sums0.to(tl.int64)
+        offs_col_sums1 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_col_sums1 = pid * TN + tl.arange(0, TN)
+    mask_col_sums = (offs_col_sums0[:, None] < col_sums_shape0) & (offs_col_sums1[None, :] < col_sums_shape1)
+    tl.store(col_sums_ptr + offs_col_sums0[:, None] * col_sums_stride0 + offs_col_sums1[None, :] * col_sums_stride1, acc.to(col_sums_ptr.dtype.element_ty), mask=mask_col_sums)
 
 
 def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
@@ -213,7 +203,7 @@ def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
     x, col_sums = _as_tensor(x), _as_tensor(col_sums)
     _check_ndim("col_sum_kernel", "x", x, 2)
     _check_ndim("col_sum_kernel", "col_sums", col_sums, 2)
-    tile_elems = max(1 * TN, TM * TN)
+    tile_elems = max(TN, TM * TN)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

@@ -10,42 +10,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _store_tile_1d(ptr, shape0, stride0, index0, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
 def _load_window_2d(ptr, shape0, shape1, stride0, stride1, start0, start1,
                     BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
                     PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
@@ -62,6 +26,23 @@ def _load_window_2d(ptr, shape0, shape1, stride0, stride1, start0, start1,
         return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
     else:
         return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_1d(ptr, shape0, stride0, index0, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+    else:
+        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    ptrs = ptr + offs0 * stride0
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=offs0 < shape0)
+    else:
+        tl.store(ptrs, value)
 
 
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
@@ -163,7 +144,14 @@ def window_max(
     n = tl.cdiv(x_shape1, STEP)
     for j in range(n):
         m = tl.max(_load_window_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, j * STEP, 1, W, USE_INT64, PADDING=float("-inf")), axis=1, keep_dims=True)
-        _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, row, j, m, USE_INT64)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+            offs_out1 = tl.cast(j, tl.int64) + tl.arange(0, 1)
+        else:
+            offs_out0 = row + tl.arange(0, 1)
+            offs_out1 = j + tl.arange(0, 1)
+        mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+        tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, m.to(out_ptr.dtype.element_ty), mask=mask_out)
     _store_tile_1d(counts_ptr, counts_shape0, counts_stride0, row, tl.full((1,), n, counts_ptr.dtype.element_ty), USE_INT64)  # how many windows the view has (checks num_tiles too)
 
 
@@ -176,7 +164,7 @@ def launch_window_max(stream, grid, x, out, counts, W, STEP, *, hints=None):
     _check_ndim("window_max", "x", x, 2)
     _check_ndim("window_max", "out", out, 2)
     _check_ndim("window_max", "counts", counts, 1)
-    tile_elems = max(1 * W, 1 * 1)
+    tile_elems = W
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

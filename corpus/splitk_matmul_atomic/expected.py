@@ -7,42 +7,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _atomic_add_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, update,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
-                   SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
-    """ct.atomic_add: atomically combine `update` into ptr[index0, ...] and return the old
-    values. Out-of-bounds elements (negative indices included) are left untouched.
-    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
-    i0 = _elem_index(index0, USE_INT64)
-    i1 = _elem_index(index1, USE_INT64)
-    offs = i0 * stride0 + i1 * stride1
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
-        return tl.atomic_add(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
-    else:
-        return tl.atomic_add(ptr + offs, update, sem=SEM, scope=SCOPE)
-
-
-@triton.jit
 def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
     # size. A smaller dimension is spread over the minimum (each element repeated, all but the
@@ -76,6 +40,23 @@ def _elem_index(index, USE_INT64: tl.constexpr):
         return tl.cast(index, tl.int64)
     else:
         return index + tl.zeros((), tl.int32)
+
+
+@triton.jit
+def _atomic_add_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, update,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
+                   SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
+    """ct.atomic_add: atomically combine `update` into ptr[index0, ...] and return the old
+    values. Out-of-bounds elements (negative indices included) are left untouched.
+    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+    i0 = _elem_index(index0, USE_INT64)
+    i1 = _elem_index(index1, USE_INT64)
+    offs = i0 * stride0 + i1 * stride1
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
+        return tl.atomic_add(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
+    else:
+        return tl.atomic_add(ptr + offs, update, sem=SEM, scope=SCOPE)
 
 
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
@@ -187,8 +168,22 @@ def splitk_matmul_kernel(
     m, n = (c_shape0, c_shape1)
     acc = tl.zeros((TM, TN), dtype=tl.float32)
     for k in range(pid_k, tl.cdiv(a_shape1, TK), SPLIT_K):
-        a_tile = _load_tile_2d(a_ptr, a_shape0, a_shape1, a_stride0, a_stride1, pid_m, k, TM, TK, USE_INT64, PADDING=0.0)
-        b_tile = _load_tile_2d(b_ptr, b_shape0, b_shape1, b_stride0, b_stride1, k, pid_n, TK, TN, USE_INT64, PADDING=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+            offs_a1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
+        else:
+            offs_a0 = pid_m * TM + tl.arange(0, TM)
+            offs_a1 = k * TK + tl.arange(0, TK)
+        mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
+        a_tile = tl.load(a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1, mask=mask_a, other=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
+            offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_b0 = k * TK + tl.arange(0, TK)
+            offs_b1 = pid_n * TN + tl.arange(0, TN)
+        mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
+        b_tile = tl.load(b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1, mask=mask_b, other=0.0)
         acc = _dot_any_size(a_tile, b_tile, acc, "ieee")
     rows = pid_m * TM + tl.arange(0, TM)
     cols = pid_n * TN + tl.arange(0, TN)

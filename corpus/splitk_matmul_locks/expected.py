@@ -11,58 +11,39 @@ import torch
 
 
 @triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
+def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
+    # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
+    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
+    # first copy zeroed) and summed back, which adds only zeros.
+    M: tl.constexpr = x.shape[0]
+    K: tl.constexpr = x.shape[1]
+    N: tl.constexpr = y.shape[1]
+    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
+    if M >= 16 and N >= 16 and K >= MIN_K:
+        return tl.dot(x, y, acc, input_precision=PRECISION)
     else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
+        RM: tl.constexpr = 16 // M if M < 16 else 1
+        RN: tl.constexpr = 16 // N if N < 16 else 1
+        RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
+        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
+                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
+        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
+        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
+        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
+        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
+        return acc + prod.to(acc.dtype)
 
 
 @triton.jit
-def _store_tile_1d(ptr, shape0, stride0, index0, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+def _elem_index(index, USE_INT64: tl.constexpr):
+    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
+    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    if USE_INT64:
+        return tl.cast(index, tl.int64)
     else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
+        return index + tl.zeros((), tl.int32)
 
 
 @triton.jit
@@ -97,6 +78,23 @@ def _atomic_cas_1d(ptr, shape0, stride0, index0, expected, desired,
 
 
 @triton.jit
+def _store_tile_1d(ptr, shape0, stride0, index0, tile,
+                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+    else:
+        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    ptrs = ptr + offs0 * stride0
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=offs0 < shape0)
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
 def _atomic_xchg_1d(ptr, shape0, stride0, index0, update,
                     USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
                     SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
@@ -110,42 +108,6 @@ def _atomic_xchg_1d(ptr, shape0, stride0, index0, update,
         return tl.atomic_xchg(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
     else:
         return tl.atomic_xchg(ptr + offs, update, sem=SEM, scope=SCOPE)
-
-
-@triton.jit
-def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
-    # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
-    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
-    # first copy zeroed) and summed back, which adds only zeros.
-    M: tl.constexpr = x.shape[0]
-    K: tl.constexpr = x.shape[1]
-    N: tl.constexpr = y.shape[1]
-    MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
-    if M >= 16 and N >= 16 and K >= MIN_K:
-        return tl.dot(x, y, acc, input_precision=PRECISION)
-    else:
-        RM: tl.constexpr = 16 // M if M < 16 else 1
-        RN: tl.constexpr = 16 // N if N < 16 else 1
-        RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
-                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
-        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
-        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
-        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
-        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
-        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
-        return acc + prod.to(acc.dtype)
-
-
-@triton.jit
-def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
-    if USE_INT64:
-        return tl.cast(index, tl.int64)
-    else:
-        return index + tl.zeros((), tl.int32)
 
 
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
@@ -261,16 +223,44 @@ def splitk_matmul_locked(
     pid_m, pid_n, pid_k = (tl.program_id(0), tl.program_id(1), tl.program_id(2))
     acc = tl.zeros((TM, TN), dtype=tl.float32)
     for k in range(pid_k, tl.cdiv(a_shape1, TK), SPLIT_K):
-        x = _load_tile_2d(a_ptr, a_shape0, a_shape1, a_stride0, a_stride1, pid_m, k, TM, TK, USE_INT64, PADDING=0.0)
-        y = _load_tile_2d(b_ptr, b_shape0, b_shape1, b_stride0, b_stride1, k, pid_n, TK, TN, USE_INT64, PADDING=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+            offs_a1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
+        else:
+            offs_a0 = pid_m * TM + tl.arange(0, TM)
+            offs_a1 = k * TK + tl.arange(0, TK)
+        mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
+        x = tl.load(a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1, mask=mask_a, other=0.0)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
+            offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_b0 = k * TK + tl.arange(0, TK)
+            offs_b1 = pid_n * TN + tl.arange(0, TN)
+        mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
+        y = tl.load(b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1, mask=mask_b, other=0.0)
         acc = _dot_any_size(x, y, acc, "ieee")
     tile_id = pid_m * tl.num_programs(1) + pid_n
     while _atomic_cas_1d(locks_ptr, locks_shape0, locks_stride0, tile_id, 0, 1, USE_INT64, SEM="acquire") == 1:
         pass
     seen = tl.load(counts_ptr + tl.cast(tile_id, tl.int64) * counts_stride0, mask=(tile_id >= 0) & (tile_id < counts_shape0))
     if seen > 0:
-        acc += _load_tile_2d(c_ptr, c_shape0, c_shape1, c_stride0, c_stride1, pid_m, pid_n, TM, TN, USE_INT64, PADDING=0.0)
-    _store_tile_2d(c_ptr, c_shape0, c_shape1, c_stride0, c_stride1, pid_m, pid_n, acc, USE_INT64)
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_c0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+            offs_c1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_c0 = pid_m * TM + tl.arange(0, TM)
+            offs_c1 = pid_n * TN + tl.arange(0, TN)
+        mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
+        acc += tl.load(c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1, mask=mask_c, other=0.0)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_c0_2 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+        offs_c1_2 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_c0_2 = pid_m * TM + tl.arange(0, TM)
+        offs_c1_2 = pid_n * TN + tl.arange(0, TN)
+    mask_c_2 = (offs_c0_2[:, None] < c_shape0) & (offs_c1_2[None, :] < c_shape1)
+    tl.store(c_ptr + offs_c0_2[:, None] * c_stride0 + offs_c1_2[None, :] * c_stride1, acc.to(c_ptr.dtype.element_ty), mask=mask_c_2)
     _store_tile_1d(counts_ptr, counts_shape0, counts_stride0, tile_id, tl.full((1,), seen + 1, counts_ptr.dtype.element_ty), USE_INT64)
     _atomic_xchg_1d(locks_ptr, locks_shape0, locks_stride0, tile_id, 0, USE_INT64, SEM="release")
 

@@ -6,42 +6,6 @@ import triton
 import triton.language as tl
 
 
-@triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_1d(ptr, shape0, stride0, index0, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
-
-
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
@@ -142,13 +106,30 @@ def top1_router_kernel(
     expert_shape0 = expert_shape0 // expert_div[0] * expert_div[0]
     gate_shape0 = gate_shape0 // gate_div[0] * gate_div[0]
     pid = tl.program_id(0)
-    scores = _load_tile_2d(logits_ptr, logits_shape0, logits_shape1, logits_stride0, logits_stride1, pid, 0, TT, TE, USE_INT64, PADDING=float("-inf"))
+    offs_logits1 = tl.arange(0, TE)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_logits0 = tl.cast(pid, tl.int64) * TT + tl.arange(0, TT)
+        offs_logits1 = offs_logits1.to(tl.int64)
+    else:
+        offs_logits0 = pid * TT + tl.arange(0, TT)
+    mask_logits = (offs_logits0[:, None] < logits_shape0) & (offs_logits1[None, :] < logits_shape1)
+    scores = tl.load(logits_ptr + offs_logits0[:, None] * logits_stride0 + offs_logits1[None, :] * logits_stride1, mask=mask_logits, other=float("-inf"))
     scores = scores.to(tl.float32)
     best = tl.argmax(scores, axis=1, tie_break_left=True)
     top = tl.max(scores, axis=1, keep_dims=True)
     denom = tl.sum(tl.exp(scores - top), axis=1)
-    _store_tile_1d(expert_ptr, expert_shape0, expert_stride0, pid, best.to(expert_ptr.dtype.element_ty), USE_INT64)
-    _store_tile_1d(gate_ptr, gate_shape0, gate_stride0, pid, (1.0 / denom).to(gate_ptr.dtype.element_ty), USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_expert0 = tl.cast(pid, tl.int64) * TT + tl.arange(0, TT)
+    else:
+        offs_expert0 = pid * TT + tl.arange(0, TT)
+    mask_expert = offs_expert0 < expert_shape0
+    tl.store(expert_ptr + offs_expert0 * expert_stride0, best.to(expert_ptr.dtype.element_ty), mask=mask_expert)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_gate0 = tl.cast(pid, tl.int64) * TT + tl.arange(0, TT)
+    else:
+        offs_gate0 = pid * TT + tl.arange(0, TT)
+    mask_gate = offs_gate0 < gate_shape0
+    tl.store(gate_ptr + offs_gate0 * gate_stride0, (1.0 / denom).to(gate_ptr.dtype.element_ty), mask=mask_gate)
 
 
 def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hints=None):

@@ -6,44 +6,6 @@ import triton
 import triton.language as tl
 
 
-@triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
@@ -138,8 +100,22 @@ def transpose_kernel(
     out_shape1 = out_shape1 // out_div[1] * out_div[1]
     i = tl.program_id(0)
     j = tl.program_id(1)
-    tile = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, i, j, TM, TN, USE_INT64)
-    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, j, i, tl.trans(tile), USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+        offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_x0 = i * TM + tl.arange(0, TM)
+        offs_x1 = j * TN + tl.arange(0, TN)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    tile = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+        offs_out1 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+    else:
+        offs_out0 = j * TN + tl.arange(0, TN)
+        offs_out1 = i * TM + tl.arange(0, TM)
+    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, tl.trans(tile).to(out_ptr.dtype.element_ty), mask=mask_out)
 
 
 def launch_transpose_kernel(stream, grid, x, out, TM, TN, *, hints=None):

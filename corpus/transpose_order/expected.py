@@ -47,25 +47,6 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
 
 
 @triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
 def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2, tile,
                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
@@ -185,7 +166,14 @@ def transpose_load_f_kernel(
     i = tl.program_id(0)
     j = tl.program_id(1)
     t = _load_tile_2d(x_ptr, x_shape1, x_shape0, x_stride1, x_stride0, i, j, TN, TM, USE_INT64)
-    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, i, j, t, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = tl.cast(i, tl.int64) * TN + tl.arange(0, TN)
+        offs_out1 = tl.cast(j, tl.int64) * TM + tl.arange(0, TM)
+    else:
+        offs_out0 = i * TN + tl.arange(0, TN)
+        offs_out1 = j * TM + tl.arange(0, TM)
+    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, t.to(out_ptr.dtype.element_ty), mask=mask_out)
 
 
 def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
@@ -264,7 +252,7 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     x, out = _as_tensor(x), _as_tensor(out)
     _check_ndim("transpose_store_kernel", "x", x, 3)
     _check_ndim("transpose_store_kernel", "out", out, 3)
-    tile_elems = 1 * TM * TN
+    tile_elems = TM * TN
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

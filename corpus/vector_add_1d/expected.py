@@ -6,40 +6,6 @@ import triton
 import triton.language as tl
 
 
-@triton.jit
-def _load_tile_1d(ptr, shape0, stride0, index0,
-                  BLOCK0: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-    ptrs = ptr + offs0 * stride0
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=offs0 < shape0, other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_1d(ptr, shape0, stride0, index0, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
-
-
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
@@ -132,10 +98,25 @@ def vector_add_kernel(
     pid = tl.program_id(0)
     # A bare integer is accepted as a 1-D tile index: chunk `pid` covers
     # elements [pid * TILE, (pid + 1) * TILE).
-    a_tile = _load_tile_1d(a_ptr, a_shape0, a_stride0, pid, TILE, USE_INT64)
-    b_tile = _load_tile_1d(b_ptr, b_shape0, b_stride0, pid, TILE, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_a0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_a0 = pid * TILE + tl.arange(0, TILE)
+    mask_a = offs_a0 < a_shape0
+    a_tile = tl.load(a_ptr + offs_a0 * a_stride0, mask=mask_a)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_b0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_b0 = pid * TILE + tl.arange(0, TILE)
+    mask_b = offs_b0 < b_shape0
+    b_tile = tl.load(b_ptr + offs_b0 * b_stride0, mask=mask_b)
     # Lanes past the end of the array hold unspecified values; store drops them.
-    _store_tile_1d(out_ptr, out_shape0, out_stride0, pid, a_tile + b_tile, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_out0 = pid * TILE + tl.arange(0, TILE)
+    mask_out = offs_out0 < out_shape0
+    tl.store(out_ptr + offs_out0 * out_stride0, (a_tile + b_tile).to(out_ptr.dtype.element_ty), mask=mask_out)
 
 
 def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):

@@ -162,10 +162,9 @@ class Expressions:
     def operator(self, symbol: str, node, *operands: Lowered) -> Lowered:
         """A Python operator: the construct the patterns say it is, with lowered operands."""
         construct = self.mc.registry.operators.get(symbol)
-        pattern = self.mc.patterns.get(construct) if construct else None
-        if pattern is None:
+        if construct is None or construct not in self.mc.patterns:
             raise self.error(node, "T2T100", f"operator `{symbol.split()[-1]}` is not supported")
-        low = pattern.lower(bind_operands(pattern, node, construct, operands, self), self)
+        low = self.apply_construct(construct, node, *operands)
         if isinstance(low.val, ConstV) and _literal_only(node):
             # `2**30` stays as written (its value is still known for folding elsewhere)
             text = self.source_of(node)
@@ -174,6 +173,12 @@ class Expressions:
                     node, cst.UnaryOperation) else PREC[BINOP_SYMBOL[type(node.operator)]])
                 return Lowered(text, low.val, prec)
         return low
+
+    def apply_construct(self, construct: str, node, *operands: Lowered) -> Lowered:
+        """The cuTile construct `construct` applied to already lowered operands (Python's
+        operators, and the builtins max/min, which are ct.maximum / ct.minimum)."""
+        pattern = self.mc.patterns[construct]
+        return pattern.lower(bind_operands(pattern, node, construct, operands, self), self)
 
     def x_UnaryOperation(self, node: cst.UnaryOperation) -> Lowered:
         operand = self.expr(node.expression)
@@ -253,7 +258,7 @@ class Expressions:
             # runtime scalars or tiles: cuTile's builtin max/min are ct.maximum / ct.minimum
             acc = args[0]
             for a in args[1:]:
-                acc = self.operator("minimum" if name == "min" else "maximum", node, acc, a)
+                acc = self.apply_construct("minimum" if name == "min" else "maximum", node, acc, a)
             return acc
         if name == "len":
             if len(args) == 1 and isinstance(args[0].val, TupleV):
