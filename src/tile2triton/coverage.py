@@ -97,8 +97,6 @@ NOT_TRANSLATED = {
                               "Triton equivalent (Triton compiles at first launch)"),
     "static_exception": ("T2T101", "`raise` inside a kernel: Triton kernels cannot raise; "
                                    "check the condition on the host or with ct.static_assert"),
-    "astile": ("T2T100", "not translated yet: build the tile with ct.full / ct.arange and "
-                         "ct.where"),
     "divmod": ("T2T100", "not translated yet: write `x // y` and `x % y`"),
     "assume_divisible_by": ("T2T100", "not translated yet (would be tl.multiple_of)"),
     "ensure_constant": ("T2T100", "not translated yet: compile-time values fold without it"),
