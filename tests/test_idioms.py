@@ -282,7 +282,7 @@ def test_int64_offsets_multiply_in_int64(tmp_path):
     starts at element 2**32, which int32 arithmetic wraps to 0 (a load of real data instead of
     padding; on the GPU, an illegal address past 2**31 elements)."""
     out = translate(INT64_SRC)
-    assert "offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)" in out
+    assert "offs_x0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)" in out  # inline load
     mod = load_translation(tmp_path, INT64_SRC, "int64")
     x = torch.randn(256, generator=gen(5)) + 5
     y = torch.full((64,), float("nan"))
