@@ -7,44 +7,6 @@ import triton
 import triton.language as tl
 
 
-@triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
-    else:
-        return tl.load(ptrs)
-
-
-@triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
@@ -154,10 +116,31 @@ def residual(
     out_stride0 = out_stride0 // out_div[0] * out_div[0]
     out_shape1 = out_shape1 // out_div[1] * out_div[1]
     row, col = (tl.program_id(0), tl.program_id(1))
-    xt = _load_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, col, TM, tile_n, USE_INT64, PADDING=0.0)
-    yt = _load_tile_2d(y_ptr, y_shape0, y_shape1, y_stride0, y_stride1, row, col, TM, tile_n, USE_INT64, PADDING=0.0)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
+        offs_x1 = tl.cast(col, tl.int64) * tile_n + tl.arange(0, tile_n)
+    else:
+        offs_x0 = row * TM + tl.arange(0, TM)
+        offs_x1 = col * tile_n + tl.arange(0, tile_n)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_y0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
+        offs_y1 = tl.cast(col, tl.int64) * tile_n + tl.arange(0, tile_n)
+    else:
+        offs_y0 = row * TM + tl.arange(0, TM)
+        offs_y1 = col * tile_n + tl.arange(0, tile_n)
+    mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
+    yt = tl.load(y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1, mask=mask_y, other=0.0)
     acc = xt.to(tl.float32) + alpha * yt.to(tl.float32)
-    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, row, col, acc.to(out_ptr.dtype.element_ty), USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
+        offs_out1 = tl.cast(col, tl.int64) * tile_n + tl.arange(0, tile_n)
+    else:
+        offs_out0 = row * TM + tl.arange(0, TM)
+        offs_out1 = col * tile_n + tl.arange(0, tile_n)
+    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, acc.to(out_ptr.dtype.element_ty), mask=mask_out)
 
 
 def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
@@ -223,10 +206,24 @@ def clip_rows(
     dst_stride0 = dst_stride0 // dst_div[0] * dst_div[0]
     dst_shape1 = dst_shape1 // dst_div[1] * dst_div[1]
     i, j = (tl.program_id(0), tl.program_id(1))
-    t = _load_tile_2d(src_ptr, src_shape0, src_shape1, src_stride0, src_stride1, i, j, 1, 64, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_src0 = tl.cast(i, tl.int64) + tl.arange(0, 1)
+        offs_src1 = tl.cast(j, tl.int64) * 64 + tl.arange(0, 64)
+    else:
+        offs_src0 = i + tl.arange(0, 1)
+        offs_src1 = j * 64 + tl.arange(0, 64)
+    mask_src = (offs_src0[:, None] < src_shape0) & (offs_src1[None, :] < src_shape1)
+    t = tl.load(src_ptr + offs_src0[:, None] * src_stride0 + offs_src1[None, :] * src_stride1, mask=mask_src)
     t = tl.where(t > 1.25, 1.25, t)
     t = tl.where(t < -1.25, -1.25, t)
-    _store_tile_2d(dst_ptr, dst_shape0, dst_shape1, dst_stride0, dst_stride1, i, j, t, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_dst0 = tl.cast(i, tl.int64) + tl.arange(0, 1)
+        offs_dst1 = tl.cast(j, tl.int64) * 64 + tl.arange(0, 64)
+    else:
+        offs_dst0 = i + tl.arange(0, 1)
+        offs_dst1 = j * 64 + tl.arange(0, 64)
+    mask_dst = (offs_dst0[:, None] < dst_shape0) & (offs_dst1[None, :] < dst_shape1)
+    tl.store(dst_ptr + offs_dst0[:, None] * dst_stride0 + offs_dst1[None, :] * dst_stride1, t.to(dst_ptr.dtype.element_ty), mask=mask_dst)
 
 
 def launch_clip_rows(stream, grid, src, dst, *, hints=None):
@@ -237,7 +234,7 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     src, dst = _as_tensor(src), _as_tensor(dst)
     _check_ndim("clip_rows", "src", src, 2)
     _check_ndim("clip_rows", "dst", dst, 2)
-    tile_elems = 1 * 64
+    tile_elems = 64
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)
