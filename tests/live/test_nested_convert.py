@@ -51,7 +51,7 @@ def test_nested_and_factory_kernels_convert_and_run(tmp_path):
     assert "block: tl.constexpr" in out and "shift: tl.constexpr" in out
     assert "shifted = functools.partial(launch_shifted, block=block, shift=shift)" in out
     assert "def run_local_shifted(" in out and "shifted = launch_run_local_shifted" in out
-    assert "PADDING=0.0" in out                          # the local padding alias folded
+    assert "other=0.0)" in out                           # the local padding alias folded
     path = tmp_path / "nested_kernels_triton.py"
     path.write_text(out)
     # run in a child process: the interpreter patches triton.language in the process that
