@@ -14,15 +14,11 @@ from ._common import broadcast_shapes, dtype_of, is_float
 
 def tuple_items(low: Lowered) -> list:
     """Lowered items of a tuple expression (or tuple constant)."""
-    items = getattr(low, "items", None)
-    if items is not None:
-        return items
+    if low.items is not None:
+        return low.items
     v = low.val
     if isinstance(v, ConstV) and isinstance(v.value, tuple):
         return [Lowered(repr(x), ConstV(x)) for x in v.value]
-    names = getattr(low, "names", None)
-    if names is not None:
-        return [Lowered(n, i) for n, i in zip(names, v.items)]
     if isinstance(v, TupleV) and v.items:  # a name bound to a tuple: index into it
         return [Lowered(repr(i.value), i) if isinstance(i, ConstV) and not isinstance(
             i.value, tuple) else Lowered(f"{low.code}[{k}]", i) for k, i in enumerate(v.items)]

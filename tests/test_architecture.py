@@ -150,3 +150,24 @@ def k(x, T: ct.Constant[int]):
         assert out is not None
         assert _jit_line(out, "k") == "@triton.jit(debug=True)", out
         assert _jit_line(out, "checked_add") == "@triton.jit(debug=True)", out
+
+
+def test_engine_state_takes_only_declared_fields():
+    # fields are declared on the dataclasses (slots), never attached later: an attribute set
+    # anywhere else is an AttributeError, not a silent extra field another module must know of
+    import dataclasses
+
+    import pytest
+
+    from tile2triton.lower.unit import UnitResult
+    from tile2triton.model import FunctionInfo, Lowered, ParamInfo, TileV
+    from tile2triton.parse import parse_source
+
+    pm = parse_source(HEADER, "m.py")
+    fn = FunctionInfo("k", None, "kernel")
+    objects = [pm, fn, UnitResult("k", "", []), Lowered("x", TileV()), ParamInfo("x", "array")]
+    for obj in objects:
+        assert dataclasses.is_dataclass(obj) and not hasattr(obj, "__dict__"), type(obj)
+        with pytest.raises(AttributeError):
+            obj.attached_later = True
+    assert pm.foreign == {} and pm.linked == [] and fn.nested is None  # declared, with defaults

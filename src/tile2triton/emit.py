@@ -301,8 +301,7 @@ class _HostRewriter(cst.CSTTransformer):
         launcher (packages.py). Returns the statement, or None when no name is left."""
         if isinstance(node.names, cst.ImportStar):
             return node
-        foreign = self.pm.__dict__.get("foreign", {})
-        fkernels = self.pm.__dict__.get("foreign_kernels", {})
+        foreign, fkernels = self.pm.foreign, self.pm.foreign_kernels
         names = []
         for a in node.names:
             local = a.asname.name.value if a.asname else a.name.value
@@ -409,7 +408,7 @@ class _HostRewriter(cst.CSTTransformer):
                     help="pass the four arguments positionally"))
                 return updated
             kernel = args[2].value
-            fkernels = self.pm.__dict__.get("foreign_kernels", {})
+            fkernels = self.pm.foreign_kernels
             local_kernel = isinstance(kernel, cst.Name) and (
                 kernel.value in self.kernels or kernel.value in fkernels) and \
                 kernel.value not in {k.hoisted for k in self.nested.values()}
@@ -563,7 +562,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
             params.append(f"{USE_INT64}: tl.constexpr")
         text = _function_text(pm, unit.fn, params, unit.text, unit.debug)
         generated.append(text)
-        if name in pm.__dict__.get("foreign", {}):
+        if name in pm.foreign:
             # a helper linked from the user's other modules (packages.py): no definition here
             # to replace, so it goes in the helper block
             linked[name] = _statements(f"# `{name}` from {pm.foreign[name].source.path}\n" + text)
@@ -579,7 +578,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
     rewriter = _HostRewriter(pm, kernel_stmts, device_stmts, uncalled)
     rewriter.linked_helpers = set(linked)
     rewriter.nested = {id(fn.nested.node): fn.nested for fn, _ in units.values()
-                       if getattr(fn, "nested", None) is not None}
+                       if fn.nested is not None}
     new_module = pm.module.visit(rewriter)
     if rewriter.errors:
         if len(rewriter.errors) > 1:        # every host line that needs attention is reported

@@ -268,7 +268,7 @@ class NoneV(Val):
     pass
 
 
-@dataclass
+@dataclass(slots=True)
 class Lowered:
     code: str
     val: Val
@@ -288,7 +288,7 @@ PREC = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class ParamInfo:
     name: str
     kind: str  # array | array_list | constexpr | scalar | tile
@@ -297,7 +297,7 @@ class ParamInfo:
     annotation: Optional[str] = None
 
 
-@dataclass
+@dataclass(slots=True)  # slots: every field is declared here, none attached later
 class FunctionInfo:
     """A cuTile kernel, @ct.function, or plain helper called from a kernel."""
     name: str
@@ -305,3 +305,5 @@ class FunctionInfo:
     role: str  # kernel | function | helper
     params: list = field(default_factory=list)
     decorator_options: dict = field(default_factory=dict)
+    # a kernel defined inside a host function: its nested.NestedKernel (convert hoists it)
+    nested: Optional[object] = None

@@ -71,11 +71,8 @@ def _is_kernel(pm: ParsedModule, fdef: cst.FunctionDef) -> bool:
 
 def link_imports(pm: ParsedModule) -> None:
     """Link functions imported from the user's modules into `pm` (see the module docstring).
-    Sets `pm.foreign` (linked helper name -> its ParsedModule) and `pm.foreign_kernels`
-    (local name -> (module as written in the import, kernel name))."""
-    pm.__dict__.setdefault("foreign", {})
-    pm.__dict__.setdefault("foreign_kernels", {})
-    pm.__dict__.setdefault("linked", [])
+    Fills `pm.foreign` (linked helper name -> its ParsedModule), `pm.foreign_kernels`
+    (local name -> (module as written in the import, kernel name)) and `pm.linked`."""
     relative = _relative_imports(pm)
     for local, q in list(pm.imports.items()) + relative:
         if q.split(".")[0] == "cuda" or "." not in q.lstrip("."):

@@ -21,7 +21,7 @@ from .nesting import MAX_DEPTH, too_deep
 CUDA_TILE = "cuda.tile"
 
 
-@dataclass
+@dataclass(slots=True)  # slots: every field is declared here, none attached later
 class ParsedModule:
     source: SourceFile
     module: cst.Module
@@ -34,6 +34,11 @@ class ParsedModule:
     origins: dict = field(default_factory=dict)
     # full names of the modules `import a.b.c` statements load ("cuda.tile", "cuda.bindings")
     imported_modules: set = field(default_factory=set)
+    # a package converted as a unit (packages.py): helper name -> the ParsedModule it was linked
+    # from, imported kernel's local name -> (module as written, kernel name), linked modules
+    foreign: dict = field(default_factory=dict)
+    foreign_kernels: dict = field(default_factory=dict)
+    linked: list = field(default_factory=list)
 
     _positions: Optional[dict] = None
     _names: Optional[Names] = None
@@ -93,7 +98,7 @@ class ParsedModule:
             node, seen = self.origins[node], seen + 1
             pos = self.positions.get(node)
         if pos is None:          # a node of a helper linked from another module (packages.py)
-            for other in self.__dict__.get("linked", ()):
+            for other in self.linked:
                 if other.positions.get(node) is not None:
                     return other.diagnostic(node, code, message, help)
         line, col, end_col = 0, 0, None

@@ -150,13 +150,13 @@ def translate_source(text: str, path: str = "<input>") -> ModuleResult:
     # kernels defined inside host functions (test functions, factories) are hoisted
     taken = set(pm.functions) | set(pm.globals) | set(pm.imports)
     for nk in find_nested_kernels(pm, taken):
-        fn = FunctionInfo(nk.hoisted, nk.node, "kernel", decorator_options=nk.options)
-        fn.nested = nk
+        fn = FunctionInfo(nk.hoisted, nk.node, "kernel", decorator_options=nk.options,
+                          nested=nk)
         kernels.append(fn)
     result = ModuleResult(path, True, None)
     units: dict[str, tuple] = {}
     for fn in kernels:
-        nk = getattr(fn, "nested", None)
+        nk = fn.nested
         report = KernelReport(fn.name, "translated", line=pm.def_line(fn.name) if nk is None
                               else pm.positions[fn.node.name].start.line)
         result.kernels.append(report)

@@ -7,7 +7,7 @@ from typing import Optional
 from ..model import FunctionInfo
 
 
-@dataclass
+@dataclass(slots=True)  # slots: every field is declared here, none attached later
 class UnitResult:
     """One lowered function (kernel, helper, or a lambda translated into a helper)."""
     name: str
