@@ -54,6 +54,14 @@ COMMANDS = (
 
 # -- convert --------------------------------------------------------------------------------------
 
+# `convert --shared-runtime`: the module holding the helpers of a translated folder. The
+# leading underscore and the tool's name keep it apart from user modules; a batch that has a
+# module of that name, or an output folder holding a file of that name that tile2triton did
+# not write, is refused before anything is written.
+RUNTIME_MODULE = "_tile2triton_runtime"
+RUNTIME_HEADER = "# Helpers shared by the modules tile2triton "
+
+
 def add_convert_command(sub, common) -> None:
     conv = sub.add_parser(
         "convert", parents=[common], help="translate files or folders",
@@ -73,6 +81,9 @@ def add_convert_command(sub, common) -> None:
     mode.add_argument("--check", action="store_true",
                       help="write nothing; exit 1 if some file still has cuTile kernels "
                       "(with --diff, also print the diff)")
+    mode.add_argument("--shared-runtime", action="store_true",
+                      help=f"with -o: write the helpers once, as {RUNTIME_MODULE}.py in the "
+                      "output folder, which the translated modules import")
     conv.add_argument("--json", metavar="FILE",
                       help="write one record per kernel to FILE (- for stdout)")
     conv.add_argument("--output-format", choices=FORMATS, default=None,
@@ -116,7 +127,7 @@ def internal_diagnostic(path: str, exc: BaseException) -> Diagnostic:
 
 def translate_one(job) -> Outcome:
     """Read and translate one input (runs in a worker process with -j)."""
-    index, path, display, data = job
+    index, path, display, data, shared = job
     from .translate import translate_source
     out = Outcome(index, path, display)
     try:
@@ -125,7 +136,7 @@ def translate_one(job) -> Outcome:
         out.problem = problem_diagnostic(p)
         return out
     try:
-        out.result = translate_source(out.source.text, display)
+        out.result = translate_source(out.source.text, display, shared)
     except RecursionError as e:
         out.problem = internal_diagnostic(display, e)
     except Exception as e:  # noqa: BLE001 - a bug in one file must not stop the batch
@@ -253,6 +264,7 @@ def cmd_convert(args) -> int:
                          "send one to a file")
     out = Path(args.output) if args.output else None
     targets = _plan(args, inputs, out)
+    runtime_path = _runtime_path(args, inputs, out, targets)
     if args.json:
         check_report_path("--json", args.json, [i.path for i in inputs if i.path != "-"],
                           [t for t in targets if t is not None])
@@ -265,10 +277,11 @@ def cmd_convert(args) -> int:
         progress.clear()
         print(text, file=sys.stderr, flush=True)
 
-    records, pending = [], []
+    records, pending, runtime = [], [], []
     n_kernels = n_files = n_bad = n_problems = 0
     internal = False
-    for o in _outcomes(inputs, jobs, progress):
+    shared = RUNTIME_MODULE if runtime_path is not None else None
+    for o in _outcomes(inputs, jobs, progress, shared):
         diags = [o.problem] if o.problem else (o.result.diagnostics() if o.result else [])
         for d in diags:
             internal |= is_internal(d)
@@ -318,7 +331,19 @@ def cmd_convert(args) -> int:
             continue
         data = src.encode(result.output) if result.has_cutile else src.raw
         pending.append((target, data, o.display))
+        runtime += result.runtime
     progress.clear()
+    if runtime:
+        from . import emit
+        collected = emit.SharedRuntime(RUNTIME_MODULE)
+        collected.pieces = runtime
+        try:
+            text = emit.render_shared_runtime(collected, __version__)
+        except ValueError as e:  # two modules needed different helpers under one name
+            internal = True
+            say(f"{runtime_path}:0:0: T2T900 internal error: {e}")
+        else:
+            pending.append((runtime_path, text.encode("utf-8"), "--shared-runtime"))
 
     written, failed = _write_all(pending, say, verbose)
     if args.json:
@@ -350,14 +375,41 @@ def cmd_convert(args) -> int:
     return EXIT_OK
 
 
-def _outcomes(inputs, jobs: int, progress: Progress):
+def _runtime_path(args, inputs, out: Path | None, targets: list) -> Path | None:
+    """Where `--shared-runtime` writes its module (None without the option); refuses, before
+    anything is written, a batch where that name is the user's."""
+    if not args.shared_runtime:
+        return None
+    if out is None:
+        raise UsageError("--shared-runtime needs -o OUT: the helpers are written to OUT")
+    folder = out if out.is_dir() or out.suffix != ".py" else out.parent
+    path = folder / f"{RUNTIME_MODULE}.py"
+    for inp, t in zip(inputs, targets):
+        if Path(str(inp.path)).stem == RUNTIME_MODULE or (
+                t is not None and os.path.realpath(t) == os.path.realpath(path)):
+            raise UsageError(f"{inp.path} is named like the shared runtime module "
+                             f"{RUNTIME_MODULE}; nothing was written (rename it, or convert "
+                             "without --shared-runtime)")
+    if path.exists() or path.is_symlink():
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                first = f.readline()
+        except OSError:
+            first = ""
+        if not first.startswith(RUNTIME_HEADER):
+            raise UsageError(f"{path} exists and was not written by tile2triton; nothing was "
+                             "written (move it, or choose another output folder)")
+    return path
+
+
+def _outcomes(inputs, jobs: int, progress: Progress, shared: str | None = None):
     """Outcomes in input order, translated in `jobs` processes."""
     work = []
     for i, inp in enumerate(inputs):
         if inp.path == "-":
-            work.append((i, "-", "<stdin>", sys.stdin.buffer.read()))
+            work.append((i, "-", "<stdin>", sys.stdin.buffer.read(), shared))
         else:
-            work.append((i, inp.path, str(inp.path), None))
+            work.append((i, inp.path, str(inp.path), None, shared))
     if jobs <= 1 or len(work) <= 1:
         for job in work:
             o = translate_one(job)

@@ -535,7 +535,18 @@ def _spaced(stmt, blank: int = 2):
     return stmt.with_changes(leading_lines=tuple([cst.EmptyLine()] * blank + lines[n:]))
 
 
-def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
+class SharedRuntime:
+    """`convert --shared-runtime`: the helper statements a module needs are collected here
+    (with their usual spellings) instead of being written into the module, which imports them
+    from the module `name` (cli.py writes that module once for the whole batch)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.pieces: list = []  # (names it defines, source text) in the module's order
+
+
+def render_module(pm: ParsedModule, mc, units: dict, functions: list,
+                  shared: SharedRuntime | None = None) -> str:
     names = pm.names
     sources = {}  # device helper name -> source, in the order kernels first use them
     kernel_stmts, device_stmts, launchers = {}, {}, {}
@@ -591,7 +602,9 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
     # top-level names are respelled where the user's module spells them too (names.py).
     helper_code = list(sources.values()) + [
         render_host_helpers(any(p.kind == "array_list" for fn, _ in units.values()
-                                for p in fn.params), features)]
+                                for p in fn.params),
+                            # one `_by_target` serves every module of a shared runtime
+                            features | {"ByTarget"} if shared is not None else features)]
     helpers = []
     for code in helper_code:
         helpers += list(_helper_block(code)) if code.strip() else []
@@ -621,9 +634,20 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
         wanted |= source_identifiers(text)
     if runtime_table:
         wanted.add(_RUNTIME_TABLE)
+    referenced = set(wanted)  # by the module's own code (not only by other helpers)
     kept_helpers = _used_helpers(helpers, wanted)
     helpers = [s for s, _, _ in kept_helpers]
-    if mapping:
+    if shared is not None and helpers:
+        # the helpers live in the shared module; this one imports what it defines, under this
+        # module's spellings
+        shared.pieces += [(sorted(d), cst.Module([s]).code) for s, d, _ in kept_helpers]
+        defined = sorted(set().union(*(d for _, d, _ in kept_helpers)) & referenced)
+        shared_import = _import_from(shared.name, [
+            n if names[n] == n else f"{n} as {names[n]}" for n in defined])
+        helpers, kept_helpers = [], []
+    else:
+        shared_import = ""
+    if mapping and shared is None:
         helpers = [s.visit(Renamer(mapping)) for s in helpers]
     for stmts in linked.values():   # generated code like the device functions: not respelled
         helpers += stmts
@@ -638,6 +662,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
         if pm.imports.get(bound) != value]
     import_code = "".join(f"import {m}\n" for m in stdlib)
     import_code += ("\n" if stdlib and third else "") + "".join(f"{t}\n" for t in third)
+    if shared_import:  # a local module: its own group, after the third-party imports
+        import_code += ("\n" if import_code else "") + shared_import
     imports = _statements(import_code) if import_code else []
 
     # Imports go where the cuda.tile import was (else after the docstring and __future__
@@ -668,6 +694,38 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list) -> str:
             after[0] = _spaced(after[0])
         out = out[:last + 1] + helpers + after
     return with_header(new_module.with_changes(body=out).code, pm.source.path)
+
+
+def _import_from(module: str, items: list) -> str:
+    """`from module import a, b`, one item per line when that does not fit in 100 columns."""
+    flat = f"from {module} import {', '.join(items)}\n"
+    if len(flat) <= 101:
+        return flat
+    return f"from {module} import (\n" + "".join(f"    {i},\n" for i in items) + ")\n"
+
+
+def render_shared_runtime(shared: SharedRuntime, version: str) -> str:
+    """The shared helper module: each helper once, in the order modules first needed them."""
+    seen: dict = {}
+    body = []
+    for defined, code in shared.pieces:
+        key = tuple(defined) or ("", code)
+        if key in seen:
+            if seen[key] != code:  # two modules needed different texts under one name
+                raise ValueError(f"shared runtime: two definitions of {', '.join(defined)}")
+            continue
+        seen[key] = code
+        body.append(code.strip("\n"))
+    text = "\n\n\n".join(body)
+    used = source_identifiers(text) if text else set()
+    stdlib = [m for m in ("contextlib", "dataclasses", "functools", "time") if m in used]
+    imports = "".join(f"import {m}\n" for m in stdlib) + ("\n" if stdlib else "")
+    imports += "import torch\nimport triton\nimport triton.language as tl\n"
+    head = (f"# Helpers shared by the modules tile2triton {version} translated into this folder."
+            "\n")
+    doc = ('"""Device (@triton.jit) and host helpers of the translated modules next to this '
+           'one,\nwritten once (`tile2triton convert --shared-runtime`)."""\n')
+    return head + doc + imports + ("\n\n" + text + "\n" if text else "")
 
 
 def _is_future(node) -> bool:

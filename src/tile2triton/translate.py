@@ -36,6 +36,8 @@ class ModuleResult:
     output: Optional[str]  # None when any kernel failed
     kernels: list = field(default_factory=list)
     module_diagnostics: list = field(default_factory=list)
+    # with a shared runtime: (names, source) of the helper statements the module imports
+    runtime: list = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -122,7 +124,10 @@ def _python_refuses(pm: ParsedModule, text: str, path: str) -> Optional[Diagnost
     return None
 
 
-def translate_source(text: str, path: str = "<input>") -> ModuleResult:
+def translate_source(text: str, path: str = "<input>",
+                     shared_runtime: Optional[str] = None) -> ModuleResult:
+    """Translate one module. `shared_runtime`: the name of a module the output imports its
+    helpers from (see `ModuleResult.runtime`) instead of defining them itself."""
     try:
         pm = parse_source(text, path)
     except TranslationError as e:
@@ -179,8 +184,10 @@ def translate_source(text: str, path: str = "<input>") -> ModuleResult:
             pm.globals.update(saved_globals)
     if any(k.status == "failed" for k in result.kernels):
         return result
+    shared = emit.SharedRuntime(shared_runtime) if shared_runtime else None
     try:
-        result.output = emit.render_module(pm, mc, units, functions)
+        result.output = emit.render_module(pm, mc, units, functions, shared)
+        result.runtime = shared.pieces if shared is not None else []
     except emit.HostErrors as e:
         result.module_diagnostics.extend(err.diagnostic for err in e.errors)
     except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
