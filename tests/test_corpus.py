@@ -14,7 +14,10 @@ from tile2triton.verify.corpus import compare, config_id, discover, load_module,
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = discover(ROOT / "corpus")
-SEEDS = (0, 1)
+# One random draw per configuration here (seed 1): tests/check/test_check_corpus.py runs seed 0
+# of every configuration of every case again, the translation against the original on the
+# cuTile interpreter (docs/robustness.md, "CI time").
+SEEDS = (1,)
 
 
 def translate_case(case):

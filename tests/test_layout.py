@@ -11,6 +11,7 @@ import keyword
 import random
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import libcst as cst
@@ -21,10 +22,15 @@ from tile2triton.layout import Layout, lay_out
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def ruff_format(text: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "ruff", "format", "--line-length", "100", "-"],
-                         input=text, capture_output=True, text=True, check=True)
-    return out.stdout
+def ruff_format(*texts: str) -> list:
+    """`ruff format --line-length 100` of each text, in one ruff run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = [Path(tmp) / f"m{i}.py" for i in range(len(texts))]
+        for path, text in zip(paths, texts):
+            path.write_text(text)
+        subprocess.run([sys.executable, "-m", "ruff", "format", "-q", "--no-cache",
+                        "--line-length", "100", tmp], check=True)
+        return [path.read_text() for path in paths]
 
 
 class _Gen:
@@ -114,20 +120,19 @@ def _random_module(seed: int, n: int) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_random_statements_are_laid_out_as_ruff_would(seed):
-    source = _random_module(seed, 150)
-    module = cst.parse_module(source)
-    laid = module.visit(Layout()).code
-    assert ast.dump(ast.parse(laid)) == ast.dump(ast.parse(source)), "layout changed meaning"
-    long_before = sum(len(line) > 100 for line in source.splitlines())
-    assert long_before > 20, "the generator must produce lines that need breaking"
-    formatted = ruff_format(laid)
-    if formatted != laid:
-        import difflib
-        diff = "\n".join(difflib.unified_diff(laid.splitlines(), formatted.splitlines(),
-                                              "layout", "ruff", lineterm="", n=2))
-        pytest.fail(f"ruff would change the engine's layout:\n{diff[:6000]}")
+def test_random_statements_are_laid_out_as_ruff_would():
+    sources = [_random_module(seed, 100) for seed in (1, 2, 3)]
+    laid = [cst.parse_module(source).visit(Layout()).code for source in sources]
+    for source, text in zip(sources, laid):
+        assert ast.dump(ast.parse(text)) == ast.dump(ast.parse(source)), "layout changed meaning"
+        long_before = sum(len(line) > 100 for line in source.splitlines())
+        assert long_before > 20, "the generator must produce lines that need breaking"
+    for text, formatted in zip(laid, ruff_format(*laid)):
+        if formatted != text:
+            import difflib
+            diff = "\n".join(difflib.unified_diff(text.splitlines(), formatted.splitlines(),
+                                                  "layout", "ruff", lineterm="", n=2))
+            pytest.fail(f"ruff would change the engine's layout:\n{diff[:6000]}")
 
 
 def test_ruff_formatted_code_is_left_as_it_is():
@@ -135,12 +140,11 @@ def test_ruff_formatted_code_is_left_as_it_is():
     otherwise undo a formatter's work in the kernels it translates)."""
     sources = [p.read_text() for p in sorted(ROOT.glob("corpus/*/kernel.py"))]
     assert len(sources) > 30
-    for text in sources:
-        formatted = ruff_format(text)
+    for formatted in ruff_format(*sources):
         assert cst.parse_module(formatted).visit(Layout()).code == formatted
 
 
-@pytest.mark.parametrize("source,expected", [
+EXAMPLES = [
     # a Triton load too long for a line: its arguments on one indented line
     ("x = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, "
      "mask=mask_x, other=0.0)",
@@ -159,9 +163,13 @@ def test_ruff_formatted_code_is_left_as_it_is():
     ("x = f(a,  # why\n      b)", "x = f(a,  # why\n      b)"),
     # `**` hugs simple operands; numbers in lower case; double quotes
     ("y = x ** 2 + 1E5 + 0XFF + 'a'", 'y = x**2 + 1e5 + 0xFF + "a"'),
-])
-def test_examples(source, expected):
-    out = lay_out(cst.parse_module(source + "\n")).code
-    assert out == expected + "\n"
-    if "#" not in source:  # (generated code has no comments inside expressions)
-        assert ruff_format(out) == out
+]
+
+
+def test_examples():
+    outs = [lay_out(cst.parse_module(source + "\n")).code for source, _ in EXAMPLES]
+    for (source, expected), out in zip(EXAMPLES, outs):
+        assert out == expected + "\n"
+    # and ruff agrees (generated code has no comments inside expressions)
+    checked = [out for (source, _), out in zip(EXAMPLES, outs) if "#" not in source]
+    assert ruff_format(*checked) == checked

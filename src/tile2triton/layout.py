@@ -367,8 +367,6 @@ def _slice(s: cst.Slice):
 
 def expr(node):
     """The document of an expression (its own parentheses included)."""
-    if _has_comment(node):
-        raise Unsupported("comment inside an expression")
     if not node.lpar:
         return _bare(node)
     inner = _inside(lambda: _bare(node))
@@ -497,6 +495,8 @@ def _bare_tuple_pieces(node) -> list:
 
 
 def _has_comment(node) -> bool:
+    if "#" not in _code(node):  # cheap: most statements hold no `#` at all
+        return False
     stack = [node]
     while stack:
         n = stack.pop()
@@ -688,6 +688,8 @@ def layout_simple(stmt: cst.SimpleStatementLine, column: int) -> cst.SimpleState
         return stmt  # several statements on a line, or a docstring
     comment = stmt.trailing_whitespace.comment
     suffix = "  " + comment.value if comment is not None else ""
+    if _has_comment(stmt.body[0]):  # a comment inside the statement: kept as written
+        return stmt
     try:
         text = _best(_small(stmt.body[0]), WIDTH - column, suffix)
     except (Unsupported, KeyError):
@@ -702,6 +704,8 @@ def _header(node, column: int, elif_: bool = False):
     comment = node.body.header.comment if isinstance(node.body, cst.IndentedBlock) else None
     suffix = ":" + ("  " + comment.value if comment is not None else "")
     _FLUENT[0] = False
+    if _has_comment(node.test):
+        return node
     try:
         text = _best([[f"{keyword} ", c] for c in rhs_choices(node.test)], WIDTH - column,
                      suffix)
@@ -779,7 +783,8 @@ class Layout(cst.CSTTransformer):
         comment = updated.body.header.comment if isinstance(updated.body, cst.IndentedBlock) \
             else None
         suffix = ":" + ("  " + comment.value if comment is not None else "")
-        if updated.asynchronous is not None:
+        if updated.asynchronous is not None or _has_comment(updated.target) or \
+                _has_comment(updated.iter):
             return updated
         _FLUENT[0] = False
         try:

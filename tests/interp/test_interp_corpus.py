@@ -17,7 +17,9 @@ from tile2triton.verify.corpus import compare, run_case_config
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"
 
-SEEDS = (0, 1)
+# seed 1 only: seed 0 of every configuration runs on this interpreter again in
+# tests/check/test_check_corpus.py (as the original the translation is compared with)
+SEEDS = (1,)
 
 
 def _load_case(case_dir):
