@@ -136,7 +136,8 @@ def translate_one(job) -> Outcome:
         out.problem = problem_diagnostic(p)
         return out
     try:
-        out.result = translate_source(out.source.text, display, shared)
+        out.result = translate_source(out.source.text, display, shared) if shared else \
+            translate_source(out.source.text, display)
     except RecursionError as e:
         out.problem = internal_diagnostic(display, e)
     except Exception as e:  # noqa: BLE001 - a bug in one file must not stop the batch
