@@ -42,10 +42,11 @@ def test_header_names_the_source_and_the_version():
 
 def test_only_the_helpers_the_module_uses():
     plain = _top_level(_translate(KERNEL))
-    assert {"_load_tile_1d", "_store_tile_1d", "_check_ndim", "_grid"} <= plain
-    # no ct.ByTarget, no tuning, no 2-D tiles, no run-time kernel choice: none of their helpers
-    for unused in ("_ByTarget", "_exhaustive_search", "_load_tile_2d", "_launch", "_LAUNCHERS",
-                   "time", "functools", "dataclasses"):
+    assert {"_as_tensor", "_check_ndim", "_grid", "_on_stream"} <= plain
+    # no ct.ByTarget, no tuning, no gathers or atomics, no run-time kernel choice: none of
+    # their helpers
+    for unused in ("_ByTarget", "_exhaustive_search", "_gather_1d", "_atomic_add_1d", "_launch",
+                   "_LAUNCHERS", "time", "functools", "dataclasses"):
         assert unused not in plain, unused
     with_target = _top_level(_translate(KERNEL.replace(
         "@ct.kernel\n", "@ct.kernel(num_ctas=ct.ByTarget(sm_90=2, default=1))\n")))
@@ -54,7 +55,11 @@ def test_only_the_helpers_the_module_uses():
     scalar_only = _top_level(_translate(
         "import cuda.tile as ct\n\n\n@ct.kernel\ndef k(n: ct.Constant[int]):\n"
         "    i = ct.bid(0)\n"))
-    assert "_check_ndim" not in scalar_only and "_load_tile_1d" not in scalar_only
+    assert "_check_ndim" not in scalar_only and "_as_tensor" not in scalar_only
+    # a device helper appears with the construct that needs it
+    gather = _top_level(_translate(KERNEL.replace(
+        "t = ct.load(x, ct.bid(0), (T,))", "t = ct.gather(x, ct.arange(T, dtype=ct.int32))")))
+    assert "_gather_1d" in gather, sorted(gather)
 
 
 def test_user_text_that_looks_like_cutile_or_generated_code_is_kept_verbatim():
