@@ -50,8 +50,8 @@ def k(x, TM: ct.Constant[int]):
     a = ct.load(x, (0,), (TM,))
     ct.printf("a = %f, block %d\\n", a, ct.bid(0))
     ct.printf("bits %08x\\n", a.astype(ct.int32))
-""", expect=["tl.device_print('a = , block', a, tl.program_id(0))",
-             "tl.device_print('bits', a.to(tl.int32), hex=True)"]),
+""", expect=['tl.device_print("a = , block", a, tl.program_id(0))',
+             'tl.device_print("bits", a.to(tl.int32), hex=True)']),
         Example("""
 @ct.kernel
 def k(x, TM: ct.Constant[int]):
@@ -92,8 +92,8 @@ def k(x, TM: ct.Constant[int]):
     a = ct.load(x, (0,), (TM,))
     ct.print(f"tile {TM=} sum={ct.sum(a)}")
     ct.print("max", ct.max(a), sep=": ")
-""", expect=["tl.device_print('tile TM= sum=', TM, _sum(a, None, False))",
-             "tl.device_print('max', tl.max(a))"])]
+""", expect=['tl.device_print("tile TM= sum=", TM, _sum(a, None, False))',
+             'tl.device_print("max", tl.max(a))'])]
 
     def lower(self, call, cx):
         sep = call.val("sep")
@@ -143,16 +143,16 @@ def k(x, TM: ct.Constant[int]):
     a = ct.load(x, (0,), (TM,))
     ct.assert_(a >= 0, "negative input")
     ct.assert_(ct.bid(0) < 100)
-""", expect=["@triton.jit(debug=True)", "tl.device_assert(a >= 0, 'negative input')",
-             "tl.device_assert(tl.program_id(0) < 100, '')"]),
+""", expect=["@triton.jit(debug=True)", 'tl.device_assert(a >= 0, "negative input")',
+             'tl.device_assert(tl.program_id(0) < 100, "")']),
         Example("""
 @ct.kernel
 def k(x, TM: ct.Constant[int]):
     a = ct.load(x, (0,), (TM,))
     assert ct.bid(0) < 100, "too many blocks"
     print("a =", a)
-""", expect=["@triton.jit(debug=True)", "tl.device_assert(tl.program_id(0) < 100, "
-             "'too many blocks')", "tl.device_print('a =', a)"]),
+""", expect=["@triton.jit(debug=True)", 'tl.device_assert(tl.program_id(0) < 100, '
+             '"too many blocks")', 'tl.device_print("a =", a)']),
         Example("""
 @ct.kernel
 def k(x, TM: ct.Constant[int], msg):
@@ -194,8 +194,8 @@ def k(x, TM: ct.Constant[int]):
     a = ct.load(x, (0,), (TM,))
     ct.static_assert(a.dtype == x.dtype, f"bad dtype {a}")
     ct.store(x, (0,), a)
-""", expect=["tl.static_assert(TM % 16 == 0, 'TM must be a multiple of 16')",
-             "tl.static_assert(a.dtype == x_ptr.dtype.element_ty, 'bad dtype {a}')"]),
+""", expect=['tl.static_assert(TM % 16 == 0, "TM must be a multiple of 16")',
+             'tl.static_assert(a.dtype == x_ptr.dtype.element_ty, "bad dtype {a}")']),
         Example("""
 @ct.kernel
 def k(x, TM: ct.Constant[int]):

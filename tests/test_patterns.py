@@ -7,6 +7,7 @@ T2T_REGEN=1 rewrites the snapshots from the current translator; review the diff.
 """
 import ast
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,10 @@ def translated_functions(output: str) -> str:
     return "\n\n\n".join(keep) + "\n"
 
 
+def _flat(text: str) -> str:
+    return re.sub(r",([)\]}])", r"\1", re.sub(r"\s+", "", text))
+
+
 def _check_snapshot(name: str, text: str):
     path = SNAPSHOTS / (name.replace("[", ".").replace("]", "") + ".snap")
     if os.environ.get("T2T_REGEN"):
@@ -63,10 +68,13 @@ def test_pattern_example(pattern, example, name):
         return
     assert result.ok, "\n".join(d.format() for d in result.diagnostics())
     pos = 0
+    # the output is laid out like ruff would (layout.py): pieces are matched whatever the line
+    # breaks, indentation and trailing commas around them
+    flat = _flat(result.output)
     for piece in example.expect:
-        found = result.output.find(piece, pos)
+        found = flat.find(_flat(piece), pos)
         assert found >= 0, f"missing (in order) {piece!r} in:\n{result.output}"
-        pos = found + len(piece)
+        pos = found + len(_flat(piece))
     compile(result.output, "example_triton.py", "exec")  # the output is valid Python
     _check_snapshot(name, translated_functions(result.output))
 

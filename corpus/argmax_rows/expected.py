@@ -21,7 +21,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -40,8 +42,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -63,7 +67,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -108,7 +113,11 @@ def argmax_rows_kernel(
     else:
         offs_x0 = pid * TM + tl.arange(0, TM)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    first = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=float("-inf"))
+    first = tl.load(
+        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+        mask=mask_x,
+        other=float("-inf"),
+    )
     best_val = tl.max(first, axis=1, keep_dims=True)  # (TM, 1)
     best_idx = tl.argmax(first, axis=1, keep_dims=True, tie_break_left=True)  # (TM, 1), int32
     for j in range(1, tl.cdiv(x_shape1, TN)):
@@ -119,7 +128,11 @@ def argmax_rows_kernel(
             offs_x0_2 = pid * TM + tl.arange(0, TM)
             offs_x1_2 = j * TN + tl.arange(0, TN)
         mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
-        t = tl.load(x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1, mask=mask_x_2, other=float("-inf"))
+        t = tl.load(
+            x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1,
+            mask=mask_x_2,
+            other=float("-inf"),
+        )
         val = tl.max(t, axis=1, keep_dims=True)
         idx = tl.argmax(t, axis=1, keep_dims=True, tie_break_left=True) + j * TN
         better = val > best_val
@@ -130,7 +143,11 @@ def argmax_rows_kernel(
     else:
         offs_out0 = pid * TM + tl.arange(0, TM)
     mask_out = offs_out0 < out_shape0
-    tl.store(out_ptr + offs_out0 * out_stride0, tl.reshape(best_idx, (TM,)).to(out_ptr.dtype.element_ty), mask=mask_out)
+    tl.store(
+        out_ptr + offs_out0 * out_stride0,
+        tl.reshape(best_idx, (TM,)).to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
 
 
 def launch_argmax_rows_kernel(stream, grid, x, out, TM, TN, *, hints=None):
@@ -138,7 +155,8 @@ def launch_argmax_rows_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, out = _as_tensor(x), _as_tensor(out)
+    x = _as_tensor(x)
+    out = _as_tensor(out)
     _check_ndim("argmax_rows_kernel", "x", x, 2)
     _check_ndim("argmax_rows_kernel", "out", out, 1)
     tile_elems = max(TM * TN, TM)
@@ -148,14 +166,19 @@ def launch_argmax_rows_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         argmax_rows_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             TM,
             TN,
             x_div=_multiples(x),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

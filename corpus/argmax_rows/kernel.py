@@ -14,8 +14,8 @@ def argmax_rows_kernel(x, out, TM: ConstInt, TN: ConstInt):
     """
     pid = ct.bid(0)
     first = ct.load(x, (pid, 0), (TM, TN), padding_mode=ct.PaddingMode.NEG_INF)
-    best_val = ct.max(first, axis=1, keepdims=True)        # (TM, 1)
-    best_idx = ct.argmax(first, axis=1, keepdims=True)     # (TM, 1), int32
+    best_val = ct.max(first, axis=1, keepdims=True)  # (TM, 1)
+    best_idx = ct.argmax(first, axis=1, keepdims=True)  # (TM, 1), int32
     for j in range(1, ct.num_tiles(x, 1, (TM, TN))):
         t = ct.load(x, (pid, j), (TM, TN), padding_mode=ct.PaddingMode.NEG_INF)
         val = ct.max(t, axis=1, keepdims=True)

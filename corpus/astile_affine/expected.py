@@ -1,6 +1,7 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """Per-column affine map with coefficients written inline as tiles (ct.astile), one of them
 depending on the block index at run time."""
+
 import contextlib
 
 import torch
@@ -35,7 +36,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -54,8 +57,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -77,7 +82,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -120,7 +126,9 @@ def affine4(
     else:
         offs_x0 = pid * TM + tl.arange(0, TM)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
+    t = tl.load(
+        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
+    )
     scale = tl.reshape(_astile_4(0.5, -1.25, 2.0, 0.75, tl.float32), (1, 4))  # shape (1, 4)
     # 2x2, reshaped to one row below
     shift = tl.reshape(_astile_4(pid * 0.5, 1.0, -2.0, 0.25, tl.float32), (2, 2))
@@ -133,7 +141,11 @@ def affine4(
     else:
         offs_out0 = pid * TM + tl.arange(0, TM)
     mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, y.to(out_ptr.dtype.element_ty), mask=mask_out)
+    tl.store(
+        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        y.to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
 
 
 def launch_affine4(stream, grid, x, out, TM, *, hints=None):
@@ -141,7 +153,8 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, out = _as_tensor(x), _as_tensor(out)
+    x = _as_tensor(x)
+    out = _as_tensor(out)
     _check_ndim("affine4", "x", x, 2)
     _check_ndim("affine4", "out", out, 2)
     tile_elems = max(TM * 4, 4, 2 * 2)
@@ -151,13 +164,18 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         affine4[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             TM,
             x_div=_multiples(x),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

@@ -1,5 +1,6 @@
 """Per-column affine map with coefficients written inline as tiles (ct.astile), one of them
 depending on the block index at run time."""
+
 import cuda.tile as ct
 
 TM = 64

@@ -9,9 +9,24 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+def _load_tile_3d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    stride0,
+    stride1,
+    stride2,
+    index0,
+    index1,
+    index2,
+    BLOCK0: tl.constexpr,
+    BLOCK1: tl.constexpr,
+    BLOCK2: tl.constexpr,
+    USE_INT64: tl.constexpr,
+    PADDING: tl.constexpr = None,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -22,9 +37,20 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
         offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
         offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
         offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
-    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    ptrs = (
+        ptr
+        + offs0[:, None, None] * stride0
+        + offs1[None, :, None] * stride1
+        + offs2[None, None, :] * stride2
+    )
     if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
+        return tl.load(
+            ptrs,
+            mask=(offs0[:, None, None] < shape0)
+            & (offs1[None, :, None] < shape1)
+            & (offs2[None, None, :] < shape2),
+            other=PADDING,
+        )
     else:
         return tl.load(ptrs)
 
@@ -45,8 +71,9 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
         xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
-                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        keep_x = (tl.arange(0, M * RM) % RM == 0)[:, None] & (tl.arange(0, K * RK) % RK == 0)[
+            None, :
+        ]
         xs = tl.where(keep_x, xs, tl.zeros_like(xs))
         ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
@@ -56,8 +83,21 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
 
 
 @triton.jit
-def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+def _store_tile_3d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    stride0,
+    stride1,
+    stride2,
+    index0,
+    index1,
+    index2,
+    tile,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -68,10 +108,21 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
         offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
         offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
         offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
-    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    ptrs = (
+        ptr
+        + offs0[:, None, None] * stride0
+        + offs1[None, :, None] * stride1
+        + offs2[None, None, :] * stride2
+    )
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2))
+        tl.store(
+            ptrs,
+            value,
+            mask=(offs0[:, None, None] < shape0)
+            & (offs1[None, :, None] < shape1)
+            & (offs2[None, None, :] < shape2),
+        )
     else:
         tl.store(ptrs, value)
 
@@ -91,7 +142,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -110,8 +163,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -133,7 +188,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -211,7 +267,26 @@ def flash_attn_fwd_kernel(
     bh = tl.program_id(1)
     seq_len = q_shape1
 
-    qt = tl.reshape(_load_tile_3d(q_ptr, q_shape0, q_shape1, q_shape2, q_stride0, q_stride1, q_stride2, bh, qi, 0, 1, TQ, D, USE_INT64, PADDING=0.0), (TQ, D))
+    qt = tl.reshape(
+        _load_tile_3d(
+            q_ptr,
+            q_shape0,
+            q_shape1,
+            q_shape2,
+            q_stride0,
+            q_stride1,
+            q_stride2,
+            bh,
+            qi,
+            0,
+            1,
+            TQ,
+            D,
+            USE_INT64,
+            PADDING=0.0,
+        ),
+        (TQ, D),
+    )
     q_pos = qi * TQ + tl.arange(0, TQ)
 
     m_i = tl.full((TQ, 1), float("-inf"), tl.float32)
@@ -224,8 +299,46 @@ def flash_attn_fwd_kernel(
         num_kv = tl.minimum(num_kv, tl.cdiv((qi + 1) * TQ, TK))
 
     for j in range(num_kv):
-        kt = tl.reshape(_load_tile_3d(k_ptr, k_shape0, k_shape1, k_shape2, k_stride0, k_stride1, k_stride2, bh, j, 0, 1, TK, D, USE_INT64, PADDING=0.0), (TK, D))
-        vt = tl.reshape(_load_tile_3d(v_ptr, v_shape0, v_shape1, v_shape2, v_stride0, v_stride1, v_stride2, bh, j, 0, 1, TK, D, USE_INT64, PADDING=0.0), (TK, D))
+        kt = tl.reshape(
+            _load_tile_3d(
+                k_ptr,
+                k_shape0,
+                k_shape1,
+                k_shape2,
+                k_stride0,
+                k_stride1,
+                k_stride2,
+                bh,
+                j,
+                0,
+                1,
+                TK,
+                D,
+                USE_INT64,
+                PADDING=0.0,
+            ),
+            (TK, D),
+        )
+        vt = tl.reshape(
+            _load_tile_3d(
+                v_ptr,
+                v_shape0,
+                v_shape1,
+                v_shape2,
+                v_stride0,
+                v_stride1,
+                v_stride2,
+                bh,
+                j,
+                0,
+                1,
+                TK,
+                D,
+                USE_INT64,
+                PADDING=0.0,
+            ),
+            (TK, D),
+        )
 
         s = _dot_any_size(qt, tl.trans(kt), tl.zeros((TQ, TK), dtype=tl.float32), "ieee") * sm_scale
         k_pos = j * TK + tl.arange(0, TK)
@@ -242,15 +355,33 @@ def flash_attn_fwd_kernel(
         m_i = m_new
 
     o = tl.reshape(acc / l_i, (1, TQ, D))
-    _store_tile_3d(out_ptr, out_shape0, out_shape1, out_shape2, out_stride0, out_stride1, out_stride2, bh, qi, 0, o.to(out_ptr.dtype.element_ty), USE_INT64)
+    _store_tile_3d(
+        out_ptr,
+        out_shape0,
+        out_shape1,
+        out_shape2,
+        out_stride0,
+        out_stride1,
+        out_stride2,
+        bh,
+        qi,
+        0,
+        o.to(out_ptr.dtype.element_ty),
+        USE_INT64,
+    )
 
 
-def launch_flash_attn_fwd_kernel(stream, grid, q, k, v, out, sm_scale, TQ, TK, D, CAUSAL, *, hints=None):
+def launch_flash_attn_fwd_kernel(
+    stream, grid, q, k, v, out, sm_scale, TQ, TK, D, CAUSAL, *, hints=None
+):
     """Run `flash_attn_fwd_kernel` like `ct.launch(stream, grid, flash_attn_fwd_kernel, (q, k, v, out, sm_scale, TQ, TK, D, CAUSAL))`.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    q, k, v, out = _as_tensor(q), _as_tensor(k), _as_tensor(v), _as_tensor(out)
+    q = _as_tensor(q)
+    k = _as_tensor(k)
+    v = _as_tensor(v)
+    out = _as_tensor(out)
     _check_ndim("flash_attn_fwd_kernel", "q", q, 3)
     _check_ndim("flash_attn_fwd_kernel", "k", k, 3)
     _check_ndim("flash_attn_fwd_kernel", "v", v, 3)
@@ -262,10 +393,18 @@ def launch_flash_attn_fwd_kernel(stream, grid, q, k, v, out, sm_scale, TQ, TK, D
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     with _on_stream(stream):
         flash_attn_fwd_kernel[_grid(grid)](
-            q, *q.shape, *q.stride(),
-            k, *k.shape, *k.stride(),
-            v, *v.shape, *v.stride(),
-            out, *out.shape, *out.stride(),
+            q,
+            *q.shape,
+            *q.stride(),
+            k,
+            *k.shape,
+            *k.stride(),
+            v,
+            *v.shape,
+            *v.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             sm_scale,
             TQ,
             TK,
@@ -276,7 +415,8 @@ def launch_flash_attn_fwd_kernel(stream, grid, q, k, v, out, sm_scale, TQ, TK, D
             v_div=_multiples(v),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(q, k, v, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

@@ -9,8 +9,9 @@ NEG_INF = float("-inf")
 
 
 @ct.kernel
-def flash_attn_fwd_kernel(q, k, v, out, sm_scale,
-                          TQ: ConstInt, TK: ConstInt, D: ConstInt, CAUSAL: ConstBool):
+def flash_attn_fwd_kernel(
+    q, k, v, out, sm_scale, TQ: ConstInt, TK: ConstInt, D: ConstInt, CAUSAL: ConstBool
+):
     """Flash-attention forward (online softmax) for q, k, v, out of shape (B*H, S, D).
 
     Block (qi, bh) computes TQ query rows of one (batch, head). It streams over the keys
@@ -40,13 +41,13 @@ def flash_attn_fwd_kernel(q, k, v, out, sm_scale,
 
         s = ct.mma(qt, ct.transpose(kt), ct.zeros((TQ, TK), dtype=ct.float32)) * sm_scale
         k_pos = j * TK + ct.arange(TK, dtype=ct.int32)
-        valid = k_pos[None, :] < seq_len                    # (1, TK)
+        valid = k_pos[None, :] < seq_len  # (1, TK)
         if CAUSAL:
-            valid = valid & (k_pos[None, :] <= q_pos[:, None])   # (TQ, TK)
+            valid = valid & (k_pos[None, :] <= q_pos[:, None])  # (TQ, TK)
         s = ct.where(valid, s, NEG_INF)
 
         m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
-        alpha = ct.exp(m_i - m_new)          # rescales what was accumulated so far
+        alpha = ct.exp(m_i - m_new)  # rescales what was accumulated so far
         p = ct.exp(s - m_new)
         l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
         acc = ct.mma(p.astype(vt.dtype), vt, acc * alpha)
@@ -61,5 +62,6 @@ def launch(stream, q, k, v, out, causal):
     tq, tk = 32, 16
     sm_scale = 1.0 / math.sqrt(head_dim)
     grid = (ct.cdiv(seq_len, tq), bh, 1)
-    ct.launch(stream, grid, flash_attn_fwd_kernel,
-              (q, k, v, out, sm_scale, tq, tk, head_dim, causal))
+    ct.launch(
+        stream, grid, flash_attn_fwd_kernel, (q, k, v, out, sm_scale, tq, tk, head_dim, causal)
+    )

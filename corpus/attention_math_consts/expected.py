@@ -2,6 +2,7 @@
 """Attention forward with the softmax computed in base 2, as cuTile's own attention sample is
 written: module constants computed with `math` (1 / ln 2), `-math.inf` for masked scores, the
 padding mode held in a local alias. q, k, v, out are (batch * heads, seq, head_dim)."""
+
 import math
 
 import contextlib
@@ -12,9 +13,24 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+def _load_tile_3d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    stride0,
+    stride1,
+    stride2,
+    index0,
+    index1,
+    index2,
+    BLOCK0: tl.constexpr,
+    BLOCK1: tl.constexpr,
+    BLOCK2: tl.constexpr,
+    USE_INT64: tl.constexpr,
+    PADDING: tl.constexpr = None,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -25,9 +41,20 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
         offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
         offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
         offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
-    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    ptrs = (
+        ptr
+        + offs0[:, None, None] * stride0
+        + offs1[None, :, None] * stride1
+        + offs2[None, None, :] * stride2
+    )
     if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
+        return tl.load(
+            ptrs,
+            mask=(offs0[:, None, None] < shape0)
+            & (offs1[None, :, None] < shape1)
+            & (offs2[None, None, :] < shape2),
+            other=PADDING,
+        )
     else:
         return tl.load(ptrs)
 
@@ -48,8 +75,9 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
         xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
-                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        keep_x = (tl.arange(0, M * RM) % RM == 0)[:, None] & (tl.arange(0, K * RK) % RK == 0)[
+            None, :
+        ]
         xs = tl.where(keep_x, xs, tl.zeros_like(xs))
         ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
@@ -79,8 +107,21 @@ def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
 
 
 @triton.jit
-def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+def _store_tile_3d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    stride0,
+    stride1,
+    stride2,
+    index0,
+    index1,
+    index2,
+    tile,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -91,10 +132,21 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
         offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
         offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
         offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
-    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    ptrs = (
+        ptr
+        + offs0[:, None, None] * stride0
+        + offs1[None, :, None] * stride1
+        + offs2[None, None, :] * stride2
+    )
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2))
+        tl.store(
+            ptrs,
+            value,
+            mask=(offs0[:, None, None] < shape0)
+            & (offs1[None, :, None] < shape1)
+            & (offs2[None, None, :] < shape2),
+        )
     else:
         tl.store(ptrs, value)
 
@@ -114,7 +166,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -133,8 +187,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -156,7 +212,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -166,7 +223,7 @@ def _on_stream(stream):
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
 
 
-LOG2_E = 1.0 / math.log(2)      # exp(x) == exp2(x * LOG2_E)
+LOG2_E = 1.0 / math.log(2)  # exp(x) == exp2(x * LOG2_E)
 MASKED = -math.inf
 
 
@@ -228,14 +285,65 @@ def attention_exp2_kernel(
     n_keys = K_shape1
     scale2 = scale * 1.4426950408889634  # folded into the scores once, so the loop uses exp2 only
 
-    q = tl.reshape(_load_tile_3d(Q_ptr, Q_shape0, Q_shape1, Q_shape2, Q_stride0, Q_stride1, Q_stride2, head, qb, 0, 1, BQ, HD, USE_INT64, PADDING=0.0), (BQ, HD))
+    q = tl.reshape(
+        _load_tile_3d(
+            Q_ptr,
+            Q_shape0,
+            Q_shape1,
+            Q_shape2,
+            Q_stride0,
+            Q_stride1,
+            Q_stride2,
+            head,
+            qb,
+            0,
+            1,
+            BQ,
+            HD,
+            USE_INT64,
+            PADDING=0.0,
+        ),
+        (BQ, HD),
+    )
     row_max = tl.full((BQ, 1), float("-inf"), tl.float32)
     row_sum = tl.full((BQ, 1), 0.0, tl.float32)
     acc = tl.full((BQ, HD), 0.0, tl.float32)
 
     for kb in range(tl.cdiv(n_keys, BK)):
-        k = _load_tile_3d(K_ptr, K_shape0, K_shape1, K_shape2, K_stride0, K_stride1, K_stride2, head, kb, 0, 1, BK, HD, USE_INT64, PADDING=0.0)
-        v = _load_tile_3d(V_ptr, V_shape0, V_shape1, V_shape2, V_stride0, V_stride1, V_stride2, head, kb, 0, 1, BK, HD, USE_INT64, PADDING=0.0)
+        k = _load_tile_3d(
+            K_ptr,
+            K_shape0,
+            K_shape1,
+            K_shape2,
+            K_stride0,
+            K_stride1,
+            K_stride2,
+            head,
+            kb,
+            0,
+            1,
+            BK,
+            HD,
+            USE_INT64,
+            PADDING=0.0,
+        )
+        v = _load_tile_3d(
+            V_ptr,
+            V_shape0,
+            V_shape1,
+            V_shape2,
+            V_stride0,
+            V_stride1,
+            V_stride2,
+            head,
+            kb,
+            0,
+            1,
+            BK,
+            HD,
+            USE_INT64,
+            PADDING=0.0,
+        )
         k = tl.reshape(k, (BK, HD))
         v = tl.reshape(v, (BK, HD))
         s = _dot_any_size(q, tl.trans(k), tl.full((BQ, BK), 0.0, tl.float32), "ieee") * scale2
@@ -249,7 +357,20 @@ def attention_exp2_kernel(
         row_max = new_max
 
     out = tl.reshape(acc / row_sum, (1, BQ, HD)).to(O_ptr.dtype.element_ty)
-    _store_tile_3d(O_ptr, O_shape0, O_shape1, O_shape2, O_stride0, O_stride1, O_stride2, head, qb, 0, out, USE_INT64)
+    _store_tile_3d(
+        O_ptr,
+        O_shape0,
+        O_shape1,
+        O_shape2,
+        O_stride0,
+        O_stride1,
+        O_stride2,
+        head,
+        qb,
+        0,
+        out,
+        USE_INT64,
+    )
 
 
 def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *, hints=None):
@@ -257,7 +378,10 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    Q, K, V, O = _as_tensor(Q), _as_tensor(K), _as_tensor(V), _as_tensor(O)
+    Q = _as_tensor(Q)
+    K = _as_tensor(K)
+    V = _as_tensor(V)
+    O = _as_tensor(O)
     _check_ndim("attention_exp2_kernel", "Q", Q, 3)
     _check_ndim("attention_exp2_kernel", "K", K, 3)
     _check_ndim("attention_exp2_kernel", "V", V, 3)
@@ -269,10 +393,18 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     with _on_stream(stream):
         attention_exp2_kernel[_grid(grid)](
-            Q, *Q.shape, *Q.stride(),
-            K, *K.shape, *K.stride(),
-            V, *V.shape, *V.stride(),
-            O, *O.shape, *O.stride(),
+            Q,
+            *Q.shape,
+            *Q.stride(),
+            K,
+            *K.shape,
+            *K.stride(),
+            V,
+            *V.shape,
+            *V.stride(),
+            O,
+            *O.shape,
+            *O.stride(),
             scale,
             BQ,
             BK,
@@ -282,7 +414,8 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
             V_div=_multiples(V),
             O_div=_multiples(O),
             USE_INT64=_needs_int64(Q, K, V, O),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -291,4 +424,6 @@ def launch(stream, q, k, v, out):
     heads, seq_q, head_dim = q.shape
     bq, bk = 32, 32
     scale = 1.0 / math.sqrt(head_dim)
-    launch_attention_exp2_kernel(stream, (triton.cdiv(seq_q, bq), heads, 1), q, k, v, out, scale, bq, bk, head_dim)
+    launch_attention_exp2_kernel(
+        stream, (triton.cdiv(seq_q, bq), heads, 1), q, k, v, out, scale, bq, bk, head_dim
+    )

@@ -1,11 +1,12 @@
 """Attention forward with the softmax computed in base 2, as cuTile's own attention sample is
 written: module constants computed with `math` (1 / ln 2), `-math.inf` for masked scores, the
 padding mode held in a local alias. q, k, v, out are (batch * heads, seq, head_dim)."""
+
 import math
 
 import cuda.tile as ct
 
-LOG2_E = 1.0 / math.log(2)      # exp(x) == exp2(x * LOG2_E)
+LOG2_E = 1.0 / math.log(2)  # exp(x) == exp2(x * LOG2_E)
 MASKED = -math.inf
 
 ConstInt = ct.Constant[int]
@@ -17,7 +18,7 @@ def attention_exp2_kernel(Q, K, V, O, scale, BQ: ConstInt, BK: ConstInt, HD: Con
     head = ct.bid(1)
     pad = ct.PaddingMode.ZERO
     n_keys = K.shape[1]
-    scale2 = scale * LOG2_E     # folded into the scores once, so the loop uses exp2 only
+    scale2 = scale * LOG2_E  # folded into the scores once, so the loop uses exp2 only
 
     q = ct.load(Q, index=(head, qb, 0), shape=(1, BQ, HD), padding_mode=pad).reshape((BQ, HD))
     row_max = ct.full((BQ, 1), MASKED, dtype=ct.float32)
@@ -47,5 +48,9 @@ def launch(stream, q, k, v, out):
     heads, seq_q, head_dim = q.shape
     bq, bk = 32, 32
     scale = 1.0 / math.sqrt(head_dim)
-    ct.launch(stream, (ct.cdiv(seq_q, bq), heads, 1), attention_exp2_kernel,
-              (q, k, v, out, scale, bq, bk, head_dim))
+    ct.launch(
+        stream,
+        (ct.cdiv(seq_q, bq), heads, 1),
+        attention_exp2_kernel,
+        (q, k, v, out, scale, bq, bk, head_dim),
+    )

@@ -7,9 +7,24 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+def _load_tile_3d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    stride0,
+    stride1,
+    stride2,
+    index0,
+    index1,
+    index2,
+    BLOCK0: tl.constexpr,
+    BLOCK1: tl.constexpr,
+    BLOCK2: tl.constexpr,
+    USE_INT64: tl.constexpr,
+    PADDING: tl.constexpr = None,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -20,16 +35,40 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
         offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
         offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
         offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
-    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    ptrs = (
+        ptr
+        + offs0[:, None, None] * stride0
+        + offs1[None, :, None] * stride1
+        + offs2[None, None, :] * stride2
+    )
     if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
+        return tl.load(
+            ptrs,
+            mask=(offs0[:, None, None] < shape0)
+            & (offs1[None, :, None] < shape1)
+            & (offs2[None, None, :] < shape2),
+            other=PADDING,
+        )
     else:
         return tl.load(ptrs)
 
 
 @triton.jit
-def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+def _store_tile_3d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    stride0,
+    stride1,
+    stride2,
+    index0,
+    index1,
+    index2,
+    tile,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -40,10 +79,21 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
         offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
         offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
         offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
-    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    ptrs = (
+        ptr
+        + offs0[:, None, None] * stride0
+        + offs1[None, :, None] * stride1
+        + offs2[None, None, :] * stride2
+    )
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2))
+        tl.store(
+            ptrs,
+            value,
+            mask=(offs0[:, None, None] < shape0)
+            & (offs1[None, :, None] < shape1)
+            & (offs2[None, None, :] < shape2),
+        )
     else:
         tl.store(ptrs, value)
 
@@ -63,7 +113,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -82,8 +134,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -105,7 +159,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -166,10 +221,63 @@ def bmm_kernel(
     batch = tl.program_id(2)
     acc = tl.zeros((1, TM, TN), dtype=tl.float32)
     for k in range(tl.cdiv(a_shape2, TK)):
-        a_tile = _load_tile_3d(a_ptr, a_shape0, a_shape1, a_shape2, a_stride0, a_stride1, a_stride2, batch, pid_m, k, 1, TM, TK, USE_INT64, PADDING=0.0)
-        b_tile = _load_tile_3d(b_ptr, b_shape0, b_shape1, b_shape2, b_stride0, b_stride1, b_stride2, batch, k, pid_n, 1, TK, TN, USE_INT64, PADDING=0.0)
-        acc = tl.reshape(tl.dot(tl.reshape(a_tile, (TM, TK)), tl.reshape(b_tile, (TK, TN)), tl.reshape(acc, (TM, TN)), input_precision="ieee"), (1, TM, TN))
-    _store_tile_3d(c_ptr, c_shape0, c_shape1, c_shape2, c_stride0, c_stride1, c_stride2, batch, pid_m, pid_n, acc.to(c_ptr.dtype.element_ty), USE_INT64)
+        a_tile = _load_tile_3d(
+            a_ptr,
+            a_shape0,
+            a_shape1,
+            a_shape2,
+            a_stride0,
+            a_stride1,
+            a_stride2,
+            batch,
+            pid_m,
+            k,
+            1,
+            TM,
+            TK,
+            USE_INT64,
+            PADDING=0.0,
+        )
+        b_tile = _load_tile_3d(
+            b_ptr,
+            b_shape0,
+            b_shape1,
+            b_shape2,
+            b_stride0,
+            b_stride1,
+            b_stride2,
+            batch,
+            k,
+            pid_n,
+            1,
+            TK,
+            TN,
+            USE_INT64,
+            PADDING=0.0,
+        )
+        acc = tl.reshape(
+            tl.dot(
+                tl.reshape(a_tile, (TM, TK)),
+                tl.reshape(b_tile, (TK, TN)),
+                tl.reshape(acc, (TM, TN)),
+                input_precision="ieee",
+            ),
+            (1, TM, TN),
+        )
+    _store_tile_3d(
+        c_ptr,
+        c_shape0,
+        c_shape1,
+        c_shape2,
+        c_stride0,
+        c_stride1,
+        c_stride2,
+        batch,
+        pid_m,
+        pid_n,
+        acc.to(c_ptr.dtype.element_ty),
+        USE_INT64,
+    )
 
 
 def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
@@ -177,7 +285,9 @@ def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
+    a = _as_tensor(a)
+    b = _as_tensor(b)
+    c = _as_tensor(c)
     _check_ndim("bmm_kernel", "a", a, 3)
     _check_ndim("bmm_kernel", "b", b, 3)
     _check_ndim("bmm_kernel", "c", c, 3)
@@ -188,9 +298,15 @@ def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     with _on_stream(stream):
         bmm_kernel[_grid(grid)](
-            a, *a.shape, *a.stride(),
-            b, *b.shape, *b.stride(),
-            c, *c.shape, *c.stride(),
+            a,
+            *a.shape,
+            *a.stride(),
+            b,
+            *b.shape,
+            *b.stride(),
+            c,
+            *c.shape,
+            *c.stride(),
             TM,
             TN,
             TK,
@@ -198,7 +314,8 @@ def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
             b_div=_multiples(b),
             c_div=_multiples(c),
             USE_INT64=_needs_int64(a, b, c),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

@@ -21,8 +21,18 @@ def _exp(x):
 
 
 @triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+def _store_tile_2d(
+    ptr,
+    shape0,
+    shape1,
+    stride0,
+    stride1,
+    index0,
+    index1,
+    tile,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -54,7 +64,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -73,8 +85,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -96,7 +110,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -115,7 +130,9 @@ def erf_approx(z):
     """
     az = tl.abs(z)
     t = 1.0 / (1.0 + 0.3275911 * az)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
     e = 1.0 - poly * _exp(-(az * az))
     return tl.where(z < 0.0, -e, e)
 
@@ -158,7 +175,9 @@ def bias_gelu_kernel(
         offs_x0 = pid_m * TM + tl.arange(0, TM)
         offs_x1 = pid_n * TN + tl.arange(0, TN)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x).to(tl.float32)
+    xt = tl.load(
+        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
+    ).to(tl.float32)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_bias0 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
     else:
@@ -167,7 +186,17 @@ def bias_gelu_kernel(
     bt = tl.load(bias_ptr + offs_bias0 * bias_stride0, mask=mask_bias).to(tl.float32)
     h = xt + bt  # (TN,) broadcasts against (TM, TN)
     y = 0.5 * h * (1.0 + erf_approx(h * 0.7071067811865476))
-    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, pid_m, pid_n, y.to(out_ptr.dtype.element_ty), USE_INT64)
+    _store_tile_2d(
+        out_ptr,
+        out_shape0,
+        out_shape1,
+        out_stride0,
+        out_stride1,
+        pid_m,
+        pid_n,
+        y.to(out_ptr.dtype.element_ty),
+        USE_INT64,
+    )
 
 
 def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
@@ -175,7 +204,9 @@ def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, bias, out = _as_tensor(x), _as_tensor(bias), _as_tensor(out)
+    x = _as_tensor(x)
+    bias = _as_tensor(bias)
+    out = _as_tensor(out)
     _check_ndim("bias_gelu_kernel", "x", x, 2)
     _check_ndim("bias_gelu_kernel", "bias", bias, 1)
     _check_ndim("bias_gelu_kernel", "out", out, 2)
@@ -186,16 +217,23 @@ def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         bias_gelu_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            bias, *bias.shape, *bias.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            bias,
+            *bias.shape,
+            *bias.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             TM,
             TN,
             x_div=_multiples(x),
             bias_div=_multiples(bias),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, bias, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

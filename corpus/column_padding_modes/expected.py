@@ -21,7 +21,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -40,8 +42,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -63,7 +67,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -117,7 +122,14 @@ def column_stats_kernel(
     else:
         offs_x1 = pid * TN + tl.arange(0, TN)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    run_max = tl.max(tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=float("-inf")), axis=0)
+    run_max = tl.max(
+        tl.load(
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            mask=mask_x,
+            other=float("-inf"),
+        ),
+        axis=0,
+    )
     offs_x0_2 = tl.arange(0, TM)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_x0_2 = offs_x0_2.to(tl.int64)
@@ -125,7 +137,14 @@ def column_stats_kernel(
     else:
         offs_x1_2 = pid * TN + tl.arange(0, TN)
     mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
-    run_min = tl.min(tl.load(x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1, mask=mask_x_2, other=float("inf")), axis=0)
+    run_min = tl.min(
+        tl.load(
+            x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1,
+            mask=mask_x_2,
+            other=float("inf"),
+        ),
+        axis=0,
+    )
     offs_x0_3 = tl.arange(0, TM)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_x0_3 = offs_x0_3.to(tl.int64)
@@ -133,7 +152,14 @@ def column_stats_kernel(
     else:
         offs_x1_3 = pid * TN + tl.arange(0, TN)
     mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
-    run_sum = tl.sum(tl.load(x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1, mask=mask_x_3, other=0.0).to(tl.float32), axis=0)
+    run_sum = tl.sum(
+        tl.load(
+            x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1,
+            mask=mask_x_3,
+            other=0.0,
+        ).to(tl.float32),
+        axis=0,
+    )
     for i in range(1, tl.cdiv(x_shape0, TM)):
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_x0_4 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
@@ -142,7 +168,11 @@ def column_stats_kernel(
             offs_x0_4 = i * TM + tl.arange(0, TM)
             offs_x1_4 = pid * TN + tl.arange(0, TN)
         mask_x_4 = (offs_x0_4[:, None] < x_shape0) & (offs_x1_4[None, :] < x_shape1)
-        hi = tl.load(x_ptr + offs_x0_4[:, None] * x_stride0 + offs_x1_4[None, :] * x_stride1, mask=mask_x_4, other=float("-inf"))
+        hi = tl.load(
+            x_ptr + offs_x0_4[:, None] * x_stride0 + offs_x1_4[None, :] * x_stride1,
+            mask=mask_x_4,
+            other=float("-inf"),
+        )
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_x0_5 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
             offs_x1_5 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
@@ -150,7 +180,11 @@ def column_stats_kernel(
             offs_x0_5 = i * TM + tl.arange(0, TM)
             offs_x1_5 = pid * TN + tl.arange(0, TN)
         mask_x_5 = (offs_x0_5[:, None] < x_shape0) & (offs_x1_5[None, :] < x_shape1)
-        lo = tl.load(x_ptr + offs_x0_5[:, None] * x_stride0 + offs_x1_5[None, :] * x_stride1, mask=mask_x_5, other=float("inf"))
+        lo = tl.load(
+            x_ptr + offs_x0_5[:, None] * x_stride0 + offs_x1_5[None, :] * x_stride1,
+            mask=mask_x_5,
+            other=float("inf"),
+        )
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_x0_6 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
             offs_x1_6 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
@@ -158,7 +192,11 @@ def column_stats_kernel(
             offs_x0_6 = i * TM + tl.arange(0, TM)
             offs_x1_6 = pid * TN + tl.arange(0, TN)
         mask_x_6 = (offs_x0_6[:, None] < x_shape0) & (offs_x1_6[None, :] < x_shape1)
-        zs = tl.load(x_ptr + offs_x0_6[:, None] * x_stride0 + offs_x1_6[None, :] * x_stride1, mask=mask_x_6, other=0.0)
+        zs = tl.load(
+            x_ptr + offs_x0_6[:, None] * x_stride0 + offs_x1_6[None, :] * x_stride1,
+            mask=mask_x_6,
+            other=0.0,
+        )
         run_max = tl.maximum(run_max, tl.max(hi, axis=0))
         run_min = tl.minimum(run_min, tl.min(lo, axis=0))
         run_sum = run_sum + tl.sum(zs.to(tl.float32), axis=0)
@@ -167,19 +205,31 @@ def column_stats_kernel(
     else:
         offs_col_max0 = pid * TN + tl.arange(0, TN)
     mask_col_max = offs_col_max0 < col_max_shape0
-    tl.store(col_max_ptr + offs_col_max0 * col_max_stride0, run_max.to(col_max_ptr.dtype.element_ty), mask=mask_col_max)
+    tl.store(
+        col_max_ptr + offs_col_max0 * col_max_stride0,
+        run_max.to(col_max_ptr.dtype.element_ty),
+        mask=mask_col_max,
+    )
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_col_min0 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
     else:
         offs_col_min0 = pid * TN + tl.arange(0, TN)
     mask_col_min = offs_col_min0 < col_min_shape0
-    tl.store(col_min_ptr + offs_col_min0 * col_min_stride0, run_min.to(col_min_ptr.dtype.element_ty), mask=mask_col_min)
+    tl.store(
+        col_min_ptr + offs_col_min0 * col_min_stride0,
+        run_min.to(col_min_ptr.dtype.element_ty),
+        mask=mask_col_min,
+    )
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_col_sum0 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
     else:
         offs_col_sum0 = pid * TN + tl.arange(0, TN)
     mask_col_sum = offs_col_sum0 < col_sum_shape0
-    tl.store(col_sum_ptr + offs_col_sum0 * col_sum_stride0, run_sum.to(col_sum_ptr.dtype.element_ty), mask=mask_col_sum)
+    tl.store(
+        col_sum_ptr + offs_col_sum0 * col_sum_stride0,
+        run_sum.to(col_sum_ptr.dtype.element_ty),
+        mask=mask_col_sum,
+    )
 
 
 def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, TN, *, hints=None):
@@ -187,7 +237,10 @@ def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, T
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, col_max, col_min, col_sum = _as_tensor(x), _as_tensor(col_max), _as_tensor(col_min), _as_tensor(col_sum)
+    x = _as_tensor(x)
+    col_max = _as_tensor(col_max)
+    col_min = _as_tensor(col_min)
+    col_sum = _as_tensor(col_sum)
     _check_ndim("column_stats_kernel", "x", x, 2)
     _check_ndim("column_stats_kernel", "col_max", col_max, 1)
     _check_ndim("column_stats_kernel", "col_min", col_min, 1)
@@ -199,10 +252,18 @@ def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, T
     num_stages = 2
     with _on_stream(stream):
         column_stats_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            col_max, *col_max.shape, *col_max.stride(),
-            col_min, *col_min.shape, *col_min.stride(),
-            col_sum, *col_sum.shape, *col_sum.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            col_max,
+            *col_max.shape,
+            *col_max.stride(),
+            col_min,
+            *col_min.shape,
+            *col_min.stride(),
+            col_sum,
+            *col_sum.shape,
+            *col_sum.stride(),
             TM,
             TN,
             x_div=_multiples(x),
@@ -210,11 +271,14 @@ def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, T
             col_min_div=_multiples(col_min),
             col_sum_div=_multiples(col_sum),
             USE_INT64=_needs_int64(x, col_max, col_min, col_sum),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 
 def launch(stream, x, col_max, col_min, col_sum):
     tm, tn = 32, 16
-    launch_column_stats_kernel(stream, (triton.cdiv(x.shape[1], tn),), x, col_max, col_min, col_sum, tm, tn)
+    launch_column_stats_kernel(
+        stream, (triton.cdiv(x.shape[1], tn),), x, col_max, col_min, col_sum, tm, tn
+    )

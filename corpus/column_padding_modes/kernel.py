@@ -14,8 +14,9 @@ def column_stats_kernel(x, col_max, col_min, col_sum, TM: ConstInt, TN: ConstInt
     pid = ct.bid(0)
     run_max = ct.max(ct.load(x, (0, pid), (TM, TN), padding_mode=ct.PaddingMode.NEG_INF), axis=0)
     run_min = ct.min(ct.load(x, (0, pid), (TM, TN), padding_mode=ct.PaddingMode.POS_INF), axis=0)
-    run_sum = ct.sum(ct.load(x, (0, pid), (TM, TN), padding_mode=ct.PaddingMode.ZERO)
-                     .astype(ct.float32), axis=0)
+    run_sum = ct.sum(
+        ct.load(x, (0, pid), (TM, TN), padding_mode=ct.PaddingMode.ZERO).astype(ct.float32), axis=0
+    )
     for i in range(1, ct.num_tiles(x, 0, (TM, TN))):
         hi = ct.load(x, (i, pid), (TM, TN), padding_mode=ct.PaddingMode.NEG_INF)
         lo = ct.load(x, (i, pid), (TM, TN), padding_mode=ct.PaddingMode.POS_INF)
@@ -30,5 +31,9 @@ def column_stats_kernel(x, col_max, col_min, col_sum, TM: ConstInt, TN: ConstInt
 
 def launch(stream, x, col_max, col_min, col_sum):
     tm, tn = 32, 16
-    ct.launch(stream, (ct.cdiv(x.shape[1], tn),), column_stats_kernel,
-              (x, col_max, col_min, col_sum, tm, tn))
+    ct.launch(
+        stream,
+        (ct.cdiv(x.shape[1], tn),),
+        column_stats_kernel,
+        (x, col_max, col_min, col_sum, tm, tn),
+    )

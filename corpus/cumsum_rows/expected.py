@@ -36,7 +36,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -55,8 +57,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -78,7 +82,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -128,7 +133,11 @@ def cumsum_rows_kernel(
             offs_x0 = pid * TM + tl.arange(0, TM)
             offs_x1 = j * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-        t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
+        t = tl.load(
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            mask=mask_x,
+            other=0.0,
+        )
         s = tl.cumsum(t.to(tl.float32), axis=1) + carry
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
@@ -137,7 +146,11 @@ def cumsum_rows_kernel(
             offs_out0 = pid * TM + tl.arange(0, TM)
             offs_out1 = j * TN + tl.arange(0, TN)
         mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-        tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, s.to(out_ptr.dtype.element_ty), mask=mask_out)
+        tl.store(
+            out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+            s.to(out_ptr.dtype.element_ty),
+            mask=mask_out,
+        )
         carry = _extract_2d(s, 0, TN - 1, TM, 1)
 
 
@@ -146,7 +159,8 @@ def launch_cumsum_rows_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, out = _as_tensor(x), _as_tensor(out)
+    x = _as_tensor(x)
+    out = _as_tensor(out)
     _check_ndim("cumsum_rows_kernel", "x", x, 2)
     _check_ndim("cumsum_rows_kernel", "out", out, 2)
     tile_elems = max(TM, TM * TN)
@@ -156,14 +170,19 @@ def launch_cumsum_rows_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         cumsum_rows_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             TM,
             TN,
             x_div=_multiples(x),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

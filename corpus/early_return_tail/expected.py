@@ -1,6 +1,7 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """Scale the rows of a matrix, but only the first `n_valid` of them: blocks past the end return
 early, and a loop over column tiles stops early once it leaves the row's live length."""
+
 import contextlib
 
 import torch
@@ -23,7 +24,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -42,8 +45,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -65,7 +70,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -109,7 +115,10 @@ def scale_live_rows(
     if row >= n_valid:
         _returned = 1  # rows past n_valid keep their old contents
     if _returned == 0:
-        length = tl.load(lengths_ptr + tl.cast(row, tl.int64) * lengths_stride0, mask=(row >= 0) & (row < lengths_shape0))
+        length = tl.load(
+            lengths_ptr + tl.cast(row, tl.int64) * lengths_stride0,
+            mask=(row >= 0) & (row < lengths_shape0),
+        )
         j = 0
         while (j < tl.cdiv(x_shape1, TN)) & (_returned == 0):
             if j * TN >= length:
@@ -122,7 +131,11 @@ def scale_live_rows(
                     offs_x0 = row + tl.arange(0, 1)
                     offs_x1 = j * TN + tl.arange(0, TN)
                 mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-                v = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
+                v = tl.load(
+                    x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                    mask=mask_x,
+                    other=0.0,
+                )
                 cols = tl.arange(0, TN)[None, :] + j * TN
                 v = tl.where(cols < length, v * scale, 0.0)
                 if USE_INT64:  # 64-bit offsets, chosen by the launcher
@@ -132,7 +145,11 @@ def scale_live_rows(
                     offs_out0 = row + tl.arange(0, 1)
                     offs_out1 = j * TN + tl.arange(0, TN)
                 mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-                tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, v.to(out_ptr.dtype.element_ty), mask=mask_out)
+                tl.store(
+                    out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                    v.to(out_ptr.dtype.element_ty),
+                    mask=mask_out,
+                )
             j += 1
 
 
@@ -141,7 +158,9 @@ def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN, *,
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, lengths, out = _as_tensor(x), _as_tensor(lengths), _as_tensor(out)
+    x = _as_tensor(x)
+    lengths = _as_tensor(lengths)
+    out = _as_tensor(out)
     _check_ndim("scale_live_rows", "x", x, 2)
     _check_ndim("scale_live_rows", "lengths", lengths, 1)
     _check_ndim("scale_live_rows", "out", out, 2)
@@ -152,9 +171,15 @@ def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN, *,
     num_stages = 2
     with _on_stream(stream):
         scale_live_rows[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            lengths, *lengths.shape, *lengths.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            lengths,
+            *lengths.shape,
+            *lengths.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             n_valid,
             scale,
             TN,
@@ -162,7 +187,8 @@ def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN, *,
             lengths_div=_multiples(lengths),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, lengths, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

@@ -1,5 +1,6 @@
 """Scale the rows of a matrix, but only the first `n_valid` of them: blocks past the end return
 early, and a loop over column tiles stops early once it leaves the row's live length."""
+
 import cuda.tile as ct
 
 ConstInt = ct.Constant[int]

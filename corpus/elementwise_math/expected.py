@@ -125,7 +125,14 @@ def _atan_unit(t):
     big = t > 0.2679491924311227
     u = tl.where(big, (t * SQRT3 - 1.0) / (t + SQRT3), t)
     u2 = u * u
-    p = u * (1.0 - u2 * (1.0 / 3.0 - u2 * (1.0 / 5.0 - u2 * (1.0 / 7.0 - u2 * (1.0 / 9.0 - u2 * (1.0 / 11.0 - u2 / 13.0))))))
+    p = u * (
+        1.0
+        - u2
+        * (
+            1.0 / 3.0
+            - u2 * (1.0 / 5.0 - u2 * (1.0 / 7.0 - u2 * (1.0 / 9.0 - u2 * (1.0 / 11.0 - u2 / 13.0))))
+        )
+    )
     return tl.where(big, 0.5235987755982988 + p, p)
 
 
@@ -219,7 +226,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -238,8 +247,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -261,7 +272,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -331,7 +343,11 @@ def math_kernel(
     else:
         offs_out_explog0 = pid * TILE + tl.arange(0, TILE)
     mask_out_explog = offs_out_explog0 < out_explog_shape0
-    tl.store(out_explog_ptr + offs_out_explog0 * out_explog_stride0, explog.to(out_explog_ptr.dtype.element_ty), mask=mask_out_explog)
+    tl.store(
+        out_explog_ptr + offs_out_explog0 * out_explog_stride0,
+        explog.to(out_explog_ptr.dtype.element_ty),
+        mask=mask_out_explog,
+    )
 
     trig = _sin(yt) * _cos(xt) + _tanh(yt) + _atan2(yt, xt - 1.0)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
@@ -339,7 +355,11 @@ def math_kernel(
     else:
         offs_out_trig0 = pid * TILE + tl.arange(0, TILE)
     mask_out_trig = offs_out_trig0 < out_trig_shape0
-    tl.store(out_trig_ptr + offs_out_trig0 * out_trig_stride0, trig.to(out_trig_ptr.dtype.element_ty), mask=mask_out_trig)
+    tl.store(
+        out_trig_ptr + offs_out_trig0 * out_trig_stride0,
+        trig.to(out_trig_ptr.dtype.element_ty),
+        mask=mask_out_trig,
+    )
 
     rounded = _floor(yt) * 10.0 + _ceil(xt) + tl.abs(yt)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
@@ -347,7 +367,11 @@ def math_kernel(
     else:
         offs_out_round0 = pid * TILE + tl.arange(0, TILE)
     mask_out_round = offs_out_round0 < out_round_shape0
-    tl.store(out_round_ptr + offs_out_round0 * out_round_stride0, rounded.to(out_round_ptr.dtype.element_ty), mask=mask_out_round)
+    tl.store(
+        out_round_ptr + offs_out_round0 * out_round_stride0,
+        rounded.to(out_round_ptr.dtype.element_ty),
+        mask=mask_out_round,
+    )
 
     # sqrt of a negative number is NaN; isnan + where turns those lanes into -1.
     root = _sqrt(yt)
@@ -358,15 +382,26 @@ def math_kernel(
     else:
         offs_out_misc0 = pid * TILE + tl.arange(0, TILE)
     mask_out_misc = offs_out_misc0 < out_misc_shape0
-    tl.store(out_misc_ptr + offs_out_misc0 * out_misc_stride0, misc.to(out_misc_ptr.dtype.element_ty), mask=mask_out_misc)
+    tl.store(
+        out_misc_ptr + offs_out_misc0 * out_misc_stride0,
+        misc.to(out_misc_ptr.dtype.element_ty),
+        mask=mask_out_misc,
+    )
 
 
-def launch_math_kernel(stream, grid, x, y, out_explog, out_trig, out_round, out_misc, TILE, *, hints=None):
+def launch_math_kernel(
+    stream, grid, x, y, out_explog, out_trig, out_round, out_misc, TILE, *, hints=None
+):
     """Run `math_kernel` like `ct.launch(stream, grid, math_kernel, (x, y, out_explog, out_trig, out_round, out_misc, TILE))`.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, y, out_explog, out_trig, out_round, out_misc = _as_tensor(x), _as_tensor(y), _as_tensor(out_explog), _as_tensor(out_trig), _as_tensor(out_round), _as_tensor(out_misc)
+    x = _as_tensor(x)
+    y = _as_tensor(y)
+    out_explog = _as_tensor(out_explog)
+    out_trig = _as_tensor(out_trig)
+    out_round = _as_tensor(out_round)
+    out_misc = _as_tensor(out_misc)
     _check_ndim("math_kernel", "x", x, 1)
     _check_ndim("math_kernel", "y", y, 1)
     _check_ndim("math_kernel", "out_explog", out_explog, 1)
@@ -380,12 +415,24 @@ def launch_math_kernel(stream, grid, x, y, out_explog, out_trig, out_round, out_
     num_stages = 2
     with _on_stream(stream):
         math_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            y, *y.shape, *y.stride(),
-            out_explog, *out_explog.shape, *out_explog.stride(),
-            out_trig, *out_trig.shape, *out_trig.stride(),
-            out_round, *out_round.shape, *out_round.stride(),
-            out_misc, *out_misc.shape, *out_misc.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            y,
+            *y.shape,
+            *y.stride(),
+            out_explog,
+            *out_explog.shape,
+            *out_explog.stride(),
+            out_trig,
+            *out_trig.shape,
+            *out_trig.stride(),
+            out_round,
+            *out_round.shape,
+            *out_round.stride(),
+            out_misc,
+            *out_misc.shape,
+            *out_misc.stride(),
             TILE,
             x_div=_multiples(x),
             y_div=_multiples(y),
@@ -394,7 +441,8 @@ def launch_math_kernel(stream, grid, x, y, out_explog, out_trig, out_round, out_
             out_round_div=_multiples(out_round),
             out_misc_div=_multiples(out_misc),
             USE_INT64=_needs_int64(x, y, out_explog, out_trig, out_round, out_misc),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

@@ -23,8 +23,9 @@ def math_kernel(x, y, out_explog, out_trig, out_round, out_misc, TILE: ct.Consta
     # sqrt of a negative number is NaN; isnan + where turns those lanes into -1.
     root = ct.sqrt(yt)
     safe_root = ct.where(ct.isnan(root), -1.0, root)
-    misc = (ct.exp2(yt) + ct.log2(xt) + safe_root
-            + ct.maximum(xt, yt) * 0.5 - ct.minimum(xt, yt) * 0.25)
+    misc = (
+        ct.exp2(yt) + ct.log2(xt) + safe_root + ct.maximum(xt, yt) * 0.5 - ct.minimum(xt, yt) * 0.25
+    )
     ct.store(out_misc, (pid,), misc)
 
 

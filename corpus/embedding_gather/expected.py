@@ -17,8 +17,19 @@ def _elem_index(index, USE_INT64: tl.constexpr):
 
 
 @triton.jit
-def _gather_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-               USE_INT64: tl.constexpr, MASK=None, PADDING=0, CHECK_BOUNDS: tl.constexpr = True):
+def _gather_2d(
+    ptr,
+    shape0,
+    shape1,
+    stride0,
+    stride1,
+    index0,
+    index1,
+    USE_INT64: tl.constexpr,
+    MASK=None,
+    PADDING=0,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
     is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
     i0 = _elem_index(index0, USE_INT64)
@@ -50,7 +61,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -69,8 +82,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -92,7 +107,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -145,7 +161,18 @@ def embedding_kernel(
     cols = tl.program_id(1) * TD + tl.arange(0, TD)
     known = (tok >= 0) & (tok < vocab)
     inside = known[:, None] & (cols < dim)[None, :]
-    rows = _gather_2d(table_ptr, table_shape0, table_shape1, table_stride0, table_stride1, tok[:, None], cols[None, :], USE_INT64, MASK=inside, CHECK_BOUNDS=False)
+    rows = _gather_2d(
+        table_ptr,
+        table_shape0,
+        table_shape1,
+        table_stride0,
+        table_stride1,
+        tok[:, None],
+        cols[None, :],
+        USE_INT64,
+        MASK=inside,
+        CHECK_BOUNDS=False,
+    )
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_out0 = tl.cast(tl.program_id(0), tl.int64) * TT + tl.arange(0, TT)
         offs_out1 = tl.cast(tl.program_id(1), tl.int64) * TD + tl.arange(0, TD)
@@ -153,7 +180,11 @@ def embedding_kernel(
         offs_out0 = tl.program_id(0) * TT + tl.arange(0, TT)
         offs_out1 = tl.program_id(1) * TD + tl.arange(0, TD)
     mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, rows.to(out_ptr.dtype.element_ty), mask=mask_out)
+    tl.store(
+        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        rows.to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
 
 
 def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None):
@@ -161,7 +192,9 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    table, ids, out = _as_tensor(table), _as_tensor(ids), _as_tensor(out)
+    table = _as_tensor(table)
+    ids = _as_tensor(ids)
+    out = _as_tensor(out)
     _check_ndim("embedding_kernel", "table", table, 2)
     _check_ndim("embedding_kernel", "ids", ids, 1)
     _check_ndim("embedding_kernel", "out", out, 2)
@@ -172,16 +205,23 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
     num_stages = 2
     with _on_stream(stream):
         embedding_kernel[_grid(grid)](
-            table, *table.shape, *table.stride(),
-            ids, *ids.shape, *ids.stride(),
-            out, *out.shape, *out.stride(),
+            table,
+            *table.shape,
+            *table.stride(),
+            ids,
+            *ids.shape,
+            *ids.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             TT,
             TD,
             table_div=_multiples(table),
             ids_div=_multiples(ids),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(table, ids, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

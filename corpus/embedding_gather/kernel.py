@@ -15,8 +15,9 @@ def embedding_kernel(table, ids, out, TT: ConstInt, TD: ConstInt):
     cols = ct.bid(1) * TD + ct.arange(TD, dtype=ct.int32)
     known = (tok >= 0) & (tok < vocab)
     inside = known[:, None] & (cols < dim)[None, :]
-    rows = ct.gather(table, (tok[:, None], cols[None, :]), mask=inside, padding_value=0,
-                     check_bounds=False)
+    rows = ct.gather(
+        table, (tok[:, None], cols[None, :]), mask=inside, padding_value=0, check_bounds=False
+    )
     ct.store(out, (ct.bid(0), ct.bid(1)), rows)
 
 

@@ -1,6 +1,7 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """For each row, the column of the first value above a threshold (or -1): a search loop that
 stops with `break` and skips empty tiles with `continue`."""
+
 import contextlib
 
 import torch
@@ -9,8 +10,9 @@ import triton.language as tl
 
 
 @triton.jit
-def _store_tile_1d(ptr, shape0, stride0, index0, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+def _store_tile_1d(
+    ptr, shape0, stride0, index0, tile, USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True
+):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -40,7 +42,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -59,8 +63,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -82,7 +88,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -125,7 +132,11 @@ def first_match(
             offs_x0 = row + tl.arange(0, 1)
             offs_x1 = j * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-        v = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=float("-inf"))
+        v = tl.load(
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            mask=mask_x,
+            other=float("-inf"),
+        )
         hit = v > threshold
         if tl.max(hit.to(tl.int32)) == 0:
             _skip_0 = 1  # nothing in this tile
@@ -135,7 +146,14 @@ def first_match(
             found = tl.min(tl.where(hit, cols, 2**30))
             _broke_0 = 1
         j += 1
-    _store_tile_1d(out_ptr, out_shape0, out_stride0, row, tl.full((1,), found, out_ptr.dtype.element_ty), USE_INT64)
+    _store_tile_1d(
+        out_ptr,
+        out_shape0,
+        out_stride0,
+        row,
+        tl.full((1,), found, out_ptr.dtype.element_ty),
+        USE_INT64,
+    )
 
 
 def launch_first_match(stream, grid, x, out, threshold, TN, *, hints=None):
@@ -143,7 +161,8 @@ def launch_first_match(stream, grid, x, out, threshold, TN, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, out = _as_tensor(x), _as_tensor(out)
+    x = _as_tensor(x)
+    out = _as_tensor(out)
     _check_ndim("first_match", "x", x, 2)
     _check_ndim("first_match", "out", out, 1)
     tile_elems = TN
@@ -153,14 +172,19 @@ def launch_first_match(stream, grid, x, out, threshold, TN, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         first_match[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             threshold,
             TN,
             x_div=_multiples(x),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

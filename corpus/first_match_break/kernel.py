@@ -1,5 +1,6 @@
 """For each row, the column of the first value above a threshold (or -1): a search loop that
 stops with `break` and skips empty tiles with `continue`."""
+
 import cuda.tile as ct
 
 ConstInt = ct.Constant[int]

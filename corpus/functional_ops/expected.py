@@ -73,7 +73,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -92,8 +94,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -115,7 +119,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -146,7 +151,11 @@ def put_row(
         offs_arr0 = row + tl.arange(0, 1)
         offs_arr1 = pid * TILE + tl.arange(0, TILE)
     mask_arr = (offs_arr0[:, None] < arr_shape0) & (offs_arr1[None, :] < arr_shape1)
-    tl.store(arr_ptr + offs_arr0[:, None] * arr_stride0 + offs_arr1[None, :] * arr_stride1, tl.reshape(t, (1, TILE)).to(arr_ptr.dtype.element_ty), mask=mask_arr)
+    tl.store(
+        arr_ptr + offs_arr0[:, None] * arr_stride0 + offs_arr1[None, :] * arr_stride1,
+        tl.reshape(t, (1, TILE)).to(arr_ptr.dtype.element_ty),
+        mask=mask_arr,
+    )
 
 
 @triton.jit
@@ -210,17 +219,138 @@ def functional_ops_kernel(
         offs_b0 = pid * TILE + tl.arange(0, TILE)
     mask_b = offs_b0 < b_shape0
     bt = tl.load(b_ptr + offs_b0 * b_stride0, mask=mask_b)
-    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 0, pid, at + bt, TILE, USE_INT64)
-    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 1, pid, at - bt, TILE, USE_INT64)
-    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 2, pid, at * bt, TILE, USE_INT64)
-    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 3, pid, at / bt, TILE, USE_INT64)
-    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 4, pid, _floordiv(at, bt), TILE, USE_INT64)
-    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 5, pid, _mod(at, bt), TILE, USE_INT64)
-    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 6, pid, _pow(bt, at * 0.25), TILE, USE_INT64)
-    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 7, pid, tl.minimum(at, bt), TILE, USE_INT64)
-    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 8, pid, tl.maximum(at, bt), TILE, USE_INT64)
-    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 9, pid, tl.where(at > bt, at, -bt), TILE, USE_INT64)
-    put_row(fres_ptr, fres_shape0, fres_shape1, fres_stride0, fres_stride1, 10, pid, tl.where(_floor(at) == _floor(bt), at + bt, at - bt), TILE, USE_INT64)
+    put_row(
+        fres_ptr,
+        fres_shape0,
+        fres_shape1,
+        fres_stride0,
+        fres_stride1,
+        0,
+        pid,
+        at + bt,
+        TILE,
+        USE_INT64,
+    )
+    put_row(
+        fres_ptr,
+        fres_shape0,
+        fres_shape1,
+        fres_stride0,
+        fres_stride1,
+        1,
+        pid,
+        at - bt,
+        TILE,
+        USE_INT64,
+    )
+    put_row(
+        fres_ptr,
+        fres_shape0,
+        fres_shape1,
+        fres_stride0,
+        fres_stride1,
+        2,
+        pid,
+        at * bt,
+        TILE,
+        USE_INT64,
+    )
+    put_row(
+        fres_ptr,
+        fres_shape0,
+        fres_shape1,
+        fres_stride0,
+        fres_stride1,
+        3,
+        pid,
+        at / bt,
+        TILE,
+        USE_INT64,
+    )
+    put_row(
+        fres_ptr,
+        fres_shape0,
+        fres_shape1,
+        fres_stride0,
+        fres_stride1,
+        4,
+        pid,
+        _floordiv(at, bt),
+        TILE,
+        USE_INT64,
+    )
+    put_row(
+        fres_ptr,
+        fres_shape0,
+        fres_shape1,
+        fres_stride0,
+        fres_stride1,
+        5,
+        pid,
+        _mod(at, bt),
+        TILE,
+        USE_INT64,
+    )
+    put_row(
+        fres_ptr,
+        fres_shape0,
+        fres_shape1,
+        fres_stride0,
+        fres_stride1,
+        6,
+        pid,
+        _pow(bt, at * 0.25),
+        TILE,
+        USE_INT64,
+    )
+    put_row(
+        fres_ptr,
+        fres_shape0,
+        fres_shape1,
+        fres_stride0,
+        fres_stride1,
+        7,
+        pid,
+        tl.minimum(at, bt),
+        TILE,
+        USE_INT64,
+    )
+    put_row(
+        fres_ptr,
+        fres_shape0,
+        fres_shape1,
+        fres_stride0,
+        fres_stride1,
+        8,
+        pid,
+        tl.maximum(at, bt),
+        TILE,
+        USE_INT64,
+    )
+    put_row(
+        fres_ptr,
+        fres_shape0,
+        fres_shape1,
+        fres_stride0,
+        fres_stride1,
+        9,
+        pid,
+        tl.where(at > bt, at, -bt),
+        TILE,
+        USE_INT64,
+    )
+    put_row(
+        fres_ptr,
+        fres_shape0,
+        fres_shape1,
+        fres_stride0,
+        fres_stride1,
+        10,
+        pid,
+        tl.where(_floor(at) == _floor(bt), at + bt, at - bt),
+        TILE,
+        USE_INT64,
+    )
 
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_i0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
@@ -234,10 +364,54 @@ def functional_ops_kernel(
         offs_j0 = pid * TILE + tl.arange(0, TILE)
     mask_j = offs_j0 < j_shape0
     jt = tl.load(j_ptr + offs_j0 * j_stride0, mask=mask_j)
-    put_row(ires_ptr, ires_shape0, ires_shape1, ires_stride0, ires_stride1, 0, pid, it & jt, TILE, USE_INT64)
-    put_row(ires_ptr, ires_shape0, ires_shape1, ires_stride0, ires_stride1, 1, pid, it | jt, TILE, USE_INT64)
-    put_row(ires_ptr, ires_shape0, ires_shape1, ires_stride0, ires_stride1, 2, pid, it ^ jt, TILE, USE_INT64)
-    put_row(ires_ptr, ires_shape0, ires_shape1, ires_stride0, ires_stride1, 3, pid, it & jt ^ (it | 0x0F0F), TILE, USE_INT64)
+    put_row(
+        ires_ptr,
+        ires_shape0,
+        ires_shape1,
+        ires_stride0,
+        ires_stride1,
+        0,
+        pid,
+        it & jt,
+        TILE,
+        USE_INT64,
+    )
+    put_row(
+        ires_ptr,
+        ires_shape0,
+        ires_shape1,
+        ires_stride0,
+        ires_stride1,
+        1,
+        pid,
+        it | jt,
+        TILE,
+        USE_INT64,
+    )
+    put_row(
+        ires_ptr,
+        ires_shape0,
+        ires_shape1,
+        ires_stride0,
+        ires_stride1,
+        2,
+        pid,
+        it ^ jt,
+        TILE,
+        USE_INT64,
+    )
+    put_row(
+        ires_ptr,
+        ires_shape0,
+        ires_shape1,
+        ires_stride0,
+        ires_stride1,
+        3,
+        pid,
+        it & jt ^ (it | 0x0F0F),
+        TILE,
+        USE_INT64,
+    )
 
 
 def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, hints=None):
@@ -245,7 +419,12 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    a, b, i, j, fres, ires = _as_tensor(a), _as_tensor(b), _as_tensor(i), _as_tensor(j), _as_tensor(fres), _as_tensor(ires)
+    a = _as_tensor(a)
+    b = _as_tensor(b)
+    i = _as_tensor(i)
+    j = _as_tensor(j)
+    fres = _as_tensor(fres)
+    ires = _as_tensor(ires)
     _check_ndim("functional_ops_kernel", "a", a, 1)
     _check_ndim("functional_ops_kernel", "b", b, 1)
     _check_ndim("functional_ops_kernel", "i", i, 1)
@@ -259,12 +438,24 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     num_stages = 2
     with _on_stream(stream):
         functional_ops_kernel[_grid(grid)](
-            a, *a.shape, *a.stride(),
-            b, *b.shape, *b.stride(),
-            i, *i.shape, *i.stride(),
-            j, *j.shape, *j.stride(),
-            fres, *fres.shape, *fres.stride(),
-            ires, *ires.shape, *ires.stride(),
+            a,
+            *a.shape,
+            *a.stride(),
+            b,
+            *b.shape,
+            *b.stride(),
+            i,
+            *i.shape,
+            *i.stride(),
+            j,
+            *j.shape,
+            *j.stride(),
+            fres,
+            *fres.shape,
+            *fres.stride(),
+            ires,
+            *ires.shape,
+            *ires.stride(),
             TILE,
             a_div=_multiples(a),
             b_div=_multiples(b),
@@ -273,11 +464,14 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
             fres_div=_multiples(fres),
             ires_div=_multiples(ires),
             USE_INT64=_needs_int64(a, b, i, j, fres, ires),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 
 def launch(stream, a, b, i, j, fres, ires):
     tile = 128
-    launch_functional_ops_kernel(stream, (triton.cdiv(a.shape[0], tile),), a, b, i, j, fres, ires, tile)
+    launch_functional_ops_kernel(
+        stream, (triton.cdiv(a.shape[0], tile),), a, b, i, j, fres, ires, tile
+    )

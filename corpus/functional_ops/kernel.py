@@ -41,5 +41,6 @@ def functional_ops_kernel(a, b, i, j, fres, ires, TILE: ConstInt):
 
 def launch(stream, a, b, i, j, fres, ires):
     tile = 128
-    ct.launch(stream, (ct.cdiv(a.shape[0], tile),), functional_ops_kernel,
-              (a, b, i, j, fres, ires, tile))
+    ct.launch(
+        stream, (ct.cdiv(a.shape[0], tile),), functional_ops_kernel, (a, b, i, j, fres, ires, tile)
+    )

@@ -1,6 +1,7 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """Grouped GEMM: C[g] = A[g] @ B[g] for a list of problems of different sizes, scheduled by a
 persistent `while` loop over one flat tile index space shared by all groups."""
+
 import contextlib
 
 import torch
@@ -48,8 +49,9 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
         xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
-                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        keep_x = (tl.arange(0, M * RM) % RM == 0)[:, None] & (tl.arange(0, K * RK) % RK == 0)[
+            None, :
+        ]
         xs = tl.where(keep_x, xs, tl.zeros_like(xs))
         ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
@@ -73,7 +75,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -107,7 +111,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -119,22 +124,36 @@ def _on_stream(stream):
 
 # torch dtype -> Triton dtype for pointer tables; float8 types only where this torch has them.
 _TRITON_DTYPES = {
-    torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.float32: tl.float32,
-    torch.float64: tl.float64, torch.int8: tl.int8, torch.int16: tl.int16,
-    torch.int32: tl.int32, torch.int64: tl.int64, torch.uint8: tl.uint8, torch.bool: tl.int1,
+    torch.float16: tl.float16,
+    torch.bfloat16: tl.bfloat16,
+    torch.float32: tl.float32,
+    torch.float64: tl.float64,
+    torch.int8: tl.int8,
+    torch.int16: tl.int16,
+    torch.int32: tl.int32,
+    torch.int64: tl.int64,
+    torch.uint8: tl.uint8,
+    torch.bool: tl.int1,
 }
 
 
-for _torch_name, _tl_name in (("uint16", "uint16"), ("uint32", "uint32"), ("uint64", "uint64"),
-                              ("float8_e4m3fn", "float8e4nv"), ("float8_e5m2", "float8e5")):
+for _torch_name, _tl_name in (
+    ("uint16", "uint16"),
+    ("uint32", "uint32"),
+    ("uint64", "uint64"),
+    ("float8_e4m3fn", "float8e4nv"),
+    ("float8_e5m2", "float8e5"),
+):
     if hasattr(torch, _torch_name):
         _TRITON_DTYPES[getattr(torch, _torch_name)] = getattr(tl, _tl_name)
 
 
 def _triton_dtype(dtype):
     if dtype not in _TRITON_DTYPES:
-        raise TypeError(f"arrays of dtype {dtype} cannot be used by the Triton translation "
-                        f"(supported: {', '.join(str(d) for d in _TRITON_DTYPES)})")
+        raise TypeError(
+            f"arrays of dtype {dtype} cannot be used by the Triton translation "
+            f"(supported: {', '.join(str(d) for d in _TRITON_DTYPES)})"
+        )
     return _TRITON_DTYPES[dtype]
 
 
@@ -145,8 +164,9 @@ def _array_tables(kernel, name, arrays, ndim):
     """Device tables for a list of arrays: data pointers, then shapes and strides (int64,
     ndim per array), and the count. Built once per distinct list (one host-to-device copy) and
     kept: the tables depend on nothing but the key, and building them took most of a launch."""
-    key = (kernel, name) + tuple((t.data_ptr(), t.shape, t.stride(), t.dtype, t.device)
-                                 for t in arrays)
+    key = (kernel, name) + tuple(
+        (t.data_ptr(), t.shape, t.stride(), t.dtype, t.device) for t in arrays
+    )
     tables = _TABLES.get(key)
     if tables is None:
         if len(_TABLES) >= 64:
@@ -162,13 +182,18 @@ def _build_tables(kernel, name, arrays, ndim):
     for i, t in enumerate(arrays):
         _check_ndim(kernel, f"{name}[{i}]", t, ndim)
         if t.dtype != dtype:
-            raise TypeError(f"{kernel}: all arrays of `{name}` must share one dtype; "
-                            f"{name}[0] is {dtype}, {name}[{i}] is {t.dtype}")
+            raise TypeError(
+                f"{kernel}: all arrays of `{name}` must share one dtype; "
+                f"{name}[0] is {dtype}, {name}[{i}] is {t.dtype}"
+            )
     n = len(arrays)
-    flat = [t.data_ptr() for t in arrays] + [d for t in arrays for d in t.shape] + [
-        d for t in arrays for d in t.stride()]
+    flat = (
+        [t.data_ptr() for t in arrays]
+        + [d for t in arrays for d in t.shape]
+        + [d for t in arrays for d in t.stride()]
+    )
     table = torch.tensor(flat, dtype=torch.int64).to(device)
-    return table[:n], table[n:n + n * ndim], table[n + n * ndim:], n
+    return table[:n], table[n : n + n * ndim], table[n + n * ndim :], n
 
 
 @triton.jit
@@ -228,7 +253,11 @@ def grouped_gemm(
                     offs_A0 = bm * TM + tl.arange(0, TM)
                     offs_A1 = k * TK + tl.arange(0, TK)
                 mask_A = (offs_A0[:, None] < A_shape0) & (offs_A1[None, :] < A_shape1)
-                a = tl.load(A_ptr + offs_A0[:, None] * A_stride0 + offs_A1[None, :] * A_stride1, mask=mask_A, other=0.0)
+                a = tl.load(
+                    A_ptr + offs_A0[:, None] * A_stride0 + offs_A1[None, :] * A_stride1,
+                    mask=mask_A,
+                    other=0.0,
+                )
                 if USE_INT64:  # 64-bit offsets, chosen by the launcher
                     offs_B0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
                     offs_B1 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
@@ -236,7 +265,11 @@ def grouped_gemm(
                     offs_B0 = k * TK + tl.arange(0, TK)
                     offs_B1 = bn * TN + tl.arange(0, TN)
                 mask_B = (offs_B0[:, None] < B_shape0) & (offs_B1[None, :] < B_shape1)
-                b = tl.load(B_ptr + offs_B0[:, None] * B_stride0 + offs_B1[None, :] * B_stride1, mask=mask_B, other=0.0)
+                b = tl.load(
+                    B_ptr + offs_B0[:, None] * B_stride0 + offs_B1[None, :] * B_stride1,
+                    mask=mask_B,
+                    other=0.0,
+                )
                 acc = _dot_any_size(a, b, acc, "ieee")
             if USE_INT64:  # 64-bit offsets, chosen by the launcher
                 offs_C0 = tl.cast(bm, tl.int64) * TM + tl.arange(0, TM)
@@ -245,7 +278,11 @@ def grouped_gemm(
                 offs_C0 = bm * TM + tl.arange(0, TM)
                 offs_C1 = bn * TN + tl.arange(0, TN)
             mask_C = (offs_C0[:, None] < C_shape0) & (offs_C1[None, :] < C_shape1)
-            tl.store(C_ptr + offs_C0[:, None] * C_stride0 + offs_C1[None, :] * C_stride1, acc.to(C_ptr.dtype.element_ty), mask=mask_C)
+            tl.store(
+                C_ptr + offs_C0[:, None] * C_stride0 + offs_C1[None, :] * C_stride1,
+                acc.to(C_ptr.dtype.element_ty),
+                mask=mask_C,
+            )
             tile += step
         first = last
 
@@ -268,14 +305,18 @@ def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     with _on_stream(stream):
         grouped_gemm[_grid(grid)](
-            *As_tables, _triton_dtype(As[0].dtype),
-            *Bs_tables, _triton_dtype(Bs[0].dtype),
-            *Cs_tables, _triton_dtype(Cs[0].dtype),
+            *As_tables,
+            _triton_dtype(As[0].dtype),
+            *Bs_tables,
+            _triton_dtype(Bs[0].dtype),
+            *Cs_tables,
+            _triton_dtype(Cs[0].dtype),
             TM,
             TN,
             TK,
             USE_INT64=_needs_int64(*As, *Bs, *Cs),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

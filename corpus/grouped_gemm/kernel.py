@@ -1,5 +1,6 @@
 """Grouped GEMM: C[g] = A[g] @ B[g] for a list of problems of different sizes, scheduled by a
 persistent `while` loop over one flat tile index space shared by all groups."""
+
 import cuda.tile as ct
 
 ConstInt = ct.Constant[int]

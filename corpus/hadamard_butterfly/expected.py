@@ -41,7 +41,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -60,8 +62,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -83,7 +87,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -134,7 +139,9 @@ def hadamard_kernel(
     else:
         offs_x0 = pid * TM + tl.arange(0, TM)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    v = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0).to(tl.float32)
+    v = tl.load(
+        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
+    ).to(tl.float32)
     for stage in range(LOG_N):
         halves = tl.reshape(v, (TM, 2, N // 2))
         lo = _extract_3d(halves, 0, 0, 0, TM, 1, N // 2)
@@ -148,7 +155,11 @@ def hadamard_kernel(
     else:
         offs_out0 = pid * TM + tl.arange(0, TM)
     mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, (v * scale).to(out_ptr.dtype.element_ty), mask=mask_out)
+    tl.store(
+        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        (v * scale).to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
 
 
 def launch_hadamard_kernel(stream, grid, x, out, scale, TM, N, LOG_N, *, hints=None):
@@ -156,7 +167,8 @@ def launch_hadamard_kernel(stream, grid, x, out, scale, TM, N, LOG_N, *, hints=N
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, out = _as_tensor(x), _as_tensor(out)
+    x = _as_tensor(x)
+    out = _as_tensor(out)
     _check_ndim("hadamard_kernel", "x", x, 2)
     _check_ndim("hadamard_kernel", "out", out, 2)
     tile_elems = max(TM * N, TM * (N // 2), TM * 2 * (N // 2))
@@ -166,8 +178,12 @@ def launch_hadamard_kernel(stream, grid, x, out, scale, TM, N, LOG_N, *, hints=N
     num_stages = 2
     with _on_stream(stream):
         hadamard_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             scale,
             TM,
             N,
@@ -175,7 +191,8 @@ def launch_hadamard_kernel(stream, grid, x, out, scale, TM, N, LOG_N, *, hints=N
             x_div=_multiples(x),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -185,4 +202,6 @@ def launch(stream, x, out):
     log_n = n.bit_length() - 1
     assert n == 1 << log_n, "the transform length must be a power of two"
     tm = 8
-    launch_hadamard_kernel(stream, (triton.cdiv(rows, tm),), x, out, 1.0 / math.sqrt(n), tm, n, log_n)
+    launch_hadamard_kernel(
+        stream, (triton.cdiv(rows, tm),), x, out, 1.0 / math.sqrt(n), tm, n, log_n
+    )

@@ -31,5 +31,6 @@ def launch(stream, x, out):
     log_n = n.bit_length() - 1
     assert n == 1 << log_n, "the transform length must be a power of two"
     tm = 8
-    ct.launch(stream, (ct.cdiv(rows, tm),), hadamard_kernel,
-              (x, out, 1.0 / math.sqrt(n), tm, n, log_n))
+    ct.launch(
+        stream, (ct.cdiv(rows, tm),), hadamard_kernel, (x, out, 1.0 / math.sqrt(n), tm, n, log_n)
+    )

@@ -21,8 +21,18 @@ def _exp(x):
 
 
 @triton.jit
-def _store_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+def _store_tile_2d(
+    ptr,
+    shape0,
+    shape1,
+    stride0,
+    stride1,
+    index0,
+    index1,
+    tile,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -54,7 +64,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -73,8 +85,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -96,7 +110,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -140,7 +155,11 @@ def load_f32(
         offs_arr0 = i * TM + tl.arange(0, TM)
         offs_arr1 = j * TN + tl.arange(0, TN)
     mask_arr = (offs_arr0[:, None] < arr_shape0) & (offs_arr1[None, :] < arr_shape1)
-    return tl.load(arr_ptr + offs_arr0[:, None] * arr_stride0 + offs_arr1[None, :] * arr_stride1, mask=mask_arr, other=0.0).to(tl.float32)
+    return tl.load(
+        arr_ptr + offs_arr0[:, None] * arr_stride0 + offs_arr1[None, :] * arr_stride1,
+        mask=mask_arr,
+        other=0.0,
+    ).to(tl.float32)
 
 
 @triton.jit
@@ -176,9 +195,21 @@ def swiglu_kernel(
     out_stride0 = out_stride0 // out_div[0] * out_div[0]
     out_shape1 = out_shape1 // out_div[1] * out_div[1]
     i, j = block_coords()
-    g = load_f32(gate_ptr, gate_shape0, gate_shape1, gate_stride0, gate_stride1, i, j, TM, TN, USE_INT64)
+    g = load_f32(
+        gate_ptr, gate_shape0, gate_shape1, gate_stride0, gate_stride1, i, j, TM, TN, USE_INT64
+    )
     u = load_f32(up_ptr, up_shape0, up_shape1, up_stride0, up_stride1, i, j, TM, TN, USE_INT64)
-    _store_tile_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, i, j, (silu(g) * u).to(out_ptr.dtype.element_ty), USE_INT64)
+    _store_tile_2d(
+        out_ptr,
+        out_shape0,
+        out_shape1,
+        out_stride0,
+        out_stride1,
+        i,
+        j,
+        (silu(g) * u).to(out_ptr.dtype.element_ty),
+        USE_INT64,
+    )
 
 
 def launch_swiglu_kernel(stream, grid, gate, up, out, TM, TN, *, hints=None):
@@ -186,7 +217,9 @@ def launch_swiglu_kernel(stream, grid, gate, up, out, TM, TN, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    gate, up, out = _as_tensor(gate), _as_tensor(up), _as_tensor(out)
+    gate = _as_tensor(gate)
+    up = _as_tensor(up)
+    out = _as_tensor(out)
     _check_ndim("swiglu_kernel", "gate", gate, 2)
     _check_ndim("swiglu_kernel", "up", up, 2)
     _check_ndim("swiglu_kernel", "out", out, 2)
@@ -197,16 +230,23 @@ def launch_swiglu_kernel(stream, grid, gate, up, out, TM, TN, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         swiglu_kernel[_grid(grid)](
-            gate, *gate.shape, *gate.stride(),
-            up, *up.shape, *up.stride(),
-            out, *out.shape, *out.stride(),
+            gate,
+            *gate.shape,
+            *gate.stride(),
+            up,
+            *up.shape,
+            *up.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             TM,
             TN,
             gate_div=_multiples(gate),
             up_div=_multiples(up),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(gate, up, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

@@ -31,9 +31,17 @@ def _elem_index(index, USE_INT64: tl.constexpr):
 
 
 @triton.jit
-def _atomic_add_1d(ptr, shape0, stride0, index0, update,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
-                   SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
+def _atomic_add_1d(
+    ptr,
+    shape0,
+    stride0,
+    index0,
+    update,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+    SEM: tl.constexpr = None,
+    SCOPE: tl.constexpr = None,
+):
     """ct.atomic_add: atomically combine `update` into ptr[index0, ...] and return the old
     values. Out-of-bounds elements (negative indices included) are left untouched.
     SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
@@ -61,7 +69,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -80,8 +90,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -103,7 +115,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -157,7 +170,8 @@ def launch_histogram_kernel(stream, grid, x, hist, lo, hi, TILE, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, hist = _as_tensor(x), _as_tensor(hist)
+    x = _as_tensor(x)
+    hist = _as_tensor(hist)
     _check_ndim("histogram_kernel", "x", x, 1)
     _check_ndim("histogram_kernel", "hist", hist, 1)
     tile_elems = TILE
@@ -167,15 +181,20 @@ def launch_histogram_kernel(stream, grid, x, hist, lo, hi, TILE, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         histogram_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            hist, *hist.shape, *hist.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            hist,
+            *hist.shape,
+            *hist.stride(),
             lo,
             hi,
             TILE,
             x_div=_multiples(x),
             hist_div=_multiples(hist),
             USE_INT64=_needs_int64(x, hist),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

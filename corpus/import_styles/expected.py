@@ -21,7 +21,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -40,8 +42,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -63,7 +67,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -116,7 +121,11 @@ def row_dot_kernel(
             offs_x0 = pid * TM + tl.arange(0, TM)
             offs_x1 = j * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-        xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0).to(tl.float32)
+        xt = tl.load(
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            mask=mask_x,
+            other=0.0,
+        ).to(tl.float32)
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_y0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
             offs_y1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
@@ -124,7 +133,11 @@ def row_dot_kernel(
             offs_y0 = pid * TM + tl.arange(0, TM)
             offs_y1 = j * TN + tl.arange(0, TN)
         mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
-        yt = tl.load(y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1, mask=mask_y, other=0.0).to(tl.float32)
+        yt = tl.load(
+            y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1,
+            mask=mask_y,
+            other=0.0,
+        ).to(tl.float32)
         acc += tl.sum(xt * yt, axis=1)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
@@ -139,7 +152,9 @@ def launch_row_dot_kernel(stream, grid, x, y, out, TM, TN, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, y, out = _as_tensor(x), _as_tensor(y), _as_tensor(out)
+    x = _as_tensor(x)
+    y = _as_tensor(y)
+    out = _as_tensor(out)
     _check_ndim("row_dot_kernel", "x", x, 2)
     _check_ndim("row_dot_kernel", "y", y, 2)
     _check_ndim("row_dot_kernel", "out", out, 1)
@@ -150,16 +165,23 @@ def launch_row_dot_kernel(stream, grid, x, y, out, TM, TN, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         row_dot_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            y, *y.shape, *y.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            y,
+            *y.shape,
+            *y.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             TM,
             TN,
             x_div=_multiples(x),
             y_div=_multiples(y),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, y, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

@@ -45,7 +45,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -64,8 +66,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -87,7 +91,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -178,7 +183,9 @@ def floor_div_mod_kernel(
         offs_d0 = pid_m * TM + tl.arange(0, TM)
         offs_d1 = pid_n * TN + tl.arange(0, TN)
     mask_d = (offs_d0[:, None] < d_shape0) & (offs_d1[None, :] < d_shape1)
-    dt = tl.load(d_ptr + offs_d0[:, None] * d_stride0 + offs_d1[None, :] * d_stride1, mask=mask_d, other=0.0)
+    dt = tl.load(
+        d_ptr + offs_d0[:, None] * d_stride0 + offs_d1[None, :] * d_stride1, mask=mask_d, other=0.0
+    )
     dt = tl.where(dt == 0, 1, dt)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_q0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
@@ -187,7 +194,11 @@ def floor_div_mod_kernel(
         offs_q0 = pid_m * TM + tl.arange(0, TM)
         offs_q1 = pid_n * TN + tl.arange(0, TN)
     mask_q = (offs_q0[:, None] < q_shape0) & (offs_q1[None, :] < q_shape1)
-    tl.store(q_ptr + offs_q0[:, None] * q_stride0 + offs_q1[None, :] * q_stride1, _floordiv(xt, dt).to(q_ptr.dtype.element_ty), mask=mask_q)
+    tl.store(
+        q_ptr + offs_q0[:, None] * q_stride0 + offs_q1[None, :] * q_stride1,
+        _floordiv(xt, dt).to(q_ptr.dtype.element_ty),
+        mask=mask_q,
+    )
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_r0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
         offs_r1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
@@ -195,7 +206,11 @@ def floor_div_mod_kernel(
         offs_r0 = pid_m * TM + tl.arange(0, TM)
         offs_r1 = pid_n * TN + tl.arange(0, TN)
     mask_r = (offs_r0[:, None] < r_shape0) & (offs_r1[None, :] < r_shape1)
-    tl.store(r_ptr + offs_r0[:, None] * r_stride0 + offs_r1[None, :] * r_stride1, _mod(xt, dt).to(r_ptr.dtype.element_ty), mask=mask_r)
+    tl.store(
+        r_ptr + offs_r0[:, None] * r_stride0 + offs_r1[None, :] * r_stride1,
+        _mod(xt, dt).to(r_ptr.dtype.element_ty),
+        mask=mask_r,
+    )
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_qs0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
         offs_qs1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
@@ -203,7 +218,11 @@ def floor_div_mod_kernel(
         offs_qs0 = pid_m * TM + tl.arange(0, TM)
         offs_qs1 = pid_n * TN + tl.arange(0, TN)
     mask_qs = (offs_qs0[:, None] < qs_shape0) & (offs_qs1[None, :] < qs_shape1)
-    tl.store(qs_ptr + offs_qs0[:, None] * qs_stride0 + offs_qs1[None, :] * qs_stride1, _floordiv(xt, s).to(qs_ptr.dtype.element_ty), mask=mask_qs)
+    tl.store(
+        qs_ptr + offs_qs0[:, None] * qs_stride0 + offs_qs1[None, :] * qs_stride1,
+        _floordiv(xt, s).to(qs_ptr.dtype.element_ty),
+        mask=mask_qs,
+    )
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_rs0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
         offs_rs1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
@@ -211,7 +230,11 @@ def floor_div_mod_kernel(
         offs_rs0 = pid_m * TM + tl.arange(0, TM)
         offs_rs1 = pid_n * TN + tl.arange(0, TN)
     mask_rs = (offs_rs0[:, None] < rs_shape0) & (offs_rs1[None, :] < rs_shape1)
-    tl.store(rs_ptr + offs_rs0[:, None] * rs_stride0 + offs_rs1[None, :] * rs_stride1, _mod(xt, s).to(rs_ptr.dtype.element_ty), mask=mask_rs)
+    tl.store(
+        rs_ptr + offs_rs0[:, None] * rs_stride0 + offs_rs1[None, :] * rs_stride1,
+        _mod(xt, s).to(rs_ptr.dtype.element_ty),
+        mask=mask_rs,
+    )
 
 
 def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, hints=None):
@@ -219,7 +242,12 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, d, q, r, qs, rs = _as_tensor(x), _as_tensor(d), _as_tensor(q), _as_tensor(r), _as_tensor(qs), _as_tensor(rs)
+    x = _as_tensor(x)
+    d = _as_tensor(d)
+    q = _as_tensor(q)
+    r = _as_tensor(r)
+    qs = _as_tensor(qs)
+    rs = _as_tensor(rs)
     _check_ndim("floor_div_mod_kernel", "x", x, 2)
     _check_ndim("floor_div_mod_kernel", "d", d, 2)
     _check_ndim("floor_div_mod_kernel", "q", q, 2)
@@ -233,12 +261,24 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
     num_stages = 2
     with _on_stream(stream):
         floor_div_mod_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            d, *d.shape, *d.stride(),
-            q, *q.shape, *q.stride(),
-            r, *r.shape, *r.stride(),
-            qs, *qs.shape, *qs.stride(),
-            rs, *rs.shape, *rs.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            d,
+            *d.shape,
+            *d.stride(),
+            q,
+            *q.shape,
+            *q.stride(),
+            r,
+            *r.shape,
+            *r.stride(),
+            qs,
+            *qs.shape,
+            *qs.stride(),
+            rs,
+            *rs.shape,
+            *rs.stride(),
             s,
             TM,
             TN,
@@ -249,7 +289,8 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
             qs_div=_multiples(qs),
             rs_div=_multiples(rs),
             USE_INT64=_needs_int64(x, d, q, r, qs, rs),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -257,4 +298,6 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
 def launch(stream, x, d, q, r, qs, rs, s):
     tm, tn = 16, 32
     m, n = x.shape
-    launch_floor_div_mod_kernel(stream, (triton.cdiv(m, tm), triton.cdiv(n, tn)), x, d, q, r, qs, rs, s, tm, tn)
+    launch_floor_div_mod_kernel(
+        stream, (triton.cdiv(m, tm), triton.cdiv(n, tn)), x, d, q, r, qs, rs, s, tm, tn
+    )

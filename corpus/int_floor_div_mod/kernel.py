@@ -27,5 +27,9 @@ def floor_div_mod_kernel(x, d, q, r, qs, rs, s, TM: ConstInt, TN: ConstInt):
 def launch(stream, x, d, q, r, qs, rs, s):
     tm, tn = 16, 32
     m, n = x.shape
-    ct.launch(stream, (ct.cdiv(m, tm), ct.cdiv(n, tn)), floor_div_mod_kernel,
-              (x, d, q, r, qs, rs, s, tm, tn))
+    ct.launch(
+        stream,
+        (ct.cdiv(m, tm), ct.cdiv(n, tn)),
+        floor_div_mod_kernel,
+        (x, d, q, r, qs, rs, s, tm, tn),
+    )

@@ -2,6 +2,7 @@
 """LayerNorm backward. Each block computes dx for one row and adds the row's contributions to
 dw and db into one of GROUPS partial buffers, guarded by a spin lock per buffer (atomic_cas to
 take it, atomic_xchg to give it back); the host then sums the partial buffers."""
+
 import contextlib
 
 import triton
@@ -38,9 +39,18 @@ def _elem_index(index, USE_INT64: tl.constexpr):
 
 
 @triton.jit
-def _atomic_cas_1d(ptr, shape0, stride0, index0, expected, desired,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
-                   SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
+def _atomic_cas_1d(
+    ptr,
+    shape0,
+    stride0,
+    index0,
+    expected,
+    desired,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+    SEM: tl.constexpr = None,
+    SCOPE: tl.constexpr = None,
+):
     """ct.atomic_cas: where ptr[index0, ...] == expected, store desired; return the old values.
     Out-of-bounds elements (negative indices included) are untouched and return `expected`.
     SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
@@ -58,9 +68,10 @@ def _atomic_cas_1d(ptr, shape0, stride0, index0, expected, desired,
         # to compare against exists: every bit pattern can be in memory.) An empty array has
         # no element 0, so the CAS is skipped and every lane returns `expected`.
         ok = (i0 >= 0) & (i0 < shape0)
-        if (shape0 > 0):
-            old = tl.atomic_cas(ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp),
-                                sem=SEM, scope=SCOPE)
+        if shape0 > 0:
+            old = tl.atomic_cas(
+                ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp), sem=SEM, scope=SCOPE
+            )
         else:
             old = cmp
         return tl.where(ok, old, cmp)
@@ -69,9 +80,17 @@ def _atomic_cas_1d(ptr, shape0, stride0, index0, expected, desired,
 
 
 @triton.jit
-def _atomic_xchg_1d(ptr, shape0, stride0, index0, update,
-                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
-                    SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
+def _atomic_xchg_1d(
+    ptr,
+    shape0,
+    stride0,
+    index0,
+    update,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+    SEM: tl.constexpr = None,
+    SCOPE: tl.constexpr = None,
+):
     """ct.atomic_xchg: atomically combine `update` into ptr[index0, ...] and return the old
     values. Out-of-bounds elements (negative indices included) are left untouched.
     SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
@@ -99,7 +118,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -118,8 +139,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -141,7 +164,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -229,7 +253,9 @@ def layernorm_bwd(
     else:
         offs_x0 = row + tl.arange(0, 1)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0).to(tl.float32)
+    xt = tl.load(
+        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
+    ).to(tl.float32)
     offs_dy1 = tl.arange(0, TN)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_dy0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
@@ -237,14 +263,22 @@ def layernorm_bwd(
     else:
         offs_dy0 = row + tl.arange(0, 1)
     mask_dy = (offs_dy0[:, None] < dy_shape0) & (offs_dy1[None, :] < dy_shape1)
-    dyt = tl.load(dy_ptr + offs_dy0[:, None] * dy_stride0 + offs_dy1[None, :] * dy_stride1, mask=mask_dy, other=0.0).to(tl.float32)
+    dyt = tl.load(
+        dy_ptr + offs_dy0[:, None] * dy_stride0 + offs_dy1[None, :] * dy_stride1,
+        mask=mask_dy,
+        other=0.0,
+    ).to(tl.float32)
     offs_w0 = tl.arange(0, TN)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_w0 = offs_w0.to(tl.int64)
     mask_w = offs_w0 < w_shape0
     wt = tl.load(w_ptr + offs_w0 * w_stride0, mask=mask_w, other=0.0).to(tl.float32)
-    mu = tl.load(mean_ptr + tl.cast(row, tl.int64) * mean_stride0, mask=(row >= 0) & (row < mean_shape0))
-    rs = tl.load(rstd_ptr + tl.cast(row, tl.int64) * rstd_stride0, mask=(row >= 0) & (row < rstd_shape0))
+    mu = tl.load(
+        mean_ptr + tl.cast(row, tl.int64) * mean_stride0, mask=(row >= 0) & (row < mean_shape0)
+    )
+    rs = tl.load(
+        rstd_ptr + tl.cast(row, tl.int64) * rstd_stride0, mask=(row >= 0) & (row < rstd_shape0)
+    )
     xhat = tl.where(live, (xt - mu) * rs, 0.0)
     wdy = wt[None, :] * dyt
     c1 = _sum(xhat * wdy, None, False) / n
@@ -257,10 +291,17 @@ def layernorm_bwd(
     else:
         offs_dx0 = row + tl.arange(0, 1)
     mask_dx = (offs_dx0[:, None] < dx_shape0) & (offs_dx1[None, :] < dx_shape1)
-    tl.store(dx_ptr + offs_dx0[:, None] * dx_stride0 + offs_dx1[None, :] * dx_stride1, dxt.to(dx_ptr.dtype.element_ty), mask=mask_dx)
+    tl.store(
+        dx_ptr + offs_dx0[:, None] * dx_stride0 + offs_dx1[None, :] * dx_stride1,
+        dxt.to(dx_ptr.dtype.element_ty),
+        mask=mask_dx,
+    )
 
     g = _mod(row, GROUPS)
-    while _atomic_cas_1d(locks_ptr, locks_shape0, locks_stride0, g, 0, 1, USE_INT64, SEM="acquire") == 1:
+    while (
+        _atomic_cas_1d(locks_ptr, locks_shape0, locks_stride0, g, 0, 1, USE_INT64, SEM="acquire")
+        == 1
+    ):
         pass  # another row of this group holds the lock
     offs_dw_partial1 = tl.arange(0, TN)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
@@ -268,41 +309,83 @@ def layernorm_bwd(
         offs_dw_partial1 = offs_dw_partial1.to(tl.int64)
     else:
         offs_dw_partial0 = g + tl.arange(0, 1)
-    mask_dw_partial = (offs_dw_partial0[:, None] < dw_partial_shape0) & (offs_dw_partial1[None, :] < dw_partial_shape1)
-    dw_acc = tl.load(dw_partial_ptr + offs_dw_partial0[:, None] * dw_partial_stride0 + offs_dw_partial1[None, :] * dw_partial_stride1, mask=mask_dw_partial, other=0.0)
+    mask_dw_partial = (offs_dw_partial0[:, None] < dw_partial_shape0) & (
+        offs_dw_partial1[None, :] < dw_partial_shape1
+    )
+    dw_acc = tl.load(
+        dw_partial_ptr
+        + offs_dw_partial0[:, None] * dw_partial_stride0
+        + offs_dw_partial1[None, :] * dw_partial_stride1,
+        mask=mask_dw_partial,
+        other=0.0,
+    )
     offs_db_partial1 = tl.arange(0, TN)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_db_partial0 = tl.cast(g, tl.int64) + tl.arange(0, 1)
         offs_db_partial1 = offs_db_partial1.to(tl.int64)
     else:
         offs_db_partial0 = g + tl.arange(0, 1)
-    mask_db_partial = (offs_db_partial0[:, None] < db_partial_shape0) & (offs_db_partial1[None, :] < db_partial_shape1)
-    db_acc = tl.load(db_partial_ptr + offs_db_partial0[:, None] * db_partial_stride0 + offs_db_partial1[None, :] * db_partial_stride1, mask=mask_db_partial, other=0.0)
+    mask_db_partial = (offs_db_partial0[:, None] < db_partial_shape0) & (
+        offs_db_partial1[None, :] < db_partial_shape1
+    )
+    db_acc = tl.load(
+        db_partial_ptr
+        + offs_db_partial0[:, None] * db_partial_stride0
+        + offs_db_partial1[None, :] * db_partial_stride1,
+        mask=mask_db_partial,
+        other=0.0,
+    )
     offs_dw_partial1_2 = tl.arange(0, TN)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_dw_partial0_2 = tl.cast(g, tl.int64) + tl.arange(0, 1)
         offs_dw_partial1_2 = offs_dw_partial1_2.to(tl.int64)
     else:
         offs_dw_partial0_2 = g + tl.arange(0, 1)
-    mask_dw_partial_2 = (offs_dw_partial0_2[:, None] < dw_partial_shape0) & (offs_dw_partial1_2[None, :] < dw_partial_shape1)
-    tl.store(dw_partial_ptr + offs_dw_partial0_2[:, None] * dw_partial_stride0 + offs_dw_partial1_2[None, :] * dw_partial_stride1, (dw_acc + xhat * dyt).to(dw_partial_ptr.dtype.element_ty), mask=mask_dw_partial_2)
+    mask_dw_partial_2 = (offs_dw_partial0_2[:, None] < dw_partial_shape0) & (
+        offs_dw_partial1_2[None, :] < dw_partial_shape1
+    )
+    tl.store(
+        dw_partial_ptr
+        + offs_dw_partial0_2[:, None] * dw_partial_stride0
+        + offs_dw_partial1_2[None, :] * dw_partial_stride1,
+        (dw_acc + xhat * dyt).to(dw_partial_ptr.dtype.element_ty),
+        mask=mask_dw_partial_2,
+    )
     offs_db_partial1_2 = tl.arange(0, TN)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_db_partial0_2 = tl.cast(g, tl.int64) + tl.arange(0, 1)
         offs_db_partial1_2 = offs_db_partial1_2.to(tl.int64)
     else:
         offs_db_partial0_2 = g + tl.arange(0, 1)
-    mask_db_partial_2 = (offs_db_partial0_2[:, None] < db_partial_shape0) & (offs_db_partial1_2[None, :] < db_partial_shape1)
-    tl.store(db_partial_ptr + offs_db_partial0_2[:, None] * db_partial_stride0 + offs_db_partial1_2[None, :] * db_partial_stride1, (db_acc + dyt).to(db_partial_ptr.dtype.element_ty), mask=mask_db_partial_2)
+    mask_db_partial_2 = (offs_db_partial0_2[:, None] < db_partial_shape0) & (
+        offs_db_partial1_2[None, :] < db_partial_shape1
+    )
+    tl.store(
+        db_partial_ptr
+        + offs_db_partial0_2[:, None] * db_partial_stride0
+        + offs_db_partial1_2[None, :] * db_partial_stride1,
+        (db_acc + dyt).to(db_partial_ptr.dtype.element_ty),
+        mask=mask_db_partial_2,
+    )
     _atomic_xchg_1d(locks_ptr, locks_shape0, locks_stride0, g, 0, USE_INT64, SEM="release")
 
 
-def launch_layernorm_bwd(stream, grid, x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, GROUPS, TN, *, hints=None):
+def launch_layernorm_bwd(
+    stream, grid, x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, GROUPS, TN, *, hints=None
+):
     """Run `layernorm_bwd` like `ct.launch(stream, grid, layernorm_bwd, (x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, GROUPS, TN))`.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks = _as_tensor(x), _as_tensor(dy), _as_tensor(w), _as_tensor(mean), _as_tensor(rstd), _as_tensor(dx), _as_tensor(dw_partial), _as_tensor(db_partial), _as_tensor(locks)
+    x = _as_tensor(x)
+    dy = _as_tensor(dy)
+    w = _as_tensor(w)
+    mean = _as_tensor(mean)
+    rstd = _as_tensor(rstd)
+    dx = _as_tensor(dx)
+    dw_partial = _as_tensor(dw_partial)
+    db_partial = _as_tensor(db_partial)
+    locks = _as_tensor(locks)
     _check_ndim("layernorm_bwd", "x", x, 2)
     _check_ndim("layernorm_bwd", "dy", dy, 2)
     _check_ndim("layernorm_bwd", "w", w, 1)
@@ -319,15 +402,33 @@ def launch_layernorm_bwd(stream, grid, x, dy, w, mean, rstd, dx, dw_partial, db_
     num_stages = 2
     with _on_stream(stream):
         layernorm_bwd[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            dy, *dy.shape, *dy.stride(),
-            w, *w.shape, *w.stride(),
-            mean, *mean.shape, *mean.stride(),
-            rstd, *rstd.shape, *rstd.stride(),
-            dx, *dx.shape, *dx.stride(),
-            dw_partial, *dw_partial.shape, *dw_partial.stride(),
-            db_partial, *db_partial.shape, *db_partial.stride(),
-            locks, *locks.shape, *locks.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            dy,
+            *dy.shape,
+            *dy.stride(),
+            w,
+            *w.shape,
+            *w.stride(),
+            mean,
+            *mean.shape,
+            *mean.stride(),
+            rstd,
+            *rstd.shape,
+            *rstd.stride(),
+            dx,
+            *dx.shape,
+            *dx.stride(),
+            dw_partial,
+            *dw_partial.shape,
+            *dw_partial.stride(),
+            db_partial,
+            *db_partial.shape,
+            *db_partial.stride(),
+            locks,
+            *locks.shape,
+            *locks.stride(),
             GROUPS,
             TN,
             x_div=_multiples(x),
@@ -340,7 +441,8 @@ def launch_layernorm_bwd(stream, grid, x, dy, w, mean, rstd, dx, dw_partial, db_
             db_partial_div=_multiples(db_partial),
             locks_div=_multiples(locks),
             USE_INT64=_needs_int64(x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -352,6 +454,8 @@ def launch(stream, x, dy, w, mean, rstd, dx, dw, db):
     dw_partial = torch.zeros(groups, n, dtype=torch.float32, device=x.device)
     db_partial = torch.zeros(groups, n, dtype=torch.float32, device=x.device)
     locks = torch.zeros(groups, dtype=torch.int32, device=x.device)
-    launch_layernorm_bwd(stream, (m,), x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, groups, tile_n)
+    launch_layernorm_bwd(
+        stream, (m,), x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, groups, tile_n
+    )
     dw.copy_(dw_partial.sum(dim=0))
     db.copy_(db_partial.sum(dim=0))

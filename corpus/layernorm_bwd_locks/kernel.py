@@ -1,6 +1,7 @@
 """LayerNorm backward. Each block computes dx for one row and adds the row's contributions to
 dw and db into one of GROUPS partial buffers, guarded by a spin lock per buffer (atomic_cas to
 take it, atomic_xchg to give it back); the host then sums the partial buffers."""
+
 import cuda.tile as ct
 import torch
 
@@ -8,8 +9,9 @@ ConstInt = ct.Constant[int]
 
 
 @ct.kernel
-def layernorm_bwd(x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks,
-                  GROUPS: ConstInt, TN: ConstInt):
+def layernorm_bwd(
+    x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, GROUPS: ConstInt, TN: ConstInt
+):
     row = ct.bid(0)
     n = x.shape[1]
     cols = ct.arange(TN, dtype=ct.int32)[None, :]
@@ -43,7 +45,11 @@ def launch(stream, x, dy, w, mean, rstd, dx, dw, db):
     dw_partial = torch.zeros(groups, n, dtype=torch.float32, device=x.device)
     db_partial = torch.zeros(groups, n, dtype=torch.float32, device=x.device)
     locks = torch.zeros(groups, dtype=torch.int32, device=x.device)
-    ct.launch(stream, (m,), layernorm_bwd,
-              (x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, groups, tile_n))
+    ct.launch(
+        stream,
+        (m,),
+        layernorm_bwd,
+        (x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, groups, tile_n),
+    )
     dw.copy_(dw_partial.sum(dim=0))
     db.copy_(db_partial.sum(dim=0))

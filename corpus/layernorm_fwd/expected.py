@@ -21,7 +21,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -40,8 +42,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -63,7 +67,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -135,7 +140,11 @@ def layernorm_fwd_kernel(
             offs_x0 = row + tl.arange(0, 1)
             offs_x1 = j * TILE_N + tl.arange(0, TILE_N)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-        xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
+        xt = tl.load(
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            mask=mask_x,
+            other=0.0,
+        )
         acc = acc + xt.to(tl.float32)
     mean = tl.sum(acc, axis=1, keep_dims=True) / n  # (1, 1)
 
@@ -149,7 +158,11 @@ def layernorm_fwd_kernel(
             offs_x0_2 = row + tl.arange(0, 1)
             offs_x1_2 = j * TILE_N + tl.arange(0, TILE_N)
         mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
-        xt = tl.load(x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1, mask=mask_x_2, other=0.0)
+        xt = tl.load(
+            x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1,
+            mask=mask_x_2,
+            other=0.0,
+        )
         cols = j * TILE_N + tl.arange(0, TILE_N)
         d = tl.where(cols[None, :] < n, xt.to(tl.float32) - mean, 0.0)
         acc = acc + d * d
@@ -165,7 +178,11 @@ def layernorm_fwd_kernel(
             offs_x0_3 = row + tl.arange(0, 1)
             offs_x1_3 = j * TILE_N + tl.arange(0, TILE_N)
         mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
-        xt = tl.load(x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1, mask=mask_x_3, other=0.0)
+        xt = tl.load(
+            x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1,
+            mask=mask_x_3,
+            other=0.0,
+        )
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_weight0 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
         else:
@@ -186,28 +203,47 @@ def layernorm_fwd_kernel(
             offs_out0 = row + tl.arange(0, 1)
             offs_out1 = j * TILE_N + tl.arange(0, TILE_N)
         mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-        tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, y.to(out_ptr.dtype.element_ty), mask=mask_out)
+        tl.store(
+            out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+            y.to(out_ptr.dtype.element_ty),
+            mask=mask_out,
+        )
 
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_mean_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
     else:
         offs_mean_out0 = row + tl.arange(0, 1)
     mask_mean_out = offs_mean_out0 < mean_out_shape0
-    tl.store(mean_out_ptr + offs_mean_out0 * mean_out_stride0, tl.reshape(mean, (1,)).to(mean_out_ptr.dtype.element_ty), mask=mask_mean_out)
+    tl.store(
+        mean_out_ptr + offs_mean_out0 * mean_out_stride0,
+        tl.reshape(mean, (1,)).to(mean_out_ptr.dtype.element_ty),
+        mask=mask_mean_out,
+    )
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_rstd_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
     else:
         offs_rstd_out0 = row + tl.arange(0, 1)
     mask_rstd_out = offs_rstd_out0 < rstd_out_shape0
-    tl.store(rstd_out_ptr + offs_rstd_out0 * rstd_out_stride0, tl.reshape(rstd, (1,)).to(rstd_out_ptr.dtype.element_ty), mask=mask_rstd_out)
+    tl.store(
+        rstd_out_ptr + offs_rstd_out0 * rstd_out_stride0,
+        tl.reshape(rstd, (1,)).to(rstd_out_ptr.dtype.element_ty),
+        mask=mask_rstd_out,
+    )
 
 
-def launch_layernorm_fwd_kernel(stream, grid, x, weight, bias, out, mean_out, rstd_out, eps, TILE_N, *, hints=None):
+def launch_layernorm_fwd_kernel(
+    stream, grid, x, weight, bias, out, mean_out, rstd_out, eps, TILE_N, *, hints=None
+):
     """Run `layernorm_fwd_kernel` like `ct.launch(stream, grid, layernorm_fwd_kernel, (x, weight, bias, out, mean_out, rstd_out, eps, TILE_N))`.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, weight, bias, out, mean_out, rstd_out = _as_tensor(x), _as_tensor(weight), _as_tensor(bias), _as_tensor(out), _as_tensor(mean_out), _as_tensor(rstd_out)
+    x = _as_tensor(x)
+    weight = _as_tensor(weight)
+    bias = _as_tensor(bias)
+    out = _as_tensor(out)
+    mean_out = _as_tensor(mean_out)
+    rstd_out = _as_tensor(rstd_out)
     _check_ndim("layernorm_fwd_kernel", "x", x, 2)
     _check_ndim("layernorm_fwd_kernel", "weight", weight, 1)
     _check_ndim("layernorm_fwd_kernel", "bias", bias, 1)
@@ -221,12 +257,24 @@ def launch_layernorm_fwd_kernel(stream, grid, x, weight, bias, out, mean_out, rs
     num_stages = 2
     with _on_stream(stream):
         layernorm_fwd_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            weight, *weight.shape, *weight.stride(),
-            bias, *bias.shape, *bias.stride(),
-            out, *out.shape, *out.stride(),
-            mean_out, *mean_out.shape, *mean_out.stride(),
-            rstd_out, *rstd_out.shape, *rstd_out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            weight,
+            *weight.shape,
+            *weight.stride(),
+            bias,
+            *bias.shape,
+            *bias.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
+            mean_out,
+            *mean_out.shape,
+            *mean_out.stride(),
+            rstd_out,
+            *rstd_out.shape,
+            *rstd_out.stride(),
             eps,
             TILE_N,
             x_div=_multiples(x),
@@ -236,11 +284,14 @@ def launch_layernorm_fwd_kernel(stream, grid, x, weight, bias, out, mean_out, rs
             mean_out_div=_multiples(mean_out),
             rstd_out_div=_multiples(rstd_out),
             USE_INT64=_needs_int64(x, weight, bias, out, mean_out, rstd_out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 
 def launch(stream, x, weight, bias, out, mean, rstd, eps):
     tile_n = 128
-    launch_layernorm_fwd_kernel(stream, (x.shape[0],), x, weight, bias, out, mean, rstd, eps, tile_n)
+    launch_layernorm_fwd_kernel(
+        stream, (x.shape[0],), x, weight, bias, out, mean, rstd, eps, tile_n
+    )

@@ -19,7 +19,7 @@ def layernorm_fwd_kernel(x, weight, bias, out, mean_out, rstd_out, eps, TILE_N: 
     for j in range(num_chunks):
         xt = ct.load(x, (row, j), (1, TILE_N), padding_mode=ct.PaddingMode.ZERO)
         acc = acc + xt.astype(ct.float32)
-    mean = ct.sum(acc, axis=1, keepdims=True) / n          # (1, 1)
+    mean = ct.sum(acc, axis=1, keepdims=True) / n  # (1, 1)
 
     # Pass 2: variance. (x - mean) is not zero on padded lanes, so mask them explicitly.
     acc = ct.zeros((1, TILE_N), dtype=ct.float32)
@@ -45,5 +45,6 @@ def layernorm_fwd_kernel(x, weight, bias, out, mean_out, rstd_out, eps, TILE_N: 
 
 def launch(stream, x, weight, bias, out, mean, rstd, eps):
     tile_n = 128
-    ct.launch(stream, (x.shape[0],), layernorm_fwd_kernel,
-              (x, weight, bias, out, mean, rstd, eps, tile_n))
+    ct.launch(
+        stream, (x.shape[0],), layernorm_fwd_kernel, (x, weight, bias, out, mean, rstd, eps, tile_n)
+    )

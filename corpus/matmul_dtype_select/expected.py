@@ -2,6 +2,7 @@
 """A matmul in the style cuTile's own samples use: a local alias of the padding mode and the
 operand dtype chosen from the input dtype (tf32 tensor cores for fp32 inputs, the inputs' own
 dtype otherwise). Both are compile-time Python inside the kernel."""
+
 import contextlib
 
 import torch
@@ -25,8 +26,9 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
         xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
-                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        keep_x = (tl.arange(0, M * RM) % RM == 0)[:, None] & (tl.arange(0, K * RK) % RK == 0)[
+            None, :
+        ]
         xs = tl.where(keep_x, xs, tl.zeros_like(xs))
         ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
@@ -50,7 +52,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -69,8 +73,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -92,7 +98,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -149,7 +156,11 @@ def gemm_select_kernel(
             offs_X0 = row_block * BM + tl.arange(0, BM)
             offs_X1 = kk * BK + tl.arange(0, BK)
         mask_X = (offs_X0[:, None] < X_shape0) & (offs_X1[None, :] < X_shape1)
-        x = tl.load(X_ptr + offs_X0[:, None] * X_stride0 + offs_X1[None, :] * X_stride1, mask=mask_X, other=0.0)
+        x = tl.load(
+            X_ptr + offs_X0[:, None] * X_stride0 + offs_X1[None, :] * X_stride1,
+            mask=mask_X,
+            other=0.0,
+        )
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_W0 = tl.cast(kk, tl.int64) * BK + tl.arange(0, BK)
             offs_W1 = tl.cast(col_block, tl.int64) * BN + tl.arange(0, BN)
@@ -157,8 +168,17 @@ def gemm_select_kernel(
             offs_W0 = kk * BK + tl.arange(0, BK)
             offs_W1 = col_block * BN + tl.arange(0, BN)
         mask_W = (offs_W0[:, None] < W_shape0) & (offs_W1[None, :] < W_shape1)
-        w = tl.load(W_ptr + offs_W0[:, None] * W_stride0 + offs_W1[None, :] * W_stride1, mask=mask_W, other=0.0)
-        total = _dot_any_size(x.to(compute), w.to(compute), total, "tf32" if X_ptr.dtype.element_ty == tl.float32 else "ieee")
+        w = tl.load(
+            W_ptr + offs_W0[:, None] * W_stride0 + offs_W1[None, :] * W_stride1,
+            mask=mask_W,
+            other=0.0,
+        )
+        total = _dot_any_size(
+            x.to(compute),
+            w.to(compute),
+            total,
+            "tf32" if X_ptr.dtype.element_ty == tl.float32 else "ieee",
+        )
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_Y0 = tl.cast(row_block, tl.int64) * BM + tl.arange(0, BM)
         offs_Y1 = tl.cast(col_block, tl.int64) * BN + tl.arange(0, BN)
@@ -166,7 +186,11 @@ def gemm_select_kernel(
         offs_Y0 = row_block * BM + tl.arange(0, BM)
         offs_Y1 = col_block * BN + tl.arange(0, BN)
     mask_Y = (offs_Y0[:, None] < Y_shape0) & (offs_Y1[None, :] < Y_shape1)
-    tl.store(Y_ptr + offs_Y0[:, None] * Y_stride0 + offs_Y1[None, :] * Y_stride1, total.to(Y_ptr.dtype.element_ty), mask=mask_Y)
+    tl.store(
+        Y_ptr + offs_Y0[:, None] * Y_stride0 + offs_Y1[None, :] * Y_stride1,
+        total.to(Y_ptr.dtype.element_ty),
+        mask=mask_Y,
+    )
 
 
 def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
@@ -174,7 +198,9 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    X, W, Y = _as_tensor(X), _as_tensor(W), _as_tensor(Y)
+    X = _as_tensor(X)
+    W = _as_tensor(W)
+    Y = _as_tensor(Y)
     _check_ndim("gemm_select_kernel", "X", X, 2)
     _check_ndim("gemm_select_kernel", "W", W, 2)
     _check_ndim("gemm_select_kernel", "Y", Y, 2)
@@ -185,9 +211,15 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     with _on_stream(stream):
         gemm_select_kernel[_grid(grid)](
-            X, *X.shape, *X.stride(),
-            W, *W.shape, *W.stride(),
-            Y, *Y.shape, *Y.stride(),
+            X,
+            *X.shape,
+            *X.stride(),
+            W,
+            *W.shape,
+            *W.stride(),
+            Y,
+            *Y.shape,
+            *Y.stride(),
             BM,
             BN,
             BK,
@@ -195,7 +227,8 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
             W_div=_multiples(W),
             Y_div=_multiples(Y),
             USE_INT64=_needs_int64(X, W, Y),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -203,4 +236,6 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
 def launch(stream, x, w, y):
     bm, bn, bk = 32, 64, 32
     m, n = y.shape
-    launch_gemm_select_kernel(stream, (triton.cdiv(m, bm), triton.cdiv(n, bn), 1), x, w, y, bm, bn, bk)
+    launch_gemm_select_kernel(
+        stream, (triton.cdiv(m, bm), triton.cdiv(n, bn), 1), x, w, y, bm, bn, bk
+    )

@@ -1,6 +1,7 @@
 """A matmul in the style cuTile's own samples use: a local alias of the padding mode and the
 operand dtype chosen from the input dtype (tf32 tensor cores for fp32 inputs, the inputs' own
 dtype otherwise). Both are compile-time Python inside the kernel."""
+
 import cuda.tile as ct
 
 ConstInt = ct.Constant[int]
@@ -25,5 +26,6 @@ def gemm_select_kernel(X, W, Y, BM: ConstInt, BN: ConstInt, BK: ConstInt):
 def launch(stream, x, w, y):
     bm, bn, bk = 32, 64, 32
     m, n = y.shape
-    ct.launch(stream, (ct.cdiv(m, bm), ct.cdiv(n, bn), 1), gemm_select_kernel,
-              (x, w, y, bm, bn, bk))
+    ct.launch(
+        stream, (ct.cdiv(m, bm), ct.cdiv(n, bn), 1), gemm_select_kernel, (x, w, y, bm, bn, bk)
+    )

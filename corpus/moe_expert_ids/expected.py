@@ -6,6 +6,7 @@ rows (padding rows hold an out-of-range token id), so each block of TILE_T sorte
 one expert. Each block reads its expert id as a 0-d tile, gathers its token rows, multiplies by
 that expert's weight matrix and scatters the rows back to token order.
 """
+
 import contextlib
 
 import torch
@@ -24,8 +25,16 @@ def _elem_index(index, USE_INT64: tl.constexpr):
 
 
 @triton.jit
-def _gather_1d(ptr, shape0, stride0, index0,
-               USE_INT64: tl.constexpr, MASK=None, PADDING=0, CHECK_BOUNDS: tl.constexpr = True):
+def _gather_1d(
+    ptr,
+    shape0,
+    stride0,
+    index0,
+    USE_INT64: tl.constexpr,
+    MASK=None,
+    PADDING=0,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
     is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
     i0 = _elem_index(index0, USE_INT64)
@@ -42,8 +51,19 @@ def _gather_1d(ptr, shape0, stride0, index0,
 
 
 @triton.jit
-def _gather_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-               USE_INT64: tl.constexpr, MASK=None, PADDING=0, CHECK_BOUNDS: tl.constexpr = True):
+def _gather_2d(
+    ptr,
+    shape0,
+    shape1,
+    stride0,
+    stride1,
+    index0,
+    index1,
+    USE_INT64: tl.constexpr,
+    MASK=None,
+    PADDING=0,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
     is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
     i0 = _elem_index(index0, USE_INT64)
@@ -61,9 +81,24 @@ def _gather_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
 
 
 @triton.jit
-def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+def _load_tile_3d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    stride0,
+    stride1,
+    stride2,
+    index0,
+    index1,
+    index2,
+    BLOCK0: tl.constexpr,
+    BLOCK1: tl.constexpr,
+    BLOCK2: tl.constexpr,
+    USE_INT64: tl.constexpr,
+    PADDING: tl.constexpr = None,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -74,9 +109,20 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
         offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
         offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
         offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
-    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    ptrs = (
+        ptr
+        + offs0[:, None, None] * stride0
+        + offs1[None, :, None] * stride1
+        + offs2[None, None, :] * stride2
+    )
     if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
+        return tl.load(
+            ptrs,
+            mask=(offs0[:, None, None] < shape0)
+            & (offs1[None, :, None] < shape1)
+            & (offs2[None, None, :] < shape2),
+            other=PADDING,
+        )
     else:
         return tl.load(ptrs)
 
@@ -97,8 +143,9 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
         xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
-                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        keep_x = (tl.arange(0, M * RM) % RM == 0)[:, None] & (tl.arange(0, K * RK) % RK == 0)[
+            None, :
+        ]
         xs = tl.where(keep_x, xs, tl.zeros_like(xs))
         ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
@@ -108,8 +155,19 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
 
 
 @triton.jit
-def _scatter_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                value, USE_INT64: tl.constexpr, MASK=None, CHECK_BOUNDS: tl.constexpr = True):
+def _scatter_2d(
+    ptr,
+    shape0,
+    shape1,
+    stride0,
+    stride1,
+    index0,
+    index1,
+    value,
+    USE_INT64: tl.constexpr,
+    MASK=None,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.scatter: write `value` (broadcast to the indices' shape, cast to the array dtype) to
     ptr[index0, ...]. Out-of-bounds elements (negative indices included) and elements where
     MASK is False are not written."""
@@ -142,7 +200,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -161,8 +221,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -184,7 +246,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -252,30 +315,80 @@ def expert_up_kernel(
     d_model = X_shape1
 
     # one expert per block of sorted rows: a single element, read as a 0-d tile
-    expert = tl.load(block_expert_ptr + tl.cast(blk, tl.int64) * block_expert_stride0, mask=(blk >= 0) & (blk < block_expert_shape0))
+    expert = tl.load(
+        block_expert_ptr + tl.cast(blk, tl.int64) * block_expert_stride0,
+        mask=(blk >= 0) & (blk < block_expert_shape0),
+    )
     # the expert's gate scale, another 0-d load (2-D array, one element)
-    scale = tl.load(gate_ptr + tl.cast(expert, tl.int64) * gate_stride0, mask=(expert >= 0) & (expert < gate_shape0) & (0 < gate_shape1))
+    scale = tl.load(
+        gate_ptr + tl.cast(expert, tl.int64) * gate_stride0,
+        mask=(expert >= 0) & (expert < gate_shape0) & (0 < gate_shape1),
+    )
 
     rows = blk * TILE_T + tl.arange(0, TILE_T)
-    tokens = _gather_1d(row_token_ptr, row_token_shape0, row_token_stride0, rows, USE_INT64)  # padding rows: out-of-range ids
+    tokens = _gather_1d(
+        row_token_ptr, row_token_shape0, row_token_stride0, rows, USE_INT64
+    )  # padding rows: out-of-range ids
     acc = tl.zeros((TILE_T, TILE_H), dtype=tl.float32)
     for kk in range(tl.cdiv(d_model, TILE_D)):
         cols = kk * TILE_D + tl.arange(0, TILE_D)
-        x = _gather_2d(X_ptr, X_shape0, X_shape1, X_stride0, X_stride1, tokens[:, None], cols[None, :], USE_INT64)  # out-of-range rows read 0
-        w = _load_tile_3d(W_ptr, W_shape0, W_shape1, W_shape2, W_stride0, W_stride1, W_stride2, expert, kk, col, 1, TILE_D, TILE_H, USE_INT64, PADDING=0.0)
+        x = _gather_2d(
+            X_ptr,
+            X_shape0,
+            X_shape1,
+            X_stride0,
+            X_stride1,
+            tokens[:, None],
+            cols[None, :],
+            USE_INT64,
+        )  # out-of-range rows read 0
+        w = _load_tile_3d(
+            W_ptr,
+            W_shape0,
+            W_shape1,
+            W_shape2,
+            W_stride0,
+            W_stride1,
+            W_stride2,
+            expert,
+            kk,
+            col,
+            1,
+            TILE_D,
+            TILE_H,
+            USE_INT64,
+            PADDING=0.0,
+        )
         acc = _dot_any_size(x, tl.reshape(w, (TILE_D, TILE_H)), acc, "ieee")
 
     out_cols = col * TILE_H + tl.arange(0, TILE_H)
     result = (acc * scale).to(Y_ptr.dtype.element_ty)
-    _scatter_2d(Y_ptr, Y_shape0, Y_shape1, Y_stride0, Y_stride1, tokens[:, None], out_cols[None, :], result, USE_INT64)  # padding rows are dropped
+    _scatter_2d(
+        Y_ptr,
+        Y_shape0,
+        Y_shape1,
+        Y_stride0,
+        Y_stride1,
+        tokens[:, None],
+        out_cols[None, :],
+        result,
+        USE_INT64,
+    )  # padding rows are dropped
 
 
-def launch_expert_up_kernel(stream, grid, X, W, Y, row_token, block_expert, gate, TILE_T, TILE_H, TILE_D, *, hints=None):
+def launch_expert_up_kernel(
+    stream, grid, X, W, Y, row_token, block_expert, gate, TILE_T, TILE_H, TILE_D, *, hints=None
+):
     """Run `expert_up_kernel` like `ct.launch(stream, grid, expert_up_kernel, (X, W, Y, row_token, block_expert, gate, TILE_T, TILE_H, TILE_D))`.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    X, W, Y, row_token, block_expert, gate = _as_tensor(X), _as_tensor(W), _as_tensor(Y), _as_tensor(row_token), _as_tensor(block_expert), _as_tensor(gate)
+    X = _as_tensor(X)
+    W = _as_tensor(W)
+    Y = _as_tensor(Y)
+    row_token = _as_tensor(row_token)
+    block_expert = _as_tensor(block_expert)
+    gate = _as_tensor(gate)
     _check_ndim("expert_up_kernel", "X", X, 2)
     _check_ndim("expert_up_kernel", "W", W, 3)
     _check_ndim("expert_up_kernel", "Y", Y, 2)
@@ -289,12 +402,24 @@ def launch_expert_up_kernel(stream, grid, X, W, Y, row_token, block_expert, gate
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     with _on_stream(stream):
         expert_up_kernel[_grid(grid)](
-            X, *X.shape, *X.stride(),
-            W, *W.shape, *W.stride(),
-            Y, *Y.shape, *Y.stride(),
-            row_token, *row_token.shape, *row_token.stride(),
-            block_expert, *block_expert.shape, *block_expert.stride(),
-            gate, *gate.shape, *gate.stride(),
+            X,
+            *X.shape,
+            *X.stride(),
+            W,
+            *W.shape,
+            *W.stride(),
+            Y,
+            *Y.shape,
+            *Y.stride(),
+            row_token,
+            *row_token.shape,
+            *row_token.stride(),
+            block_expert,
+            *block_expert.shape,
+            *block_expert.stride(),
+            gate,
+            *gate.shape,
+            *gate.stride(),
             TILE_T,
             TILE_H,
             TILE_D,
@@ -305,7 +430,8 @@ def launch_expert_up_kernel(stream, grid, X, W, Y, row_token, block_expert, gate
             block_expert_div=_multiples(block_expert),
             gate_div=_multiples(gate),
             USE_INT64=_needs_int64(X, W, Y, row_token, block_expert, gate),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -314,4 +440,6 @@ def launch(stream, x, w, y, row_token, block_expert, gate):
     tile_t, tile_h, tile_d = 16, 32, 32
     hidden = w.shape[2]
     grid = (block_expert.shape[0], triton.cdiv(hidden, tile_h), 1)
-    launch_expert_up_kernel(stream, grid, x, w, y, row_token, block_expert, gate, tile_t, tile_h, tile_d)
+    launch_expert_up_kernel(
+        stream, grid, x, w, y, row_token, block_expert, gate, tile_t, tile_h, tile_d
+    )

@@ -5,14 +5,16 @@ rows (padding rows hold an out-of-range token id), so each block of TILE_T sorte
 one expert. Each block reads its expert id as a 0-d tile, gathers its token rows, multiplies by
 that expert's weight matrix and scatters the rows back to token order.
 """
+
 import cuda.tile as ct
 
 ConstInt = ct.Constant[int]
 
 
 @ct.kernel
-def expert_up_kernel(X, W, Y, row_token, block_expert, gate,
-                     TILE_T: ConstInt, TILE_H: ConstInt, TILE_D: ConstInt):
+def expert_up_kernel(
+    X, W, Y, row_token, block_expert, gate, TILE_T: ConstInt, TILE_H: ConstInt, TILE_D: ConstInt
+):
     blk = ct.bid(0)
     col = ct.bid(1)
     zero = ct.PaddingMode.ZERO
@@ -24,7 +26,7 @@ def expert_up_kernel(X, W, Y, row_token, block_expert, gate,
     scale = ct.load(gate, index=(expert, 0), shape=())
 
     rows = blk * TILE_T + ct.arange(TILE_T, dtype=ct.int32)
-    tokens = ct.gather(row_token, rows)                    # padding rows: out-of-range ids
+    tokens = ct.gather(row_token, rows)  # padding rows: out-of-range ids
     acc = ct.zeros((TILE_T, TILE_H), dtype=ct.float32)
     for kk in range(ct.cdiv(d_model, TILE_D)):
         cols = kk * TILE_D + ct.arange(TILE_D, dtype=ct.int32)
@@ -41,5 +43,9 @@ def launch(stream, x, w, y, row_token, block_expert, gate):
     tile_t, tile_h, tile_d = 16, 32, 32
     hidden = w.shape[2]
     grid = (block_expert.shape[0], ct.cdiv(hidden, tile_h), 1)
-    ct.launch(stream, grid, expert_up_kernel,
-              (x, w, y, row_token, block_expert, gate, tile_t, tile_h, tile_d))
+    ct.launch(
+        stream,
+        grid,
+        expert_up_kernel,
+        (x, w, y, row_token, block_expert, gate, tile_t, tile_h, tile_d),
+    )

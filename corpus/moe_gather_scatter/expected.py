@@ -17,8 +17,16 @@ def _elem_index(index, USE_INT64: tl.constexpr):
 
 
 @triton.jit
-def _gather_1d(ptr, shape0, stride0, index0,
-               USE_INT64: tl.constexpr, MASK=None, PADDING=0, CHECK_BOUNDS: tl.constexpr = True):
+def _gather_1d(
+    ptr,
+    shape0,
+    stride0,
+    index0,
+    USE_INT64: tl.constexpr,
+    MASK=None,
+    PADDING=0,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
     is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
     i0 = _elem_index(index0, USE_INT64)
@@ -35,8 +43,19 @@ def _gather_1d(ptr, shape0, stride0, index0,
 
 
 @triton.jit
-def _gather_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-               USE_INT64: tl.constexpr, MASK=None, PADDING=0, CHECK_BOUNDS: tl.constexpr = True):
+def _gather_2d(
+    ptr,
+    shape0,
+    shape1,
+    stride0,
+    stride1,
+    index0,
+    index1,
+    USE_INT64: tl.constexpr,
+    MASK=None,
+    PADDING=0,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
     is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
     i0 = _elem_index(index0, USE_INT64)
@@ -54,9 +73,24 @@ def _gather_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
 
 
 @triton.jit
-def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+def _load_tile_3d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    stride0,
+    stride1,
+    stride2,
+    index0,
+    index1,
+    index2,
+    BLOCK0: tl.constexpr,
+    BLOCK1: tl.constexpr,
+    BLOCK2: tl.constexpr,
+    USE_INT64: tl.constexpr,
+    PADDING: tl.constexpr = None,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -67,9 +101,20 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
         offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
         offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
         offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
-    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    ptrs = (
+        ptr
+        + offs0[:, None, None] * stride0
+        + offs1[None, :, None] * stride1
+        + offs2[None, None, :] * stride2
+    )
     if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
+        return tl.load(
+            ptrs,
+            mask=(offs0[:, None, None] < shape0)
+            & (offs1[None, :, None] < shape1)
+            & (offs2[None, None, :] < shape2),
+            other=PADDING,
+        )
     else:
         return tl.load(ptrs)
 
@@ -90,8 +135,9 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
         xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
-                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        keep_x = (tl.arange(0, M * RM) % RM == 0)[:, None] & (tl.arange(0, K * RK) % RK == 0)[
+            None, :
+        ]
         xs = tl.where(keep_x, xs, tl.zeros_like(xs))
         ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
@@ -101,8 +147,19 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
 
 
 @triton.jit
-def _scatter_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                value, USE_INT64: tl.constexpr, MASK=None, CHECK_BOUNDS: tl.constexpr = True):
+def _scatter_2d(
+    ptr,
+    shape0,
+    shape1,
+    stride0,
+    stride1,
+    index0,
+    index1,
+    value,
+    USE_INT64: tl.constexpr,
+    MASK=None,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.scatter: write `value` (broadcast to the indices' shape, cast to the array dtype) to
     ptr[index0, ...]. Out-of-bounds elements (negative indices included) and elements where
     MASK is False are not written."""
@@ -135,7 +192,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -154,8 +213,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -177,7 +238,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -249,23 +311,66 @@ def moe_expert_matmul_kernel(
     if tl.program_id(1) * TM < count:
         r = tl.program_id(1) * TM + tl.arange(0, TM)
         routed = (r < count) & (start + r < order_shape0)
-        tok = _gather_1d(order_ptr, order_shape0, order_stride0, start + r, USE_INT64, MASK=routed, PADDING=-1)
+        tok = _gather_1d(
+            order_ptr, order_shape0, order_stride0, start + r, USE_INT64, MASK=routed, PADDING=-1
+        )
         acc = tl.zeros((TM, TN), dtype=tl.float32)
         for k in range(tl.cdiv(x_shape1, TK)):
             cols = k * TK + tl.arange(0, TK)
-            a = _gather_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, tok[:, None], cols[None, :], USE_INT64)
-            b = _load_tile_3d(w_ptr, w_shape0, w_shape1, w_shape2, w_stride0, w_stride1, w_stride2, e, k, tl.program_id(2), 1, TK, TN, USE_INT64, PADDING=0.0)
+            a = _gather_2d(
+                x_ptr,
+                x_shape0,
+                x_shape1,
+                x_stride0,
+                x_stride1,
+                tok[:, None],
+                cols[None, :],
+                USE_INT64,
+            )
+            b = _load_tile_3d(
+                w_ptr,
+                w_shape0,
+                w_shape1,
+                w_shape2,
+                w_stride0,
+                w_stride1,
+                w_stride2,
+                e,
+                k,
+                tl.program_id(2),
+                1,
+                TK,
+                TN,
+                USE_INT64,
+                PADDING=0.0,
+            )
             acc = _dot_any_size(a, tl.reshape(b, (TK, TN)), acc, "ieee")
         cols = tl.program_id(2) * TN + tl.arange(0, TN)
-        _scatter_2d(out_ptr, out_shape0, out_shape1, out_stride0, out_stride1, tok[:, None], cols[None, :], acc, USE_INT64)
+        _scatter_2d(
+            out_ptr,
+            out_shape0,
+            out_shape1,
+            out_stride0,
+            out_stride1,
+            tok[:, None],
+            cols[None, :],
+            acc,
+            USE_INT64,
+        )
 
 
-def launch_moe_expert_matmul_kernel(stream, grid, x, w, order, offsets, out, TM, TN, TK, *, hints=None):
+def launch_moe_expert_matmul_kernel(
+    stream, grid, x, w, order, offsets, out, TM, TN, TK, *, hints=None
+):
     """Run `moe_expert_matmul_kernel` like `ct.launch(stream, grid, moe_expert_matmul_kernel, (x, w, order, offsets, out, TM, TN, TK))`.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, w, order, offsets, out = _as_tensor(x), _as_tensor(w), _as_tensor(order), _as_tensor(offsets), _as_tensor(out)
+    x = _as_tensor(x)
+    w = _as_tensor(w)
+    order = _as_tensor(order)
+    offsets = _as_tensor(offsets)
+    out = _as_tensor(out)
     _check_ndim("moe_expert_matmul_kernel", "x", x, 2)
     _check_ndim("moe_expert_matmul_kernel", "w", w, 3)
     _check_ndim("moe_expert_matmul_kernel", "order", order, 1)
@@ -278,11 +383,21 @@ def launch_moe_expert_matmul_kernel(stream, grid, x, w, order, offsets, out, TM,
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     with _on_stream(stream):
         moe_expert_matmul_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            w, *w.shape, *w.stride(),
-            order, *order.shape, *order.stride(),
-            offsets, *offsets.shape, *offsets.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            w,
+            *w.shape,
+            *w.stride(),
+            order,
+            *order.shape,
+            *order.stride(),
+            offsets,
+            *offsets.shape,
+            *offsets.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             TM,
             TN,
             TK,
@@ -292,7 +407,8 @@ def launch_moe_expert_matmul_kernel(stream, grid, x, w, order, offsets, out, TM,
             offsets_div=_multiples(offsets),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, w, order, offsets, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

@@ -4,8 +4,7 @@ ConstInt = ct.Constant[int]
 
 
 @ct.kernel
-def moe_expert_matmul_kernel(x, w, order, offsets, out,
-                             TM: ConstInt, TN: ConstInt, TK: ConstInt):
+def moe_expert_matmul_kernel(x, w, order, offsets, out, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     """out[t, :] = x[t, :] @ w[e] for every token t routed to expert e.
 
     `order` lists the tokens grouped by expert: expert e owns the tokens

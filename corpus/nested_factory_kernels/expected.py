@@ -22,7 +22,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -41,8 +43,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -64,7 +68,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -123,7 +128,9 @@ def residual(
         offs_x0 = row * TM + tl.arange(0, TM)
         offs_x1 = col * tile_n + tl.arange(0, tile_n)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
+    xt = tl.load(
+        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
+    )
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_y0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
         offs_y1 = tl.cast(col, tl.int64) * tile_n + tl.arange(0, tile_n)
@@ -131,7 +138,9 @@ def residual(
         offs_y0 = row * TM + tl.arange(0, TM)
         offs_y1 = col * tile_n + tl.arange(0, tile_n)
     mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
-    yt = tl.load(y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1, mask=mask_y, other=0.0)
+    yt = tl.load(
+        y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1, mask=mask_y, other=0.0
+    )
     acc = xt.to(tl.float32) + alpha * yt.to(tl.float32)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_out0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
@@ -140,7 +149,11 @@ def residual(
         offs_out0 = row * TM + tl.arange(0, TM)
         offs_out1 = col * tile_n + tl.arange(0, tile_n)
     mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, acc.to(out_ptr.dtype.element_ty), mask=mask_out)
+    tl.store(
+        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        acc.to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
 
 
 def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
@@ -148,7 +161,9 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, y, out = _as_tensor(x), _as_tensor(y), _as_tensor(out)
+    x = _as_tensor(x)
+    y = _as_tensor(y)
+    out = _as_tensor(out)
     _check_ndim("residual", "x", x, 2)
     _check_ndim("residual", "y", y, 2)
     _check_ndim("residual", "out", out, 2)
@@ -159,9 +174,15 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         residual[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            y, *y.shape, *y.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            y,
+            *y.shape,
+            *y.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             TM,
             alpha,
             tile_n,
@@ -169,7 +190,8 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
             y_div=_multiples(y),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, y, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -181,6 +203,7 @@ def make_residual_kernel(tile_n, alpha):
     """A kernel factory: `tile_n` and `alpha` are closure constants of the kernel it returns."""
 
     residual = functools.partial(launch_residual, alpha=alpha, tile_n=tile_n)
+
     return residual
 
 
@@ -213,7 +236,9 @@ def clip_rows(
         offs_src0 = i + tl.arange(0, 1)
         offs_src1 = j * 64 + tl.arange(0, 64)
     mask_src = (offs_src0[:, None] < src_shape0) & (offs_src1[None, :] < src_shape1)
-    t = tl.load(src_ptr + offs_src0[:, None] * src_stride0 + offs_src1[None, :] * src_stride1, mask=mask_src)
+    t = tl.load(
+        src_ptr + offs_src0[:, None] * src_stride0 + offs_src1[None, :] * src_stride1, mask=mask_src
+    )
     t = tl.where(t > 1.25, 1.25, t)
     t = tl.where(t < -1.25, -1.25, t)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
@@ -223,7 +248,11 @@ def clip_rows(
         offs_dst0 = i + tl.arange(0, 1)
         offs_dst1 = j * 64 + tl.arange(0, 64)
     mask_dst = (offs_dst0[:, None] < dst_shape0) & (offs_dst1[None, :] < dst_shape1)
-    tl.store(dst_ptr + offs_dst0[:, None] * dst_stride0 + offs_dst1[None, :] * dst_stride1, t.to(dst_ptr.dtype.element_ty), mask=mask_dst)
+    tl.store(
+        dst_ptr + offs_dst0[:, None] * dst_stride0 + offs_dst1[None, :] * dst_stride1,
+        t.to(dst_ptr.dtype.element_ty),
+        mask=mask_dst,
+    )
 
 
 def launch_clip_rows(stream, grid, src, dst, *, hints=None):
@@ -231,7 +260,8 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    src, dst = _as_tensor(src), _as_tensor(dst)
+    src = _as_tensor(src)
+    dst = _as_tensor(dst)
     _check_ndim("clip_rows", "src", src, 2)
     _check_ndim("clip_rows", "dst", dst, 2)
     tile_elems = 64
@@ -241,12 +271,17 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         clip_rows[_grid(grid)](
-            src, *src.shape, *src.stride(),
-            dst, *dst.shape, *dst.stride(),
+            src,
+            *src.shape,
+            *src.stride(),
+            dst,
+            *dst.shape,
+            *dst.stride(),
             src_div=_multiples(src),
             dst_div=_multiples(dst),
             USE_INT64=_needs_int64(src, dst),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

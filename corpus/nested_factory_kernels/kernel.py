@@ -15,6 +15,7 @@ def make_residual_kernel(tile_n, alpha):
         yt = ct.load(y, index=(row, col), shape=(TM, tile_n), padding_mode=zero_pad)
         acc = xt.astype(ct.float32) + alpha * yt.astype(ct.float32)
         ct.store(out, index=(row, col), tile=acc.astype(out.dtype))
+
     return residual
 
 

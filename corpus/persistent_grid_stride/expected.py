@@ -45,7 +45,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -64,8 +66,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -87,7 +91,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -146,7 +151,9 @@ def persistent_axpy_kernel(
             offs_x0 = tm * TM + tl.arange(0, TM)
             offs_x1 = tn * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-        xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x).to(tl.float32)
+        xt = tl.load(
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
+        ).to(tl.float32)
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_y0 = tl.cast(tm, tl.int64) * TM + tl.arange(0, TM)
             offs_y1 = tl.cast(tn, tl.int64) * TN + tl.arange(0, TN)
@@ -154,7 +161,9 @@ def persistent_axpy_kernel(
             offs_y0 = tm * TM + tl.arange(0, TM)
             offs_y1 = tn * TN + tl.arange(0, TN)
         mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
-        yt = tl.load(y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1, mask=mask_y).to(tl.float32)
+        yt = tl.load(
+            y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1, mask=mask_y
+        ).to(tl.float32)
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_out0 = tl.cast(tm, tl.int64) * TM + tl.arange(0, TM)
             offs_out1 = tl.cast(tn, tl.int64) * TN + tl.arange(0, TN)
@@ -162,7 +171,11 @@ def persistent_axpy_kernel(
             offs_out0 = tm * TM + tl.arange(0, TM)
             offs_out1 = tn * TN + tl.arange(0, TN)
         mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-        tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, (alpha * xt + yt).to(out_ptr.dtype.element_ty), mask=mask_out)
+        tl.store(
+            out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+            (alpha * xt + yt).to(out_ptr.dtype.element_ty),
+            mask=mask_out,
+        )
 
 
 def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN, *, hints=None):
@@ -170,7 +183,9 @@ def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN, *, hin
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, y, out = _as_tensor(x), _as_tensor(y), _as_tensor(out)
+    x = _as_tensor(x)
+    y = _as_tensor(y)
+    out = _as_tensor(out)
     _check_ndim("persistent_axpy_kernel", "x", x, 2)
     _check_ndim("persistent_axpy_kernel", "y", y, 2)
     _check_ndim("persistent_axpy_kernel", "out", out, 2)
@@ -181,9 +196,15 @@ def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN, *, hin
     num_stages = 2
     with _on_stream(stream):
         persistent_axpy_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            y, *y.shape, *y.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            y,
+            *y.shape,
+            *y.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             alpha,
             TM,
             TN,
@@ -191,7 +212,8 @@ def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN, *, hin
             y_div=_multiples(y),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, y, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -200,5 +222,5 @@ def launch(stream, x, y, out, alpha):
     tm, tn = 16, 32
     m, n = x.shape
     num_tiles = triton.cdiv(m, tm) * triton.cdiv(n, tn)
-    grid = (min(num_tiles, 5),)   # fewer blocks than tiles on purpose
+    grid = (min(num_tiles, 5),)  # fewer blocks than tiles on purpose
     launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, tm, tn)

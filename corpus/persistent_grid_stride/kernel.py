@@ -24,5 +24,5 @@ def launch(stream, x, y, out, alpha):
     tm, tn = 16, 32
     m, n = x.shape
     num_tiles = ct.cdiv(m, tm) * ct.cdiv(n, tn)
-    grid = (min(num_tiles, 5),)   # fewer blocks than tiles on purpose
+    grid = (min(num_tiles, 5),)  # fewer blocks than tiles on purpose
     ct.launch(stream, grid, persistent_axpy_kernel, (x, y, out, alpha, tm, tn))

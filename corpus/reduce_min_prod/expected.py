@@ -32,7 +32,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -51,8 +53,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -74,7 +78,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -123,13 +128,21 @@ def min_prod_kernel(
     else:
         offs_x0 = pid * TM + tl.arange(0, TM)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=float("inf"))
+    t = tl.load(
+        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+        mask=mask_x,
+        other=float("inf"),
+    )
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_row_min0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
     else:
         offs_row_min0 = pid * TM + tl.arange(0, TM)
     mask_row_min = offs_row_min0 < row_min_shape0
-    tl.store(row_min_ptr + offs_row_min0 * row_min_stride0, tl.min(t, axis=1).to(row_min_ptr.dtype.element_ty), mask=mask_row_min)
+    tl.store(
+        row_min_ptr + offs_row_min0 * row_min_stride0,
+        tl.min(t, axis=1).to(row_min_ptr.dtype.element_ty),
+        mask=mask_row_min,
+    )
 
     cols = tl.arange(0, TILE_N)
     t32 = tl.where(cols[None, :] < n, t.to(tl.float32), 1.0)
@@ -138,7 +151,11 @@ def min_prod_kernel(
     else:
         offs_row_prod0 = pid * TM + tl.arange(0, TM)
     mask_row_prod = offs_row_prod0 < row_prod_shape0
-    tl.store(row_prod_ptr + offs_row_prod0 * row_prod_stride0, _prod(t32, 1, False).to(row_prod_ptr.dtype.element_ty), mask=mask_row_prod)
+    tl.store(
+        row_prod_ptr + offs_row_prod0 * row_prod_stride0,
+        _prod(t32, 1, False).to(row_prod_ptr.dtype.element_ty),
+        mask=mask_row_prod,
+    )
 
 
 def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hints=None):
@@ -146,7 +163,9 @@ def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hi
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, row_min, row_prod = _as_tensor(x), _as_tensor(row_min), _as_tensor(row_prod)
+    x = _as_tensor(x)
+    row_min = _as_tensor(row_min)
+    row_prod = _as_tensor(row_prod)
     _check_ndim("min_prod_kernel", "x", x, 2)
     _check_ndim("min_prod_kernel", "row_min", row_min, 1)
     _check_ndim("min_prod_kernel", "row_prod", row_prod, 1)
@@ -157,16 +176,23 @@ def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hi
     num_stages = 2
     with _on_stream(stream):
         min_prod_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            row_min, *row_min.shape, *row_min.stride(),
-            row_prod, *row_prod.shape, *row_prod.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            row_min,
+            *row_min.shape,
+            *row_min.stride(),
+            row_prod,
+            *row_prod.shape,
+            *row_prod.stride(),
             TM,
             TILE_N,
             x_div=_multiples(x),
             row_min_div=_multiples(row_min),
             row_prod_div=_multiples(row_prod),
             USE_INT64=_needs_int64(x, row_min, row_prod),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

@@ -21,7 +21,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -40,8 +42,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -63,7 +67,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -116,12 +121,16 @@ def rmsnorm_kernel(
     else:
         offs_x0 = pid * TM + tl.arange(0, TM)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0).to(tl.float32)
+    xt = tl.load(
+        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
+    ).to(tl.float32)
     offs_weight0 = tl.arange(0, TILE_N)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_weight0 = offs_weight0.to(tl.int64)
     mask_weight = offs_weight0 < weight_shape0
-    w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0).to(tl.float32)
+    w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0).to(
+        tl.float32
+    )
     mean_sq = tl.sum(xt * xt, axis=1, keep_dims=True) / n  # (TM, 1)
     y = xt * tl.rsqrt(mean_sq + eps) * w
     offs_out1 = tl.arange(0, TILE_N)
@@ -131,7 +140,11 @@ def rmsnorm_kernel(
     else:
         offs_out0 = pid * TM + tl.arange(0, TM)
     mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, y.to(out_ptr.dtype.element_ty), mask=mask_out)
+    tl.store(
+        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        y.to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
 
 
 def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hints=None):
@@ -139,7 +152,9 @@ def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hint
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, weight, out = _as_tensor(x), _as_tensor(weight), _as_tensor(out)
+    x = _as_tensor(x)
+    weight = _as_tensor(weight)
+    out = _as_tensor(out)
     _check_ndim("rmsnorm_kernel", "x", x, 2)
     _check_ndim("rmsnorm_kernel", "weight", weight, 1)
     _check_ndim("rmsnorm_kernel", "out", out, 2)
@@ -150,9 +165,15 @@ def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hint
     num_stages = 2
     with _on_stream(stream):
         rmsnorm_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            weight, *weight.shape, *weight.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            weight,
+            *weight.shape,
+            *weight.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             eps,
             TM,
             TILE_N,
@@ -160,7 +181,8 @@ def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hint
             weight_div=_multiples(weight),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, weight, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

@@ -12,7 +12,7 @@ def rmsnorm_kernel(x, weight, out, eps, TM: ct.Constant[int], TILE_N: ct.Constan
     n = x.shape[1]
     xt = ct.load(x, (pid, 0), (TM, TILE_N), padding_mode=ct.PaddingMode.ZERO).astype(ct.float32)
     w = ct.load(weight, (0,), (TILE_N,), padding_mode=ct.PaddingMode.ZERO).astype(ct.float32)
-    mean_sq = ct.sum(xt * xt, axis=1, keepdims=True) / n    # (TM, 1)
+    mean_sq = ct.sum(xt * xt, axis=1, keepdims=True) / n  # (TM, 1)
     y = xt * ct.rsqrt(mean_sq + eps) * w
     ct.store(out, (pid, 0), y.astype(out.dtype))
 

@@ -21,7 +21,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -40,8 +42,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -63,7 +67,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -107,7 +112,11 @@ def row_sum_kernel(
             offs_x0 = pid * TM + tl.arange(0, TM)
             offs_x1 = j * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-        t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
+        t = tl.load(
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            mask=mask_x,
+            other=0.0,
+        )
         acc = acc + tl.sum(t.to(tl.float32), axis=1, keep_dims=True)
     offs_row_sums1 = tl.arange(0, 1)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
@@ -115,8 +124,16 @@ def row_sum_kernel(
         offs_row_sums1 = offs_row_sums1.to(tl.int64)
     else:
         offs_row_sums0 = pid * TM + tl.arange(0, TM)
-    mask_row_sums = (offs_row_sums0[:, None] < row_sums_shape0) & (offs_row_sums1[None, :] < row_sums_shape1)
-    tl.store(row_sums_ptr + offs_row_sums0[:, None] * row_sums_stride0 + offs_row_sums1[None, :] * row_sums_stride1, acc.to(row_sums_ptr.dtype.element_ty), mask=mask_row_sums)
+    mask_row_sums = (offs_row_sums0[:, None] < row_sums_shape0) & (
+        offs_row_sums1[None, :] < row_sums_shape1
+    )
+    tl.store(
+        row_sums_ptr
+        + offs_row_sums0[:, None] * row_sums_stride0
+        + offs_row_sums1[None, :] * row_sums_stride1,
+        acc.to(row_sums_ptr.dtype.element_ty),
+        mask=mask_row_sums,
+    )
 
 
 def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
@@ -124,7 +141,8 @@ def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, row_sums = _as_tensor(x), _as_tensor(row_sums)
+    x = _as_tensor(x)
+    row_sums = _as_tensor(row_sums)
     _check_ndim("row_sum_kernel", "x", x, 2)
     _check_ndim("row_sum_kernel", "row_sums", row_sums, 2)
     tile_elems = max(TM, TM * TN)
@@ -134,14 +152,19 @@ def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         row_sum_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            row_sums, *row_sums.shape, *row_sums.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            row_sums,
+            *row_sums.shape,
+            *row_sums.stride(),
             TM,
             TN,
             x_div=_multiples(x),
             row_sums_div=_multiples(row_sums),
             USE_INT64=_needs_int64(x, row_sums),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -182,7 +205,11 @@ def col_sum_kernel(
             offs_x0 = i * TM + tl.arange(0, TM)
             offs_x1 = pid * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-        t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0)
+        t = tl.load(
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            mask=mask_x,
+            other=0.0,
+        )
         acc = acc + tl.sum(t.to(tl.float32), axis=0, keep_dims=True)
         i += 1
     offs_col_sums0 = tl.arange(0, 1)
@@ -191,8 +218,16 @@ def col_sum_kernel(
         offs_col_sums1 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
     else:
         offs_col_sums1 = pid * TN + tl.arange(0, TN)
-    mask_col_sums = (offs_col_sums0[:, None] < col_sums_shape0) & (offs_col_sums1[None, :] < col_sums_shape1)
-    tl.store(col_sums_ptr + offs_col_sums0[:, None] * col_sums_stride0 + offs_col_sums1[None, :] * col_sums_stride1, acc.to(col_sums_ptr.dtype.element_ty), mask=mask_col_sums)
+    mask_col_sums = (offs_col_sums0[:, None] < col_sums_shape0) & (
+        offs_col_sums1[None, :] < col_sums_shape1
+    )
+    tl.store(
+        col_sums_ptr
+        + offs_col_sums0[:, None] * col_sums_stride0
+        + offs_col_sums1[None, :] * col_sums_stride1,
+        acc.to(col_sums_ptr.dtype.element_ty),
+        mask=mask_col_sums,
+    )
 
 
 def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
@@ -200,7 +235,8 @@ def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, col_sums = _as_tensor(x), _as_tensor(col_sums)
+    x = _as_tensor(x)
+    col_sums = _as_tensor(col_sums)
     _check_ndim("col_sum_kernel", "x", x, 2)
     _check_ndim("col_sum_kernel", "col_sums", col_sums, 2)
     tile_elems = max(TN, TM * TN)
@@ -210,14 +246,19 @@ def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         col_sum_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            col_sums, *col_sums.shape, *col_sums.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            col_sums,
+            *col_sums.shape,
+            *col_sums.stride(),
             TM,
             TN,
             x_div=_multiples(x),
             col_sums_div=_multiples(col_sums),
             USE_INT64=_needs_int64(x, col_sums),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

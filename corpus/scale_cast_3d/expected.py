@@ -7,9 +7,24 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+def _load_tile_3d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    stride0,
+    stride1,
+    stride2,
+    index0,
+    index1,
+    index2,
+    BLOCK0: tl.constexpr,
+    BLOCK1: tl.constexpr,
+    BLOCK2: tl.constexpr,
+    USE_INT64: tl.constexpr,
+    PADDING: tl.constexpr = None,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -20,16 +35,40 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
         offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
         offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
         offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
-    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    ptrs = (
+        ptr
+        + offs0[:, None, None] * stride0
+        + offs1[None, :, None] * stride1
+        + offs2[None, None, :] * stride2
+    )
     if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
+        return tl.load(
+            ptrs,
+            mask=(offs0[:, None, None] < shape0)
+            & (offs1[None, :, None] < shape1)
+            & (offs2[None, None, :] < shape2),
+            other=PADDING,
+        )
     else:
         return tl.load(ptrs)
 
 
 @triton.jit
-def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+def _store_tile_3d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    stride0,
+    stride1,
+    stride2,
+    index0,
+    index1,
+    index2,
+    tile,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -40,10 +79,21 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
         offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
         offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
         offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
-    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    ptrs = (
+        ptr
+        + offs0[:, None, None] * stride0
+        + offs1[None, :, None] * stride1
+        + offs2[None, None, :] * stride2
+    )
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2))
+        tl.store(
+            ptrs,
+            value,
+            mask=(offs0[:, None, None] < shape0)
+            & (offs1[None, :, None] < shape1)
+            & (offs2[None, None, :] < shape2),
+        )
     else:
         tl.store(ptrs, value)
 
@@ -63,7 +113,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -82,8 +134,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -105,7 +159,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -154,11 +209,39 @@ def scale_cast_kernel(
     pid_n = tl.program_id(0)
     pid_m = tl.program_id(1)
     pid_b = tl.program_id(2)
-    t = _load_tile_3d(x_ptr, x_shape0, x_shape1, x_shape2, x_stride0, x_stride1, x_stride2, pid_b, pid_m, pid_n, TB, TM, TN, USE_INT64)
+    t = _load_tile_3d(
+        x_ptr,
+        x_shape0,
+        x_shape1,
+        x_shape2,
+        x_stride0,
+        x_stride1,
+        x_stride2,
+        pid_b,
+        pid_m,
+        pid_n,
+        TB,
+        TM,
+        TN,
+        USE_INT64,
+    )
     y = t * alpha
     if beta != 0.0:  # runtime branch on a scalar argument
         y = y + beta
-    _store_tile_3d(out_ptr, out_shape0, out_shape1, out_shape2, out_stride0, out_stride1, out_stride2, pid_b, pid_m, pid_n, y.to(out_ptr.dtype.element_ty), USE_INT64)
+    _store_tile_3d(
+        out_ptr,
+        out_shape0,
+        out_shape1,
+        out_shape2,
+        out_stride0,
+        out_stride1,
+        out_stride2,
+        pid_b,
+        pid_m,
+        pid_n,
+        y.to(out_ptr.dtype.element_ty),
+        USE_INT64,
+    )
 
 
 def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN, *, hints=None):
@@ -166,7 +249,8 @@ def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN, *, h
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, out = _as_tensor(x), _as_tensor(out)
+    x = _as_tensor(x)
+    out = _as_tensor(out)
     _check_ndim("scale_cast_kernel", "x", x, 3)
     _check_ndim("scale_cast_kernel", "out", out, 3)
     tile_elems = TB * TM * TN
@@ -176,8 +260,12 @@ def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN, *, h
     num_stages = 2
     with _on_stream(stream):
         scale_cast_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             alpha,
             beta,
             TB,
@@ -186,7 +274,8 @@ def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN, *, h
             x_div=_multiples(x),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

@@ -14,7 +14,7 @@ def scale_cast_kernel(x, out, alpha, beta, TB: ConstInt, TM: ConstInt, TN: Const
     pid_b = ct.bid(2)
     t = ct.load(x, (pid_b, pid_m, pid_n), (TB, TM, TN))
     y = t * alpha
-    if beta != 0.0:          # runtime branch on a scalar argument
+    if beta != 0.0:  # runtime branch on a scalar argument
         y = y + beta
     ct.store(out, (pid_b, pid_m, pid_n), y.astype(out.dtype))
 

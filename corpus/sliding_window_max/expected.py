@@ -2,6 +2,7 @@
 """Sliding-window maxima over each row, with overlapping windows described by a tiled view with
 traversal steps: window j of a row covers columns [j*STEP, j*STEP + W), for every origin j*STEP
 inside the row (`out` has one column per window)."""
+
 import contextlib
 
 import torch
@@ -10,9 +11,20 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_window_2d(ptr, shape0, shape1, stride0, stride1, start0, start1,
-                    BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                    PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+def _load_window_2d(
+    ptr,
+    shape0,
+    shape1,
+    stride0,
+    stride1,
+    start0,
+    start1,
+    BLOCK0: tl.constexpr,
+    BLOCK1: tl.constexpr,
+    USE_INT64: tl.constexpr,
+    PADDING: tl.constexpr = None,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """TiledView.load with traversal steps: the BLOCK-shaped window whose first element is at
     `start` (index * step: tiles may overlap or leave gaps)."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -23,14 +35,17 @@ def _load_window_2d(ptr, shape0, shape1, stride0, stride1, start0, start1,
         offs1 = start1 + tl.arange(0, BLOCK1)
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+        return tl.load(
+            ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING
+        )
     else:
         return tl.load(ptrs)
 
 
 @triton.jit
-def _store_tile_1d(ptr, shape0, stride0, index0, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+def _store_tile_1d(
+    ptr, shape0, stride0, index0, tile, USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True
+):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -60,7 +75,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -79,8 +96,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -102,7 +121,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -143,7 +163,23 @@ def window_max(
     row = tl.program_id(0)
     n = tl.cdiv(x_shape1, STEP)
     for j in range(n):
-        m = tl.max(_load_window_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, row, j * STEP, 1, W, USE_INT64, PADDING=float("-inf")), axis=1, keep_dims=True)
+        m = tl.max(
+            _load_window_2d(
+                x_ptr,
+                x_shape0,
+                x_shape1,
+                x_stride0,
+                x_stride1,
+                row,
+                j * STEP,
+                1,
+                W,
+                USE_INT64,
+                PADDING=float("-inf"),
+            ),
+            axis=1,
+            keep_dims=True,
+        )
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
             offs_out1 = tl.cast(j, tl.int64) + tl.arange(0, 1)
@@ -151,8 +187,19 @@ def window_max(
             offs_out0 = row + tl.arange(0, 1)
             offs_out1 = j + tl.arange(0, 1)
         mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-        tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, m.to(out_ptr.dtype.element_ty), mask=mask_out)
-    _store_tile_1d(counts_ptr, counts_shape0, counts_stride0, row, tl.full((1,), n, counts_ptr.dtype.element_ty), USE_INT64)  # how many windows the view has (checks num_tiles too)
+        tl.store(
+            out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+            m.to(out_ptr.dtype.element_ty),
+            mask=mask_out,
+        )
+    _store_tile_1d(
+        counts_ptr,
+        counts_shape0,
+        counts_stride0,
+        row,
+        tl.full((1,), n, counts_ptr.dtype.element_ty),
+        USE_INT64,
+    )  # how many windows the view has (checks num_tiles too)
 
 
 def launch_window_max(stream, grid, x, out, counts, W, STEP, *, hints=None):
@@ -160,7 +207,9 @@ def launch_window_max(stream, grid, x, out, counts, W, STEP, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, out, counts = _as_tensor(x), _as_tensor(out), _as_tensor(counts)
+    x = _as_tensor(x)
+    out = _as_tensor(out)
+    counts = _as_tensor(counts)
     _check_ndim("window_max", "x", x, 2)
     _check_ndim("window_max", "out", out, 2)
     _check_ndim("window_max", "counts", counts, 1)
@@ -171,16 +220,23 @@ def launch_window_max(stream, grid, x, out, counts, W, STEP, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         window_max[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            out, *out.shape, *out.stride(),
-            counts, *counts.shape, *counts.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
+            counts,
+            *counts.shape,
+            *counts.stride(),
             W,
             STEP,
             x_div=_multiples(x),
             out_div=_multiples(out),
             counts_div=_multiples(counts),
             USE_INT64=_needs_int64(x, out, counts),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

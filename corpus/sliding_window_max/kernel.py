@@ -1,6 +1,7 @@
 """Sliding-window maxima over each row, with overlapping windows described by a tiled view with
 traversal steps: window j of a row covers columns [j*STEP, j*STEP + W), for every origin j*STEP
 inside the row (`out` has one column per window)."""
+
 import cuda.tile as ct
 
 ConstInt = ct.Constant[int]
@@ -9,8 +10,7 @@ ConstInt = ct.Constant[int]
 @ct.kernel
 def window_max(x, out, counts, W: ConstInt, STEP: ConstInt):
     row = ct.bid(0)
-    windows = x.tiled_view((1, W), traversal_steps=(1, STEP),
-                           padding_mode=ct.PaddingMode.NEG_INF)
+    windows = x.tiled_view((1, W), traversal_steps=(1, STEP), padding_mode=ct.PaddingMode.NEG_INF)
     n = windows.num_tiles(1)
     for j in range(n):
         m = ct.max(windows.load((row, j)), axis=1, keepdims=True)

@@ -22,8 +22,9 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
         xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
-                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        keep_x = (tl.arange(0, M * RM) % RM == 0)[:, None] & (tl.arange(0, K * RK) % RK == 0)[
+            None, :
+        ]
         xs = tl.where(keep_x, xs, tl.zeros_like(xs))
         ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
@@ -43,9 +44,20 @@ def _elem_index(index, USE_INT64: tl.constexpr):
 
 
 @triton.jit
-def _atomic_add_2d(ptr, shape0, shape1, stride0, stride1, index0, index1, update,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
-                   SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
+def _atomic_add_2d(
+    ptr,
+    shape0,
+    shape1,
+    stride0,
+    stride1,
+    index0,
+    index1,
+    update,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+    SEM: tl.constexpr = None,
+    SCOPE: tl.constexpr = None,
+):
     """ct.atomic_add: atomically combine `update` into ptr[index0, ...] and return the old
     values. Out-of-bounds elements (negative indices included) are left untouched.
     SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
@@ -74,7 +86,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -93,8 +107,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -116,7 +132,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -175,7 +192,11 @@ def splitk_matmul_kernel(
             offs_a0 = pid_m * TM + tl.arange(0, TM)
             offs_a1 = k * TK + tl.arange(0, TK)
         mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
-        a_tile = tl.load(a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1, mask=mask_a, other=0.0)
+        a_tile = tl.load(
+            a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1,
+            mask=mask_a,
+            other=0.0,
+        )
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
             offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
@@ -183,11 +204,26 @@ def splitk_matmul_kernel(
             offs_b0 = k * TK + tl.arange(0, TK)
             offs_b1 = pid_n * TN + tl.arange(0, TN)
         mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
-        b_tile = tl.load(b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1, mask=mask_b, other=0.0)
+        b_tile = tl.load(
+            b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
+            mask=mask_b,
+            other=0.0,
+        )
         acc = _dot_any_size(a_tile, b_tile, acc, "ieee")
     rows = pid_m * TM + tl.arange(0, TM)
     cols = pid_n * TN + tl.arange(0, TN)
-    _atomic_add_2d(c_ptr, c_shape0, c_shape1, c_stride0, c_stride1, rows[:, None], cols[None, :], acc, USE_INT64, SEM="relaxed")
+    _atomic_add_2d(
+        c_ptr,
+        c_shape0,
+        c_shape1,
+        c_stride0,
+        c_stride1,
+        rows[:, None],
+        cols[None, :],
+        acc,
+        USE_INT64,
+        SEM="relaxed",
+    )
 
 
 def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, hints=None):
@@ -195,7 +231,9 @@ def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, h
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
+    a = _as_tensor(a)
+    b = _as_tensor(b)
+    c = _as_tensor(c)
     _check_ndim("splitk_matmul_kernel", "a", a, 2)
     _check_ndim("splitk_matmul_kernel", "b", b, 2)
     _check_ndim("splitk_matmul_kernel", "c", c, 2)
@@ -206,9 +244,15 @@ def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, h
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     with _on_stream(stream):
         splitk_matmul_kernel[_grid(grid)](
-            a, *a.shape, *a.stride(),
-            b, *b.shape, *b.stride(),
-            c, *c.shape, *c.stride(),
+            a,
+            *a.shape,
+            *a.stride(),
+            b,
+            *b.shape,
+            *b.stride(),
+            c,
+            *c.shape,
+            *c.stride(),
             TM,
             TN,
             TK,
@@ -217,7 +261,8 @@ def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, h
             b_div=_multiples(b),
             c_div=_multiples(c),
             USE_INT64=_needs_int64(a, b, c),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

@@ -4,8 +4,7 @@ ConstInt = ct.Constant[int]
 
 
 @ct.kernel
-def splitk_matmul_kernel(a, b, c, TM: ConstInt, TN: ConstInt, TK: ConstInt,
-                         SPLIT_K: ConstInt):
+def splitk_matmul_kernel(a, b, c, TM: ConstInt, TN: ConstInt, TK: ConstInt, SPLIT_K: ConstInt):
     """C += A @ B with K split SPLIT_K ways: block (m, n, s) multiplies the K tiles
     s, s + SPLIT_K, s + 2 * SPLIT_K, ... and adds its partial (TM, TN) product into C with
     atomic adds, so C must hold zeros before the launch. Elements of the partial tile

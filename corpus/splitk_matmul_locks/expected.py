@@ -3,6 +3,7 @@
 block to take the lock of an output tile writes its partial product, later ones add theirs.
 A counter per tile (read and bumped inside the lock) says which case applies, so C need not
 be zeroed first."""
+
 import contextlib
 
 import triton
@@ -26,8 +27,9 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
         xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
-                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        keep_x = (tl.arange(0, M * RM) % RM == 0)[:, None] & (tl.arange(0, K * RK) % RK == 0)[
+            None, :
+        ]
         xs = tl.where(keep_x, xs, tl.zeros_like(xs))
         ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
@@ -47,9 +49,18 @@ def _elem_index(index, USE_INT64: tl.constexpr):
 
 
 @triton.jit
-def _atomic_cas_1d(ptr, shape0, stride0, index0, expected, desired,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
-                   SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
+def _atomic_cas_1d(
+    ptr,
+    shape0,
+    stride0,
+    index0,
+    expected,
+    desired,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+    SEM: tl.constexpr = None,
+    SCOPE: tl.constexpr = None,
+):
     """ct.atomic_cas: where ptr[index0, ...] == expected, store desired; return the old values.
     Out-of-bounds elements (negative indices included) are untouched and return `expected`.
     SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
@@ -67,9 +78,10 @@ def _atomic_cas_1d(ptr, shape0, stride0, index0, expected, desired,
         # to compare against exists: every bit pattern can be in memory.) An empty array has
         # no element 0, so the CAS is skipped and every lane returns `expected`.
         ok = (i0 >= 0) & (i0 < shape0)
-        if (shape0 > 0):
-            old = tl.atomic_cas(ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp),
-                                sem=SEM, scope=SCOPE)
+        if shape0 > 0:
+            old = tl.atomic_cas(
+                ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp), sem=SEM, scope=SCOPE
+            )
         else:
             old = cmp
         return tl.where(ok, old, cmp)
@@ -78,8 +90,9 @@ def _atomic_cas_1d(ptr, shape0, stride0, index0, expected, desired,
 
 
 @triton.jit
-def _store_tile_1d(ptr, shape0, stride0, index0, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+def _store_tile_1d(
+    ptr, shape0, stride0, index0, tile, USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True
+):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -95,9 +108,17 @@ def _store_tile_1d(ptr, shape0, stride0, index0, tile,
 
 
 @triton.jit
-def _atomic_xchg_1d(ptr, shape0, stride0, index0, update,
-                    USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
-                    SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
+def _atomic_xchg_1d(
+    ptr,
+    shape0,
+    stride0,
+    index0,
+    update,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+    SEM: tl.constexpr = None,
+    SCOPE: tl.constexpr = None,
+):
     """ct.atomic_xchg: atomically combine `update` into ptr[index0, ...] and return the old
     values. Out-of-bounds elements (negative indices included) are left untouched.
     SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
@@ -125,7 +146,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -144,8 +167,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -167,7 +192,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -230,7 +256,11 @@ def splitk_matmul_locked(
             offs_a0 = pid_m * TM + tl.arange(0, TM)
             offs_a1 = k * TK + tl.arange(0, TK)
         mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
-        x = tl.load(a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1, mask=mask_a, other=0.0)
+        x = tl.load(
+            a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1,
+            mask=mask_a,
+            other=0.0,
+        )
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
             offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
@@ -238,12 +268,24 @@ def splitk_matmul_locked(
             offs_b0 = k * TK + tl.arange(0, TK)
             offs_b1 = pid_n * TN + tl.arange(0, TN)
         mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
-        y = tl.load(b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1, mask=mask_b, other=0.0)
+        y = tl.load(
+            b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
+            mask=mask_b,
+            other=0.0,
+        )
         acc = _dot_any_size(x, y, acc, "ieee")
     tile_id = pid_m * tl.num_programs(1) + pid_n
-    while _atomic_cas_1d(locks_ptr, locks_shape0, locks_stride0, tile_id, 0, 1, USE_INT64, SEM="acquire") == 1:
+    while (
+        _atomic_cas_1d(
+            locks_ptr, locks_shape0, locks_stride0, tile_id, 0, 1, USE_INT64, SEM="acquire"
+        )
+        == 1
+    ):
         pass
-    seen = tl.load(counts_ptr + tl.cast(tile_id, tl.int64) * counts_stride0, mask=(tile_id >= 0) & (tile_id < counts_shape0))
+    seen = tl.load(
+        counts_ptr + tl.cast(tile_id, tl.int64) * counts_stride0,
+        mask=(tile_id >= 0) & (tile_id < counts_shape0),
+    )
     if seen > 0:
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_c0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
@@ -252,7 +294,11 @@ def splitk_matmul_locked(
             offs_c0 = pid_m * TM + tl.arange(0, TM)
             offs_c1 = pid_n * TN + tl.arange(0, TN)
         mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
-        acc += tl.load(c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1, mask=mask_c, other=0.0)
+        acc += tl.load(
+            c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1,
+            mask=mask_c,
+            other=0.0,
+        )
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_c0_2 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
         offs_c1_2 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
@@ -260,17 +306,34 @@ def splitk_matmul_locked(
         offs_c0_2 = pid_m * TM + tl.arange(0, TM)
         offs_c1_2 = pid_n * TN + tl.arange(0, TN)
     mask_c_2 = (offs_c0_2[:, None] < c_shape0) & (offs_c1_2[None, :] < c_shape1)
-    tl.store(c_ptr + offs_c0_2[:, None] * c_stride0 + offs_c1_2[None, :] * c_stride1, acc.to(c_ptr.dtype.element_ty), mask=mask_c_2)
-    _store_tile_1d(counts_ptr, counts_shape0, counts_stride0, tile_id, tl.full((1,), seen + 1, counts_ptr.dtype.element_ty), USE_INT64)
+    tl.store(
+        c_ptr + offs_c0_2[:, None] * c_stride0 + offs_c1_2[None, :] * c_stride1,
+        acc.to(c_ptr.dtype.element_ty),
+        mask=mask_c_2,
+    )
+    _store_tile_1d(
+        counts_ptr,
+        counts_shape0,
+        counts_stride0,
+        tile_id,
+        tl.full((1,), seen + 1, counts_ptr.dtype.element_ty),
+        USE_INT64,
+    )
     _atomic_xchg_1d(locks_ptr, locks_shape0, locks_stride0, tile_id, 0, USE_INT64, SEM="release")
 
 
-def launch_splitk_matmul_locked(stream, grid, a, b, c, locks, counts, TM, TN, TK, SPLIT_K, *, hints=None):
+def launch_splitk_matmul_locked(
+    stream, grid, a, b, c, locks, counts, TM, TN, TK, SPLIT_K, *, hints=None
+):
     """Run `splitk_matmul_locked` like `ct.launch(stream, grid, splitk_matmul_locked, (a, b, c, locks, counts, TM, TN, TK, SPLIT_K))`.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    a, b, c, locks, counts = _as_tensor(a), _as_tensor(b), _as_tensor(c), _as_tensor(locks), _as_tensor(counts)
+    a = _as_tensor(a)
+    b = _as_tensor(b)
+    c = _as_tensor(c)
+    locks = _as_tensor(locks)
+    counts = _as_tensor(counts)
     _check_ndim("splitk_matmul_locked", "a", a, 2)
     _check_ndim("splitk_matmul_locked", "b", b, 2)
     _check_ndim("splitk_matmul_locked", "c", c, 2)
@@ -283,11 +346,21 @@ def launch_splitk_matmul_locked(stream, grid, a, b, c, locks, counts, TM, TN, TK
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     with _on_stream(stream):
         splitk_matmul_locked[_grid(grid)](
-            a, *a.shape, *a.stride(),
-            b, *b.shape, *b.stride(),
-            c, *c.shape, *c.stride(),
-            locks, *locks.shape, *locks.stride(),
-            counts, *counts.shape, *counts.stride(),
+            a,
+            *a.shape,
+            *a.stride(),
+            b,
+            *b.shape,
+            *b.stride(),
+            c,
+            *c.shape,
+            *c.stride(),
+            locks,
+            *locks.shape,
+            *locks.stride(),
+            counts,
+            *counts.shape,
+            *counts.stride(),
             TM,
             TN,
             TK,
@@ -298,7 +371,8 @@ def launch_splitk_matmul_locked(stream, grid, a, b, c, locks, counts, TM, TN, TK
             locks_div=_multiples(locks),
             counts_div=_multiples(counts),
             USE_INT64=_needs_int64(a, b, c, locks, counts),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

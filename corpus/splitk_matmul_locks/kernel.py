@@ -2,6 +2,7 @@
 block to take the lock of an output tile writes its partial product, later ones add theirs.
 A counter per tile (read and bumped inside the lock) says which case applies, so C need not
 be zeroed first."""
+
 import cuda.tile as ct
 import torch
 
@@ -9,8 +10,9 @@ ConstInt = ct.Constant[int]
 
 
 @ct.kernel
-def splitk_matmul_locked(a, b, c, locks, counts, TM: ConstInt, TN: ConstInt, TK: ConstInt,
-                         SPLIT_K: ConstInt):
+def splitk_matmul_locked(
+    a, b, c, locks, counts, TM: ConstInt, TN: ConstInt, TK: ConstInt, SPLIT_K: ConstInt
+):
     pid_m, pid_n, pid_k = ct.bid(0), ct.bid(1), ct.bid(2)
     acc = ct.zeros((TM, TN), dtype=ct.float32)
     for k in range(pid_k, ct.num_tiles(a, 1, (TM, TK)), SPLIT_K):

@@ -21,7 +21,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -40,8 +42,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -63,7 +67,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -117,7 +122,11 @@ def threshold_kernel(
             offs_x0 = pid * TM + tl.arange(0, TM)
             offs_x1 = j * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-        t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=float("-inf"))
+        t = tl.load(
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            mask=mask_x,
+            other=float("-inf"),
+        )
         above = t > thr
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_clipped0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
@@ -125,15 +134,27 @@ def threshold_kernel(
         else:
             offs_clipped0 = pid * TM + tl.arange(0, TM)
             offs_clipped1 = j * TN + tl.arange(0, TN)
-        mask_clipped = (offs_clipped0[:, None] < clipped_shape0) & (offs_clipped1[None, :] < clipped_shape1)
-        tl.store(clipped_ptr + offs_clipped0[:, None] * clipped_stride0 + offs_clipped1[None, :] * clipped_stride1, tl.where(above, t, thr).to(clipped_ptr.dtype.element_ty), mask=mask_clipped)
+        mask_clipped = (offs_clipped0[:, None] < clipped_shape0) & (
+            offs_clipped1[None, :] < clipped_shape1
+        )
+        tl.store(
+            clipped_ptr
+            + offs_clipped0[:, None] * clipped_stride0
+            + offs_clipped1[None, :] * clipped_stride1,
+            tl.where(above, t, thr).to(clipped_ptr.dtype.element_ty),
+            mask=mask_clipped,
+        )
         total = total + tl.sum(above.to(tl.int32), axis=1)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_counts0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
     else:
         offs_counts0 = pid * TM + tl.arange(0, TM)
     mask_counts = offs_counts0 < counts_shape0
-    tl.store(counts_ptr + offs_counts0 * counts_stride0, total.to(counts_ptr.dtype.element_ty), mask=mask_counts)
+    tl.store(
+        counts_ptr + offs_counts0 * counts_stride0,
+        total.to(counts_ptr.dtype.element_ty),
+        mask=mask_counts,
+    )
 
 
 def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN, *, hints=None):
@@ -141,7 +162,9 @@ def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN, *, hi
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, clipped, counts = _as_tensor(x), _as_tensor(clipped), _as_tensor(counts)
+    x = _as_tensor(x)
+    clipped = _as_tensor(clipped)
+    counts = _as_tensor(counts)
     _check_ndim("threshold_kernel", "x", x, 2)
     _check_ndim("threshold_kernel", "clipped", clipped, 2)
     _check_ndim("threshold_kernel", "counts", counts, 1)
@@ -152,9 +175,15 @@ def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN, *, hi
     num_stages = 2
     with _on_stream(stream):
         threshold_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            clipped, *clipped.shape, *clipped.stride(),
-            counts, *counts.shape, *counts.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            clipped,
+            *clipped.shape,
+            *clipped.stride(),
+            counts,
+            *counts.shape,
+            *counts.stride(),
             thr,
             TM,
             TN,
@@ -162,7 +191,8 @@ def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN, *, hi
             clipped_div=_multiples(clipped),
             counts_div=_multiples(counts),
             USE_INT64=_needs_int64(x, clipped, counts),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

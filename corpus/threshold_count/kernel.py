@@ -22,4 +22,6 @@ def threshold_kernel(x, clipped, counts, thr, TM: ConstInt, TN: ConstInt):
 
 def launch(stream, x, clipped, counts, thr):
     tm, tn = 8, 64
-    ct.launch(stream, (ct.cdiv(x.shape[0], tm),), threshold_kernel, (x, clipped, counts, thr, tm, tn))
+    ct.launch(
+        stream, (ct.cdiv(x.shape[0], tm),), threshold_kernel, (x, clipped, counts, thr, tm, tn)
+    )

@@ -21,7 +21,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -40,8 +42,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -63,7 +67,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -113,7 +118,13 @@ def top1_router_kernel(
     else:
         offs_logits0 = pid * TT + tl.arange(0, TT)
     mask_logits = (offs_logits0[:, None] < logits_shape0) & (offs_logits1[None, :] < logits_shape1)
-    scores = tl.load(logits_ptr + offs_logits0[:, None] * logits_stride0 + offs_logits1[None, :] * logits_stride1, mask=mask_logits, other=float("-inf"))
+    scores = tl.load(
+        logits_ptr
+        + offs_logits0[:, None] * logits_stride0
+        + offs_logits1[None, :] * logits_stride1,
+        mask=mask_logits,
+        other=float("-inf"),
+    )
     scores = scores.to(tl.float32)
     best = tl.argmax(scores, axis=1, tie_break_left=True)
     top = tl.max(scores, axis=1, keep_dims=True)
@@ -123,13 +134,21 @@ def top1_router_kernel(
     else:
         offs_expert0 = pid * TT + tl.arange(0, TT)
     mask_expert = offs_expert0 < expert_shape0
-    tl.store(expert_ptr + offs_expert0 * expert_stride0, best.to(expert_ptr.dtype.element_ty), mask=mask_expert)
+    tl.store(
+        expert_ptr + offs_expert0 * expert_stride0,
+        best.to(expert_ptr.dtype.element_ty),
+        mask=mask_expert,
+    )
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_gate0 = tl.cast(pid, tl.int64) * TT + tl.arange(0, TT)
     else:
         offs_gate0 = pid * TT + tl.arange(0, TT)
     mask_gate = offs_gate0 < gate_shape0
-    tl.store(gate_ptr + offs_gate0 * gate_stride0, (1.0 / denom).to(gate_ptr.dtype.element_ty), mask=mask_gate)
+    tl.store(
+        gate_ptr + offs_gate0 * gate_stride0,
+        (1.0 / denom).to(gate_ptr.dtype.element_ty),
+        mask=mask_gate,
+    )
 
 
 def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hints=None):
@@ -137,7 +156,9 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    logits, expert, gate = _as_tensor(logits), _as_tensor(expert), _as_tensor(gate)
+    logits = _as_tensor(logits)
+    expert = _as_tensor(expert)
+    gate = _as_tensor(gate)
     _check_ndim("top1_router_kernel", "logits", logits, 2)
     _check_ndim("top1_router_kernel", "expert", expert, 1)
     _check_ndim("top1_router_kernel", "gate", gate, 1)
@@ -148,16 +169,23 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
     num_stages = 2
     with _on_stream(stream):
         top1_router_kernel[_grid(grid)](
-            logits, *logits.shape, *logits.stride(),
-            expert, *expert.shape, *expert.stride(),
-            gate, *gate.shape, *gate.stride(),
+            logits,
+            *logits.shape,
+            *logits.stride(),
+            expert,
+            *expert.shape,
+            *expert.stride(),
+            gate,
+            *gate.shape,
+            *gate.stride(),
             TT,
             TE,
             logits_div=_multiples(logits),
             expert_div=_multiples(expert),
             gate_div=_multiples(gate),
             USE_INT64=_needs_int64(logits, expert, gate),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

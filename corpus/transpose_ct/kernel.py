@@ -14,6 +14,6 @@ def transpose_kernel(x, out, TM: ConstInt, TN: ConstInt):
 
 
 def launch(stream, x, out):
-    tm, tn = 32, 16   # deliberately not square
+    tm, tn = 32, 16  # deliberately not square
     m, n = x.shape
     ct.launch(stream, (ct.cdiv(m, tm), ct.cdiv(n, tn)), transpose_kernel, (x, out, tm, tn))

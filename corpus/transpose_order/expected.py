@@ -7,9 +7,20 @@ import triton.language as tl
 
 
 @triton.jit
-def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+def _load_tile_2d(
+    ptr,
+    shape0,
+    shape1,
+    stride0,
+    stride1,
+    index0,
+    index1,
+    BLOCK0: tl.constexpr,
+    BLOCK1: tl.constexpr,
+    USE_INT64: tl.constexpr,
+    PADDING: tl.constexpr = None,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -20,15 +31,32 @@ def _load_tile_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,
         offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING)
+        return tl.load(
+            ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING
+        )
     else:
         return tl.load(ptrs)
 
 
 @triton.jit
-def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2,
-                  BLOCK0: tl.constexpr, BLOCK1: tl.constexpr, BLOCK2: tl.constexpr, USE_INT64: tl.constexpr,
-                  PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
+def _load_tile_3d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    stride0,
+    stride1,
+    stride2,
+    index0,
+    index1,
+    index2,
+    BLOCK0: tl.constexpr,
+    BLOCK1: tl.constexpr,
+    BLOCK2: tl.constexpr,
+    USE_INT64: tl.constexpr,
+    PADDING: tl.constexpr = None,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -39,16 +67,40 @@ def _load_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0
         offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
         offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
         offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
-    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    ptrs = (
+        ptr
+        + offs0[:, None, None] * stride0
+        + offs1[None, :, None] * stride1
+        + offs2[None, None, :] * stride2
+    )
     if CHECK_BOUNDS:
-        return tl.load(ptrs, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2), other=PADDING)
+        return tl.load(
+            ptrs,
+            mask=(offs0[:, None, None] < shape0)
+            & (offs1[None, :, None] < shape1)
+            & (offs2[None, None, :] < shape2),
+            other=PADDING,
+        )
     else:
         return tl.load(ptrs)
 
 
 @triton.jit
-def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index0, index1, index2, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+def _store_tile_3d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    stride0,
+    stride1,
+    stride2,
+    index0,
+    index1,
+    index2,
+    tile,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -59,10 +111,21 @@ def _store_tile_3d(ptr, shape0, shape1, shape2, stride0, stride1, stride2, index
         offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
         offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
         offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
-    ptrs = ptr + offs0[:, None, None] * stride0 + offs1[None, :, None] * stride1 + offs2[None, None, :] * stride2
+    ptrs = (
+        ptr
+        + offs0[:, None, None] * stride0
+        + offs1[None, :, None] * stride1
+        + offs2[None, None, :] * stride2
+    )
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None, None] < shape0) & (offs1[None, :, None] < shape1) & (offs2[None, None, :] < shape2))
+        tl.store(
+            ptrs,
+            value,
+            mask=(offs0[:, None, None] < shape0)
+            & (offs1[None, :, None] < shape1)
+            & (offs2[None, None, :] < shape2),
+        )
     else:
         tl.store(ptrs, value)
 
@@ -82,7 +145,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -101,8 +166,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -124,7 +191,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -173,7 +241,11 @@ def transpose_load_f_kernel(
         offs_out0 = i * TN + tl.arange(0, TN)
         offs_out1 = j * TM + tl.arange(0, TM)
     mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, t.to(out_ptr.dtype.element_ty), mask=mask_out)
+    tl.store(
+        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        t.to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
 
 
 def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
@@ -181,7 +253,8 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, out = _as_tensor(x), _as_tensor(out)
+    x = _as_tensor(x)
+    out = _as_tensor(out)
     _check_ndim("transpose_load_f_kernel", "x", x, 2)
     _check_ndim("transpose_load_f_kernel", "out", out, 2)
     tile_elems = TN * TM
@@ -191,14 +264,19 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         transpose_load_f_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             TN,
             TM,
             x_div=_multiples(x),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -240,8 +318,36 @@ def transpose_store_kernel(
     i = tl.program_id(0)
     j = tl.program_id(1)
     b = tl.program_id(2)
-    t = _load_tile_3d(x_ptr, x_shape0, x_shape1, x_shape2, x_stride0, x_stride1, x_stride2, b, i, j, 1, TM, TN, USE_INT64)
-    _store_tile_3d(out_ptr, out_shape0, out_shape2, out_shape1, out_stride0, out_stride2, out_stride1, b, i, j, t, USE_INT64)
+    t = _load_tile_3d(
+        x_ptr,
+        x_shape0,
+        x_shape1,
+        x_shape2,
+        x_stride0,
+        x_stride1,
+        x_stride2,
+        b,
+        i,
+        j,
+        1,
+        TM,
+        TN,
+        USE_INT64,
+    )
+    _store_tile_3d(
+        out_ptr,
+        out_shape0,
+        out_shape2,
+        out_shape1,
+        out_stride0,
+        out_stride2,
+        out_stride1,
+        b,
+        i,
+        j,
+        t,
+        USE_INT64,
+    )
 
 
 def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
@@ -249,7 +355,8 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, out = _as_tensor(x), _as_tensor(out)
+    x = _as_tensor(x)
+    out = _as_tensor(out)
     _check_ndim("transpose_store_kernel", "x", x, 3)
     _check_ndim("transpose_store_kernel", "out", out, 3)
     tile_elems = TM * TN
@@ -259,14 +366,19 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         transpose_store_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             TM,
             TN,
             x_div=_multiples(x),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -276,4 +388,6 @@ def launch(stream, x, out, x3, out3):
     m, n = x.shape
     launch_transpose_load_f_kernel(stream, (triton.cdiv(n, tn), triton.cdiv(m, tm)), x, out, tn, tm)
     bsz, m3, n3 = x3.shape
-    launch_transpose_store_kernel(stream, (triton.cdiv(m3, tm), triton.cdiv(n3, tn), bsz), x3, out3, tm, tn)
+    launch_transpose_store_kernel(
+        stream, (triton.cdiv(m3, tm), triton.cdiv(n3, tn), bsz), x3, out3, tm, tn
+    )

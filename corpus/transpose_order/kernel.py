@@ -36,5 +36,6 @@ def launch(stream, x, out, x3, out3):
     m, n = x.shape
     ct.launch(stream, (ct.cdiv(n, tn), ct.cdiv(m, tm)), transpose_load_f_kernel, (x, out, tn, tm))
     bsz, m3, n3 = x3.shape
-    ct.launch(stream, (ct.cdiv(m3, tm), ct.cdiv(n3, tn), bsz), transpose_store_kernel,
-              (x3, out3, tm, tn))
+    ct.launch(
+        stream, (ct.cdiv(m3, tm), ct.cdiv(n3, tn), bsz), transpose_store_kernel, (x3, out3, tm, tn)
+    )

@@ -1,6 +1,7 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """A matmul whose tile sizes are chosen by ct.tune.exhaustive_search, launched with
 architecture-dependent hints (ct.ByTarget) through kernel.replace_hints."""
+
 import contextlib
 import dataclasses
 import functools
@@ -27,8 +28,9 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
         xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
-                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
+        keep_x = (tl.arange(0, M * RM) % RM == 0)[:, None] & (tl.arange(0, K * RK) % RK == 0)[
+            None, :
+        ]
         xs = tl.where(keep_x, xs, tl.zeros_like(xs))
         ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
@@ -52,7 +54,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -71,8 +75,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 class _ByTarget:
@@ -108,7 +114,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -171,14 +178,29 @@ def _time_us(fn, flush_l2):
     return samples
 
 
-def _exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *,
-                       quiet=False, single_run_timeout_sec=None, flush_l2=True):
+def _exhaustive_search(
+    search_space,
+    stream,
+    grid_fn,
+    kernel,
+    args_fn,
+    hints_fn=None,
+    *,
+    quiet=False,
+    single_run_timeout_sec=None,
+    flush_l2=True,
+):
     """ct.tune.exhaustive_search over the translation: time every config, keep the fastest."""
     successes, failures = [], []
     for config in search_space:
         try:
-            k = kernel(config) if not isinstance(kernel, triton.runtime.JITFunction) \
-                and kernel not in _LAUNCHERS and not hasattr(kernel, "hints") else kernel
+            k = (
+                kernel(config)
+                if not isinstance(kernel, triton.runtime.JITFunction)
+                and kernel not in _LAUNCHERS
+                and not hasattr(kernel, "hints")
+                else kernel
+            )
             launcher = _with_hints(k, **(hints_fn(config) if hints_fn else {}))
             grid, args = grid_fn(config), args_fn(config)
             samples = _time_us(lambda: launcher(stream, grid, *args), flush_l2)
@@ -187,8 +209,9 @@ def _exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=
             continue
         mean = sum(samples) / len(samples)
         var = sum((t - mean) ** 2 for t in samples) / max(len(samples) - 1, 1)
-        successes.append(_Measurement(config, mean, len(samples),
-                                      1.96 * (var / len(samples)) ** 0.5))
+        successes.append(
+            _Measurement(config, mean, len(samples), 1.96 * (var / len(samples)) ** 0.5)
+        )
     if not successes:
         raise RuntimeError(f"every config failed; first failure: {failures[0][1:]}")
     result = _TuningResult(min(successes, key=lambda m: m.mean_us), successes, failures)
@@ -238,7 +261,11 @@ def tiled_matmul(
             offs_a0 = tl.program_id(0) * TM + tl.arange(0, TM)
             offs_a1 = k * TK + tl.arange(0, TK)
         mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
-        x = tl.load(a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1, mask=mask_a, other=0.0)
+        x = tl.load(
+            a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1,
+            mask=mask_a,
+            other=0.0,
+        )
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
             offs_b1 = tl.cast(tl.program_id(1), tl.int64) * TN + tl.arange(0, TN)
@@ -246,7 +273,11 @@ def tiled_matmul(
             offs_b0 = k * TK + tl.arange(0, TK)
             offs_b1 = tl.program_id(1) * TN + tl.arange(0, TN)
         mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
-        y = tl.load(b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1, mask=mask_b, other=0.0)
+        y = tl.load(
+            b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
+            mask=mask_b,
+            other=0.0,
+        )
         acc = _dot_any_size(x, y, acc, "ieee")
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_c0 = tl.cast(tl.program_id(0), tl.int64) * TM + tl.arange(0, TM)
@@ -255,7 +286,11 @@ def tiled_matmul(
         offs_c0 = tl.program_id(0) * TM + tl.arange(0, TM)
         offs_c1 = tl.program_id(1) * TN + tl.arange(0, TN)
     mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
-    tl.store(c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1, acc.to(c_ptr.dtype.element_ty), mask=mask_c)
+    tl.store(
+        c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1,
+        acc.to(c_ptr.dtype.element_ty),
+        mask=mask_c,
+    )
 
 
 def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
@@ -263,7 +298,9 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = launch_tiled_matmul.hints | (hints or {})
-    a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
+    a = _as_tensor(a)
+    b = _as_tensor(b)
+    c = _as_tensor(c)
     _check_ndim("tiled_matmul", "a", a, 2)
     _check_ndim("tiled_matmul", "b", b, 2)
     _check_ndim("tiled_matmul", "c", c, 2)
@@ -274,9 +311,15 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     with _on_stream(stream):
         tiled_matmul[_grid(grid)](
-            a, *a.shape, *a.stride(),
-            b, *b.shape, *b.stride(),
-            c, *c.shape, *c.stride(),
+            a,
+            *a.shape,
+            *a.stride(),
+            b,
+            *b.shape,
+            *b.stride(),
+            c,
+            *c.shape,
+            *c.stride(),
             TM,
             TN,
             TK,
@@ -284,7 +327,8 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
             b_div=_multiples(b),
             c_div=_multiples(c),
             USE_INT64=_needs_int64(a, b, c),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -301,12 +345,14 @@ def tune(stream, a, b, c) -> _TuningResult:
     m, n = c.shape
     space = [dict(tm=tm, tn=tn, tk=32) for tm in (32, 64) for tn in (32, 64)]
     return _exhaustive_search(
-        space, stream,
+        space,
+        stream,
         lambda cfg: (triton.cdiv(m, cfg["tm"]), triton.cdiv(n, cfg["tn"])),
         tiled_matmul,
         lambda cfg: (a, b, c.clone(), cfg["tm"], cfg["tn"], cfg["tk"]),
         lambda cfg: {"occupancy": 1},
-        quiet=True)
+        quiet=True,
+    )
 
 
 def launch(stream, a, b, c):

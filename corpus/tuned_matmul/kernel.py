@@ -1,5 +1,6 @@
 """A matmul whose tile sizes are chosen by ct.tune.exhaustive_search, launched with
 architecture-dependent hints (ct.ByTarget) through kernel.replace_hints."""
+
 import cuda.tile as ct
 from cuda.tile import ByTarget
 
@@ -20,12 +21,14 @@ def tune(stream, a, b, c) -> ct.tune.TuningResult:
     m, n = c.shape
     space = [dict(tm=tm, tn=tn, tk=32) for tm in (32, 64) for tn in (32, 64)]
     return ct.tune.exhaustive_search(
-        space, stream,
+        space,
+        stream,
         lambda cfg: (ct.cdiv(m, cfg["tm"]), ct.cdiv(n, cfg["tn"])),
         tiled_matmul,
         lambda cfg: (a, b, c.clone(), cfg["tm"], cfg["tn"], cfg["tk"]),
         lambda cfg: {"occupancy": 1},
-        quiet=True)
+        quiet=True,
+    )
 
 
 def launch(stream, a, b, c):

@@ -21,7 +21,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -40,8 +42,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -63,7 +67,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -116,7 +121,11 @@ def vector_add_kernel(
     else:
         offs_out0 = pid * TILE + tl.arange(0, TILE)
     mask_out = offs_out0 < out_shape0
-    tl.store(out_ptr + offs_out0 * out_stride0, (a_tile + b_tile).to(out_ptr.dtype.element_ty), mask=mask_out)
+    tl.store(
+        out_ptr + offs_out0 * out_stride0,
+        (a_tile + b_tile).to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
 
 
 def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
@@ -124,7 +133,9 @@ def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    a, b, out = _as_tensor(a), _as_tensor(b), _as_tensor(out)
+    a = _as_tensor(a)
+    b = _as_tensor(b)
+    out = _as_tensor(out)
     _check_ndim("vector_add_kernel", "a", a, 1)
     _check_ndim("vector_add_kernel", "b", b, 1)
     _check_ndim("vector_add_kernel", "out", out, 1)
@@ -135,15 +146,22 @@ def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         vector_add_kernel[_grid(grid)](
-            a, *a.shape, *a.stride(),
-            b, *b.shape, *b.stride(),
-            out, *out.shape, *out.stride(),
+            a,
+            *a.shape,
+            *a.stride(),
+            b,
+            *b.shape,
+            *b.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             TILE,
             a_div=_multiples(a),
             b_div=_multiples(b),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(a, b, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

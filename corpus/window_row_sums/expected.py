@@ -1,6 +1,7 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 """Row sums over a column window x[:, start:start + length], written with an array slice and
 tiled views instead of explicit ct.load / ct.store calls."""
+
 import contextlib
 
 import torch
@@ -23,7 +24,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -42,8 +45,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -65,7 +70,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -113,8 +119,16 @@ def window_row_sums(
         else:
             offs_window0 = tl.program_id(0) * TM + tl.arange(0, TM)
             offs_window1 = j * TN + tl.arange(0, TN)
-        mask_window = (offs_window0[:, None] < window_shape0) & (offs_window1[None, :] < window_shape1)
-        t = tl.load(window_ptr + offs_window0[:, None] * window_stride0 + offs_window1[None, :] * window_stride1, mask=mask_window, other=0.0)
+        mask_window = (offs_window0[:, None] < window_shape0) & (
+            offs_window1[None, :] < window_shape1
+        )
+        t = tl.load(
+            window_ptr
+            + offs_window0[:, None] * window_stride0
+            + offs_window1[None, :] * window_stride1,
+            mask=mask_window,
+            other=0.0,
+        )
         acc += tl.sum(t.to(tl.float32), axis=1, keep_dims=True)
     offs_out1 = tl.arange(0, 1)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
@@ -123,7 +137,11 @@ def window_row_sums(
     else:
         offs_out0 = tl.program_id(0) * TM + tl.arange(0, TM)
     mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, acc.to(out_ptr.dtype.element_ty), mask=mask_out)
+    tl.store(
+        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        acc.to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
 
 
 def launch_window_row_sums(stream, grid, x, out, start, length, TM, TN, *, hints=None):
@@ -131,7 +149,8 @@ def launch_window_row_sums(stream, grid, x, out, start, length, TM, TN, *, hints
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, out = _as_tensor(x), _as_tensor(out)
+    x = _as_tensor(x)
+    out = _as_tensor(out)
     _check_ndim("window_row_sums", "x", x, 2)
     _check_ndim("window_row_sums", "out", out, 2)
     tile_elems = max(TM, TM * TN)
@@ -141,8 +160,12 @@ def launch_window_row_sums(stream, grid, x, out, start, length, TM, TN, *, hints
     num_stages = 2
     with _on_stream(stream):
         window_row_sums[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             start,
             length,
             TM,
@@ -150,7 +173,8 @@ def launch_window_row_sums(stream, grid, x, out, start, length, TM, TN, *, hints
             x_div=_multiples(x),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

@@ -1,5 +1,6 @@
 """Row sums over a column window x[:, start:start + length], written with an array slice and
 tiled views instead of explicit ct.load / ct.store calls."""
+
 import cuda.tile as ct
 
 ConstInt = ct.Constant[int]

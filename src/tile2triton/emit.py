@@ -18,6 +18,7 @@ import jinja2
 import libcst as cst
 
 from .diagnostics import LocatedFailure, TranslationError
+from .layout import lay_out, layout_simple
 from .model import USE_INT64, FunctionInfo
 from .names import Renamer, source_identifiers
 from .parse import ParsedModule
@@ -53,16 +54,10 @@ def kernel_hints(pm: ParsedModule, fn: FunctionInfo, features: set) -> dict:
 
 def _function_text(pm: ParsedModule, fn: FunctionInfo, params: list[str], body: str,
                    debug: bool = False) -> str:
-    # device asserts are compiled only in Triton's debug mode
-    lines = ["@triton.jit(debug=True)" if debug else "@triton.jit"]
-    head = f"def {fn.name}("
-    sig = ", ".join(params)
-    if len(head) + len(sig) + 2 <= 100:
-        lines.append(f"{head}{sig}):")
-    else:  # wrap long signatures the way black would
-        lines.append(head)
-        lines.extend(f"    {p}," for p in params)
-        lines.append("):")
+    # device asserts are compiled only in Triton's debug mode; a long signature is wrapped
+    # by layout.py with the rest of the generated code
+    lines = ["@triton.jit(debug=True)" if debug else "@triton.jit",
+             f"def {fn.name}({', '.join(params)}):"]
     return "\n".join(lines) + "\n" + body
 
 
@@ -188,6 +183,15 @@ class _HostRewriter(cst.CSTTransformer):
         self.introduced: set = set()  # generated names the rewritten host code refers to
         self.linked_helpers: set = set()   # helpers linked from other modules (packages.py)
         self.nested: dict = {}     # id(kernel def inside a host function) -> NestedKernel
+        self.columns = [0]  # where the current block's statements start
+
+    def visit_IndentedBlock(self, node):
+        self.columns.append(self.columns[-1] + len(node.indent if node.indent is not None
+                                                  else "    "))
+
+    def leave_IndentedBlock(self, original, updated):
+        self.columns.pop()
+        return updated
 
     def on_leave(self, original, updated):
         try:
@@ -285,6 +289,10 @@ class _HostRewriter(cst.CSTTransformer):
                 continue
             keep.append(small)
         if not replaced:
+            if updated is not original and not updated.deep_equals(original):
+                # host code the translation rewrote (`ct.launch(...)` -> `launch_k(...)`):
+                # laid out like generated code; the user's other lines stay as written
+                return layout_simple(updated, self.columns[-1])
             return updated
         if not keep:
             if any(isinstance(s, (cst.Import, cst.ImportFrom)) for s in original.body) \
@@ -458,8 +466,9 @@ _RUNTIME_TABLE = "_LAUNCHERS"
 
 
 def _statements(code: str, leading=None) -> list:
-    """Generated source as CST statements; the first one gets `leading` lines."""
-    body = list(cst.parse_module(code).body)
+    """Generated source as CST statements, laid out as `ruff format --line-length 100` would
+    (layout.py); the first one gets `leading` lines."""
+    body = [lay_out(stmt) for stmt in cst.parse_module(code).body]
     if body and leading is not None:
         body[0] = body[0].with_changes(leading_lines=tuple(leading))
     return body

@@ -517,6 +517,10 @@ def _edge(node, last: bool):
             node = node.comparisons[-1].comparator if last else node.left
         elif isinstance(node, cst.UnaryOperation) and last:
             node = node.expression
+        elif not last and isinstance(node, (cst.Subscript, cst.Attribute)):
+            node = node.value  # the expression's first token is its value's
+        elif not last and isinstance(node, cst.Call):
+            node = node.func
         else:
             break
     return node
@@ -561,11 +565,8 @@ def _can_omit_parentheses(node) -> bool:
         return False
     if count > 1:
         return False
-    # the first operand counts only when the expression starts with a bracket (a call starts
-    # with its function's name)
-    first = _edge(first, False)
-    return _own_brackets(_edge(last, True)) or (
-        _own_brackets(first) and (bool(first.lpar) or not isinstance(first, cst.Call)))
+    # the first operand counts only when the expression starts with a bracket
+    return _own_brackets(_edge(last, True)) or _own_brackets(_edge(first, False))
 
 
 def _strip_parentheses(node):
