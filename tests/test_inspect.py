@@ -57,12 +57,14 @@ def test_batched_matmul_with_unit_batch_tiles_is_a_wgmma():
 def test_lint_flags_a_three_d_dot(tmp_path):
     path = SUITE / "batched_matmul" / "kernel.py"
     text = translate_source(path.read_text(), str(path)).output
-    fast = ("tl.reshape(tl.dot(tl.reshape(a, (tm, tk)), tl.reshape(b, (tk, tn)), "
-            "tl.reshape(acc, (tm, tn))")
-    assert fast in text
-    start = text.index(fast)
-    end = text.index("\n", start)
-    slow = text[:start] + 'tl.dot(a, b, acc, input_precision="ieee")' + text[end:]
+    # the batched dot as translated (laid out over several lines): a 2-D dot between reshapes
+    dot = text.index("tl.dot(")
+    start = text.rindex("acc = tl.reshape(", 0, dot)
+    end = text.index(")", text.index("(1, tm, tn),", dot) + len("(1, tm, tn),")) + 1
+    fast = " ".join(text[start:end].split())
+    assert fast.startswith("acc = tl.reshape( tl.dot( tl.reshape(a, (tm, tk)), tl.reshape(b, "
+                           "(tk, tn)), tl.reshape(acc, (tm, tn)),"), fast
+    slow = text[:start] + 'acc = tl.dot(a, b, acc, input_precision="ieee")' + text[end:]
     (tmp_path / "slow.py").write_text(slow)
     (rep,), _ = inspect_case(SUITE / "batched_matmul", bench_index=0,
                              translation=tmp_path / "slow.py")

@@ -38,10 +38,11 @@ def test_exec_user_program_end_to_end(tmp_path):
 
 def test_corpus_paths_with_a_planted_translation_and_reports(tmp_path, capsys):
     golden = (ROOT / "corpus" / "vector_add_1d" / "expected.py").read_text()
-    old = "(a_tile + b_tile).to(out_ptr.dtype.element_ty), mask=mask_out)"
+    old = "(a_tile + b_tile).to(out_ptr.dtype.element_ty),\n        mask=mask_out,\n"
     assert golden.count(old) == 1
     planted = tmp_path / "nomask.py"
-    planted.write_text(golden.replace(old, "(a_tile + b_tile).to(out_ptr.dtype.element_ty))"))  # the store loses its mask
+    # the store loses its mask
+    planted.write_text(golden.replace(old, "(a_tile + b_tile).to(out_ptr.dtype.element_ty),\n"))
     js, page = tmp_path / "r.json", tmp_path / "r.html"
     rc = main(["check", str(ROOT / "corpus" / "vector_add_1d"), "--backend", "cpu", "-q",
                "--translation", str(planted), "--json", str(js), "--html", str(page)])
@@ -70,8 +71,9 @@ def test_usage_errors_exit_2(argv, monkeypatch):
 def test_pytest_plugin_fails_a_test_whose_launch_disagrees(tmp_path):
     golden = (ROOT / "corpus" / "vector_add_1d" / "expected.py").read_text()
     planted = tmp_path / "nomask.py"
-    planted.write_text(golden.replace("(a_tile + b_tile).to(out_ptr.dtype.element_ty), mask=mask_out)",
-                                      "(a_tile + b_tile).to(out_ptr.dtype.element_ty))"))
+    old = "(a_tile + b_tile).to(out_ptr.dtype.element_ty),\n        mask=mask_out,\n"
+    assert golden.count(old) == 1
+    planted.write_text(golden.replace(old, "(a_tile + b_tile).to(out_ptr.dtype.element_ty),\n"))
     (tmp_path / "test_user.py").write_text(
         "import sys, torch\n"
         f"sys.path.insert(0, {str(ROOT / 'corpus' / 'vector_add_1d')!r})\n"

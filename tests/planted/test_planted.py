@@ -37,12 +37,13 @@ def in_function(text: str, func: str, old: str, new: str, count: int | None = No
 
 def unmasked_loads(text: str, func: str) -> str:
     """Drop the mask (and padding) of every tl.load in `def func(`."""
-    rx = re.compile(r', mask=mask_\w+, other=(float\("-?inf"\)|0\.0)\)')
+    # the load is laid out like ruff would: its arguments on one line or one per line
+    rx = re.compile(r',\s*mask=mask_\w+,\s*other=(?:float\("-?inf"\)|0\.0),?(\s*)\)')
     m = re.search(rf"^def {re.escape(func)}\(", text, re.M)
     assert m, f"no function {func} in the golden translation"
     nxt = re.search(r"^(@|def |class )", text[m.end():], re.M)
     end = m.end() + nxt.start() if nxt else len(text)
-    body, n = rx.subn(")", text[m.start():end])
+    body, n = rx.subn(r"\1)", text[m.start():end])
     assert n >= 2, f"masked loads not found in {func}: the golden translation changed"
     return text[:m.start()] + body + text[end:]
 
@@ -84,8 +85,8 @@ PLANTED = [
                                   "other=0.0"),
             {"drift"}, message="col_max"),
     Planted("neg-inf-pad-feeding-sum", "column_padding_modes",
-            lambda t: in_function(t, "column_stats_kernel", "other=0.0)",
-                                  'other=float("-inf"))'),
+            lambda t: in_function(t, "column_stats_kernel", "other=0.0,",
+                                  'other=float("-inf"),'),
             {"drift"}, message="col_sum"),
     Planted("tf32-for-fp32-mma", "matmul_fp32",
             lambda t: in_function(t, "matmul_fp32_kernel", 'input_precision="ieee"',
@@ -95,14 +96,15 @@ PLANTED = [
                      "says, so tf32 rounding can only be seen on the GPU"),
     Planted("scalar-pointer-tile-atomic", "vector_add_1d",
             lambda t: in_function(t, "vector_add_kernel",
-                                  "tl.store(out_ptr + offs_out0 * out_stride0, ",
-                                  "tl.atomic_add(out_ptr, ", count=1),
+                                  "tl.store(\n        out_ptr + offs_out0 * out_stride0,",
+                                  "tl.atomic_add(\n        out_ptr,", count=1),
             {"compile-error"}, message="pointer and value disagree in shape"),
     Planted("atomic-into-unzeroed-output", "threshold_count",
-            lambda t: line_sub(t, r"tl\.store\(counts_ptr \+ offs_counts0 \* counts_stride0, "
-                                  r"total\.to\(counts_ptr\.dtype\.element_ty\), mask=mask_counts\)",
-                               "tl.atomic_add(counts_ptr + offs_counts0 * counts_stride0, total, "
-                               "mask=mask_counts)"),
+            lambda t: in_function(t, "threshold_kernel",
+                                  "tl.store(\n        counts_ptr + offs_counts0 * counts_stride0,"
+                                  "\n        total.to(counts_ptr.dtype.element_ty),",
+                                  "tl.atomic_add(\n        counts_ptr + offs_counts0 * "
+                                  "counts_stride0,\n        total,", count=1),
             {"drift"}, message="counts"),
     Planted("dropped-row-offset", "vector_add_2d",
             lambda t: in_function(t, "add_2d_kernel",
@@ -111,8 +113,9 @@ PLANTED = [
             {"unwritten", "drift"}),
     Planted("store-without-mask", "vector_add_1d",
             lambda t: in_function(t, "vector_add_kernel",
-                                  "(a_tile + b_tile).to(out_ptr.dtype.element_ty), mask=mask_out)",
-                                  "(a_tile + b_tile).to(out_ptr.dtype.element_ty))", count=1),
+                                  "(a_tile + b_tile).to(out_ptr.dtype.element_ty),\n"
+                                  "        mask=mask_out,\n",
+                                  "(a_tile + b_tile).to(out_ptr.dtype.element_ty),\n", count=1),
             {"out-of-bounds-write"}, message="past the end"),
     Planted("truncating-floordiv-on-negatives", "int_floor_div_mod",
             lambda t: line_sub(t, r"q = tl\.where\(\(q \* b != a\) & \(\(a < 0\) != \(b < 0\)\), "
@@ -210,9 +213,8 @@ def test_illegal_address_is_isolated_and_located(tmp_path):
     if detect_backend() != "gpu":
         pytest.skip("GPU only: an illegal address needs a real device")
     text = (CORPUS / "vector_add_1d" / "expected.py").read_text()
-    edited = line_sub(text, r"tl\.store\(out_ptr \+ offs_out0 \* out_stride0, (?P<rest>.*)\)",
-                      "tl.store(out_ptr + (1 << 40) + offs_out0 * out_stride0, "
-                      "(a_tile + b_tile).to(out_ptr.dtype.element_ty), mask=mask_out)")
+    edited = in_function(text, "vector_add_kernel", "        out_ptr + offs_out0 * out_stride0,",
+                         "        out_ptr + (1 << 40) + offs_out0 * out_stride0,", count=1)
     planted = tmp_path / "wild_store.py"
     planted.write_text(edited)
     sup = shared_supervisor("gpu", workers=1)
