@@ -43,6 +43,7 @@ def test_goldens_are_stable_under_ruff_format():
     difference comes from the generated code; emit's layout.py lays it out)."""
     import subprocess
     import sys
+    pytest.importorskip("ruff")  # the `test` extra has it (tests/test_packaging.py)
     files = [str(c.expected_path) for c in CASES] + [str(c.kernel_path) for c in CASES]
     p = subprocess.run([sys.executable, "-m", "ruff", "format", "--no-cache", "--check",
                         "--diff", "--line-length", "100", *files],

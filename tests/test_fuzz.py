@@ -5,8 +5,11 @@ import random
 
 import pytest
 
-from hypothesis import HealthCheck, given, settings  # the test extra installs it
-from hypothesis import strategies as st
+# the `test` extra installs hypothesis (CI always runs this; tests/test_packaging.py checks the
+# extra); the GPU machine has no hypothesis
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from tile2triton import fuzz
 from tile2triton.diagnostics import is_internal

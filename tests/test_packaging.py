@@ -67,3 +67,13 @@ def test_readme_test_command_is_the_one_ci_runs():
     assert len(ci) == 1 and "-n " in ci[0], ci
     second = (ROOT / "README.md").read_text().split("```bash\n", 1)[1].splitlines()[1]
     assert second.startswith("bash .ci/run") and second.endswith(ci[0]), second
+
+
+def test_test_extra_installs_what_the_tests_import():
+    """The fuzz and layout tests skip where hypothesis or ruff is missing (the GPU machine has
+    neither); CI installs the `test` extra, so there they always run: the extra must name both,
+    and ruff in a bounded range (its style may change between minor versions)."""
+    _requirement("test", "hypothesis")
+    ruff = _requirement("test", "ruff")
+    assert ">=" in ruff and "<" in ruff.replace("<=", ""), ruff
+
