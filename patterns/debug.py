@@ -249,7 +249,7 @@ def k(x, TM: ct.Constant[int]):
     b = ct.static_eval(a + 1 if TM % 2 == 0 else a - 1)
     n = ct.static_eval(2 ** 3 + 1)
     ct.store(x, (0,), b * n)
-""", expect=["b = a + 1 if TM % 2 == 0 else a - 1", "n = 9"]),
+""", expect=["b = a + 1 if TM % 2 == 0 else a - 1", "n: tl.constexpr = 9"]),
         Example("""
 @ct.kernel
 def k(x, TM: ct.Constant[int]):

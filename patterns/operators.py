@@ -117,7 +117,7 @@ def k(x, y, TILE: ct.Constant[int]):
 def k(x):
     n = 3 * 4 + 1
     ct.store(x, (0,), ct.full((16,), n, dtype=ct.int32))
-""", expect=["n = 3 * 4 + 1"]),
+""", expect=["n: tl.constexpr = 3 * 4 + 1"]),
     ]
 
     def lower(self, call, cx):

@@ -71,7 +71,12 @@ def k(x, y, off, n, TILE: ct.Constant[int]):
         axis %= info.rank
         start, stop = call.arg("start"), call.arg("stop")
         shapes = [info.shape(d) for d in range(info.rank)]
-        shapes[axis] = f"{stop.wrap(11)} - {start.wrap(12)}"
+        if isinstance(start.val, ConstV) and isinstance(stop.val, ConstV) \
+                and isinstance(start.val.value, int) and isinstance(stop.val.value, int):
+            # constant bounds give a constant extent, usable as a tile shape (as in cuTile)
+            shapes[axis] = str(max(stop.val.value - start.val.value, 0))
+        else:
+            shapes[axis] = f"{stop.wrap(11)} - {start.wrap(12)}"
         view = ArrayInfo(f"{info.name}_slice", rank=info.rank,
                          pointer=f"{info.pointer} + {start.wrap(12)} * {info.stride(axis)}",
                          shape_codes=shapes,

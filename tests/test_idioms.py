@@ -79,7 +79,7 @@ def test_math_names_fold_to_numbers():
     out = translate(MATH_SRC)
     assert "math." not in out.split("def k(")[1]
     import math
-    assert f"scale = {math.sqrt(2.0) * (1.0 / math.log(2))!r}" in out
+    assert f"scale: tl.constexpr = {math.sqrt(2.0) * (1.0 / math.log(2))!r}" in out
     flat = " ".join(out.split())  # the sum is laid out over several lines
     assert f"+ {math.pi / 2!r} + {math.e!r} - 1.0" in flat
 

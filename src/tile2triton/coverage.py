@@ -97,23 +97,18 @@ NOT_TRANSLATED = {
                               "Triton equivalent (Triton compiles at first launch)"),
     "static_exception": ("T2T101", "`raise` inside a kernel: Triton kernels cannot raise; "
                                    "check the condition on the host or with ct.static_assert"),
-    "divmod": ("T2T100", "not translated yet: write `x // y` and `x % y`"),
     "assume_divisible_by": ("T2T100", "not translated yet (would be tl.multiple_of)"),
     "ensure_constant": ("T2T100", "not translated yet: compile-time values fold without it"),
     "static_iter": ("T2T101", "not translated yet (kernel loops must iterate over range): "
                               "loop over range(len(t)) with constant indices"),
     "load_advanced_indexing": ("T2T100", "not translated yet: use ct.gather"),
     "store_advanced_indexing": ("T2T100", "not translated yet: use ct.scatter"),
-    "pack_to_bytes": ("T2T100", "not translated yet: Triton bitcasts only between dtypes of one "
-                                "width, so bytes need shifts and masks"),
-    "unpack_from_bytes": ("T2T100", "not translated yet (see pack_to_bytes)"),
     "grid_dependency_control_wait": ("T2T100", "not translated yet: programmatic dependent "
                                                "launch is not used by the launchers"),
     "grid_dependency_control_launch_dependents": (
         "T2T100", "not translated yet: programmatic dependent launch is not used by the "
                   "launchers"),
     "Slice": ("T2T100", "only used by load/store_advanced_indexing, not translated yet"),
-    "Array.get_raw_memory": ("T2T100", "raw-memory atomics are not translated yet"),
     "Array.foreign_pointer": ("T2T100", "pointers of foreign arrays have no Triton equivalent"),
     "Array.from_foreign": ("T2T109", "host: arrays built from foreign pointers have no torch "
                                      "or Triton equivalent"),

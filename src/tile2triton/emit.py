@@ -126,7 +126,7 @@ LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype
 def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> str:
     names = pm.names
     arrays = [p.name for p in fn.params if p.kind == "array"]
-    ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array"}
+    ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array" and not p.array.flat}
     lists = [(p.name, p.array_list) for p in fn.params if p.kind == "array_list"]
     h = {n: names[n] for n in LAUNCHER_HELPERS}
     # The launcher's own locals avoid every name of the module (hint expressions may read
@@ -143,14 +143,17 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
         taken.add(spelled)
     call_args = []
     for p in fn.params:
-        if p.kind == "array":
+        if p.kind == "array" and p.array.flat:   # any shape: one dimension of numel elements
+            call_args.append(f"{p.name}, {p.name}.numel(), 1")
+        elif p.kind == "array":
             call_args.append(f"{p.name}, *{p.name}.shape, *{p.name}.stride()")
         elif p.kind == "array_list":
             call_args.append(f"*{p.name}_tables, {h['_triton_dtype']}({p.name}[0].dtype)")
         else:  # constexprs too: positional, in the kernel's parameter order
             call_args.append(p.name)
-    call_args += [f"{multiples_name(p.array)}={h['_multiples']}({p.name})" for p in fn.params
-                  if p.kind == "array" and p.array.rank]
+    call_args += [f"{multiples_name(p.array)}="
+                  + ("(1,)" if p.array.flat else f"{h['_multiples']}({p.name})")
+                  for p in fn.params if p.kind == "array" and p.array.rank]
     constexprs = {p.name for p in fn.params if p.kind == "constexpr"}
     elems = []
     for e in unit.tile_elems:  # only sizes the launcher can evaluate (constants and constexprs)

@@ -279,6 +279,11 @@ class _Namespace:
             self.func_names[id(f)] = name
             self.functions.append((name, f, value))
             return
+        if isinstance(value, types.BuiltinFunctionType) and value.__module__ == "builtins" \
+                and getattr(builtins, value.__name__, None) is value:
+            # `divmod_func = divmod`: kernels may call some builtins (the translator says which)
+            self.assigns[name] = f"{name} = {value.__name__}"
+            return
         expr = _expr(self, value)
         if expr is None:
             raise _Unsupported(

@@ -82,6 +82,10 @@ class ArrayInfo:
     rank: Optional[int] = None
     pointer: str = ""
 
+    # only used through `get_raw_memory()` (no rank in the kernel): passed as its element count
+    # with stride 1 whatever its shape
+    flat: bool = False
+
     # prefix of the ABI names (`{abi}_ptr`, `{abi}_shape0`, ...): the array's name unless the
     # user's module spells one of those names itself (names.Names.array_prefix)
     abi_prefix: str = ""
@@ -113,6 +117,13 @@ class ArrayInfo:
 @dataclass
 class ArrayV(Val):
     info: ArrayInfo
+
+
+@dataclass
+class RawMemoryV(Val):
+    """`x.get_raw_memory()`: the array's elements addressed by offsets from its base pointer
+    (strides ignored); a compile-time handle with no runtime value of its own."""
+    array: ArrayInfo
 
 
 @dataclass

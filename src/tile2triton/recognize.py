@@ -141,6 +141,7 @@ class _UseScanner(cst.CSTVisitor):
         self.names = names
         self.depth = depth
         self.array_uses: dict[str, list] = {}  # name -> [(rank or None, node)]
+        self.raw_memory: set = set()  # arrays whose `.get_raw_memory()` is taken
         self.list_uses: dict[str, list] = {}  # name -> [(rank or None, node)] for `xs[i]`
         self.aliases: dict[str, str] = {}  # local name -> list parameter it is an element of
         self.array_aliases: dict[str, str] = {}  # local view name -> array parameter
@@ -232,6 +233,8 @@ class _UseScanner(cst.CSTVisitor):
         if isinstance(node.value, cst.Name) and node.value.value in self.names \
                 and self._is_array_attr(node.attr.value):
             self._note(node.value.value, None, node)
+            if node.attr.value == "get_raw_memory":
+                self.raw_memory.add(node.value.value)
 
     @staticmethod
     def _is_array_attr(attr: str) -> bool:
@@ -331,6 +334,10 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo) -> list[ParamInfo]:
                 info.rank = scanner.shape_index[name]
             elif fn.role != "kernel":
                 info.rank = None  # decided by the caller's argument
+            elif name in scanner.raw_memory:
+                # only addressed by element offsets from its base pointer: any rank will do,
+                # and the launcher passes it as one flat dimension (model.ArrayInfo.flat)
+                info.rank, info.flat = 1, True
             else:
                 raise pm.error(p, "T2T104",
                                f"cannot infer the rank of array parameter `{name}`",

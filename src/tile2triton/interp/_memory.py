@@ -86,13 +86,19 @@ class Array:
         if not -nd <= axis < nd:
             raise TileValueError(f"{what}: axis {axis} out of range for rank {nd}")
         axis %= nd
+        # constant bounds (Python ints) make the new extent a compile-time constant, as in
+        # cuTile: it can then be a tile shape
+        static = isinstance(start, numbers.Integral) and isinstance(stop, numbers.Integral) \
+            and not isinstance(start, Tile) and not isinstance(stop, Tile)
         start, stop = _index_int(start, what), _index_int(stop, what)
         n = self._t.shape[axis]
         if not (0 <= start <= stop <= n):
             _ub(f"{what}: start={start}, stop={stop} violate 0 <= start <= stop <= {n}")
             start, stop = max(0, min(start, n)), max(0, min(stop, n))
         t = self._t.narrow(axis, start, stop - start)
-        return Array(t, index_dtype=self._index_dtype)
+        dims = (self._static_shape - {axis}) | ({axis} if static else set())
+        return Array(t, index_dtype=self._index_dtype, static_shape_dims=tuple(dims),
+                     static_stride_dims=tuple(self._static_strides))
 
     def tiled_view(self, tile_shape, *, padding_mode=None, traversal_steps=None):
         return TiledView(self, tile_shape, padding_mode, traversal_steps)
@@ -545,8 +551,18 @@ atomic_or = _rmw("atomic_or", lambda o, u: bitwise_or(o, u))
 atomic_xor = _rmw("atomic_xor", lambda o, u: bitwise_xor(o, u))
 
 
+_SAME_WIDTH_INT = {2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
 def _cas(old, expected, desired):
+    """The swap happens where the element's bits equal `expected`'s: the GPU's compare-and-swap
+    compares bit patterns, so a NaN matches the same NaN and -0.0 does not match 0.0."""
     from ._tile import where, equal
+    a, b = old._t, expected._t
+    if old._dtype.is_float and a.dtype == b.dtype and a.element_size() in _SAME_WIDTH_INT:
+        ints = _SAME_WIDTH_INT[a.element_size()]
+        same = Tile(a.contiguous().view(ints) == b.contiguous().view(ints), D.bool_)
+        return where(same, desired, old)
     return where(equal(old, expected), desired, old)
 
 

@@ -8,7 +8,7 @@ import libcst as cst
 
 from ..diagnostics import LocatedFailure, TranslationError
 from ..model import (PREC, USE_INT64, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV, DTypeV,
-                     FuncV, Lowered, NoneV, PyRefV, TileV, TupleV)
+                     EnumV, FuncV, Lowered, NoneV, PyRefV, TileV, TupleV)
 from . import pyconst
 from .pyvalues import dtype_compare
 from ..pattern_api import bind, bind_operands
@@ -31,6 +31,8 @@ CMP_SYMBOL = {
     cst.Equal: "==", cst.NotEqual: "!=",
 }
 UNARY_SYMBOL = {cst.Minus: "unary -", cst.BitInvert: "~"}
+# Python builtins kernels may call (cuTile gives them tile meanings: max is ct.maximum, ...)
+BUILTINS = ("range", "min", "max", "len", "float", "int", "bool", "abs", "print", "divmod")
 
 
 class Expressions:
@@ -80,7 +82,7 @@ class Expressions:
             return self.module_global(name, node)
         if name in self.pm.functions:
             return Lowered(name, FuncV(name))
-        if name in ("range", "min", "max", "len", "float", "int", "bool", "abs", "print"):
+        if name in BUILTINS:
             return Lowered(name, FuncV("builtins." + name))
         raise self.error(node, "T2T107", f"unknown name `{name}` inside kernel `{self.fn.name}`",
                          help="define it before use, pass it as a parameter, or make it a "
@@ -193,8 +195,11 @@ class Expressions:
         results = []
         for comp in node.comparisons:
             op = type(comp.operator)
+            if op in (cst.Is, cst.IsNot) and len(node.comparisons) == 1:
+                return self.identity_compare(node, left, self.expr(comp.comparator),
+                                             op is cst.Is)
             if op not in CMP_SYMBOL:
-                raise self.error(comp, "T2T101", "`is`/`in` comparisons are not supported")
+                raise self.error(comp, "T2T101", "`in`/`not in` comparisons are not supported")
             right = self.expr(comp.comparator)
             if isinstance(left.val, DTypeV) and isinstance(right.val, DTypeV) and op in (
                     cst.Equal, cst.NotEqual) and len(node.comparisons) == 1:
@@ -205,6 +210,35 @@ class Expressions:
             return results[0]
         code = " & ".join(r.wrap(PREC["&"] + 1) for r in results)
         return Lowered(code, results[0].val, PREC["&"])
+
+    def identity_compare(self, node, left: Lowered, right: Lowered, is_: bool) -> Lowered:
+        """`a is None`, `dtype is not ct.float32`: cuTile decides identity at compile time, on
+        compile-time values; a ct.Constant parameter is left to Triton, which folds `is` on
+        constexprs. Identity of runtime values (tiles, scalars) has no meaning in a kernel."""
+        def key(v):
+            if isinstance(v, NoneV) or isinstance(v, ConstV) and v.value is None:
+                return ("none",)
+            if isinstance(v, ConstV):
+                return ("const", type(v.value), v.value)
+            if isinstance(v, EnumV):
+                return ("enum", v.enum, v.member)
+            if isinstance(v, DTypeV) and v.name is not None and v.code is None:
+                return ("dtype", v.name)
+            return None
+        a, b = key(left.val), key(right.val)
+        if a is not None and b is not None:
+            # Python's `is` on small ints, None, enum members and dtypes is equality of these
+            same = a[0] == b[0] and (a == b if a[0] != "const"
+                                     else a[1] is b[1] and a[2] == b[2])
+            return self.const(same == is_)
+        if isinstance(left.val, (ConstExprV, NoneV, ConstV)) and isinstance(
+                right.val, (ConstExprV, NoneV, ConstV)):
+            word = "is" if is_ else "is not"
+            return Lowered(f"{left.wrap(PREC['cmp'] + 1)} {word} {right.wrap(PREC['cmp'] + 1)}",
+                           ConstExprV("is"), PREC["cmp"])
+        raise self.error(node, "T2T101", "`is`/`is not` compares compile-time values only "
+                         "(None, constants, dtypes, enum members) inside kernels",
+                         help="compare tiles and scalars with == and !=")
 
     def x_BooleanOperation(self, node: cst.BooleanOperation) -> Lowered:
         left = self.expr(node.left)
@@ -229,6 +263,8 @@ class Expressions:
             return self.construct(q[len("cuda.tile."):], node)
         if isinstance(v, PyRefV):
             return self.py_call(v.qualname, node)
+        if isinstance(v, DTypeV) and v.name is not None:
+            return self.dtype_call(v, node)  # pyvalues.py: `np.float32(1.5)`, `ct.int32()`
         if isinstance(v, FuncV):
             if v.name.startswith("builtins."):
                 return self.builtin_call(v.name[len("builtins."):], node)
@@ -277,6 +313,8 @@ class Expressions:
                 return Lowered(f"{args[0].wrap(100)}.to(tl.int32)", TileV(shape=(), dtype="int32"))
         if name == "abs" and len(args) == 1:
             return self.construct("abs", node)
+        if name == "divmod":  # cuTile treats the builtin as ct.divmod
+            return self.construct("divmod", node)
         if name == "print":  # cuTile treats the builtin as ct.print
             return self.construct("print", node)
         raise self.error(node, "T2T101", f"builtin `{name}()` is not supported here")

@@ -12,15 +12,19 @@ import math
 from typing import Optional
 
 # the modules whose names kernels may read (the qualified name an import resolves to)
-PY_MODULES = ("math", "numpy", "torch")
+PY_MODULES = ("math", "numpy", "torch", "cupy")  # cupy re-exports numpy's scalar types
 
 MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf,
                   "nan": math.nan}
-# the same constants as numpy and torch spell them (`-np.inf` as a mask fill in attention)
+# the same constants as numpy (and cupy, which re-exports them) and torch spell them
+# (`-np.inf` as a mask fill in attention)
+_NUMPY_CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
+                    "euler_gamma": 0.5772156649015329, "Inf": math.inf, "NaN": math.nan,
+                    "NINF": -math.inf, "PINF": math.inf}
 _MODULE_CONSTANTS = {
     "math": MATH_CONSTANTS,
-    "numpy": {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
-              "euler_gamma": 0.5772156649015329},
+    "numpy": _NUMPY_CONSTANTS,
+    "cupy": _NUMPY_CONSTANTS,
     "torch": {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan},
 }
 
@@ -55,7 +59,7 @@ _TORCH_DTYPES = {
 def dtype_name(qualname: str) -> Optional[str]:
     """'float32' for `numpy.float32` / `torch.float32` (and their aliases), else None."""
     module, _, attr = qualname.partition(".")
-    if module == "numpy":
+    if module in ("numpy", "cupy"):
         return _NP_DTYPES.get(attr)
     if module == "torch":
         return _TORCH_DTYPES.get(attr)
@@ -66,6 +70,17 @@ def math_constant(qualname: str):
     """The value of `math.pi`, `np.inf`, `torch.pi` etc., or None."""
     module, _, attr = qualname.partition(".")
     return _MODULE_CONSTANTS.get(module, {}).get(attr)
+
+
+def dtype_cast(kind: str, value):
+    """`np.float32(v)` / `ct.int16(v)` / `torch.float32(v)` on a constant, as cuTile folds it:
+    a float dtype keeps the number as a float, an integer dtype truncates toward zero, bool_
+    tests it; with no argument, zero of the kind."""
+    if kind == "bool":
+        return bool(value) if value is not None else False
+    if kind in ("int", "uint"):
+        return int(value) if value is not None else 0
+    return float(value) if value is not None else 0.0
 
 
 def math_function(qualname: str) -> Optional[str]:

@@ -50,6 +50,34 @@ class CompileTimePython:
         operand = f"{a.wrap(PREC['*'])} * 1.0" if isinstance(a.val, ConstExprV) else a.code
         return Lowered(f"{tl_fn}({operand})", TileV(shape=(), dtype="float32"))
 
+    def dtype_call(self, dtype, node: cst.Call) -> Lowered:
+        """A dtype called on a value (`np.float32(1.5)`, `ct.int16()`): on a constant cuTile
+        folds it into a constant of that dtype; on a runtime scalar or tile it is a conversion."""
+        from ..model import DTYPES
+        d = DTYPES[dtype.name]
+        if any(a.keyword is not None or a.star for a in node.args) or len(node.args) > 1:
+            raise self.error(node, "T2T102", f"ct.{d.name}() takes at most one positional "
+                                             "argument")
+        if not node.args:
+            return self.const(pyconst.dtype_cast(d.kind, None))
+        arg = self.expr(node.args[0].value)
+        if isinstance(arg.val, ConstV):
+            value = arg.val.value
+            if not isinstance(value, (bool, int, float)):
+                raise self.error(node.args[0].value, "T2T102",
+                                 f"ct.{d.name}() of {value!r}: not a number",
+                                 help="cuTile rejects it too; pass a number")
+            try:
+                return self.const(pyconst.dtype_cast(d.kind, value))
+            except (ValueError, OverflowError) as e:   # int(inf), int(nan)
+                raise self.error(node, "T2T103", f"ct.{d.name}({value!r}): {e}") from None
+        if isinstance(arg.val, (TileV, ConstExprV)):
+            shape = arg.val.shape if isinstance(arg.val, TileV) else ()
+            return Lowered(f"{arg.wrap(100)}.to({dtype.triton})" if isinstance(arg.val, TileV)
+                           else f"tl.full((), {arg.code}, {dtype.triton})",
+                           TileV(shape=shape, dtype=d.name))
+        raise self.error(node, "T2T102", f"ct.{d.name}() needs a number or a scalar")
+
     def if_exp(self, node: cst.IfExp) -> Lowered:
         test = self.expr(node.test)
         if isinstance(test.val, (ConstV, NoneV)):

@@ -12,7 +12,7 @@ import libcst as cst
 from ..control_flow import ExitRewriter
 from ..diagnostics import LocatedFailure, TranslationError
 from ..model import (ArrayInfo, ArrayV, ConstV, CtRefV, DTypeV, EnumV, Lowered, PREC, PyRefV,
-                     TiledViewV, TileV, TupleV)
+                     RawMemoryV, TiledViewV, TileV, TupleV)
 from .expressions import AUGOP_SYMBOL
 from .values import reassigned_names
 
@@ -182,7 +182,7 @@ class Statements:
             single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
             if isinstance(low.val, ArrayV) and low.val.info.shape_codes is not None and single:
                 return self.bind_array_view(node.targets[0].target.value, low.val.info)
-            if isinstance(low.val, (TiledViewV, EnumV, CtRefV, PyRefV)) and single:
+            if isinstance(low.val, (TiledViewV, RawMemoryV, EnumV, CtRefV, PyRefV)) and single:
                 # tiled views, enum members (`zero_pad = ct.PaddingMode.ZERO`) and references
                 # to modules exist only at translation time: the name is an alias, no line
                 self.env[node.targets[0].target.value] = low.val
@@ -193,6 +193,12 @@ class Statements:
                 self.env[name] = DTypeV(code=name, tf32_when=low.val.tf32_when)
                 return f"{name} = {low.code}"
             targets = [self.target(t.target, low) for t in node.targets]
+            if single and isinstance(self.env.get(targets[0]), ConstV) and isinstance(
+                    low.val.value, (bool, int, float)):
+                # a name bound once to a constant (`n = 16`, `n = sub.shape[0]` of a constant
+                # slice) is a compile-time value in cuTile: Triton needs the annotation to use
+                # it as a shape (a plain assignment makes it a tensor)
+                return f"{targets[0]}: tl.constexpr = {low.code}"
             return " = ".join(targets) + " = " + low.code
         if isinstance(node, cst.AnnAssign):
             if node.value is None:
@@ -240,9 +246,15 @@ class Statements:
         """`A = As[g]` or `sub = x.slice(...)`: compute the new array's pointer, shapes and
         strides once, into ordinary names."""
         info = ArrayInfo(name, rank=element.rank, abi_prefix=self.pm.names.array_prefix(name))
+        # an extent known at translation time stays a literal (a tile shape may use it)
+        static = {d: element.shape(d) for d in range(info.rank) if element.shape(d).isdigit()}
+        if static:
+            info.shape_codes = [static.get(d, f"{info.abi_prefix}_shape{d}")
+                                for d in range(info.rank)]
         self.env[name] = ArrayV(info)
         lines = [f"{info.pointer} = {element.pointer}"]
-        lines += [f"{info.shape(d)} = {element.shape(d)}" for d in range(info.rank)]
+        lines += [f"{info.shape(d)} = {element.shape(d)}" for d in range(info.rank)
+                  if d not in static]
         lines += [f"{info.stride(d)} = {element.stride(d)}" for d in range(info.rank)]
         return lines
 

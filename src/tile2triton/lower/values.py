@@ -8,8 +8,8 @@ import libcst as cst
 
 from ..model import (ARRAY_ATTRIBUTES, CT_TO_TL_DTYPE,
                      ENUM_MEMBERS, PREC, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV,
-                     DTypeV, EnumV, Lowered, NoneV, ParamInfo, PyRefV, TiledViewV, TileV, TupleV,
-                     Val)
+                     DTypeV, EnumV, FuncV, Lowered, NoneV, ParamInfo, PyRefV, RawMemoryV,
+                     TiledViewV, TileV, TupleV, Val)
 
 
 
@@ -84,8 +84,10 @@ class Values:
         """Module-level constants are compile-time values inside cuTile kernels: inline them."""
         value = self.pm.globals[name]
         low = self.expr(value)
-        if isinstance(low.val, (ConstV, EnumV, DTypeV, CtRefV, TupleV)):
+        if isinstance(low.val, (ConstV, EnumV, DTypeV, CtRefV, TupleV, NoneV)):
             return low
+        if isinstance(low.val, FuncV) and low.val.name.startswith("builtins."):
+            return low      # `f = divmod`: an alias of a builtin kernels may call
         raise self.error(node, "T2T103",
                          f"module-level `{name}` is not a compile-time constant",
                          help="kernels can read module constants (numbers, tuples, cuTile "
@@ -124,9 +126,12 @@ class Values:
                 if info.rank is None:
                     raise self.error(node, "T2T104", f"rank of `{info.name}` is unknown here")
                 get = info.shape if attr == "shape" else info.stride
-                items = [TileV(shape=(), dtype="int32", nonneg=attr == "shape")
-                         for _ in range(info.rank)]
                 names = [get(i) for i in range(info.rank)]
+                # an extent known at translation time (a slice with constant bounds) is a
+                # constant, usable as a tile shape
+                items = [ConstV(int(n)) if attr == "shape" and n.isdigit()
+                         else TileV(shape=(), dtype="int32", nonneg=attr == "shape")
+                         for n in names]
                 code = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
                 return Lowered(code, TupleV(items),
                                items=[Lowered(n, i) for n, i in zip(names, items)])
@@ -142,6 +147,16 @@ class Values:
             raise self.error(node, "T2T100", f"array attribute `.{attr}` is not supported",
                              help="supported: " + ", ".join(
                                  [f".{a}" for a in ARRAY_ATTRIBUTES] + [f".{m}()" for m in methods]))
+        if isinstance(v, RawMemoryV):
+            if attr == "dtype":
+                return Lowered(f"{v.array.pointer}.dtype.element_ty", DTypeV(array=v.array))
+            method = self.mc.registry.method("RawArrayMemory", attr)
+            if method is not None:
+                return Lowered(f"{base.code}.{attr}", CtRefV(f"method.{method}", base))
+            methods = sorted(m.split(".")[1] for m in self.mc.registry.methods
+                             if m.startswith("RawArrayMemory."))
+            raise self.error(node, "T2T100", f"raw memory attribute `.{attr}` is not supported",
+                             help="supported: .dtype, " + ", ".join(f".{m}()" for m in methods))
         if isinstance(v, TiledViewV):
             method = self.mc.registry.method("TiledView", attr)
             if method is not None:
