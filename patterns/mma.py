@@ -20,12 +20,6 @@ from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 from ._args import require_tile
 from ._common import dtype_of, promote, shape_code, tile_shape
 
-MATMUL = DeviceHelper("_matmul", r'''@triton.jit
-def _matmul(a, b, INPUT_PRECISION: tl.constexpr):
-    """ct.matmul / `@`: the product in the operands' dtype, accumulated in fp32 (int32 for
-    8-bit integers)."""
-    return tl.dot(a, b, input_precision=INPUT_PRECISION).to(a.dtype)
-''')
 NON_FP32 = {"float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "int8", "uint8", "float64"}
 
 
@@ -48,13 +42,14 @@ DOT_ANY_SIZE = DeviceHelper("_dot_any_size", """
 def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
     # size. A smaller dimension is spread over the minimum (each element repeated, all but the
-    # first copy zeroed) and summed back, which adds only zeros.
+    # first copy zeroed) and summed back, which adds only zeros. out_dtype: tl.dot requires
+    # it to be the accumulator's dtype (fp64, int32 and fp16 accumulators are not its default).
     M: tl.constexpr = x.shape[0]
     K: tl.constexpr = x.shape[1]
     N: tl.constexpr = y.shape[1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
     if M >= 16 and N >= 16 and K >= MIN_K:
-        return tl.dot(x, y, acc, input_precision=PRECISION)
+        return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype)
     else:
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
@@ -65,10 +60,34 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         xs = tl.where(keep_x, xs, tl.zeros_like(xs))
         ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
-        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
+        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION,
+                      out_dtype=acc.dtype)
         prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
 """)
+
+MATMUL = DeviceHelper("_matmul", r'''@triton.jit
+def _matmul(a, b, INPUT_PRECISION: tl.constexpr):
+    """ct.matmul / `@`: the product in the promoted dtype of the operands (cuTile promotes
+    mixed operands, e.g. fp16 @ fp32 is an fp32 product; tl.dot wants one dtype), accumulated
+    in fp32 (int32 for integers, fp64 for fp64). 2-D tiles smaller than tl.dot's minimum go
+    through _dot_any_size."""
+    DT: tl.constexpr = (tl.zeros((1,), a.dtype) + tl.zeros((1,), b.dtype)).dtype
+    x = a.to(DT)
+    y = b.to(DT)
+    if len(x.shape) == 2:
+        if DT.is_int():
+            ACC: tl.constexpr = tl.int32
+        elif DT == tl.float64:
+            ACC: tl.constexpr = tl.float64
+        else:
+            ACC: tl.constexpr = tl.float32
+        acc = tl.zeros((x.shape[0], y.shape[1]), ACC)
+        out = _dot_any_size(x, y, acc, INPUT_PRECISION).to(DT)
+    else:
+        out = tl.dot(x, y, input_precision=INPUT_PRECISION).to(DT)
+    return out
+''', requires=(DOT_ANY_SIZE,))
 
 
 def known_large(dims, minimum):

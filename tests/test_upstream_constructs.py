@@ -400,3 +400,39 @@ def test_constant_slice_extent_is_a_tile_shape(tmp_path):
     a1, a2 = both.run("head_rows", (3,), [x, y, 16])
     assert torch.equal(a2[1], x[3:11] * 2 + 16)
     assert torch.equal(a1[1], a2[1])
+
+
+# ------------------------------------------------ matrix products of mixed and small operands
+MATMUL_SRC = """
+@ct.kernel
+def mixed(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    x = ct.load(a, (ct.bid(0), 0), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+    y = ct.load(b, (0, ct.bid(1)), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(c, (ct.bid(0), ct.bid(1)), ct.matmul(x, y))
+"""
+
+
+@pytest.fixture(scope="module")
+def matmuls(tmp_path_factory):
+    return Both(tmp_path_factory.mktemp("matmul"), MATMUL_SRC, "matmul")
+
+
+@pytest.mark.parametrize("dx,dy,tiles", [
+    (torch.float16, torch.float32, (2, 8, 16)),        # smaller than tl.dot's minimum
+    (torch.float32, torch.float64, (4, 4, 8)),
+    (torch.float64, torch.float64, (16, 16, 16)),
+    (torch.float16, torch.float32, (32, 32, 64)),
+], ids=str)
+def test_matmul_promotes_mixed_operands(matmuls, dx, dy, tiles):
+    tm, tn, tk = tiles
+    m, n = 3 * tm - 1, 2 * tn - 1                      # ragged over the output tiles
+    g = gen(41)
+    a = torch.randn(m, tk - 1, generator=g, dtype=torch.float64).to(dx)
+    b = torch.randn(tk - 1, n, generator=g, dtype=torch.float64).to(dy)
+    rt = torch.promote_types(dx, dy)
+    c = torch.zeros(m, n, dtype=rt)
+    a1, a2 = matmuls.run("mixed", (3, 2), [a, b, c, tm, tn, tk])
+    ref = a.double() @ b.double()
+    tol = 2e-2 if torch.float16 in (dx, dy) and rt != torch.float32 else 1e-3
+    assert torch.allclose(a2[2].double(), ref, rtol=tol, atol=tol)
+    assert torch.allclose(a2[2].double(), a1[2].double(), rtol=tol, atol=tol)

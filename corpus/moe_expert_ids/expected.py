@@ -131,13 +131,14 @@ def _load_tile_3d(
 def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
     # size. A smaller dimension is spread over the minimum (each element repeated, all but the
-    # first copy zeroed) and summed back, which adds only zeros.
+    # first copy zeroed) and summed back, which adds only zeros. out_dtype: tl.dot requires
+    # it to be the accumulator's dtype (fp64, int32 and fp16 accumulators are not its default).
     M: tl.constexpr = x.shape[0]
     K: tl.constexpr = x.shape[1]
     N: tl.constexpr = y.shape[1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
     if M >= 16 and N >= 16 and K >= MIN_K:
-        return tl.dot(x, y, acc, input_precision=PRECISION)
+        return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype)
     else:
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
@@ -149,7 +150,8 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         xs = tl.where(keep_x, xs, tl.zeros_like(xs))
         ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
-        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION)
+        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION,
+                      out_dtype=acc.dtype)
         prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
 
