@@ -26,7 +26,17 @@ def _mod(a, b):
     """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
     sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
     if (a + b).dtype.is_floating():
-        r = a - tl.floor((a / b).to(tl.float32)).to((a + b).dtype) * b
+        # Triton's float % is C's fmod, which is exact; 16-bit floats take it in fp32, where
+        # their values and the remainder are exact too, and round once at the end
+        dt = (a + b).dtype
+        if dt.primitive_bitwidth < 32:
+            x = tl.cast(tl.cast(a, dt), tl.float32)
+            y = tl.cast(tl.cast(b, dt), tl.float32)
+        else:
+            x = tl.cast(a, dt)
+            y = tl.cast(b, dt)
+        r = x % y
+        r = tl.where((r != 0) & ((r < 0) != (y < 0)), r + y, r).to(dt)
     else:
         r = a % b
         r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
