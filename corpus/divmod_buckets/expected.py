@@ -42,8 +42,9 @@ def _mod(a, b):
 
 
 @triton.jit
-def _store_tile_1d(ptr, shape0, stride0, index0, tile,
-                   USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
+def _store_tile_1d(
+    ptr, shape0, stride0, index0, tile, USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True
+):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
     if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
@@ -73,7 +74,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -92,8 +95,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -115,7 +120,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -126,7 +132,7 @@ def _on_stream(stream):
 
 
 BUCKET = 12
-OFFSET = None          # an optional shift, decided when the module is written
+OFFSET = None  # an optional shift, decided when the module is written
 
 
 @triton.jit
@@ -170,7 +176,9 @@ def bucket_kernel(
     _store_tile_1d(bucket_ptr, bucket_shape0, bucket_stride0, i, b, USE_INT64)
     _store_tile_1d(slot_ptr, slot_shape0, slot_stride0, i, s, USE_INT64)
     half = tl.full((TILE,), 0.5, tl.float32)
-    _store_tile_1d(weight_ptr, weight_shape0, weight_stride0, i, s.to(tl.float32) * half + 1.0, USE_INT64)
+    _store_tile_1d(
+        weight_ptr, weight_shape0, weight_stride0, i, s.to(tl.float32) * half + 1.0, USE_INT64
+    )
 
 
 def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hints=None):
@@ -178,7 +186,10 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    keys, bucket, slot, weight = _as_tensor(keys), _as_tensor(bucket), _as_tensor(slot), _as_tensor(weight)
+    keys = _as_tensor(keys)
+    bucket = _as_tensor(bucket)
+    slot = _as_tensor(slot)
+    weight = _as_tensor(weight)
     _check_ndim("bucket_kernel", "keys", keys, 1)
     _check_ndim("bucket_kernel", "bucket", bucket, 1)
     _check_ndim("bucket_kernel", "slot", slot, 1)
@@ -190,21 +201,32 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
     num_stages = 2
     with _on_stream(stream):
         bucket_kernel[_grid(grid)](
-            keys, *keys.shape, *keys.stride(),
-            bucket, *bucket.shape, *bucket.stride(),
-            slot, *slot.shape, *slot.stride(),
-            weight, *weight.shape, *weight.stride(),
+            keys,
+            *keys.shape,
+            *keys.stride(),
+            bucket,
+            *bucket.shape,
+            *bucket.stride(),
+            slot,
+            *slot.shape,
+            *slot.stride(),
+            weight,
+            *weight.shape,
+            *weight.stride(),
             TILE,
             keys_div=_multiples(keys),
             bucket_div=_multiples(bucket),
             slot_div=_multiples(slot),
             weight_div=_multiples(weight),
             USE_INT64=_needs_int64(keys, bucket, slot, weight),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
 
 def launch(stream, keys, bucket, slot, weight):
     tile = 128
-    launch_bucket_kernel(stream, (triton.cdiv(keys.shape[0], tile),), keys, bucket, slot, weight, tile)
+    launch_bucket_kernel(
+        stream, (triton.cdiv(keys.shape[0], tile),), keys, bucket, slot, weight, tile
+    )

@@ -2,7 +2,7 @@ import cuda.tile as ct
 import numpy as np
 
 BUCKET = 12
-OFFSET = None          # an optional shift, decided when the module is written
+OFFSET = None  # an optional shift, decided when the module is written
 
 
 @ct.kernel
@@ -22,5 +22,6 @@ def bucket_kernel(keys, bucket, slot, weight, TILE: ct.Constant[int]):
 
 def launch(stream, keys, bucket, slot, weight):
     tile = 128
-    ct.launch(stream, (ct.cdiv(keys.shape[0], tile),), bucket_kernel,
-              (keys, bucket, slot, weight, tile))
+    ct.launch(
+        stream, (ct.cdiv(keys.shape[0], tile),), bucket_kernel, (keys, bucket, slot, weight, tile)
+    )

@@ -60,7 +60,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -79,8 +81,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -102,7 +106,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -147,18 +152,30 @@ def float_bits_kernel(
     t = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x, other=0.0)
     packed = _pack_to_bytes(t)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_raw0 = tl.cast(pid, tl.int64) * (TILE * (t.dtype.primitive_bitwidth // 8)) + tl.arange(0, TILE * (t.dtype.primitive_bitwidth // 8))
+        offs_raw0 = tl.cast(pid, tl.int64) * (TILE * (t.dtype.primitive_bitwidth // 8)) + tl.arange(
+            0, TILE * (t.dtype.primitive_bitwidth // 8)
+        )
     else:
-        offs_raw0 = pid * (TILE * (t.dtype.primitive_bitwidth // 8)) + tl.arange(0, TILE * (t.dtype.primitive_bitwidth // 8))
+        offs_raw0 = pid * (TILE * (t.dtype.primitive_bitwidth // 8)) + tl.arange(
+            0, TILE * (t.dtype.primitive_bitwidth // 8)
+        )
     mask_raw = offs_raw0 < raw_shape0
     tl.store(raw_ptr + offs_raw0 * raw_stride0, packed.to(raw_ptr.dtype.element_ty), mask=mask_raw)
     bits = _unpack_from_bytes(packed, tl.int32)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_exponent0 = tl.cast(pid, tl.int64) * (TILE * (t.dtype.primitive_bitwidth // 8) // 4) + tl.arange(0, TILE * (t.dtype.primitive_bitwidth // 8) // 4)
+        offs_exponent0 = tl.cast(pid, tl.int64) * (
+            TILE * (t.dtype.primitive_bitwidth // 8) // 4
+        ) + tl.arange(0, TILE * (t.dtype.primitive_bitwidth // 8) // 4)
     else:
-        offs_exponent0 = pid * (TILE * (t.dtype.primitive_bitwidth // 8) // 4) + tl.arange(0, TILE * (t.dtype.primitive_bitwidth // 8) // 4)
+        offs_exponent0 = pid * (TILE * (t.dtype.primitive_bitwidth // 8) // 4) + tl.arange(
+            0, TILE * (t.dtype.primitive_bitwidth // 8) // 4
+        )
     mask_exponent = offs_exponent0 < exponent_shape0
-    tl.store(exponent_ptr + offs_exponent0 * exponent_stride0, ((bits >> 23 & 0xFF) - 127).to(exponent_ptr.dtype.element_ty), mask=mask_exponent)
+    tl.store(
+        exponent_ptr + offs_exponent0 * exponent_stride0,
+        ((bits >> 23 & 0xFF) - 127).to(exponent_ptr.dtype.element_ty),
+        mask=mask_exponent,
+    )
 
 
 def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None):
@@ -166,7 +183,9 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, raw, exponent = _as_tensor(x), _as_tensor(raw), _as_tensor(exponent)
+    x = _as_tensor(x)
+    raw = _as_tensor(raw)
+    exponent = _as_tensor(exponent)
     _check_ndim("float_bits_kernel", "x", x, 1)
     _check_ndim("float_bits_kernel", "raw", raw, 1)
     _check_ndim("float_bits_kernel", "exponent", exponent, 1)
@@ -177,15 +196,22 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
     num_stages = 2
     with _on_stream(stream):
         float_bits_kernel[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            raw, *raw.shape, *raw.stride(),
-            exponent, *exponent.shape, *exponent.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            raw,
+            *raw.shape,
+            *raw.stride(),
+            exponent,
+            *exponent.shape,
+            *exponent.stride(),
             TILE,
             x_div=_multiples(x),
             raw_div=_multiples(raw),
             exponent_div=_multiples(exponent),
             USE_INT64=_needs_int64(x, raw, exponent),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 

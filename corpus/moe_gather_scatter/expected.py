@@ -142,8 +142,13 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         xs = tl.where(keep_x, xs, tl.zeros_like(xs))
         ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
-        prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION,
-                      out_dtype=acc.dtype)
+        prod = tl.dot(
+            xs,
+            ys,
+            tl.zeros((M * RM, N * RN), acc.dtype),
+            input_precision=PRECISION,
+            out_dtype=acc.dtype,
+        )
         prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
 

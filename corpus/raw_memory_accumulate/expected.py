@@ -21,7 +21,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -40,8 +42,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -63,7 +67,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -106,7 +111,8 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    cells, last_writer = _as_tensor(cells), _as_tensor(last_writer)
+    cells = _as_tensor(cells)
+    last_writer = _as_tensor(last_writer)
     _check_ndim("reset_kernel", "cells", cells, 2)
     tile_elems = TILE
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
@@ -115,13 +121,18 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         reset_kernel[_grid(grid)](
-            cells, *cells.shape, *cells.stride(),
-            last_writer, last_writer.numel(), 1,
+            cells,
+            *cells.shape,
+            *cells.stride(),
+            last_writer,
+            last_writer.numel(),
+            1,
             TILE,
             cells_div=_multiples(cells),
             last_writer_div=(1,),
             USE_INT64=_needs_int64(cells, last_writer),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -173,12 +184,17 @@ def accumulate_kernel(
     tl.atomic_max(last_writer_ptr + offs, pid, mask=live, sem="relaxed")
 
 
-def launch_accumulate_kernel(stream, grid, cells, last_writer, offsets, values, TILE, *, hints=None):
+def launch_accumulate_kernel(
+    stream, grid, cells, last_writer, offsets, values, TILE, *, hints=None
+):
     """Run `accumulate_kernel` like `ct.launch(stream, grid, accumulate_kernel, (cells, last_writer, offsets, values, TILE))`.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    cells, last_writer, offsets, values = _as_tensor(cells), _as_tensor(last_writer), _as_tensor(offsets), _as_tensor(values)
+    cells = _as_tensor(cells)
+    last_writer = _as_tensor(last_writer)
+    offsets = _as_tensor(offsets)
+    values = _as_tensor(values)
     _check_ndim("accumulate_kernel", "offsets", offsets, 1)
     _check_ndim("accumulate_kernel", "values", values, 1)
     tile_elems = TILE
@@ -188,17 +204,26 @@ def launch_accumulate_kernel(stream, grid, cells, last_writer, offsets, values, 
     num_stages = 2
     with _on_stream(stream):
         accumulate_kernel[_grid(grid)](
-            cells, cells.numel(), 1,
-            last_writer, last_writer.numel(), 1,
-            offsets, *offsets.shape, *offsets.stride(),
-            values, *values.shape, *values.stride(),
+            cells,
+            cells.numel(),
+            1,
+            last_writer,
+            last_writer.numel(),
+            1,
+            offsets,
+            *offsets.shape,
+            *offsets.stride(),
+            values,
+            *values.shape,
+            *values.stride(),
             TILE,
             cells_div=(1,),
             last_writer_div=(1,),
             offsets_div=_multiples(offsets),
             values_div=_multiples(values),
             USE_INT64=_needs_int64(cells, last_writer, offsets, values),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
@@ -207,4 +232,6 @@ def launch(stream, cells, last_writer, offsets, values):
     tile = 64
     count = cells.shape[0] * cells.shape[1]
     launch_reset_kernel(stream, (triton.cdiv(count, 256),), cells, last_writer, 256)
-    launch_accumulate_kernel(stream, (triton.cdiv(offsets.shape[0], tile),), cells, last_writer, offsets, values, tile)
+    launch_accumulate_kernel(
+        stream, (triton.cdiv(offsets.shape[0], tile),), cells, last_writer, offsets, values, tile
+    )

@@ -32,5 +32,9 @@ def launch(stream, cells, last_writer, offsets, values):
     tile = 64
     count = cells.shape[0] * cells.shape[1]
     ct.launch(stream, (ct.cdiv(count, 256),), reset_kernel, (cells, last_writer, 256))
-    ct.launch(stream, (ct.cdiv(offsets.shape[0], tile),), accumulate_kernel,
-              (cells, last_writer, offsets, values, tile))
+    ct.launch(
+        stream,
+        (ct.cdiv(offsets.shape[0], tile),),
+        accumulate_kernel,
+        (cells, last_writer, offsets, values, tile),
+    )
