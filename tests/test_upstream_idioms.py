@@ -69,3 +69,113 @@ def test_numpy_and_torch_constants_run(tmp_path, rows, cols):
     ref = (x.double() * math.pi).amax(dim=1, keepdim=True) - math.pi
     torch.testing.assert_close(a1[1].double(), ref, atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(a2[1], a1[1], atol=1e-5, rtol=1e-5)
+
+
+# ------------------------------------------------------------- ct.static_iter and tuple(...)
+STATIC_ITER_SRC = """
+@ct.kernel
+def mix_rows(x, y, T: ct.Constant[int]):
+    b = ct.bid(0)
+    rows = tuple(ct.load(x, (k, b), (1, T), padding_mode=ct.PaddingMode.ZERO)
+                 for k in ct.static_iter(range(3)))
+    pairs = tuple((rows[k], rows[(k + 1) % 3]) for k in ct.static_iter(range(3)) if k != 1)
+    for k, (u, v) in ct.static_iter(enumerate(pairs)):
+        ct.store(y, (k, b), u * (k + 2) - v)
+    for w, r in ct.static_iter(zip((0.5, -1.5), tuple(rows))):
+        acc = r * w
+        ct.store(y, (2, b), acc + rows[2])
+"""
+
+
+def test_static_iter_unrolls():
+    body = translate(STATIC_ITER_SRC).split("def mix_rows(")[1]
+    assert "static_iter" not in body.replace("# ct.static_iter", "")
+    assert "for " not in body.split("USE_INT64: tl.constexpr")[1].replace("# ct.static_iter", "")
+
+
+@pytest.mark.parametrize("cols", [50, 7])
+def test_static_iter_runs(tmp_path, cols):
+    x = torch.randn(3, cols, generator=gen(cols))
+    y = torch.full((3, cols), float("nan"))
+    a1, a2 = run_both(tmp_path, STATIC_ITER_SRC, "mix_rows", (-(-cols // 16),),
+                      [x, y, 16], name=f"si{cols}")
+    xd = x.double()
+    ref = torch.stack([xd[0] * 2 - xd[1], xd[2] * 3 - xd[0], xd[1] * -1.5 + xd[2]])
+    torch.testing.assert_close(a1[1].double(), ref, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(a2[1], a1[1], atol=1e-6, rtol=1e-6)
+
+
+FACTORY_SRC = """
+def make_offset_kernel(shift, T):
+    @ct.kernel
+    def offset_rows(x, y):
+        b = ct.bid(0)
+        # `shift` is a comprehension target here: the closure's `shift` stays what it was
+        parts = tuple(ct.load(x, (k, b), (1, T)) * shift for k, shift in
+                      ct.static_iter(enumerate((1.0, -2.0))))
+        ct.store(y, (0, b), parts[0] + parts[1] + shift)
+    return offset_rows
+"""
+
+
+def test_comprehension_target_does_not_hide_a_closure_value(tmp_path):
+    import tile2triton
+    path = tmp_path / "factory_mod.py"
+    path.write_text(HEADER + FACTORY_SRC)
+    mod = interp.load_module_with_interpreter(str(path))
+    k = mod.make_offset_kernel(0.75, 32)
+    t = tile2triton.translate_kernel(k)
+    x = torch.randn(2, 45, generator=gen(3))
+    y1, y2 = torch.full((1, 45), float("nan")), torch.full((1, 45), float("nan"))
+    interp.run_kernel(k, (2,), (x.clone(), y1))
+    t(None, (2,), x.clone(), y2)
+    ref = x[0:1].double() - 2.0 * x[1:2].double() + 0.75
+    torch.testing.assert_close(y1.double(), ref, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(y2, y1, atol=1e-6, rtol=1e-6)
+
+
+# ------------------------------------- a `while` with `break` nested in a loop without exits
+NESTED_BREAK_SRC = """
+@ct.kernel
+def first_small_prefix(x, y, n_rows: int, T: ct.Constant[int]):
+    # per column block: add rows until one whose block sum is negative (that row included)
+    b = ct.bid(0)
+    for rep in range(2):
+        s = ct.zeros((1, T), dtype=ct.float32)
+        row = 0
+        while row < n_rows:
+            t = ct.load(x, (row, b), (1, T), padding_mode=ct.PaddingMode.ZERO)
+            s += t
+            if ct.sum(t) < 0:
+                break
+            row += 1
+        ct.store(y, (rep, b), s * (rep + 1))
+    for k in ct.static_iter(range(1)):
+        row = 0
+        while row < n_rows:
+            if row >= k + 1:
+                break
+            row += 1
+        ct.store(y, (2, b), ct.full((1, T), row, dtype=ct.float32))
+"""
+
+
+@pytest.mark.parametrize("rows,cols", [(9, 40), (4, 13)])
+def test_break_in_a_while_nested_in_loops(tmp_path, rows, cols):
+    x = torch.randn(rows, cols, generator=gen(rows + cols))
+    y = torch.full((3, cols), float("nan"))
+    T = 16
+    a1, a2 = run_both(tmp_path, NESTED_BREAK_SRC, "first_small_prefix", (-(-cols // T),),
+                      [x, y, rows, T], name=f"nb{rows}")
+    xd = x.double()
+    ref = torch.zeros(3, cols, dtype=torch.float64)
+    for b0 in range(0, cols, T):
+        blk = xd[:, b0:b0 + T]
+        s = torch.zeros(blk.shape[1], dtype=torch.float64)
+        for r in range(rows):
+            s += blk[r]
+            if blk[r].sum() < 0:
+                break
+        ref[0, b0:b0 + T], ref[1, b0:b0 + T], ref[2, b0:b0 + T] = s, 2 * s, 1.0
+    torch.testing.assert_close(a1[1].double(), ref, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(a2[1], a1[1], atol=1e-6, rtol=1e-6)

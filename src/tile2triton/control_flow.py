@@ -170,10 +170,18 @@ class ExitRewriter:
             terms.append(f"({self.returned} == 0)")
         return terms
 
+    def _inner_only(self, s):
+        """A loop none of whose own exits leave it: loops nested in it may still need their
+        rewrite (a `while` with a `break` inside a `for`)."""
+        if not isinstance(s.body, cst.IndentedBlock):
+            return s
+        return s.with_changes(body=s.body.with_changes(body=self.block(list(s.body.body),
+                                                                       None)))
+
     def for_stmt(self, s: cst.For):
         kinds = self.exits(s.body, False)
         if not kinds:
-            return s
+            return self._inner_only(s)
         loop = self._new_loop()
         stop_terms = self._stop_terms(kinds, loop)
         if not stop_terms:  # only `continue`: the loop shape stays
@@ -212,7 +220,7 @@ class ExitRewriter:
     def while_stmt(self, s: cst.While):
         kinds = self.exits(s.body, False)
         if not kinds:
-            return s
+            return self._inner_only(s)
         loop = self._new_loop()
         stop_terms = self._stop_terms(kinds, loop)
         test = s.test

@@ -50,6 +50,8 @@ ENGINE = {
         ("uint64", "uint64"), ("float16", "float16"), ("bfloat16", "bfloat16"),
         ("float32", "float32"), ("float64", "float64"), ("float8_e4m3fn", "float8e4nv"),
         ("float8_e5m2", "float8e5"))},
+    "static_iter": "loops and `tuple(... for ...)` over it are unrolled while translating "
+                   "(lower/static_iter.py): range of constants, tuples, enumerate/zip of those",
     "tfloat32": "dtype: held in `tl.float32`; a matrix product of tfloat32 operands uses "
                 "`input_precision=\"tf32\"`, a conversion out of it rounds to 10 mantissa bits",
     # compile-time errors of cuTile's compiler: host-side Python exceptions
@@ -99,8 +101,6 @@ NOT_TRANSLATED = {
                                    "check the condition on the host or with ct.static_assert"),
     "assume_divisible_by": ("T2T100", "not translated yet (would be tl.multiple_of)"),
     "ensure_constant": ("T2T100", "not translated yet: compile-time values fold without it"),
-    "static_iter": ("T2T101", "not translated yet (kernel loops must iterate over range): "
-                              "loop over range(len(t)) with constant indices"),
     "load_advanced_indexing": ("T2T100", "not translated yet: use ct.gather"),
     "store_advanced_indexing": ("T2T100", "not translated yet: use ct.scatter"),
     "grid_dependency_control_wait": ("T2T100", "not translated yet: programmatic dependent "

@@ -167,11 +167,15 @@ def _local_names(fdef) -> set:
     for arg in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]:
         if arg is not None:
             names.add(arg.arg)
+    # a comprehension's own targets live in the comprehension's scope, not the function's
+    comp_targets = {id(n) for c in ast.walk(fdef) if isinstance(c, ast.comprehension)
+                    for n in ast.walk(c.target)}
     for node in ast.walk(fdef):
         if node is fdef:
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
+            if id(node) not in comp_targets:
+                names.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):

@@ -32,7 +32,8 @@ CMP_SYMBOL = {
 }
 UNARY_SYMBOL = {cst.Minus: "unary -", cst.BitInvert: "~"}
 # Python builtins kernels may call (cuTile gives them tile meanings: max is ct.maximum, ...)
-BUILTINS = ("range", "min", "max", "len", "float", "int", "bool", "abs", "print", "divmod")
+BUILTINS = ("range", "min", "max", "len", "float", "int", "bool", "abs", "print", "divmod",
+            "tuple")
 
 
 class Expressions:
@@ -62,6 +63,8 @@ class Expressions:
 
     def x_Name(self, node: cst.Name) -> Lowered:
         name = node.value
+        if name in self.static_names:        # a ct.static_iter item, inlined
+            return self.static_names[name]
         if name in self.env:
             val = self.env[name]
             return Lowered(name, val)
@@ -272,6 +275,18 @@ class Expressions:
         raise self.error(node.func, "T2T101", "only cuda.tile constructs and helper functions "
                                               "can be called inside kernels")
 
+    def tuple_call(self, node: cst.Call) -> Lowered:
+        """`tuple(<generator>)` over ct.static_iter (static_iter.py), `tuple(t)` of a tuple."""
+        if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+            raise self.error(node, "T2T102", "tuple() in kernels takes one argument")
+        arg = node.args[0].value
+        if isinstance(arg, cst.GeneratorExp):
+            return self.tuple_comprehension(arg)
+        low = self.expr(arg)
+        items = self.tuple_items(arg, low)
+        code = "(" + ", ".join(i.code for i in items) + ("," if len(items) == 1 else "") + ")"
+        return Lowered(code, TupleV([i.val for i in items]), items=items)
+
     def construct(self, name: str, node: cst.Call, receiver: Optional[Lowered] = None):
         pattern = self.mc.patterns.get(name)
         if pattern is None:
@@ -282,6 +297,8 @@ class Expressions:
         return pattern.lower(call, self)
 
     def builtin_call(self, name: str, node: cst.Call) -> Lowered:
+        if name == "tuple":
+            return self.tuple_call(node)
         args = [self.expr(a.value) for a in node.args]
         if name in ("min", "max"):
             if len(args) < 2 or any(a.keyword is not None for a in node.args):

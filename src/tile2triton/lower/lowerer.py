@@ -12,11 +12,12 @@ from ..pattern_api import DeviceHelper
 from .expressions import Expressions
 from .pyvalues import CompileTimePython
 from .statements import Statements
+from .static_iter import StaticIteration
 from .unit import UnitResult
 from .values import Values, initial_env, reassigned_names
 
 
-class Lowerer(Statements, Expressions, Values, CompileTimePython):
+class Lowerer(Statements, StaticIteration, Expressions, Values, CompileTimePython):
     """Lowers one function body: statements (statements.py), expressions (expressions.py) and
     static typing (values.py), compile-time Python (pyvalues.py). Patterns see it through `pattern_api.LoweringContext`; `mc` is
     the module's `ModuleContext` (module.py)."""
@@ -27,6 +28,8 @@ class Lowerer(Statements, Expressions, Values, CompileTimePython):
         self.fn = fn
         self.params = params
         self.env: dict[str, Val] = initial_env(params)
+        # names bound by a ct.static_iter loop or comprehension to an item inlined at each use
+        self.static_names: dict[str, Lowered] = {}
         self.out: list[str] = []
         self.depth = 0
         self.result = UnitResult(fn.name, "", params, fn=fn)

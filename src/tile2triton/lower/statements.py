@@ -144,6 +144,8 @@ class Statements:
             raise self.error(node, "T2T101", "`async for` is not supported in kernels")
         it = node.iter
         self.inner_comments(it)
+        if self.is_static_iter(it):
+            return self.static_for(node)
         if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name)
                 and it.func.value in ("range",) and "range" not in self.env):
             raise self.error(it, "T2T101", "kernel loops must iterate over `range(...)`",
@@ -222,6 +224,7 @@ class Statements:
 
     def target(self, t, low: Lowered) -> str:
         if isinstance(t, cst.Name):
+            self.static_names.pop(t.value, None)
             self.env[t.value] = self.runtime_if_mutable(t.value, low.val)
             if isinstance(low.val, ArrayV):
                 raise self.error(t, "T2T101", "arrays cannot be re-bound to new names in kernels",
