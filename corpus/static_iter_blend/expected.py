@@ -3,6 +3,7 @@
 `ct.static_iter`: the tiles of one column block are gathered into a tuple by a comprehension,
 a weighted sum runs over `zip(weights, tiles)` and each output row over `enumerate`. cuTile
 unrolls these loops while compiling; so does the translation. x and out are (3, n)."""
+
 import contextlib
 
 import torch
@@ -25,7 +26,9 @@ def _as_tensor(x):
 
 def _check_ndim(kernel, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
 
 
 def _needs_int64(*arrays):
@@ -44,8 +47,10 @@ def _multiples(x):
     """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
     1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
     sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else
-                 2 if v % 2 == 0 else 1 for v in sizes)
+    return tuple(
+        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+        for v in sizes
+    )
 
 
 def _by_target(value):
@@ -67,7 +72,8 @@ def _on_stream(stream):
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-                stream.device_index):
+            stream.device_index
+        ):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -124,7 +130,23 @@ def blend_signals(
     else:
         offs_x1_3 = b * T + tl.arange(0, T)
     mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
-    rows = (tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0), tl.load(x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1, mask=mask_x_2, other=0.0), tl.load(x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1, mask=mask_x_3, other=0.0))
+    rows = (
+        tl.load(
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            mask=mask_x,
+            other=0.0,
+        ),
+        tl.load(
+            x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1,
+            mask=mask_x_2,
+            other=0.0,
+        ),
+        tl.load(
+            x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1,
+            mask=mask_x_3,
+            other=0.0,
+        ),
+    )
     mixed = tl.full((1, T), 0.0, tl.float32)
     # ct.static_iter: 3 iterations, unrolled
     r = rows[0]
@@ -143,7 +165,11 @@ def blend_signals(
     else:
         offs_out1 = b * T + tl.arange(0, T)
     mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1, (mixed - r.to(tl.float32) * 0.25).to(out_ptr.dtype.element_ty), mask=mask_out)
+    tl.store(
+        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        (mixed - r.to(tl.float32) * 0.25).to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
     r = rows[1]
     # row k: the blend, minus what signal k alone contributed
     offs_out0_2 = 1 + tl.arange(0, 1)
@@ -153,7 +179,11 @@ def blend_signals(
     else:
         offs_out1_2 = b * T + tl.arange(0, T)
     mask_out_2 = (offs_out0_2[:, None] < out_shape0) & (offs_out1_2[None, :] < out_shape1)
-    tl.store(out_ptr + offs_out0_2[:, None] * out_stride0 + offs_out1_2[None, :] * out_stride1, (mixed - r.to(tl.float32) * -1.0).to(out_ptr.dtype.element_ty), mask=mask_out_2)
+    tl.store(
+        out_ptr + offs_out0_2[:, None] * out_stride0 + offs_out1_2[None, :] * out_stride1,
+        (mixed - r.to(tl.float32) * -1.0).to(out_ptr.dtype.element_ty),
+        mask=mask_out_2,
+    )
     r = rows[2]
     # row k: the blend, minus what signal k alone contributed
     offs_out0_3 = 2 * 1 + tl.arange(0, 1)
@@ -163,7 +193,11 @@ def blend_signals(
     else:
         offs_out1_3 = b * T + tl.arange(0, T)
     mask_out_3 = (offs_out0_3[:, None] < out_shape0) & (offs_out1_3[None, :] < out_shape1)
-    tl.store(out_ptr + offs_out0_3[:, None] * out_stride0 + offs_out1_3[None, :] * out_stride1, (mixed - r.to(tl.float32) * 2.0).to(out_ptr.dtype.element_ty), mask=mask_out_3)
+    tl.store(
+        out_ptr + offs_out0_3[:, None] * out_stride0 + offs_out1_3[None, :] * out_stride1,
+        (mixed - r.to(tl.float32) * 2.0).to(out_ptr.dtype.element_ty),
+        mask=mask_out_3,
+    )
 
 
 def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
@@ -171,7 +205,8 @@ def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
-    x, out = _as_tensor(x), _as_tensor(out)
+    x = _as_tensor(x)
+    out = _as_tensor(out)
     _check_ndim("blend_signals", "x", x, 2)
     _check_ndim("blend_signals", "out", out, 2)
     tile_elems = T
@@ -181,13 +216,18 @@ def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
     num_stages = 2
     with _on_stream(stream):
         blend_signals[_grid(grid)](
-            x, *x.shape, *x.stride(),
-            out, *out.shape, *out.stride(),
+            x,
+            *x.shape,
+            *x.stride(),
+            out,
+            *out.shape,
+            *out.stride(),
             T,
             x_div=_multiples(x),
             out_div=_multiples(out),
             USE_INT64=_needs_int64(x, out),
-            num_warps=num_warps, num_stages=num_stages,
+            num_warps=num_warps,
+            num_stages=num_stages,
             num_ctas=_by_target(hints.get("num_ctas", 1)),
         )
 
