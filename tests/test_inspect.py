@@ -94,14 +94,17 @@ def test_launcher_passes_the_multiples_it_checked():
     path = SUITE / "matmul" / "kernel.py"
     text = translate_source(path.read_text(), str(path)).output
     assert "    A_stride0 = A_stride0 // A_div[0] * A_div[0]\n" in text
-    assert "    A_shape1 = A_shape1 // A_div[1] * A_div[1]\n" in text
-    assert "            A_div=_multiples(A),\n" in text
+    assert "    A_shape1 = A_shape1 // A_div[3] * A_div[3]\n" in text
+    assert "        A_div=_multiples(A),\n" in text
     ns = {}
     exec(text.split("\n\n\ndef _multiples", 1)[0].split("import triton.language as tl", 1)[0]
          + "import torch\n", ns)
     start = text.index("def _multiples(x):")
     exec(text[start:text.index("\n\n\n", start)], ns)
     import torch
-    assert ns["_multiples"](torch.empty(10, 4088)) == (8, 8)
-    assert ns["_multiples"](torch.empty(10, 64)[:, :30]) == (16, 2)
-    assert ns["_multiples"](torch.empty(12, 4096).T) == (1, 4)
+    # each stride, then each extent of the contiguous dimension (1 for the others)
+    assert ns["_multiples"](torch.empty(10, 4088)) == (8, 1, 1, 8)
+    assert ns["_multiples"](torch.empty(10, 64)[:, :30]) == (16, 1, 1, 2)
+    # column-major (a K-major operand): the first extent bounds the vector loads
+    assert ns["_multiples"](torch.empty(12, 4096).T) == (1, 4, 16, 1)
+    assert ns["_multiples"](torch.empty(5000, 2944)[:, :2900].T) == (1, 16, 4, 1)

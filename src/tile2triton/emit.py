@@ -85,16 +85,19 @@ def with_multiples(body: str, arrays: list) -> str:
     Triton specializes an integer argument on being a multiple of 16, nothing less; a row
     stride or row length that is a multiple of 8 but not 16 (K = 4088) leaves every row start
     unproven 16-byte aligned and every load scalar (7.4x slower on the H200). The launcher
-    passes, per array, the largest of 16, 8, 4, 2, 1 dividing each stride but the last and the
-    last extent (`x_div`); `v // d * d` is v itself, and carries the multiple into the kernel
-    (tl.multiple_of on an argument has no effect)."""
+    passes, per array, the largest of 16, 8, 4, 2, 1 dividing each stride, then each extent of
+    a contiguous dimension (`x_div`; 1 for the other extents); `v // d * d` is v itself, and
+    carries the multiple into the kernel (tl.multiple_of on an argument has no effect). Both
+    layouts count: a column-major array (a K-major matmul operand) is contiguous along its
+    first dimension, whose extent then bounds the vector loads."""
     lines = []
     for a in arrays:
         d = multiples_name(a)
-        for i in range(a.rank - 1):
+        for i in range(a.rank):
             lines.append(f"    {a.stride(i)} = {a.stride(i)} // {d}[{i}] * {d}[{i}]")
-        last = a.rank - 1
-        lines.append(f"    {a.shape(last)} = {a.shape(last)} // {d}[{last}] * {d}[{last}]")
+        for i in range(a.rank):
+            j = a.rank + i
+            lines.append(f"    {a.shape(i)} = {a.shape(i)} // {d}[{j}] * {d}[{j}]")
     if not lines:
         return body
     text = body.split("\n")
@@ -120,7 +123,11 @@ def _after_docstring(lines: list) -> int:
 
 # Host helpers the launcher template calls, spelled per module (names.py)
 LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype",
-                    "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples")
+                    "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
+                    "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32")
+# The launcher's own locals
+LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
+                   "constexprs", "compiled")
 
 
 def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> str:
@@ -132,7 +139,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
     # The launcher's own locals avoid every name of the module (hint expressions may read
     # module globals); its `stream` and `grid` parameters only the kernel's parameters, so
     # they keep their usual spelling unless a kernel parameter is called that.
-    local = {n: names[n] for n in ("tile_elems", "num_warps", "num_stages")}
+    local = {n: names[n] for n in LAUNCHER_LOCALS}
     taken = {p.name for p in fn.params} | set(local.values()) | set(h.values())
     for n in ("stream", "grid"):
         spelled, k = n, 0
@@ -151,9 +158,27 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
             call_args.append(f"*{p.name}_tables, {h['_triton_dtype']}({p.name}[0].dtype)")
         else:  # constexprs too: positional, in the kernel's parameter order
             call_args.append(p.name)
-    call_args += [f"{multiples_name(p.array)}="
-                  + ("(1,)" if p.array.flat else f"{h['_multiples']}({p.name})")
-                  for p in fn.params if p.kind == "array" and p.array.rank]
+    # a flat array (any shape, one dimension of numel elements): unit stride, no multiple
+    constexpr_args = [f"{multiples_name(p.array)}="
+                      + ("(1, 1)" if p.array.flat else f"{h['_multiples']}({p.name})")
+                      for p in fn.params if p.kind == "array" and p.array.rank]
+    # What the direct launch path keys on: everything Triton specializes on (dtypes, 16-byte
+    # alignment of pointers, integer values, constexprs) and everything the launcher's own
+    # choices read (shapes, strides, constants, num_ctas). Lists of arrays take the plain path.
+    known = []
+    for p in fn.params:
+        if p.kind == "array":
+            known.append(f"{p.name}.dtype, {p.name}.data_ptr() & 15, {p.name}.shape, "
+                         f"{p.name}.stride()")
+        elif p.kind == "constexpr":
+            known.append(p.name)
+        elif p.kind == "scalar":
+            known.append(f"{h['_scalar_key']}({p.name})")
+        else:
+            known = []
+            break
+    if known:
+        known.append(local["num_ctas"])
     constexprs = {p.name for p in fn.params if p.kind == "constexpr"}
     elems = []
     for e in unit.tile_elems:  # only sizes the launcher can evaluate (constants and constexprs)
@@ -163,7 +188,8 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
     return _env().get_template("launcher.py.j2").render(
         kernel=fn.name, launch=names[f"launch_{fn.name}"], h=h, v=local,
         params=[p.name for p in fn.params], arrays=arrays, ranks=ranks,
-        call_args=call_args, tile_elems=elems, uses_dot=unit.uses_dot,
+        call_args=call_args, constexpr_args=constexpr_args, known=known,
+        tile_elems=elems, uses_dot=unit.uses_dot,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
         int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints).rstrip("\n")
 

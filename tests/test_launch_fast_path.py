@@ -1,0 +1,168 @@
+"""The launchers' direct path (`_launch_known`): a launch that repeats an earlier launch's
+specialization goes straight to the compiled kernel Triton produced for it. It must pass the
+driver exactly what Triton's own dispatch would, and must never reuse a compiled kernel for a
+launch Triton would specialize differently (alignment, divisibility, dtype, constants).
+
+There is no GPU here: Triton runs with a stand-in driver naming sm_90, and its compile step
+returns a stand-in kernel that records each launch's arguments instead of running. The probe
+runs in its own process (a process that ran interpreted kernels cannot make JITFunctions
+compile, and the stand-in driver is process-wide state)."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROBE = textwrap.dedent(r'''
+    import json, os, sys, tempfile
+    os.environ["TRITON_INTERPRET"] = "0"
+    from pathlib import Path
+    import torch
+    from triton.backends.compiler import GPUTarget
+    from triton.runtime.driver import driver
+    from tile2triton.translate import translate_source
+    from tile2triton.verify.corpus import load_module
+    from tile2triton.verify.inspection import _Driver
+
+    ROOT = Path(sys.argv[1])
+    driver.set_active(_Driver(GPUTarget("cuda", 90, 32)))
+    LAUNCHES = []   # (compiled kernel id, arguments of its run) per launch
+    COMPILED = []
+
+    class Compiled:   # stands in for triton's CompiledKernel
+        function = "function-handle"
+        packed_metadata = ("packed",)
+        def __init__(self, options):
+            self.options = options
+        def launch_metadata(self, grid, stream, *args):
+            return None
+        def run(self, *args):
+            LAUNCHES.append((COMPILED.index(self), args))
+
+    def fake_compile(src, target=None, options=None):
+        COMPILED.append(Compiled(options))
+        return COMPILED[-1]
+
+    def translated(case, name):
+        path = ROOT / case / "kernel.py"
+        out = Path(tempfile.mkdtemp()) / f"{name}.py"
+        out.write_text(translate_source(path.read_text(), str(path)).output)
+        mod = load_module(out, name)
+        return mod
+
+    def show(v):
+        if isinstance(v, torch.Tensor):
+            return f"tensor@{v.data_ptr()}"
+        if isinstance(v, (tuple, list)):
+            return [show(x) for x in v]
+        return repr(v)
+
+    def last():
+        k, args = LAUNCHES[-1]
+        return [k] + [show(a) for a in args]
+
+    out = {}
+    mm = translated("benchmarks/suite/matmul", "fast_mm")
+    kern = mm.matmul_kernel
+    kern.device_caches[0]
+    kern.compile = fake_compile
+    TRITON_RUNS = []
+    def counted(kernel):
+        run = kernel.run
+        def wrapper(*a, **kw):
+            TRITON_RUNS.append(1)
+            return run(*a, **kw)
+        kernel.run = wrapper
+    counted(kern)
+    g = torch.Generator().manual_seed(0)
+    def mats(m, n, k, dtype=torch.float32, offset=0):
+        a = torch.randn(m * k + offset, generator=g).to(dtype)[offset:].view(m, k)
+        b = torch.randn(k, n, generator=g).to(dtype)
+        return a, b, torch.empty(m, n, dtype=dtype)
+
+    def both(*args, stream=None):
+        """(launch by Triton's dispatch, launch by the direct path) of the same call."""
+        mm._KNOWN.clear()
+        mm.launch(stream, *args, (32, 32, 16))
+        via_triton = last()
+        mm.launch(stream, *args, (32, 32, 16))
+        return via_triton, last()
+
+    a, b, c = mats(64, 48, 96)
+    out["same"] = both(a, b, c)
+    out["count_after_same"] = [len(COMPILED), len(LAUNCHES), len(TRITON_RUNS)]
+    # new tensors of the same specialization: no compile, the direct path
+    a2, b2, c2 = mats(64, 48, 96)
+    n_compiled = len(COMPILED)
+    mm.launch(None, a2, b2, c2, (32, 32, 16))
+    out["new_tensors_hit"] = [len(COMPILED) == n_compiled, show(a2) in last()]
+    # launched after the aligned one is known: a misaligned A must not reuse its kernel
+    runs = len(TRITON_RUNS)
+    mm.launch(None, *mats(64, 48, 96, offset=1), (32, 32, 16))
+    out["misaligned_after_aligned"] = [LAUNCHES[-1][0], len(TRITON_RUNS) - runs]
+    # specializations that differ: Triton compiles again, the direct path must not hide that
+    out["misaligned"] = both(*mats(64, 48, 96, offset=1))
+    out["k_4088"] = both(*mats(64, 48, 88))
+    out["fp16"] = both(*mats(64, 48, 96, torch.float16))
+    out["compiles_per_variant"] = [LAUNCHES[i][0] for i in range(len(LAUNCHES))]
+    # a raw stream handle takes Triton's dispatch every time
+    runs = len(TRITON_RUNS)
+    mm.launch(12345, a, b, c, (32, 32, 16))
+    mm.launch(12345, a, b, c, (32, 32, 16))
+    out["raw_stream_triton_runs"] = len(TRITON_RUNS) - runs
+
+    er = translated("corpus/early_return_tail", "fast_er")
+    ek = er.scale_live_rows
+    ek.device_caches[0]
+    ek.compile = fake_compile
+    x = torch.randn(23, 90, generator=g)
+    lengths = torch.randint(1, 91, (23,), generator=g, dtype=torch.int32)
+    o = torch.empty(23, 90)
+    def er_both(n_valid, scale):
+        er._KNOWN.clear()
+        er.launch(None, x, lengths, o, n_valid, scale)
+        t = last()
+        er.launch(None, x, lengths, o, n_valid, scale)
+        return t, last()
+    out["scalars"] = er_both(17, 1.75)
+    n = len(COMPILED)
+    er.launch(None, x, lengths, o, 17, 2.5)    # another float: no new specialization
+    out["float_no_compile"] = len(COMPILED) == n
+    er.launch(None, x, lengths, o, 16, 2.5)    # an int multiple of 16: Triton specializes
+    out["int16_compiles"] = len(COMPILED) == n + 1
+    out["int_one"] = er_both(1, 2.5)
+    out["bool_scale"] = er_both(17, True)
+    print(json.dumps(out))
+''')
+
+
+def _probe():
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+    p = subprocess.run([sys.executable, "-c", PROBE, str(ROOT)], capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr[-4000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def test_direct_path_passes_what_tritons_dispatch_passes():
+    out = _probe()
+    for name in ("same", "misaligned", "k_4088", "fp16", "scalars", "int_one", "bool_scale"):
+        via_triton, direct = out[name]
+        assert via_triton == direct, name
+    # the constexprs the launcher computed travel too: A_div for K = 88 is (8, 1, 1, 8)
+    assert ["8", "1", "1", "8"] in out["k_4088"][0]
+    # one compile, two launches, one of them through Triton's dispatch
+    assert out["count_after_same"] == [1, 2, 1]
+    assert out["raw_stream_triton_runs"] == 2
+    hit, new_tensor_launched = out["new_tensors_hit"]
+    assert hit and new_tensor_launched
+    kernel, runs = out["misaligned_after_aligned"]
+    assert kernel != out["same"][0][0] and runs == 1
+    # each differing specialization compiled its own kernel and launched it
+    kernels = [out[n][0][0] for n in ("same", "misaligned", "k_4088", "fp16")]
+    assert len(set(kernels)) == 4, kernels
+    assert out["float_no_compile"] and out["int16_compiles"]
