@@ -73,3 +73,38 @@ def test_launcher_takes_dlpack_arrays(tmp_path):
     out = np.full(1000, np.nan, dtype=np.float32)
     m.launch(None, a, b, out)
     np.testing.assert_allclose(out, a + b, rtol=1e-6, atol=1e-6)
+
+
+def _grouped(tmp_path):
+    src = (ROOT / "corpus" / "grouped_gemm" / "kernel.py").read_text()
+    out = tmp_path / "gg_triton.py"
+    out.write_text(translate_source(src, "kernel.py").output)
+    return load_module(out, "t2t_layout_gg")
+
+
+def test_list_layout_is_what_every_array_of_the_list_guarantees(tmp_path):
+    m = _grouped(tmp_path)
+    a = torch.empty(64, 48, dtype=torch.float16)
+    b = torch.empty(32, 40, dtype=torch.float16)
+    # unit inner stride everywhere; addresses 16-byte aligned; row strides 48 and 40: both
+    # multiples of 8 (not of 16); row lengths too
+    assert m._list_layout([a, b], 2) == ((False, True), (16, 8, 1, 1, 8))
+    # a transposed member: no dimension has unit stride in every array, and its column
+    # extent stops counting for the contiguous one
+    assert m._list_layout([a, b.T], 2) == ((False, False), (16, 1, 1, 1, 1))
+    # a view 2 elements in: its address is 4-byte aligned only, its row length 46
+    assert m._list_layout([a, torch.empty(64, 48, dtype=torch.float16)[:, 2:]], 2) == (
+        (False, True), (4, 16, 1, 1, 2))
+
+
+def test_grouped_gemm_with_mixed_layouts_computes_the_same(tmp_path):
+    """Lists whose arrays differ in layout get the weakest guarantee, and still the product:
+    a transposed B, a B starting mid-row, odd row lengths."""
+    m = _grouped(tmp_path)
+    g = torch.Generator().manual_seed(3)
+    As = [torch.randn(45, 33, generator=g), torch.randn(100, 60, generator=g)[:, 3:53]]
+    Bs = [torch.randn(70, 33, generator=g).T, torch.randn(50, 21, generator=g)[:, 1:]]
+    Cs = [torch.full((45, 70), float("nan")), torch.full((100, 20), float("nan"))]
+    m.launch(None, As, Bs, Cs)
+    for a, b, c in zip(As, Bs, Cs):
+        torch.testing.assert_close(c.double(), a.double() @ b.double(), atol=1e-4, rtol=1e-4)

@@ -155,7 +155,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
         elif p.kind == "array":
             call_args.append(f"{p.name}, *{p.name}.shape, *{p.name}.stride()")
         elif p.kind == "array_list":
-            call_args.append(f"*{p.name}_tables, {h['_triton_dtype']}({p.name}[0].dtype)")
+            call_args.append(f"*{p.name}_tables")
         else:  # constexprs too: positional, in the kernel's parameter order
             call_args.append(p.name)
     # a flat array (any shape, one dimension of numel elements): unit stride, no multiple

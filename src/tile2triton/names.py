@@ -17,7 +17,8 @@ import re
 import libcst as cst
 
 # Suffixes of the per-array kernel parameters (model.ArrayInfo, model.ArrayListInfo).
-_ABI_SUFFIX = re.compile(r"_(ptr|shape\d+|stride\d+|ptrs|shapes|strides|count|tables|DTYPE)$")
+_ABI_SUFFIX = re.compile(
+    r"_(ptr|shape\d+|stride\d+|div|ptrs|shapes|strides|count|tables|DTYPE|UNIT|DIV)$")
 
 
 # Names the generated code needs with their usual meaning and cannot respell: the kernels'
