@@ -1,9 +1,11 @@
 """GPU: host time of one launch through the translation's launcher, against a raw Triton launch
 of the same compiled kernel with the same arguments, and against cuTile's ct.launch.
 
-The kernel (benchmarks/suite/vector_add at 4096 elements) takes a few microseconds on the device,
-so back-to-back launches are bound by the host: wall time per call over many calls, after a
-warm-up, synchronizing once at the end, median of several repeats.
+The kernels (benchmarks/suite/vector_add at 4096 elements, benchmarks/suite/matmul at 256^3
+fp16) take a few microseconds on the device, so back-to-back launches are bound by the host:
+wall time per call over many calls, after a warm-up, synchronizing once at the end, median of
+several repeats. The launcher's first call goes through Triton's dispatch; the timed ones take
+its direct path (`_launch_known`).
     python3 benchmarks/launch_overhead.py [--json FILE]     (after source .gpu/activate.sh)
 """
 import argparse
@@ -36,19 +38,15 @@ def per_call_us(fn, calls=2000, repeats=7):
     return statistics.median(out)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--json")
-    a = ap.parse_args(argv)
-    case = ROOT / "benchmarks" / "suite" / "vector_add"
-    tr, _ = translate_file(case / "kernel.py", Path(tempfile.mkdtemp()), "overhead_vector_add")
-    n, tile = 4096, 128
-    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
-    out = torch.empty_like(x)
-    grid = (triton_cdiv(n, tile), 1, 1)
+def measure(case_name, kernel_name, launch_args, grid, cutile_args):
+    """Rows for one kernel: raw Triton launch of the launcher's exact call, the launcher with
+    stream None / the current stream / another stream, cuTile's ct.launch."""
+    case = ROOT / "benchmarks" / "suite" / case_name
+    tr, _ = translate_file(case / "kernel.py", Path(tempfile.mkdtemp()), f"overhead_{case_name}")
     stream = torch.cuda.current_stream()
     side = torch.cuda.Stream()
-    kern = tr.vector_add
+    kern = getattr(tr, kernel_name)
+    launcher = getattr(tr, f"launch_{kernel_name}")
     seen = {}
 
     class Recorder:  # stands in for the kernel once, to capture the launcher's exact call
@@ -58,9 +56,9 @@ def main(argv=None):
                 return kern[g](*args, **kw)
             return call
 
-    tr.vector_add = Recorder()
-    tr.launch_vector_add(None, grid, x, y, out, tile)   # compiles
-    tr.vector_add = kern
+    setattr(tr, kernel_name, Recorder())
+    launcher(None, grid, *launch_args)   # compiles
+    setattr(tr, kernel_name, kern)
     torch.cuda.synchronize()
     launch = kern[seen["grid"]]
     r_args, r_kw = seen["args"], seen["kw"]
@@ -69,28 +67,47 @@ def main(argv=None):
         launch(*r_args, **r_kw)
 
     rows = {"raw Triton launch": per_call_us(raw),
-            "launcher, stream None": per_call_us(
-                lambda: tr.launch_vector_add(None, grid, x, y, out, tile)),
+            "launcher, stream None": per_call_us(lambda: launcher(None, grid, *launch_args)),
             "launcher, current stream": per_call_us(
-                lambda: tr.launch_vector_add(stream, grid, x, y, out, tile))}
+                lambda: launcher(stream, grid, *launch_args))}
     with torch.cuda.stream(side):
         rows["launcher, another stream"] = per_call_us(
-            lambda: tr.launch_vector_add(side, grid, x, y, out, tile))
+            lambda: launcher(side, grid, *launch_args))
     try:
         import cuda.tile as ct
-        orig = load_module(case / "kernel.py", "overhead_vector_add_cutile")
+        orig = load_module(case / "kernel.py", f"overhead_{case_name}_cutile")
         rows["cuTile ct.launch"] = per_call_us(
-            lambda: ct.launch(stream, grid, orig.vector_add, (x, y, out, tile)))
+            lambda: ct.launch(stream, grid, getattr(orig, kernel_name), cutile_args))
     except Exception as e:  # noqa: BLE001 - the Triton numbers stand without it
         print(f"cuTile launch not measured: {type(e).__name__}: {e}")
-    base = rows["raw Triton launch"]
-    print("| launch | µs per call | × raw Triton |")
-    print("| --- | ---: | ---: |")
-    for k, v in rows.items():
-        print(f"| {k} | {v:.1f} | {v / base:.2f} |")
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json")
+    a = ap.parse_args(argv)
+    n, tile = 4096, 128
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    results = {"vector_add": measure("vector_add", "vector_add", (x, y, out, tile),
+                                     (triton_cdiv(n, tile), 1, 1), (x, y, out, tile))}
+    # a 2-D kernel with constexpr tiles: 256^3 fp16, 4 blocks of 128x128
+    m = 256
+    A, B = (torch.randn(m, m, device="cuda", dtype=torch.float16) for _ in range(2))
+    C = torch.empty(m, m, device="cuda", dtype=torch.float16)
+    results["matmul"] = measure("matmul", "matmul_kernel", (A, B, C, 128, 128, 64),
+                                (4, 1, 1), (A, B, C, 128, 128, 64))
+    for name, rows in results.items():
+        base = rows["raw Triton launch"]
+        print(f"\n{name}\n| launch | µs per call | × raw Triton |")
+        print("| --- | ---: | ---: |")
+        for k, v in rows.items():
+            print(f"| {k} | {v:.1f} | {v / base:.2f} |")
     if a.json:
-        Path(a.json).write_text(json.dumps({k: dict(us=v, vs_raw=v / base)
-                                            for k, v in rows.items()}, indent=1))
+        Path(a.json).write_text(json.dumps(
+            {name: {k: dict(us=v, vs_raw=v / rows["raw Triton launch"]) for k, v in rows.items()}
+             for name, rows in results.items()}, indent=1))
 
 
 def triton_cdiv(a, b):

@@ -22,6 +22,7 @@ from .layout import lay_out, layout_simple
 from .model import USE_INT64, FunctionInfo
 from .names import Renamer, source_identifiers
 from .parse import ParsedModule
+from .recognize import read_only_arrays
 
 
 
@@ -179,6 +180,18 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
             break
     if known:
         known.append(local["num_ctas"])
+    # tf32 products whose B operand (and A, for the row count) are loaded straight from array
+    # parameters (the mma pattern notes them): B gets a K-major copy when the kernel only
+    # reads it
+    k_major, seen = [], set()
+    pairs = getattr(unit, "k_major", ())
+    readers = read_only_arrays(pm, fn, set(arrays)) if pairs else set()
+    for b, a in pairs:
+        if b in readers and a in ranks and b not in seen:
+            seen.add(b)
+            others = [x for x in arrays if x != b]
+            k_major.append((b, f"{a}.shape[-2]", ", ".join(others) + (
+                "," if len(others) == 1 else "")))
     constexprs = {p.name for p in fn.params if p.kind == "constexpr"}
     elems = []
     for e in unit.tile_elems:  # only sizes the launcher can evaluate (constants and constexprs)
@@ -188,7 +201,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
     return _env().get_template("launcher.py.j2").render(
         kernel=fn.name, launch=names[f"launch_{fn.name}"], h=h, v=local,
         params=[p.name for p in fn.params], arrays=arrays, ranks=ranks,
-        call_args=call_args, constexpr_args=constexpr_args, known=known,
+        call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tile_elems=elems, uses_dot=unit.uses_dot,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
         int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints).rstrip("\n")

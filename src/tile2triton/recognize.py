@@ -346,3 +346,38 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo) -> list[ParamInfo]:
                                     "unpack its shape (`M, N = x.shape`)")
         out.append(ParamInfo(name, kind, info))
     return out
+
+
+class _ReadScanner(cst.CSTVisitor):
+    """Marks the mentions of a name that only read an array: the array of a ct.load or
+    ct.num_tiles, or the object of `.shape` / `.strides` / `.dtype` / `.ndim`."""
+
+    def __init__(self, pm: ParsedModule):
+        self.pm = pm
+        self.reads: set[int] = set()  # ids of Name nodes
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.pm.ct_name(node.func) in ("load", "num_tiles") and node.args \
+                and node.args[0].keyword is None and isinstance(node.args[0].value, cst.Name):
+            self.reads.add(id(node.args[0].value))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.attr.value in ("shape", "strides", "dtype",
+                                                                    "ndim"):
+            self.reads.add(id(node.value))
+
+
+def read_only_arrays(pm: ParsedModule, fn: FunctionInfo, names) -> set[str]:
+    """The parameters among `names` that `fn` only reads from (see _ReadScanner). Any other
+    mention (a store, an atomic, a view, a helper call it is passed to, a rebinding, a nested
+    function's parameter of that name) may write it or cannot be followed: the launcher may
+    hand the kernel a copy of a read-only array (a K-major copy for a tf32 product's B
+    operand), never of one that could be written."""
+    from .names import name_nodes
+    scan = _ReadScanner(pm)
+    fn.node.body.visit(scan)
+    out = set(names)
+    for n in name_nodes(fn.node.body):
+        if n.value in out and id(n) not in scan.reads:
+            out.discard(n.value)
+    return out
