@@ -253,6 +253,10 @@ def inspect_case(folder: Path, *, bench_index: int | None = None, config_index: 
             path = tmp / f"{tag}_triton.py"
             path.write_text(res.output)
             module = load_module(path, f"t2t_inspect_tr_{tag}")
+        if hasattr(module, "_wgmma_device"):
+            # the launcher's K-major copies of tf32 B operands depend on the GPU; here on the
+            # target's architecture, so that the compiled kernel is the one the GPU runs
+            module._wgmma_device = lambda device: arch == 90
         with compiling_for(arch, reports, with_ptxas, stages):
             module.launch(None, **args)
     finally:
