@@ -57,7 +57,8 @@ def k(x, y, TILE: ct.Constant[int]):
         dtype = dtype_arg(call, "dtype", cx)
         reject_directed_rounding(call, cx)  # RN is Triton's rounding for conversions too
         tf32 = True if dtype.name == "tfloat32" else (dtype.tf32_when or False)
-        val = TileV(shape=tile_shape(x), dtype=dtype.name, tf32=tf32)
+        val = TileV(shape=tile_shape(x), dtype=dtype.name, tf32=tf32,
+                    loaded_from=getattr(x.val, "loaded_from", None))
         if isinstance(x.val, ConstV):
             return Lowered(f"tl.full((), {x.code}, {dtype.triton})", val)
         src = x.wrap(100)

@@ -224,18 +224,22 @@ def k(x, y):
         padding = padding_value(call, cx)
         check = check_bounds_code(call, cx)
         cx.note_tile(shape)
+        # a tile in the array's own axis order: a tf32 product may want the array K-major
+        source = info.name if order == list(range(rank)) else None
         plain = order == list(range(rank)) and check in (None, "False")
         access = inline_access(cx, info, items, shape, check is None) if plain else None
         if access is not None:
             ptrs, mask = access
             kw = [f"mask={mask}"] + ([f"other={padding}"] if padding is not None else []) \
                 if mask else []
-            return Lowered(f"tl.load({', '.join([ptrs] + kw)})", TileV(shape=tuple(shape)))
+            return Lowered(f"tl.load({', '.join([ptrs] + kw)})",
+                           TileV(shape=tuple(shape), loaded_from=source))
         helper = cx.need(LOAD_TILE, rank=rank)
         args = permuted_abi(info, order) + idx + shape + [USE_INT64]
         kw = ([f"PADDING={padding}"] if padding is not None else []) + (
             [f"CHECK_BOUNDS={check}"] if check else [])
-        return Lowered(f"{helper}({', '.join(args + kw)})", TileV(shape=tuple(shape)))
+        return Lowered(f"{helper}({', '.join(args + kw)})",
+                       TileV(shape=tuple(shape), loaded_from=source))
 
 
 class Store(Pattern):

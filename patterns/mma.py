@@ -203,6 +203,11 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
         prec = precision(x, y)
         extra = f", input_precision={prec}" if prec else ""
         cx.mark_dot()
+        # a tf32 product of tiles loaded straight from arrays: the launcher may lay B out
+        # K-major, the only layout wgmma reads tf32 operands in (docs/performance.md)
+        b_src, a_src = getattr(y.val, "loaded_from", None), getattr(x.val, "loaded_from", None)
+        if prec and "tf32" in prec and b_src and a_src:
+            cx.note_tf32_operands(b_src, a_src)
         flat = unit_batch_dot(x, y, acc, tile_shape(x), tile_shape(y), tile_shape(acc), extra)
         xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
         shape = tile_shape(acc) or out_shape(sx, sy)

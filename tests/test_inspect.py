@@ -119,3 +119,12 @@ def test_grouped_gemm_over_lists_gets_16_byte_pipelined_loads():
     assert set(rep["cp_async_bytes"]) == {"16"}
     assert all(int(b) >= 8 for b in rep["load_bytes"])   # only the 8-byte table entries
     assert rep["findings"] == []
+
+
+def test_fp32_matmul_gets_a_k_major_b_and_16_byte_loads():
+    # a tf32 product over a row-major B: Triton would fill wgmma's K-major buffer with one
+    # 4-byte cp.async per element (96 per stage); the launcher's K-major copy (inspect
+    # compiles for sm_90, so it makes the copy) leaves only 16-byte copies, even at K = 4088
+    (rep,), _ = inspect_case(SUITE / "matmul", bench_index=7)
+    assert rep["wgmma_dots"] == rep["dots"] == 1
+    assert set(rep["cp_async_bytes"]) | set(rep["load_bytes"]) == {"16"}

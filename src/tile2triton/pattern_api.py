@@ -124,6 +124,10 @@ class LoweringContext(Protocol):
     def mark_dot(self) -> None:
         """The function uses tl.dot (the launcher picks matrix-kernel settings)."""
 
+    def note_tf32_operands(self, b_array: str, a_array: str) -> None:
+        """A tf32 product's B and A operands are tiles loaded from these array parameters
+        (the launcher may hand the kernel a K-major copy of B)."""
+
 
 class BoundCall:
     """A call bound to the pattern's cuTile signature. Arguments are lowered on first access.

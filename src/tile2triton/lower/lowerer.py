@@ -86,6 +86,10 @@ class Lowerer(Statements, StaticIteration, Expressions, Values, CompileTimePytho
     def mark_dot(self) -> None:
         self.result.uses_dot = True
 
+    def note_tf32_operands(self, b_array: str, a_array: str) -> None:
+        if (b_array, a_array) not in self.result.k_major:
+            self.result.k_major.append((b_array, a_array))
+
     def source_of(self, node) -> str:
         return self.pm.module.code_for_node(node)
 
