@@ -191,13 +191,23 @@ def _needs_int64(*arrays):
 
 
 def _multiples(x):
-    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
-    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
-    sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(
-        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
-        for v in sizes
+    """For each stride of `x`, then for each extent, the largest of 16, 8, 4, 2, 1 dividing it
+    (an extent only where its dimension is the contiguous one, else 1): the kernel relies on
+    these (see its `*_div` arguments) to vectorize, whichever dimension is contiguous."""
+    strides = x.stride()
+    return tuple(_multiple(s) for s in strides) + tuple(
+        _multiple(n) if s == 1 else 1 for n, s in zip(x.shape, strides)
     )
+
+
+def _multiple(v):
+    return 16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+
+
+# A tf32 matrix product's B operand gets a K-major copy (docs/performance.md) when it has at
+# least this many elements and its product at least this many rows (the copy costs one read
+# and one write of B; a row-major B costs every block's wgmma one 4-byte copy per element).
+_K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
 
 
 def _by_target(value):
@@ -228,6 +238,94 @@ def _on_stream(stream):
     if hasattr(stream, "__cuda_stream__"):
         stream = stream.__cuda_stream__()[1]
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+# (id of the Triton kernel, launch key) -> (the kernel, its compiled kernel, device, the launch's
+# trailing constexprs). Keyed by id: a JITFunction's own hash reads its source hash under a lock.
+_KNOWN = {}
+
+
+def _launch_known(kernel, key, stream, grid, args):
+    """Launch `kernel` through the compiled kernel an earlier launch with the same key got from
+    Triton, passing exactly the arguments Triton's own dispatch would (theirs cost most of a
+    launch's host time). The key holds what Triton specializes on and what the launcher's
+    choices read, so an equal key means the same compiled kernel. False, launching nothing,
+    when there is none yet or the launch names a stream of another device or not a torch one."""
+    try:
+        known = _KNOWN.get((id(kernel), key))
+    except TypeError:  # an unhashable constant: the plain path
+        return False
+    if known is None or known[0] is not kernel:
+        return False
+    _, compiled, device, trailing = known
+    drv = triton.runtime.driver.active
+    if drv.get_current_device() != device:
+        return False
+    if stream is None:
+        handle = drv.get_current_stream(device)
+    elif type(stream) is torch.cuda.Stream and stream.device_index == device:
+        handle = stream.cuda_stream
+    else:
+        return False
+    grid = _grid(grid)
+    args = args + trailing
+    hooks = triton.knobs.runtime
+    compiled.run(
+        grid[0],
+        grid[1] if len(grid) > 1 else 1,
+        grid[2] if len(grid) > 2 else 1,
+        handle,
+        compiled.function,
+        compiled.packed_metadata,
+        compiled.launch_metadata(grid, handle, *args),
+        hooks.launch_enter_hook,
+        hooks.launch_exit_hook,
+        *args,
+    )
+    return True
+
+
+def _remember_launch(kernel, key, compiled, args, constexprs):
+    """After a launch through Triton: keep what `_launch_known` needs to repeat it, unless
+    Triton's dispatch does per-call work the direct path would skip (interpreter, pre-run
+    hooks, global values it re-checks, asynchronous compilation)."""
+    names = getattr(kernel, "arg_names", None)
+    if names is None:  # not a Triton JITFunction (replaced, wrapped)
+        return
+    trailing_names = names[len(args) :]
+    if (
+        not hasattr(compiled, "packed_metadata")
+        or hasattr(compiled, "result")
+        or kernel.pre_run_hooks
+        or kernel.used_global_vals
+        or any(n not in constexprs for n in trailing_names)
+        or any(isinstance(k, _Uncached) for k in key)
+    ):
+        return
+    try:
+        if len(_KNOWN) >= 512:
+            _KNOWN.clear()
+        _KNOWN[(id(kernel), key)] = (
+            kernel,
+            compiled,
+            triton.runtime.driver.active.get_current_device(),
+            tuple(constexprs[n] for n in trailing_names),
+        )
+    except TypeError:
+        pass
+
+
+class _Uncached:
+    """A key part that keeps a launch on the plain path."""
+
+
+def _scalar_key(x):
+    """Key of a scalar argument: Triton specializes an int on its value (1, multiples of 16,
+    32 or 64 bits) and a float on nothing."""
+    kind = type(x)
+    return (
+        x if kind is int else kind if kind is float else (kind, x) if kind is bool else _Uncached()
+    )
 
 
 LOG2_E = 1.0 / math.log(2)  # exp(x) == exp2(x * LOG2_E)
@@ -277,16 +375,28 @@ def attention_exp2_kernel(
     # strides and row lengths are multiples the launcher checked (its *_div arguments)
     Q_stride0 = Q_stride0 // Q_div[0] * Q_div[0]
     Q_stride1 = Q_stride1 // Q_div[1] * Q_div[1]
-    Q_shape2 = Q_shape2 // Q_div[2] * Q_div[2]
+    Q_stride2 = Q_stride2 // Q_div[2] * Q_div[2]
+    Q_shape0 = Q_shape0 // Q_div[3] * Q_div[3]
+    Q_shape1 = Q_shape1 // Q_div[4] * Q_div[4]
+    Q_shape2 = Q_shape2 // Q_div[5] * Q_div[5]
     K_stride0 = K_stride0 // K_div[0] * K_div[0]
     K_stride1 = K_stride1 // K_div[1] * K_div[1]
-    K_shape2 = K_shape2 // K_div[2] * K_div[2]
+    K_stride2 = K_stride2 // K_div[2] * K_div[2]
+    K_shape0 = K_shape0 // K_div[3] * K_div[3]
+    K_shape1 = K_shape1 // K_div[4] * K_div[4]
+    K_shape2 = K_shape2 // K_div[5] * K_div[5]
     V_stride0 = V_stride0 // V_div[0] * V_div[0]
     V_stride1 = V_stride1 // V_div[1] * V_div[1]
-    V_shape2 = V_shape2 // V_div[2] * V_div[2]
+    V_stride2 = V_stride2 // V_div[2] * V_div[2]
+    V_shape0 = V_shape0 // V_div[3] * V_div[3]
+    V_shape1 = V_shape1 // V_div[4] * V_div[4]
+    V_shape2 = V_shape2 // V_div[5] * V_div[5]
     O_stride0 = O_stride0 // O_div[0] * O_div[0]
     O_stride1 = O_stride1 // O_div[1] * O_div[1]
-    O_shape2 = O_shape2 // O_div[2] * O_div[2]
+    O_stride2 = O_stride2 // O_div[2] * O_div[2]
+    O_shape0 = O_shape0 // O_div[3] * O_div[3]
+    O_shape1 = O_shape1 // O_div[4] * O_div[4]
+    O_shape2 = O_shape2 // O_div[5] * O_div[5]
     qb = tl.program_id(0)
     head = tl.program_id(1)
     n_keys = K_shape1
@@ -389,6 +499,52 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
     K = _as_tensor(K)
     V = _as_tensor(V)
     O = _as_tensor(O)
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    args = (
+        Q,
+        *Q.shape,
+        *Q.stride(),
+        K,
+        *K.shape,
+        *K.stride(),
+        V,
+        *V.shape,
+        *V.stride(),
+        O,
+        *O.shape,
+        *O.stride(),
+        scale,
+        BQ,
+        BK,
+        HD,
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    known = (
+        Q.dtype,
+        Q.data_ptr() & 15,
+        Q.shape,
+        Q.stride(),
+        K.dtype,
+        K.data_ptr() & 15,
+        K.shape,
+        K.stride(),
+        V.dtype,
+        V.data_ptr() & 15,
+        V.shape,
+        V.stride(),
+        O.dtype,
+        O.data_ptr() & 15,
+        O.shape,
+        O.stride(),
+        _scalar_key(scale),
+        BQ,
+        BK,
+        HD,
+        num_ctas,
+    )
+    if _launch_known(attention_exp2_kernel, known, stream, grid, args):
+        return
     _check_ndim("attention_exp2_kernel", "Q", Q, 3)
     _check_ndim("attention_exp2_kernel", "K", K, 3)
     _check_ndim("attention_exp2_kernel", "V", V, 3)
@@ -398,33 +554,18 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    constexprs = dict(
+        Q_div=_multiples(Q),
+        K_div=_multiples(K),
+        V_div=_multiples(V),
+        O_div=_multiples(O),
+        USE_INT64=_needs_int64(Q, K, V, O),
+    )
     with _on_stream(stream):
-        attention_exp2_kernel[_grid(grid)](
-            Q,
-            *Q.shape,
-            *Q.stride(),
-            K,
-            *K.shape,
-            *K.stride(),
-            V,
-            *V.shape,
-            *V.stride(),
-            O,
-            *O.shape,
-            *O.stride(),
-            scale,
-            BQ,
-            BK,
-            HD,
-            Q_div=_multiples(Q),
-            K_div=_multiples(K),
-            V_div=_multiples(V),
-            O_div=_multiples(O),
-            USE_INT64=_needs_int64(Q, K, V, O),
-            num_warps=num_warps,
-            num_stages=num_stages,
-            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        compiled = attention_exp2_kernel[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
         )
+        _remember_launch(attention_exp2_kernel, known, compiled, args, constexprs)
 
 
 def launch(stream, q, k, v, out):

@@ -109,6 +109,16 @@ def _needs_int64(*arrays):
     return False
 
 
+def _multiple(v):
+    return 16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+
+
+# A tf32 matrix product's B operand gets a K-major copy (docs/performance.md) when it has at
+# least this many elements and its product at least this many rows (the copy costs one read
+# and one write of B; a row-major B costs every block's wgmma one 4-byte copy per element).
+_K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
+
+
 def _by_target(value):
     return 1 if value is None else value
 
@@ -178,9 +188,10 @@ _TABLES = {}  # (kernel, list name, each array's address, shape, strides, dtype)
 
 
 def _array_tables(kernel, name, arrays, ndim):
-    """Device tables for a list of arrays: data pointers, then shapes and strides (int64,
-    ndim per array), and the count. Built once per distinct list (one host-to-device copy) and
-    kept: the tables depend on nothing but the key, and building them took most of a launch."""
+    """The kernel arguments of a list of arrays: device tables of data pointers, shapes and
+    strides (int64, ndim per array), the count, the Triton dtype, and the layout constexprs
+    (`_list_layout`). Built once per distinct list (one host-to-device copy) and kept: they
+    depend on nothing but the key, and building them took most of a launch."""
     key = (kernel, name) + tuple(
         (t.data_ptr(), t.shape, t.stride(), t.dtype, t.device) for t in arrays
     )
@@ -210,7 +221,27 @@ def _build_tables(kernel, name, arrays, ndim):
         + [d for t in arrays for d in t.stride()]
     )
     table = torch.tensor(flat, dtype=torch.int64).to(device)
-    return table[:n], table[n : n + n * ndim], table[n + n * ndim :], n
+    return (
+        table[:n],
+        table[n : n + n * ndim],
+        table[n + n * ndim :],
+        n,
+        _triton_dtype(dtype),
+        *_list_layout(arrays, ndim),
+    )
+
+
+def _list_layout(arrays, ndim):
+    """What the kernel may assume of every array of a list: per dimension, whether the stride
+    is exactly 1 (UNIT); the largest of 16, 8, 4, 2, 1 dividing every data address in bytes,
+    then every stride, then every extent of a dimension with unit stride (DIV, 1 elsewhere)."""
+    unit = tuple(all(t.stride(d) == 1 for t in arrays) for d in range(ndim))
+    div = [min(_multiple(t.data_ptr()) for t in arrays)]
+    div += [min(_multiple(t.stride(d)) for t in arrays) for d in range(ndim)]
+    div += [
+        min(_multiple(t.shape[d]) if t.stride(d) == 1 else 1 for t in arrays) for d in range(ndim)
+    ]
+    return unit, tuple(div)
 
 
 @triton.jit
@@ -220,16 +251,22 @@ def grouped_gemm(
     As_strides,
     As_count,
     AS_DTYPE: tl.constexpr,
+    AS_UNIT: tl.constexpr,
+    AS_DIV: tl.constexpr,
     Bs_ptrs,
     Bs_shapes,
     Bs_strides,
     Bs_count,
     BS_DTYPE: tl.constexpr,
+    BS_UNIT: tl.constexpr,
+    BS_DIV: tl.constexpr,
     Cs_ptrs,
     Cs_shapes,
     Cs_strides,
     Cs_count,
     CS_DTYPE: tl.constexpr,
+    CS_UNIT: tl.constexpr,
+    CS_DIV: tl.constexpr,
     TM: tl.constexpr,
     TN: tl.constexpr,
     TK: tl.constexpr,
@@ -239,21 +276,63 @@ def grouped_gemm(
     step = tl.num_programs(0)
     first = 0  # flat index of the first tile of group g
     for g in range(As_count):
-        A_ptr = tl.load(As_ptrs + g).to(tl.pointer_type(AS_DTYPE))
-        A_shape0 = tl.load(As_shapes + g * 2 + 0).to(tl.int32)
-        A_shape1 = tl.load(As_shapes + g * 2 + 1).to(tl.int32)
-        A_stride0 = tl.load(As_strides + g * 2 + 0)
-        A_stride1 = tl.load(As_strides + g * 2 + 1)
-        B_ptr = tl.load(Bs_ptrs + g).to(tl.pointer_type(BS_DTYPE))
-        B_shape0 = tl.load(Bs_shapes + g * 2 + 0).to(tl.int32)
-        B_shape1 = tl.load(Bs_shapes + g * 2 + 1).to(tl.int32)
-        B_stride0 = tl.load(Bs_strides + g * 2 + 0)
-        B_stride1 = tl.load(Bs_strides + g * 2 + 1)
-        C_ptr = tl.load(Cs_ptrs + g).to(tl.pointer_type(CS_DTYPE))
-        C_shape0 = tl.load(Cs_shapes + g * 2 + 0).to(tl.int32)
-        C_shape1 = tl.load(Cs_shapes + g * 2 + 1).to(tl.int32)
-        C_stride0 = tl.load(Cs_strides + g * 2 + 0)
-        C_stride1 = tl.load(Cs_strides + g * 2 + 1)
+        A_ptr = tl.multiple_of(
+            tl.load(As_ptrs + g).to(tl.pointer_type(AS_DTYPE)), tl.constexpr(AS_DIV[0])
+        )
+        A_shape0 = tl.multiple_of(
+            tl.load(As_shapes + g * 2 + 0).to(tl.int32), tl.constexpr(AS_DIV[3])
+        )
+        A_shape1 = tl.multiple_of(
+            tl.load(As_shapes + g * 2 + 1).to(tl.int32), tl.constexpr(AS_DIV[4])
+        )
+        A_stride0 = (
+            1
+            if AS_UNIT[0]
+            else tl.multiple_of(tl.load(As_strides + g * 2 + 0), tl.constexpr(AS_DIV[1]))
+        )
+        A_stride1 = (
+            1
+            if AS_UNIT[1]
+            else tl.multiple_of(tl.load(As_strides + g * 2 + 1), tl.constexpr(AS_DIV[2]))
+        )
+        B_ptr = tl.multiple_of(
+            tl.load(Bs_ptrs + g).to(tl.pointer_type(BS_DTYPE)), tl.constexpr(BS_DIV[0])
+        )
+        B_shape0 = tl.multiple_of(
+            tl.load(Bs_shapes + g * 2 + 0).to(tl.int32), tl.constexpr(BS_DIV[3])
+        )
+        B_shape1 = tl.multiple_of(
+            tl.load(Bs_shapes + g * 2 + 1).to(tl.int32), tl.constexpr(BS_DIV[4])
+        )
+        B_stride0 = (
+            1
+            if BS_UNIT[0]
+            else tl.multiple_of(tl.load(Bs_strides + g * 2 + 0), tl.constexpr(BS_DIV[1]))
+        )
+        B_stride1 = (
+            1
+            if BS_UNIT[1]
+            else tl.multiple_of(tl.load(Bs_strides + g * 2 + 1), tl.constexpr(BS_DIV[2]))
+        )
+        C_ptr = tl.multiple_of(
+            tl.load(Cs_ptrs + g).to(tl.pointer_type(CS_DTYPE)), tl.constexpr(CS_DIV[0])
+        )
+        C_shape0 = tl.multiple_of(
+            tl.load(Cs_shapes + g * 2 + 0).to(tl.int32), tl.constexpr(CS_DIV[3])
+        )
+        C_shape1 = tl.multiple_of(
+            tl.load(Cs_shapes + g * 2 + 1).to(tl.int32), tl.constexpr(CS_DIV[4])
+        )
+        C_stride0 = (
+            1
+            if CS_UNIT[0]
+            else tl.multiple_of(tl.load(Cs_strides + g * 2 + 0), tl.constexpr(CS_DIV[1]))
+        )
+        C_stride1 = (
+            1
+            if CS_UNIT[1]
+            else tl.multiple_of(tl.load(Cs_strides + g * 2 + 1), tl.constexpr(CS_DIV[2]))
+        )
         tiles_m = tl.cdiv(A_shape0, TM)
         tiles_n = tl.cdiv(B_shape1, TN)
         last = first + tiles_m * tiles_n
@@ -309,32 +388,32 @@ def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
+    num_ctas = _by_target(hints.get("num_ctas", 1))
     As = [_as_tensor(t) for t in As]
     As_tables = _array_tables("grouped_gemm", "As", As, 2)
     Bs = [_as_tensor(t) for t in Bs]
     Bs_tables = _array_tables("grouped_gemm", "Bs", Bs, 2)
     Cs = [_as_tensor(t) for t in Cs]
     Cs_tables = _array_tables("grouped_gemm", "Cs", Cs, 2)
+    args = (
+        *As_tables,
+        *Bs_tables,
+        *Cs_tables,
+        TM,
+        TN,
+        TK,
+    )
     tile_elems = max(TM * TN, TM * TK, TK * TN)
     # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    constexprs = dict(
+        USE_INT64=_needs_int64(*As, *Bs, *Cs),
+    )
     with _on_stream(stream):
-        grouped_gemm[_grid(grid)](
-            *As_tables,
-            _triton_dtype(As[0].dtype),
-            *Bs_tables,
-            _triton_dtype(Bs[0].dtype),
-            *Cs_tables,
-            _triton_dtype(Cs[0].dtype),
-            TM,
-            TN,
-            TK,
-            USE_INT64=_needs_int64(*As, *Bs, *Cs),
-            num_warps=num_warps,
-            num_stages=num_stages,
-            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        compiled = grouped_gemm[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
         )
 
 

@@ -77,13 +77,65 @@ def _needs_int64(*arrays):
 
 
 def _multiples(x):
-    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
-    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
-    sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(
-        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
-        for v in sizes
+    """For each stride of `x`, then for each extent, the largest of 16, 8, 4, 2, 1 dividing it
+    (an extent only where its dimension is the contiguous one, else 1): the kernel relies on
+    these (see its `*_div` arguments) to vectorize, whichever dimension is contiguous."""
+    strides = x.stride()
+    return tuple(_multiple(s) for s in strides) + tuple(
+        _multiple(n) if s == 1 else 1 for n, s in zip(x.shape, strides)
     )
+
+
+def _multiple(v):
+    return 16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+
+
+# A tf32 matrix product's B operand gets a K-major copy (docs/performance.md) when it has at
+# least this many elements and its product at least this many rows (the copy costs one read
+# and one write of B; a row-major B costs every block's wgmma one 4-byte copy per element).
+_K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
+
+
+def _k_major_tf32(stream, b, rows, others):
+    """`b`, or a copy of it with the same shape and values stored K-major, for a float32 array
+    whose tiles feed the B operand of tf32 matrix products (x @ b, K x N tiles) and that the
+    kernel never writes. On sm_90 wgmma reads tf32 operands only K-major from shared memory;
+    over a row-major B (N contiguous) Triton fills that buffer with one 4-byte copy per element
+    (82 TFLOP/s at 4096^3 on the H200, against 260 over a K-major B). Not copied: small
+    products, arrays already K-major, other GPUs, and an array sharing memory with another
+    argument (the copy would hide the kernel's writes through that one)."""
+    if (
+        b.dtype is not torch.float32
+        or b.dim() < 2
+        or b.stride(-1) != 1
+        or b.stride(-2) == 1
+        or b.shape[-1] < 2
+        or rows < _K_MAJOR_MIN_ROWS
+        or b.numel() < _K_MAJOR_MIN_ELEMENTS
+        or not _wgmma_device(b.device)
+    ):
+        return b
+    memory = b.untyped_storage().data_ptr()
+    if any(o.untyped_storage().data_ptr() == memory for o in others):
+        return b
+    with _on_stream(stream):
+        return _k_major_copy(b)
+
+
+def _wgmma_device(device):
+    """Hopper (sm_90), where wgmma takes tf32 operands only K-major."""
+    return device.type == "cuda" and torch.cuda.get_device_capability(device)[0] == 9
+
+
+def _k_major_copy(b):
+    """A copy of `b` (..., K, N) with the same shape and values, K contiguous; rows of the
+    copy padded to 32 elements so that each starts 128-byte aligned."""
+    k, n = b.shape[-2], b.shape[-1]
+    copy = torch.empty((*b.shape[:-2], n, -(-k // 32) * 32), dtype=b.dtype, device=b.device)[
+        ..., :k
+    ]
+    copy.copy_(b.transpose(-1, -2))
+    return copy.transpose(-1, -2)
 
 
 def _by_target(value):
@@ -116,6 +168,85 @@ def _on_stream(stream):
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
 
 
+# (id of the Triton kernel, launch key) -> (the kernel, its compiled kernel, device, the launch's
+# trailing constexprs). Keyed by id: a JITFunction's own hash reads its source hash under a lock.
+_KNOWN = {}
+
+
+def _launch_known(kernel, key, stream, grid, args):
+    """Launch `kernel` through the compiled kernel an earlier launch with the same key got from
+    Triton, passing exactly the arguments Triton's own dispatch would (theirs cost most of a
+    launch's host time). The key holds what Triton specializes on and what the launcher's
+    choices read, so an equal key means the same compiled kernel. False, launching nothing,
+    when there is none yet or the launch names a stream of another device or not a torch one."""
+    try:
+        known = _KNOWN.get((id(kernel), key))
+    except TypeError:  # an unhashable constant: the plain path
+        return False
+    if known is None or known[0] is not kernel:
+        return False
+    _, compiled, device, trailing = known
+    drv = triton.runtime.driver.active
+    if drv.get_current_device() != device:
+        return False
+    if stream is None:
+        handle = drv.get_current_stream(device)
+    elif type(stream) is torch.cuda.Stream and stream.device_index == device:
+        handle = stream.cuda_stream
+    else:
+        return False
+    grid = _grid(grid)
+    args = args + trailing
+    hooks = triton.knobs.runtime
+    compiled.run(
+        grid[0],
+        grid[1] if len(grid) > 1 else 1,
+        grid[2] if len(grid) > 2 else 1,
+        handle,
+        compiled.function,
+        compiled.packed_metadata,
+        compiled.launch_metadata(grid, handle, *args),
+        hooks.launch_enter_hook,
+        hooks.launch_exit_hook,
+        *args,
+    )
+    return True
+
+
+def _remember_launch(kernel, key, compiled, args, constexprs):
+    """After a launch through Triton: keep what `_launch_known` needs to repeat it, unless
+    Triton's dispatch does per-call work the direct path would skip (interpreter, pre-run
+    hooks, global values it re-checks, asynchronous compilation)."""
+    names = getattr(kernel, "arg_names", None)
+    if names is None:  # not a Triton JITFunction (replaced, wrapped)
+        return
+    trailing_names = names[len(args) :]
+    if (
+        not hasattr(compiled, "packed_metadata")
+        or hasattr(compiled, "result")
+        or kernel.pre_run_hooks
+        or kernel.used_global_vals
+        or any(n not in constexprs for n in trailing_names)
+        or any(isinstance(k, _Uncached) for k in key)
+    ):
+        return
+    try:
+        if len(_KNOWN) >= 512:
+            _KNOWN.clear()
+        _KNOWN[(id(kernel), key)] = (
+            kernel,
+            compiled,
+            triton.runtime.driver.active.get_current_device(),
+            tuple(constexprs[n] for n in trailing_names),
+        )
+    except TypeError:
+        pass
+
+
+class _Uncached:
+    """A key part that keeps a launch on the plain path."""
+
+
 @triton.jit
 def gemm_select_kernel(
     X_ptr,
@@ -143,11 +274,17 @@ def gemm_select_kernel(
 ):
     # strides and row lengths are multiples the launcher checked (its *_div arguments)
     X_stride0 = X_stride0 // X_div[0] * X_div[0]
-    X_shape1 = X_shape1 // X_div[1] * X_div[1]
+    X_stride1 = X_stride1 // X_div[1] * X_div[1]
+    X_shape0 = X_shape0 // X_div[2] * X_div[2]
+    X_shape1 = X_shape1 // X_div[3] * X_div[3]
     W_stride0 = W_stride0 // W_div[0] * W_div[0]
-    W_shape1 = W_shape1 // W_div[1] * W_div[1]
+    W_stride1 = W_stride1 // W_div[1] * W_div[1]
+    W_shape0 = W_shape0 // W_div[2] * W_div[2]
+    W_shape1 = W_shape1 // W_div[3] * W_div[3]
     Y_stride0 = Y_stride0 // Y_div[0] * Y_div[0]
-    Y_shape1 = Y_shape1 // Y_div[1] * Y_div[1]
+    Y_stride1 = Y_stride1 // Y_div[1] * Y_div[1]
+    Y_shape0 = Y_shape0 // Y_div[2] * Y_div[2]
+    Y_shape1 = Y_shape1 // Y_div[3] * Y_div[3]
     row_block = tl.program_id(0)
     col_block = tl.program_id(1)
     # an alias: only the translation-time value matters
@@ -208,6 +345,45 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     X = _as_tensor(X)
     W = _as_tensor(W)
     Y = _as_tensor(Y)
+    # B operands of tf32 matrix products: a K-major copy where that pays (docs/performance.md)
+    W = _k_major_tf32(stream, W, X.shape[-2], (X, Y))
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    args = (
+        X,
+        *X.shape,
+        *X.stride(),
+        W,
+        *W.shape,
+        *W.stride(),
+        Y,
+        *Y.shape,
+        *Y.stride(),
+        BM,
+        BN,
+        BK,
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    known = (
+        X.dtype,
+        X.data_ptr() & 15,
+        X.shape,
+        X.stride(),
+        W.dtype,
+        W.data_ptr() & 15,
+        W.shape,
+        W.stride(),
+        Y.dtype,
+        Y.data_ptr() & 15,
+        Y.shape,
+        Y.stride(),
+        BM,
+        BN,
+        BK,
+        num_ctas,
+    )
+    if _launch_known(gemm_select_kernel, known, stream, grid, args):
+        return
     _check_ndim("gemm_select_kernel", "X", X, 2)
     _check_ndim("gemm_select_kernel", "W", W, 2)
     _check_ndim("gemm_select_kernel", "Y", Y, 2)
@@ -216,28 +392,17 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    constexprs = dict(
+        X_div=_multiples(X),
+        W_div=_multiples(W),
+        Y_div=_multiples(Y),
+        USE_INT64=_needs_int64(X, W, Y),
+    )
     with _on_stream(stream):
-        gemm_select_kernel[_grid(grid)](
-            X,
-            *X.shape,
-            *X.stride(),
-            W,
-            *W.shape,
-            *W.stride(),
-            Y,
-            *Y.shape,
-            *Y.stride(),
-            BM,
-            BN,
-            BK,
-            X_div=_multiples(X),
-            W_div=_multiples(W),
-            Y_div=_multiples(Y),
-            USE_INT64=_needs_int64(X, W, Y),
-            num_warps=num_warps,
-            num_stages=num_stages,
-            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        compiled = gemm_select_kernel[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
         )
+        _remember_launch(gemm_select_kernel, known, compiled, args, constexprs)
 
 
 def launch(stream, x, w, y):

@@ -225,13 +225,23 @@ def _needs_int64(*arrays):
 
 
 def _multiples(x):
-    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
-    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
-    sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(
-        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
-        for v in sizes
+    """For each stride of `x`, then for each extent, the largest of 16, 8, 4, 2, 1 dividing it
+    (an extent only where its dimension is the contiguous one, else 1): the kernel relies on
+    these (see its `*_div` arguments) to vectorize, whichever dimension is contiguous."""
+    strides = x.stride()
+    return tuple(_multiple(s) for s in strides) + tuple(
+        _multiple(n) if s == 1 else 1 for n, s in zip(x.shape, strides)
     )
+
+
+def _multiple(v):
+    return 16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+
+
+# A tf32 matrix product's B operand gets a K-major copy (docs/performance.md) when it has at
+# least this many elements and its product at least this many rows (the copy costs one read
+# and one write of B; a row-major B costs every block's wgmma one 4-byte copy per element).
+_K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
 
 
 def _by_target(value):
@@ -262,6 +272,85 @@ def _on_stream(stream):
     if hasattr(stream, "__cuda_stream__"):
         stream = stream.__cuda_stream__()[1]
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+# (id of the Triton kernel, launch key) -> (the kernel, its compiled kernel, device, the launch's
+# trailing constexprs). Keyed by id: a JITFunction's own hash reads its source hash under a lock.
+_KNOWN = {}
+
+
+def _launch_known(kernel, key, stream, grid, args):
+    """Launch `kernel` through the compiled kernel an earlier launch with the same key got from
+    Triton, passing exactly the arguments Triton's own dispatch would (theirs cost most of a
+    launch's host time). The key holds what Triton specializes on and what the launcher's
+    choices read, so an equal key means the same compiled kernel. False, launching nothing,
+    when there is none yet or the launch names a stream of another device or not a torch one."""
+    try:
+        known = _KNOWN.get((id(kernel), key))
+    except TypeError:  # an unhashable constant: the plain path
+        return False
+    if known is None or known[0] is not kernel:
+        return False
+    _, compiled, device, trailing = known
+    drv = triton.runtime.driver.active
+    if drv.get_current_device() != device:
+        return False
+    if stream is None:
+        handle = drv.get_current_stream(device)
+    elif type(stream) is torch.cuda.Stream and stream.device_index == device:
+        handle = stream.cuda_stream
+    else:
+        return False
+    grid = _grid(grid)
+    args = args + trailing
+    hooks = triton.knobs.runtime
+    compiled.run(
+        grid[0],
+        grid[1] if len(grid) > 1 else 1,
+        grid[2] if len(grid) > 2 else 1,
+        handle,
+        compiled.function,
+        compiled.packed_metadata,
+        compiled.launch_metadata(grid, handle, *args),
+        hooks.launch_enter_hook,
+        hooks.launch_exit_hook,
+        *args,
+    )
+    return True
+
+
+def _remember_launch(kernel, key, compiled, args, constexprs):
+    """After a launch through Triton: keep what `_launch_known` needs to repeat it, unless
+    Triton's dispatch does per-call work the direct path would skip (interpreter, pre-run
+    hooks, global values it re-checks, asynchronous compilation)."""
+    names = getattr(kernel, "arg_names", None)
+    if names is None:  # not a Triton JITFunction (replaced, wrapped)
+        return
+    trailing_names = names[len(args) :]
+    if (
+        not hasattr(compiled, "packed_metadata")
+        or hasattr(compiled, "result")
+        or kernel.pre_run_hooks
+        or kernel.used_global_vals
+        or any(n not in constexprs for n in trailing_names)
+        or any(isinstance(k, _Uncached) for k in key)
+    ):
+        return
+    try:
+        if len(_KNOWN) >= 512:
+            _KNOWN.clear()
+        _KNOWN[(id(kernel), key)] = (
+            kernel,
+            compiled,
+            triton.runtime.driver.active.get_current_device(),
+            tuple(constexprs[n] for n in trailing_names),
+        )
+    except TypeError:
+        pass
+
+
+class _Uncached:
+    """A key part that keeps a launch on the plain path."""
 
 
 @triton.jit
@@ -307,16 +396,27 @@ def expert_up_kernel(
 ):
     # strides and row lengths are multiples the launcher checked (its *_div arguments)
     X_stride0 = X_stride0 // X_div[0] * X_div[0]
-    X_shape1 = X_shape1 // X_div[1] * X_div[1]
+    X_stride1 = X_stride1 // X_div[1] * X_div[1]
+    X_shape0 = X_shape0 // X_div[2] * X_div[2]
+    X_shape1 = X_shape1 // X_div[3] * X_div[3]
     W_stride0 = W_stride0 // W_div[0] * W_div[0]
     W_stride1 = W_stride1 // W_div[1] * W_div[1]
-    W_shape2 = W_shape2 // W_div[2] * W_div[2]
+    W_stride2 = W_stride2 // W_div[2] * W_div[2]
+    W_shape0 = W_shape0 // W_div[3] * W_div[3]
+    W_shape1 = W_shape1 // W_div[4] * W_div[4]
+    W_shape2 = W_shape2 // W_div[5] * W_div[5]
     Y_stride0 = Y_stride0 // Y_div[0] * Y_div[0]
-    Y_shape1 = Y_shape1 // Y_div[1] * Y_div[1]
-    row_token_shape0 = row_token_shape0 // row_token_div[0] * row_token_div[0]
-    block_expert_shape0 = block_expert_shape0 // block_expert_div[0] * block_expert_div[0]
+    Y_stride1 = Y_stride1 // Y_div[1] * Y_div[1]
+    Y_shape0 = Y_shape0 // Y_div[2] * Y_div[2]
+    Y_shape1 = Y_shape1 // Y_div[3] * Y_div[3]
+    row_token_stride0 = row_token_stride0 // row_token_div[0] * row_token_div[0]
+    row_token_shape0 = row_token_shape0 // row_token_div[1] * row_token_div[1]
+    block_expert_stride0 = block_expert_stride0 // block_expert_div[0] * block_expert_div[0]
+    block_expert_shape0 = block_expert_shape0 // block_expert_div[1] * block_expert_div[1]
     gate_stride0 = gate_stride0 // gate_div[0] * gate_div[0]
-    gate_shape1 = gate_shape1 // gate_div[1] * gate_div[1]
+    gate_stride1 = gate_stride1 // gate_div[1] * gate_div[1]
+    gate_shape0 = gate_shape0 // gate_div[2] * gate_div[2]
+    gate_shape1 = gate_shape1 // gate_div[3] * gate_div[3]
     blk = tl.program_id(0)
     col = tl.program_id(1)
     d_model = X_shape1
@@ -396,6 +496,64 @@ def launch_expert_up_kernel(
     row_token = _as_tensor(row_token)
     block_expert = _as_tensor(block_expert)
     gate = _as_tensor(gate)
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    args = (
+        X,
+        *X.shape,
+        *X.stride(),
+        W,
+        *W.shape,
+        *W.stride(),
+        Y,
+        *Y.shape,
+        *Y.stride(),
+        row_token,
+        *row_token.shape,
+        *row_token.stride(),
+        block_expert,
+        *block_expert.shape,
+        *block_expert.stride(),
+        gate,
+        *gate.shape,
+        *gate.stride(),
+        TILE_T,
+        TILE_H,
+        TILE_D,
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    known = (
+        X.dtype,
+        X.data_ptr() & 15,
+        X.shape,
+        X.stride(),
+        W.dtype,
+        W.data_ptr() & 15,
+        W.shape,
+        W.stride(),
+        Y.dtype,
+        Y.data_ptr() & 15,
+        Y.shape,
+        Y.stride(),
+        row_token.dtype,
+        row_token.data_ptr() & 15,
+        row_token.shape,
+        row_token.stride(),
+        block_expert.dtype,
+        block_expert.data_ptr() & 15,
+        block_expert.shape,
+        block_expert.stride(),
+        gate.dtype,
+        gate.data_ptr() & 15,
+        gate.shape,
+        gate.stride(),
+        TILE_T,
+        TILE_H,
+        TILE_D,
+        num_ctas,
+    )
+    if _launch_known(expert_up_kernel, known, stream, grid, args):
+        return
     _check_ndim("expert_up_kernel", "X", X, 2)
     _check_ndim("expert_up_kernel", "W", W, 3)
     _check_ndim("expert_up_kernel", "Y", Y, 2)
@@ -407,40 +565,20 @@ def launch_expert_up_kernel(
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    constexprs = dict(
+        X_div=_multiples(X),
+        W_div=_multiples(W),
+        Y_div=_multiples(Y),
+        row_token_div=_multiples(row_token),
+        block_expert_div=_multiples(block_expert),
+        gate_div=_multiples(gate),
+        USE_INT64=_needs_int64(X, W, Y, row_token, block_expert, gate),
+    )
     with _on_stream(stream):
-        expert_up_kernel[_grid(grid)](
-            X,
-            *X.shape,
-            *X.stride(),
-            W,
-            *W.shape,
-            *W.stride(),
-            Y,
-            *Y.shape,
-            *Y.stride(),
-            row_token,
-            *row_token.shape,
-            *row_token.stride(),
-            block_expert,
-            *block_expert.shape,
-            *block_expert.stride(),
-            gate,
-            *gate.shape,
-            *gate.stride(),
-            TILE_T,
-            TILE_H,
-            TILE_D,
-            X_div=_multiples(X),
-            W_div=_multiples(W),
-            Y_div=_multiples(Y),
-            row_token_div=_multiples(row_token),
-            block_expert_div=_multiples(block_expert),
-            gate_div=_multiples(gate),
-            USE_INT64=_needs_int64(X, W, Y, row_token, block_expert, gate),
-            num_warps=num_warps,
-            num_stages=num_stages,
-            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        compiled = expert_up_kernel[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
         )
+        _remember_launch(expert_up_kernel, known, compiled, args, constexprs)
 
 
 def launch(stream, x, w, y, row_token, block_expert, gate):

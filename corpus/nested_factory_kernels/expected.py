@@ -40,13 +40,23 @@ def _needs_int64(*arrays):
 
 
 def _multiples(x):
-    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
-    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
-    sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(
-        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
-        for v in sizes
+    """For each stride of `x`, then for each extent, the largest of 16, 8, 4, 2, 1 dividing it
+    (an extent only where its dimension is the contiguous one, else 1): the kernel relies on
+    these (see its `*_div` arguments) to vectorize, whichever dimension is contiguous."""
+    strides = x.stride()
+    return tuple(_multiple(s) for s in strides) + tuple(
+        _multiple(n) if s == 1 else 1 for n, s in zip(x.shape, strides)
     )
+
+
+def _multiple(v):
+    return 16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+
+
+# A tf32 matrix product's B operand gets a K-major copy (docs/performance.md) when it has at
+# least this many elements and its product at least this many rows (the copy costs one read
+# and one write of B; a row-major B costs every block's wgmma one 4-byte copy per element).
+_K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
 
 
 def _by_target(value):
@@ -77,6 +87,85 @@ def _on_stream(stream):
     if hasattr(stream, "__cuda_stream__"):
         stream = stream.__cuda_stream__()[1]
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+# (id of the Triton kernel, launch key) -> (the kernel, its compiled kernel, device, the launch's
+# trailing constexprs). Keyed by id: a JITFunction's own hash reads its source hash under a lock.
+_KNOWN = {}
+
+
+def _launch_known(kernel, key, stream, grid, args):
+    """Launch `kernel` through the compiled kernel an earlier launch with the same key got from
+    Triton, passing exactly the arguments Triton's own dispatch would (theirs cost most of a
+    launch's host time). The key holds what Triton specializes on and what the launcher's
+    choices read, so an equal key means the same compiled kernel. False, launching nothing,
+    when there is none yet or the launch names a stream of another device or not a torch one."""
+    try:
+        known = _KNOWN.get((id(kernel), key))
+    except TypeError:  # an unhashable constant: the plain path
+        return False
+    if known is None or known[0] is not kernel:
+        return False
+    _, compiled, device, trailing = known
+    drv = triton.runtime.driver.active
+    if drv.get_current_device() != device:
+        return False
+    if stream is None:
+        handle = drv.get_current_stream(device)
+    elif type(stream) is torch.cuda.Stream and stream.device_index == device:
+        handle = stream.cuda_stream
+    else:
+        return False
+    grid = _grid(grid)
+    args = args + trailing
+    hooks = triton.knobs.runtime
+    compiled.run(
+        grid[0],
+        grid[1] if len(grid) > 1 else 1,
+        grid[2] if len(grid) > 2 else 1,
+        handle,
+        compiled.function,
+        compiled.packed_metadata,
+        compiled.launch_metadata(grid, handle, *args),
+        hooks.launch_enter_hook,
+        hooks.launch_exit_hook,
+        *args,
+    )
+    return True
+
+
+def _remember_launch(kernel, key, compiled, args, constexprs):
+    """After a launch through Triton: keep what `_launch_known` needs to repeat it, unless
+    Triton's dispatch does per-call work the direct path would skip (interpreter, pre-run
+    hooks, global values it re-checks, asynchronous compilation)."""
+    names = getattr(kernel, "arg_names", None)
+    if names is None:  # not a Triton JITFunction (replaced, wrapped)
+        return
+    trailing_names = names[len(args) :]
+    if (
+        not hasattr(compiled, "packed_metadata")
+        or hasattr(compiled, "result")
+        or kernel.pre_run_hooks
+        or kernel.used_global_vals
+        or any(n not in constexprs for n in trailing_names)
+        or any(isinstance(k, _Uncached) for k in key)
+    ):
+        return
+    try:
+        if len(_KNOWN) >= 512:
+            _KNOWN.clear()
+        _KNOWN[(id(kernel), key)] = (
+            kernel,
+            compiled,
+            triton.runtime.driver.active.get_current_device(),
+            tuple(constexprs[n] for n in trailing_names),
+        )
+    except TypeError:
+        pass
+
+
+class _Uncached:
+    """A key part that keeps a launch on the plain path."""
 
 
 _LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time
@@ -115,11 +204,17 @@ def residual(
     """out = x + alpha * y, accumulated in float32."""
     # strides and row lengths are multiples the launcher checked (its *_div arguments)
     x_stride0 = x_stride0 // x_div[0] * x_div[0]
-    x_shape1 = x_shape1 // x_div[1] * x_div[1]
+    x_stride1 = x_stride1 // x_div[1] * x_div[1]
+    x_shape0 = x_shape0 // x_div[2] * x_div[2]
+    x_shape1 = x_shape1 // x_div[3] * x_div[3]
     y_stride0 = y_stride0 // y_div[0] * y_div[0]
-    y_shape1 = y_shape1 // y_div[1] * y_div[1]
+    y_stride1 = y_stride1 // y_div[1] * y_div[1]
+    y_shape0 = y_shape0 // y_div[2] * y_div[2]
+    y_shape1 = y_shape1 // y_div[3] * y_div[3]
     out_stride0 = out_stride0 // out_div[0] * out_div[0]
-    out_shape1 = out_shape1 // out_div[1] * out_div[1]
+    out_stride1 = out_stride1 // out_div[1] * out_div[1]
+    out_shape0 = out_shape0 // out_div[2] * out_div[2]
+    out_shape1 = out_shape1 // out_div[3] * out_div[3]
     row, col = (tl.program_id(0), tl.program_id(1))
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_x0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
@@ -164,6 +259,43 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     x = _as_tensor(x)
     y = _as_tensor(y)
     out = _as_tensor(out)
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    args = (
+        x,
+        *x.shape,
+        *x.stride(),
+        y,
+        *y.shape,
+        *y.stride(),
+        out,
+        *out.shape,
+        *out.stride(),
+        TM,
+        alpha,
+        tile_n,
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    known = (
+        x.dtype,
+        x.data_ptr() & 15,
+        x.shape,
+        x.stride(),
+        y.dtype,
+        y.data_ptr() & 15,
+        y.shape,
+        y.stride(),
+        out.dtype,
+        out.data_ptr() & 15,
+        out.shape,
+        out.stride(),
+        TM,
+        alpha,
+        tile_n,
+        num_ctas,
+    )
+    if _launch_known(residual, known, stream, grid, args):
+        return
     _check_ndim("residual", "x", x, 2)
     _check_ndim("residual", "y", y, 2)
     _check_ndim("residual", "out", out, 2)
@@ -172,28 +304,17 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
+    constexprs = dict(
+        x_div=_multiples(x),
+        y_div=_multiples(y),
+        out_div=_multiples(out),
+        USE_INT64=_needs_int64(x, y, out),
+    )
     with _on_stream(stream):
-        residual[_grid(grid)](
-            x,
-            *x.shape,
-            *x.stride(),
-            y,
-            *y.shape,
-            *y.stride(),
-            out,
-            *out.shape,
-            *out.stride(),
-            TM,
-            alpha,
-            tile_n,
-            x_div=_multiples(x),
-            y_div=_multiples(y),
-            out_div=_multiples(out),
-            USE_INT64=_needs_int64(x, y, out),
-            num_warps=num_warps,
-            num_stages=num_stages,
-            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        compiled = residual[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
         )
+        _remember_launch(residual, known, compiled, args, constexprs)
 
 
 _LAUNCHERS[residual] = launch_residual
@@ -225,9 +346,13 @@ def clip_rows(
 ):
     # strides and row lengths are multiples the launcher checked (its *_div arguments)
     src_stride0 = src_stride0 // src_div[0] * src_div[0]
-    src_shape1 = src_shape1 // src_div[1] * src_div[1]
+    src_stride1 = src_stride1 // src_div[1] * src_div[1]
+    src_shape0 = src_shape0 // src_div[2] * src_div[2]
+    src_shape1 = src_shape1 // src_div[3] * src_div[3]
     dst_stride0 = dst_stride0 // dst_div[0] * dst_div[0]
-    dst_shape1 = dst_shape1 // dst_div[1] * dst_div[1]
+    dst_stride1 = dst_stride1 // dst_div[1] * dst_div[1]
+    dst_shape0 = dst_shape0 // dst_div[2] * dst_div[2]
+    dst_shape1 = dst_shape1 // dst_div[3] * dst_div[3]
     i, j = (tl.program_id(0), tl.program_id(1))
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_src0 = tl.cast(i, tl.int64) + tl.arange(0, 1)
@@ -262,6 +387,30 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     hints = hints or {}
     src = _as_tensor(src)
     dst = _as_tensor(dst)
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    args = (
+        src,
+        *src.shape,
+        *src.stride(),
+        dst,
+        *dst.shape,
+        *dst.stride(),
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    known = (
+        src.dtype,
+        src.data_ptr() & 15,
+        src.shape,
+        src.stride(),
+        dst.dtype,
+        dst.data_ptr() & 15,
+        dst.shape,
+        dst.stride(),
+        num_ctas,
+    )
+    if _launch_known(clip_rows, known, stream, grid, args):
+        return
     _check_ndim("clip_rows", "src", src, 2)
     _check_ndim("clip_rows", "dst", dst, 2)
     tile_elems = 64
@@ -269,21 +418,16 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
+    constexprs = dict(
+        src_div=_multiples(src),
+        dst_div=_multiples(dst),
+        USE_INT64=_needs_int64(src, dst),
+    )
     with _on_stream(stream):
-        clip_rows[_grid(grid)](
-            src,
-            *src.shape,
-            *src.stride(),
-            dst,
-            *dst.shape,
-            *dst.stride(),
-            src_div=_multiples(src),
-            dst_div=_multiples(dst),
-            USE_INT64=_needs_int64(src, dst),
-            num_warps=num_warps,
-            num_stages=num_stages,
-            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        compiled = clip_rows[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
         )
+        _remember_launch(clip_rows, known, compiled, args, constexprs)
 
 
 _LAUNCHERS[clip_rows] = launch_clip_rows
