@@ -98,9 +98,10 @@ def main(argv=None) -> int:
               markdown_table(result["records"])]
         if result["launch_overhead"]:
             md += ["", "Launch overhead (host µs per call):", "",
-                   "| launch | µs per call | × raw Triton |", "| --- | ---: | ---: |"]
-            md += [f"| {k} | {v['us']:.1f} | {v['vs_raw']:.2f} |"
-                   for k, v in result["launch_overhead"].items()]
+                   "| kernel | launch | µs per call | × raw Triton |", "| --- | --- | ---: | ---: |"]
+            md += [f"| {kernel} | {k} | {v['us']:.1f} | {v['vs_raw']:.2f} |"
+                   for kernel, rows in result["launch_overhead"].items()
+                   for k, v in rows.items()]
         if result["sweeps"]:
             md += ["", "Launch-option sweeps (translation only; ratio = cuTile / variant):", "",
                    variants_table(result["sweeps"])]
