@@ -98,7 +98,8 @@ def main(argv=None) -> int:
               markdown_table(result["records"])]
         if result["launch_overhead"]:
             md += ["", "Launch overhead (host µs per call):", "",
-                   "| kernel | launch | µs per call | × raw Triton |", "| --- | --- | ---: | ---: |"]
+                   "| kernel | launch | µs per call | × raw Triton |",
+                   "| --- | --- | ---: | ---: |"]
             md += [f"| {kernel} | {k} | {v['us']:.1f} | {v['vs_raw']:.2f} |"
                    for kernel, rows in result["launch_overhead"].items()
                    for k, v in rows.items()]
