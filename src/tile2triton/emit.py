@@ -187,7 +187,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
     pairs = getattr(unit, "k_major", ())
     readers = read_only_arrays(pm, fn, set(arrays)) if pairs else set()
     for b, a in pairs:
-        if b in readers and a in ranks and b not in seen:
+        if b in readers and a in ranks and a != b and b not in seen:  # x @ x: A stays
             seen.add(b)
             others = [x for x in arrays if x != b]
             k_major.append((b, f"{a}.shape[-2]", ", ".join(others) + (
