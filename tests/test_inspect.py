@@ -99,14 +99,16 @@ def test_launcher_passes_the_multiples_it_checked():
     ns = {}
     exec(text.split("\n\n\ndef _multiples", 1)[0].split("import triton.language as tl", 1)[0]
          + "import torch\n", ns)
-    start = text.index("def _multiples(x):")
-    exec(text[start:text.index("\n\n\n", start)], ns)
+    for helper in ("def _multiples(x):", "def _multiple(v):"):
+        start = text.index(helper)
+        exec(text[start:text.index("\n\n\n", start)], ns)
     import torch
     # each stride, then each extent of the contiguous dimension (1 for the others)
     assert ns["_multiples"](torch.empty(10, 4088)) == (8, 1, 1, 8)
     assert ns["_multiples"](torch.empty(10, 64)[:, :30]) == (16, 1, 1, 2)
     # column-major (a K-major operand): the first extent bounds the vector loads
-    assert ns["_multiples"](torch.empty(12, 4096).T) == (1, 4, 16, 1)
+    assert ns["_multiples"](torch.empty(12, 4096).T) == (1, 16, 16, 1)
+    assert ns["_multiples"](torch.empty(12, 4100).T) == (1, 4, 4, 1)
     assert ns["_multiples"](torch.empty(5000, 2944)[:, :2900].T) == (1, 16, 4, 1)
 
 
