@@ -92,13 +92,23 @@ def _needs_int64(*arrays):
 
 
 def _multiples(x):
-    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
-    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
-    sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(
-        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
-        for v in sizes
+    """For each stride of `x`, then for each extent, the largest of 16, 8, 4, 2, 1 dividing it
+    (an extent only where its dimension is the contiguous one, else 1): the kernel relies on
+    these (see its `*_div` arguments) to vectorize, whichever dimension is contiguous."""
+    strides = x.stride()
+    return tuple(_multiple(s) for s in strides) + tuple(
+        _multiple(n) if s == 1 else 1 for n, s in zip(x.shape, strides)
     )
+
+
+def _multiple(v):
+    return 16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+
+
+# A tf32 matrix product's B operand gets a K-major copy (docs/performance.md) when it has at
+# least this many elements and its product at least this many rows (the copy costs one read
+# and one write of B; a row-major B costs every block's wgmma one 4-byte copy per element).
+_K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
 
 
 def _by_target(value):
@@ -131,6 +141,85 @@ def _on_stream(stream):
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
 
 
+# (id of the Triton kernel, launch key) -> (the kernel, its compiled kernel, device, the launch's
+# trailing constexprs). Keyed by id: a JITFunction's own hash reads its source hash under a lock.
+_KNOWN = {}
+
+
+def _launch_known(kernel, key, stream, grid, args):
+    """Launch `kernel` through the compiled kernel an earlier launch with the same key got from
+    Triton, passing exactly the arguments Triton's own dispatch would (theirs cost most of a
+    launch's host time). The key holds what Triton specializes on and what the launcher's
+    choices read, so an equal key means the same compiled kernel. False, launching nothing,
+    when there is none yet or the launch names a stream of another device or not a torch one."""
+    try:
+        known = _KNOWN.get((id(kernel), key))
+    except TypeError:  # an unhashable constant: the plain path
+        return False
+    if known is None or known[0] is not kernel:
+        return False
+    _, compiled, device, trailing = known
+    drv = triton.runtime.driver.active
+    if drv.get_current_device() != device:
+        return False
+    if stream is None:
+        handle = drv.get_current_stream(device)
+    elif type(stream) is torch.cuda.Stream and stream.device_index == device:
+        handle = stream.cuda_stream
+    else:
+        return False
+    grid = _grid(grid)
+    args = args + trailing
+    hooks = triton.knobs.runtime
+    compiled.run(
+        grid[0],
+        grid[1] if len(grid) > 1 else 1,
+        grid[2] if len(grid) > 2 else 1,
+        handle,
+        compiled.function,
+        compiled.packed_metadata,
+        compiled.launch_metadata(grid, handle, *args),
+        hooks.launch_enter_hook,
+        hooks.launch_exit_hook,
+        *args,
+    )
+    return True
+
+
+def _remember_launch(kernel, key, compiled, args, constexprs):
+    """After a launch through Triton: keep what `_launch_known` needs to repeat it, unless
+    Triton's dispatch does per-call work the direct path would skip (interpreter, pre-run
+    hooks, global values it re-checks, asynchronous compilation)."""
+    names = getattr(kernel, "arg_names", None)
+    if names is None:  # not a Triton JITFunction (replaced, wrapped)
+        return
+    trailing_names = names[len(args) :]
+    if (
+        not hasattr(compiled, "packed_metadata")
+        or hasattr(compiled, "result")
+        or kernel.pre_run_hooks
+        or kernel.used_global_vals
+        or any(n not in constexprs for n in trailing_names)
+        or any(isinstance(k, _Uncached) for k in key)
+    ):
+        return
+    try:
+        if len(_KNOWN) >= 512:
+            _KNOWN.clear()
+        _KNOWN[(id(kernel), key)] = (
+            kernel,
+            compiled,
+            triton.runtime.driver.active.get_current_device(),
+            tuple(constexprs[n] for n in trailing_names),
+        )
+    except TypeError:
+        pass
+
+
+class _Uncached:
+    """A key part that keeps a launch on the plain path."""
+
+
 BUCKET = 12
 OFFSET = None  # an optional shift, decided when the module is written
 
@@ -159,10 +248,14 @@ def bucket_kernel(
     """Split signed keys into (bucket, slot) with floor semantics, and weight each key by
     its slot: weight = slot * 0.5 + 1 (a float32 constant written as numpy spells it)."""
     # strides and row lengths are multiples the launcher checked (its *_div arguments)
-    keys_shape0 = keys_shape0 // keys_div[0] * keys_div[0]
-    bucket_shape0 = bucket_shape0 // bucket_div[0] * bucket_div[0]
-    slot_shape0 = slot_shape0 // slot_div[0] * slot_div[0]
-    weight_shape0 = weight_shape0 // weight_div[0] * weight_div[0]
+    keys_stride0 = keys_stride0 // keys_div[0] * keys_div[0]
+    keys_shape0 = keys_shape0 // keys_div[1] * keys_div[1]
+    bucket_stride0 = bucket_stride0 // bucket_div[0] * bucket_div[0]
+    bucket_shape0 = bucket_shape0 // bucket_div[1] * bucket_div[1]
+    slot_stride0 = slot_stride0 // slot_div[0] * slot_div[0]
+    slot_shape0 = slot_shape0 // slot_div[1] * slot_div[1]
+    weight_stride0 = weight_stride0 // weight_div[0] * weight_div[0]
+    weight_shape0 = weight_shape0 // weight_div[1] * weight_div[1]
     i = tl.program_id(0)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_keys0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
@@ -190,6 +283,46 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
     bucket = _as_tensor(bucket)
     slot = _as_tensor(slot)
     weight = _as_tensor(weight)
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    args = (
+        keys,
+        *keys.shape,
+        *keys.stride(),
+        bucket,
+        *bucket.shape,
+        *bucket.stride(),
+        slot,
+        *slot.shape,
+        *slot.stride(),
+        weight,
+        *weight.shape,
+        *weight.stride(),
+        TILE,
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    known = (
+        keys.dtype,
+        keys.data_ptr() & 15,
+        keys.shape,
+        keys.stride(),
+        bucket.dtype,
+        bucket.data_ptr() & 15,
+        bucket.shape,
+        bucket.stride(),
+        slot.dtype,
+        slot.data_ptr() & 15,
+        slot.shape,
+        slot.stride(),
+        weight.dtype,
+        weight.data_ptr() & 15,
+        weight.shape,
+        weight.stride(),
+        TILE,
+        num_ctas,
+    )
+    if _launch_known(bucket_kernel, known, stream, grid, args):
+        return
     _check_ndim("bucket_kernel", "keys", keys, 1)
     _check_ndim("bucket_kernel", "bucket", bucket, 1)
     _check_ndim("bucket_kernel", "slot", slot, 1)
@@ -199,30 +332,18 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
+    constexprs = dict(
+        keys_div=_multiples(keys),
+        bucket_div=_multiples(bucket),
+        slot_div=_multiples(slot),
+        weight_div=_multiples(weight),
+        USE_INT64=_needs_int64(keys, bucket, slot, weight),
+    )
     with _on_stream(stream):
-        bucket_kernel[_grid(grid)](
-            keys,
-            *keys.shape,
-            *keys.stride(),
-            bucket,
-            *bucket.shape,
-            *bucket.stride(),
-            slot,
-            *slot.shape,
-            *slot.stride(),
-            weight,
-            *weight.shape,
-            *weight.stride(),
-            TILE,
-            keys_div=_multiples(keys),
-            bucket_div=_multiples(bucket),
-            slot_div=_multiples(slot),
-            weight_div=_multiples(weight),
-            USE_INT64=_needs_int64(keys, bucket, slot, weight),
-            num_warps=num_warps,
-            num_stages=num_stages,
-            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        compiled = bucket_kernel[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
         )
+        _remember_launch(bucket_kernel, known, compiled, args, constexprs)
 
 
 def launch(stream, keys, bucket, slot, weight):

@@ -78,13 +78,23 @@ def _needs_int64(*arrays):
 
 
 def _multiples(x):
-    """For each stride but the last and for the last extent of `x`, the largest of 16, 8, 4, 2,
-    1 dividing it: the kernel relies on these (see its `*_div` arguments) to vectorize."""
-    sizes = x.stride()[:-1] + (x.shape[-1],)
-    return tuple(
-        16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
-        for v in sizes
+    """For each stride of `x`, then for each extent, the largest of 16, 8, 4, 2, 1 dividing it
+    (an extent only where its dimension is the contiguous one, else 1): the kernel relies on
+    these (see its `*_div` arguments) to vectorize, whichever dimension is contiguous."""
+    strides = x.stride()
+    return tuple(_multiple(s) for s in strides) + tuple(
+        _multiple(n) if s == 1 else 1 for n, s in zip(x.shape, strides)
     )
+
+
+def _multiple(v):
+    return 16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+
+
+# A tf32 matrix product's B operand gets a K-major copy (docs/performance.md) when it has at
+# least this many elements and its product at least this many rows (the copy costs one read
+# and one write of B; a row-major B costs every block's wgmma one 4-byte copy per element).
+_K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
 
 
 def _by_target(value):
@@ -117,6 +127,85 @@ def _on_stream(stream):
     return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
 
 
+# (id of the Triton kernel, launch key) -> (the kernel, its compiled kernel, device, the launch's
+# trailing constexprs). Keyed by id: a JITFunction's own hash reads its source hash under a lock.
+_KNOWN = {}
+
+
+def _launch_known(kernel, key, stream, grid, args):
+    """Launch `kernel` through the compiled kernel an earlier launch with the same key got from
+    Triton, passing exactly the arguments Triton's own dispatch would (theirs cost most of a
+    launch's host time). The key holds what Triton specializes on and what the launcher's
+    choices read, so an equal key means the same compiled kernel. False, launching nothing,
+    when there is none yet or the launch names a stream of another device or not a torch one."""
+    try:
+        known = _KNOWN.get((id(kernel), key))
+    except TypeError:  # an unhashable constant: the plain path
+        return False
+    if known is None or known[0] is not kernel:
+        return False
+    _, compiled, device, trailing = known
+    drv = triton.runtime.driver.active
+    if drv.get_current_device() != device:
+        return False
+    if stream is None:
+        handle = drv.get_current_stream(device)
+    elif type(stream) is torch.cuda.Stream and stream.device_index == device:
+        handle = stream.cuda_stream
+    else:
+        return False
+    grid = _grid(grid)
+    args = args + trailing
+    hooks = triton.knobs.runtime
+    compiled.run(
+        grid[0],
+        grid[1] if len(grid) > 1 else 1,
+        grid[2] if len(grid) > 2 else 1,
+        handle,
+        compiled.function,
+        compiled.packed_metadata,
+        compiled.launch_metadata(grid, handle, *args),
+        hooks.launch_enter_hook,
+        hooks.launch_exit_hook,
+        *args,
+    )
+    return True
+
+
+def _remember_launch(kernel, key, compiled, args, constexprs):
+    """After a launch through Triton: keep what `_launch_known` needs to repeat it, unless
+    Triton's dispatch does per-call work the direct path would skip (interpreter, pre-run
+    hooks, global values it re-checks, asynchronous compilation)."""
+    names = getattr(kernel, "arg_names", None)
+    if names is None:  # not a Triton JITFunction (replaced, wrapped)
+        return
+    trailing_names = names[len(args) :]
+    if (
+        not hasattr(compiled, "packed_metadata")
+        or hasattr(compiled, "result")
+        or kernel.pre_run_hooks
+        or kernel.used_global_vals
+        or any(n not in constexprs for n in trailing_names)
+        or any(isinstance(k, _Uncached) for k in key)
+    ):
+        return
+    try:
+        if len(_KNOWN) >= 512:
+            _KNOWN.clear()
+        _KNOWN[(id(kernel), key)] = (
+            kernel,
+            compiled,
+            triton.runtime.driver.active.get_current_device(),
+            tuple(constexprs[n] for n in trailing_names),
+        )
+    except TypeError:
+        pass
+
+
+class _Uncached:
+    """A key part that keeps a launch on the plain path."""
+
+
 @triton.jit
 def float_bits_kernel(
     x_ptr,
@@ -140,9 +229,12 @@ def float_bits_kernel(
     as int32 gives the IEEE bit pattern, whose bits 23..30 hold the biased exponent.
     """
     # strides and row lengths are multiples the launcher checked (its *_div arguments)
-    x_shape0 = x_shape0 // x_div[0] * x_div[0]
-    raw_shape0 = raw_shape0 // raw_div[0] * raw_div[0]
-    exponent_shape0 = exponent_shape0 // exponent_div[0] * exponent_div[0]
+    x_stride0 = x_stride0 // x_div[0] * x_div[0]
+    x_shape0 = x_shape0 // x_div[1] * x_div[1]
+    raw_stride0 = raw_stride0 // raw_div[0] * raw_div[0]
+    raw_shape0 = raw_shape0 // raw_div[1] * raw_div[1]
+    exponent_stride0 = exponent_stride0 // exponent_div[0] * exponent_div[0]
+    exponent_shape0 = exponent_shape0 // exponent_div[1] * exponent_div[1]
     pid = tl.program_id(0)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_x0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
@@ -186,6 +278,39 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
     x = _as_tensor(x)
     raw = _as_tensor(raw)
     exponent = _as_tensor(exponent)
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    args = (
+        x,
+        *x.shape,
+        *x.stride(),
+        raw,
+        *raw.shape,
+        *raw.stride(),
+        exponent,
+        *exponent.shape,
+        *exponent.stride(),
+        TILE,
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    known = (
+        x.dtype,
+        x.data_ptr() & 15,
+        x.shape,
+        x.stride(),
+        raw.dtype,
+        raw.data_ptr() & 15,
+        raw.shape,
+        raw.stride(),
+        exponent.dtype,
+        exponent.data_ptr() & 15,
+        exponent.shape,
+        exponent.stride(),
+        TILE,
+        num_ctas,
+    )
+    if _launch_known(float_bits_kernel, known, stream, grid, args):
+        return
     _check_ndim("float_bits_kernel", "x", x, 1)
     _check_ndim("float_bits_kernel", "raw", raw, 1)
     _check_ndim("float_bits_kernel", "exponent", exponent, 1)
@@ -194,26 +319,17 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
+    constexprs = dict(
+        x_div=_multiples(x),
+        raw_div=_multiples(raw),
+        exponent_div=_multiples(exponent),
+        USE_INT64=_needs_int64(x, raw, exponent),
+    )
     with _on_stream(stream):
-        float_bits_kernel[_grid(grid)](
-            x,
-            *x.shape,
-            *x.stride(),
-            raw,
-            *raw.shape,
-            *raw.stride(),
-            exponent,
-            *exponent.shape,
-            *exponent.stride(),
-            TILE,
-            x_div=_multiples(x),
-            raw_div=_multiples(raw),
-            exponent_div=_multiples(exponent),
-            USE_INT64=_needs_int64(x, raw, exponent),
-            num_warps=num_warps,
-            num_stages=num_stages,
-            num_ctas=_by_target(hints.get("num_ctas", 1)),
+        compiled = float_bits_kernel[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
         )
+        _remember_launch(float_bits_kernel, known, compiled, args, constexprs)
 
 
 def launch(stream, x, raw, exponent):
