@@ -138,8 +138,10 @@ def versions() -> dict:
 
 
 def own_commit() -> str | None:
+    """This tree's commit; T2T_COMMIT names it where the tree has no git metadata (the GPU
+    machine receives a bare work tree)."""
     from .supervisor import package_root
-    return _git_rev(Path(package_root()).parent) or _git_rev(Path(package_root()))
+    return os.environ.get("T2T_COMMIT") or _git_rev(Path(package_root()).parent) or _git_rev(Path(package_root()))
 
 
 # -- running -----------------------------------------------------------------------------------
