@@ -91,6 +91,13 @@ def test_k_major_copy_keeps_shape_and_values(tmp_path):
     batched = torch.randn(3, 40, 24, generator=g)
     kb = m._k_major_copy(batched)
     assert torch.equal(kb, batched) and kb.stride()[1:] == (1, 64)
+    # more than one batch dimension: torch's own copy
+    deep = torch.randn(2, 3, 37, 21, generator=g)
+    kd = m._k_major_copy(deep)
+    assert torch.equal(kd, deep) and kd.stride()[2:] == (1, 64)
+    # a source that is a strided view (rows of a wider buffer)
+    wide = torch.randn(45, 80, generator=g)[:, 5:62]
+    assert torch.equal(m._k_major_copy(wide), wide)
 
 
 @pytest.fixture

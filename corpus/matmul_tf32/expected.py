@@ -130,8 +130,30 @@ def _k_major_copy(b):
     copy = torch.empty((*b.shape[:-2], n, -(-k // 32) * 32), dtype=b.dtype, device=b.device)[
         ..., :k
     ]
-    copy.copy_(b.transpose(-1, -2))
+    if b.dim() > 3:
+        copy.copy_(b.transpose(-1, -2))
+        return copy.transpose(-1, -2)
+    # torch's copy of a transposed view moves about 1 TB/s on the H200 (GPU run 16), a
+    # quarter of what a tiled transpose reaches: the copy is a Triton kernel
+    src, dst = (b, copy) if b.dim() == 3 else (b[None], copy[None])
+    grid = (triton.cdiv(k, 64), triton.cdiv(n, 64), src.shape[0])
+    _k_major_copy_kernel[grid](
+        src, dst, k, n, *src.stride(), dst.stride(0), dst.stride(1), BK=64, BN=64
+    )
     return copy.transpose(-1, -2)
+
+
+@triton.jit
+def _k_major_copy_kernel(
+    src, dst, K, N, src_sb, src_sk, src_sn, dst_sb, dst_sn, BK: tl.constexpr, BN: tl.constexpr
+):
+    """dst[i, n, k] = src[i, k, n] over one BK x BN block (dst's last stride is 1)."""
+    k = tl.program_id(0).to(tl.int64) * BK + tl.arange(0, BK)
+    n = tl.program_id(1).to(tl.int64) * BN + tl.arange(0, BN)
+    i = tl.program_id(2).to(tl.int64)
+    mask = (k[:, None] < K) & (n[None, :] < N)
+    x = tl.load(src + i * src_sb + k[:, None] * src_sk + n[None, :] * src_sn, mask=mask)
+    tl.store(dst + i * dst_sb + n[None, :] * dst_sn + k[:, None], x, mask=mask)
 
 
 def _by_target(value):
