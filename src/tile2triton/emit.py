@@ -202,7 +202,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
         kernel=fn.name, launch=names[f"launch_{fn.name}"], h=h, v=local,
         params=[p.name for p in fn.params], arrays=arrays, ranks=ranks,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
-        tile_elems=elems, uses_dot=unit.uses_dot,
+        tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
         int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints).rstrip("\n")
 

@@ -159,24 +159,21 @@ class Statements:
         nonneg = all(self.is_nonneg(a) for a in args[:2]) and (
             len(args) < 3 or (isinstance(args[2].val, ConstV) and args[2].val.value > 0))
         self.env[var] = TileV(shape=(), dtype="int32", nonneg=nonneg)
-        bounds = ", ".join(a.code for a in args)
         head = len(self.out)
-        self.line(f"for {var} in range({bounds}):", self.header_comment(node))
+        self.line(f"for {var} in range({', '.join(a.code for a in args)}):",
+                  self.header_comment(node))
         self.block(node.body)
-        if self.persistent_dot_loop(args, self.out[head + 1:]):
-            # a grid-stride loop over output tiles, each a loop of dots (persistent matmul):
-            # Triton pipelines only innermost loops, so the pipeline drains at every tile
-            # unless the nest is flattened into one loop (GPU run 17, docs/performance.md)
-            self.out[head] = self.out[head].replace(f" in range({bounds}):",
-                                                    f" in tl.range({bounds}, flatten=True):", 1)
+        self.result.persistent_dots |= self.persistent_dot_loop(args, self.out[head + 1:])
 
     @staticmethod
     def persistent_dot_loop(args, body: list) -> bool:
+        """A grid-stride loop (start from the block id, step by the grid size) whose body
+        holds a loop of dots: the launcher gives such kernels a deeper pipeline."""
         if len(args) != 3 or "tl.program_id(" not in args[0].code \
                 or "tl.num_programs(" not in args[2].code:
             return False
         text = "\n".join(body)
-        return any(line.lstrip().startswith("for ") for line in body) and (
+        return any(line.lstrip().startswith(("for ", "while ")) for line in body) and (
             "tl.dot(" in text or "_dot_any_size(" in text)
 
     def while_stmt(self, node: cst.While) -> None:

@@ -19,6 +19,8 @@ class UnitResult:
     helper_sources: dict = field(default_factory=dict)
     tile_elems: list = field(default_factory=list)  # launcher heuristics: tile sizes as exprs
     uses_dot: bool = False
+    # dots inside a loop nested in a grid-stride loop (a persistent matmul): deeper pipeline
+    persistent_dots: bool = False
     # (B array, A array) of tf32 products whose operands are loaded straight from this
     # function's array parameters: candidates for a K-major copy of B (docs/performance.md)
     k_major: list = field(default_factory=list)
