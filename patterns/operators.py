@@ -31,7 +31,15 @@ def _floordiv(a, b):
     """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
     truncates toward zero, so the quotient steps down where the signs differ."""
     if (a + b).dtype.is_floating():
-        q = tl.floor((a / b).to(tl.float32)).to((a + b).dtype)
+        # the quotient rounded to the dtype (an IEEE division: Triton's fp32 `/` is
+        # approximate, and a quotient that is exactly 6 could floor to 5), then floored
+        dt = (a + b).dtype
+        if dt == tl.float64:
+            q = tl.floor(tl.cast(a, dt) / tl.cast(b, dt))
+        else:  # 16-bit values divide exactly enough in fp32, then round to their dtype
+            x = tl.cast(tl.cast(a, dt), tl.float32)
+            y = tl.cast(tl.cast(b, dt), tl.float32)
+            q = tl.floor(tl.div_rn(x, y).to(dt).to(tl.float32)).to(dt)
     else:
         q = a // b
         q = tl.where((q * b != a) & ((a < 0) != (b < 0)), q - 1, q)

@@ -361,6 +361,48 @@ def test_divmod_floors(fills, dx, dy):
         assert torch.equal(u, v)
 
 
+FLOORDIV_SRC = """
+@ct.kernel
+def floordivs(x, y, q, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    a = ct.load(x, (i,), (TILE,))
+    b = ct.load(y, (i,), (TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(q, (i,), a // b)
+"""
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16,
+                                   torch.float16], ids=str)
+def test_float_floordiv_floors_the_rounded_quotient(tmp_path, dtype):
+    """Float `//` floors the IEEE quotient rounded to the dtype (the reference interpreter's
+    rule), never an approximate one: exact multiples (whose approximate fp32 quotient can fall
+    just below the integer: GPU run 15 found 5 for 6 in bf16), negative operands, and 1 / 0.1,
+    whose fp32 quotient rounds up to 10."""
+    g = gen(23)
+    n = 333
+    y = (torch.rand(n, generator=g, dtype=torch.float64) * 8 + 0.1) * torch.where(
+        torch.rand(n, generator=g) < 0.5, -1.0, 1.0).double()
+    k = torch.randint(-40, 40, (n,), generator=g).double()
+    x = torch.where(torch.arange(n) % 3 == 0, k * y, torch.randn(n, generator=g).double() * 50)
+    x, y = x.to(dtype), y.to(dtype)
+    x[5], y[5] = 1.0, 0.1
+    both = Both(tmp_path, FLOORDIV_SRC, "floordiv")
+    a1, a2 = both.run("floordivs", (3,), [x, y, torch.zeros(n, dtype=dtype), 128])
+    q = x.double() / y.double()
+    ref = torch.floor(q.to(dtype).double())
+    if dtype is torch.bfloat16:
+        # Triton's interpreter truncates float32 -> bfloat16 casts (GPUs round to nearest, as
+        # `.to(dtype)` does here): on the CPU the quotient is truncated to bfloat16
+        bits = q.float().view(torch.int32) & -65536
+        ref = torch.floor(bits.view(torch.float32).double())
+    assert torch.equal(a2[2].double(), ref)
+    if dtype is not torch.bfloat16:
+        assert torch.equal(a1[2], a2[2])    # the reference interpreter rounds to nearest
+    if dtype is torch.float32:
+        assert a2[2][5] == 10
+    assert "tl.div_rn(x, y)" in both.text
+
+
 def test_divmod_of_floats_and_is_on_tiles_are_located():
     d = diagnostics("""
     @ct.kernel
