@@ -271,5 +271,11 @@ def k(x, TILE: ct.Constant[int]):
             raise cx.error(call.node, "T2T106", "`~` (bitwise not) is not defined on floats",
                            help="use it on integer or boolean tiles")
         v = x.val
+        if sym == "-" and isinstance(v, TileV) and dtype_of(x) in ("bool", "bool_"):
+            # cuTile negates a boolean as an int32 (-True == -1); Triton's `-` keeps int1.
+            # (A tile loaded from a bool array has its dtype only at launch: it keeps `-x`,
+            # docs/constructs-hard.md.)
+            return Lowered(f"-{x.wrap(PREC['atom'])}.to(tl.int32)",
+                           TileV(shape=tile_shape(x), dtype="int32"), PREC["unary"])
         val = TileV(shape=tile_shape(x), dtype=dtype_of(x)) if isinstance(v, TileV) else v
         return Lowered(f"{sym}{x.wrap(PREC['unary'])}", val, PREC["unary"])

@@ -403,6 +403,25 @@ def test_float_floordiv_floors_the_rounded_quotient(tmp_path, dtype):
     assert "tl.div_rn(x, y)" in both.text
 
 
+NEG_SRC = """
+@ct.kernel
+def negate(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(0),), (TILE,))
+    m = t > 0.5
+    ct.store(y, (ct.bid(0),), -m + ct.negative(m))
+"""
+
+
+def test_negated_bool_is_an_int32(tmp_path):
+    """-True is -1 in cuTile (a bool tile negates as int32); Triton's `-` on int1 keeps 1."""
+    x = torch.rand(300, generator=gen(5), dtype=torch.float64)
+    both = Both(tmp_path, NEG_SRC, "negbool")
+    a1, a2 = both.run("negate", (3,), [x, torch.zeros(300, dtype=torch.int32), 128])
+    assert torch.equal(a2[1], -2 * (x > 0.5).to(torch.int32))
+    assert torch.equal(a1[1], a2[1])
+    assert "-m.to(tl.int32)" in both.text
+
+
 def test_divmod_of_floats_and_is_on_tiles_are_located():
     d = diagnostics("""
     @ct.kernel
