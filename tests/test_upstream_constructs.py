@@ -422,6 +422,33 @@ def test_negated_bool_is_an_int32(tmp_path):
     assert "-m.to(tl.int32)" in both.text
 
 
+TYPED_CONST_SRC = """
+@ct.kernel
+def typed(x, y):
+    ct.scatter(x, 0, ct.int64(ct.uint32(-3)))
+    ct.scatter(x, 1, ct.int64(ct.uint32(0x1abcdef23)))
+    ct.scatter(x, 2, ct.int64(ct.int32(-3_000_000_000)))
+    ct.scatter(x, 3, ct.int64(~ct.uint32(3)))
+    ct.scatter(x, 4, ct.int64(-ct.uint32(3)))
+    ct.scatter(x, 5, ct.int64(ct.uint8(150) + ct.uint8(110)))
+    ct.scatter(x, 6, ct.int64(ct.int8(100) * 3 - 1))
+    for i in range(300):
+        ct.scatter(y, i, ct.int64(ct.int8(i - 150)))
+"""
+
+
+def test_strictly_typed_integer_constants_wrap(tmp_path):
+    """`ct.uint32(-3)` is 2**32 - 3, and arithmetic on such constants wraps to their width
+    (cuTile folds them as typed values; GPU run 15 found -3 and 260 in their place)."""
+    both = Both(tmp_path, TYPED_CONST_SRC, "typed")
+    x, y = torch.zeros(7, dtype=torch.int64), torch.zeros(300, dtype=torch.int64)
+    a1, a2 = both.run("typed", (1,), [x, y])
+    assert a2[0].tolist() == [0xfffffffd, 0xabcdef23, 1294967296, 0xfffffffc, 0xfffffffd, 4,
+                              (300 - 256) - 1]
+    assert torch.equal(a2[1], torch.arange(-150, 150).to(torch.int8).to(torch.int64))
+    assert torch.equal(a1[0], a2[0]) and torch.equal(a1[1], a2[1])
+
+
 def test_divmod_of_floats_and_is_on_tiles_are_located():
     d = diagnostics("""
     @ct.kernel

@@ -9,6 +9,7 @@ these modules; a math function of a value known only at launch becomes a Triton 
 from __future__ import annotations
 
 import math
+import operator
 from typing import Optional
 
 # the modules whose names kernels may read (the qualified name an import resolves to)
@@ -72,15 +73,72 @@ def math_constant(qualname: str):
     return _MODULE_CONSTANTS.get(module, {}).get(attr)
 
 
-def dtype_cast(kind: str, value):
+def dtype_cast(kind: str, value, bits: int = 64):
     """`np.float32(v)` / `ct.int16(v)` / `torch.float32(v)` on a constant, as cuTile folds it:
-    a float dtype keeps the number as a float, an integer dtype truncates toward zero, bool_
-    tests it; with no argument, zero of the kind."""
+    a float dtype keeps the number as a float, an integer dtype truncates toward zero and wraps
+    to its width (`ct.uint32(-3) == 2**32 - 3`), giving a strictly typed constant whose later
+    arithmetic wraps too; bool_ tests it; with no argument, zero of the kind."""
     if kind == "bool":
         return bool(value) if value is not None else False
     if kind in ("int", "uint"):
-        return int(value) if value is not None else 0
+        return TypedInt.of(int(value) if value is not None else 0, bits, kind == "int")
     return float(value) if value is not None else 0.0
+
+
+class TypedInt(int):
+    """A strictly typed integer constant (`ct.uint8(150)`): an int to everything else (shapes,
+    ranges, generated literals), but arithmetic between typed and plain constants wraps to its
+    width and signedness, as cuTile's constant folding does (`ct.uint8(150) + ct.uint8(110)
+    == 4`)."""
+    bits: int
+    signed: bool
+
+    @classmethod
+    def of(cls, value: int, bits: int, signed: bool) -> "TypedInt":
+        value &= (1 << bits) - 1
+        if signed and value >= 1 << (bits - 1):
+            value -= 1 << bits
+        out = int.__new__(cls, value)
+        out.bits, out.signed = bits, signed
+        return out
+
+    def _typed(self, other, fn):
+        if isinstance(other, float) or isinstance(other, bool):
+            return fn(int(self), other)
+        if not isinstance(other, int):
+            return NotImplemented
+        bits, signed = self.bits, self.signed
+        if isinstance(other, TypedInt) and (other.bits, other.signed) != (bits, signed):
+            # two typed constants: the wider type; of one width, the unsigned one (C's rule)
+            if other.bits > bits:
+                bits, signed = other.bits, other.signed
+            elif other.bits == bits:
+                signed = False
+        result = fn(int(self), int(other))
+        return TypedInt.of(result, bits, signed) if isinstance(result, int) else result
+
+    def __repr__(self):
+        return int.__repr__(self)
+
+    __str__ = __repr__
+
+
+def _binary(fn):
+    return (lambda self, other: self._typed(other, fn),
+            lambda self, other: self._typed(other, lambda a, b: fn(b, a)))
+
+
+for _name, _fn in (("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+                   ("floordiv", operator.floordiv), ("mod", operator.mod),
+                   ("and", operator.and_), ("or", operator.or_), ("xor", operator.xor),
+                   ("lshift", operator.lshift), ("rshift", operator.rshift)):
+    _f, _r = _binary(_fn)
+    setattr(TypedInt, f"__{_name}__", _f)
+    setattr(TypedInt, f"__r{_name}__", _r)
+TypedInt.__neg__ = lambda self: TypedInt.of(-int(self), self.bits, self.signed)
+TypedInt.__invert__ = lambda self: TypedInt.of(~int(self), self.bits, self.signed)
+TypedInt.__pos__ = lambda self: self
+TypedInt.__abs__ = lambda self: TypedInt.of(abs(int(self)), self.bits, self.signed)
 
 
 def math_function(qualname: str) -> Optional[str]:

@@ -59,7 +59,7 @@ class CompileTimePython:
             raise self.error(node, "T2T102", f"ct.{d.name}() takes at most one positional "
                                              "argument")
         if not node.args:
-            return self.const(pyconst.dtype_cast(d.kind, None))
+            return self.const(pyconst.dtype_cast(d.kind, None, d.bits))
         arg = self.expr(node.args[0].value)
         if isinstance(arg.val, ConstV):
             value = arg.val.value
@@ -68,12 +68,15 @@ class CompileTimePython:
                                  f"ct.{d.name}() of {value!r}: not a number",
                                  help="cuTile rejects it too; pass a number")
             try:
-                return self.const(pyconst.dtype_cast(d.kind, value))
+                return self.const(pyconst.dtype_cast(d.kind, value, d.bits))
             except (ValueError, OverflowError) as e:   # int(inf), int(nan)
                 raise self.error(node, "T2T103", f"ct.{d.name}({value!r}): {e}") from None
         if isinstance(arg.val, (TileV, ConstExprV)):
             shape = arg.val.shape if isinstance(arg.val, TileV) else ()
-            return Lowered(f"{arg.wrap(100)}.to({dtype.triton})" if isinstance(arg.val, TileV)
+            # a scalar may be a Python int under the interpreter (a loop index): tl.cast
+            code = (f"tl.cast({arg.code}, {dtype.triton})" if shape == () else
+                    f"{arg.wrap(100)}.to({dtype.triton})")
+            return Lowered(code if isinstance(arg.val, TileV)
                            else f"tl.full((), {arg.code}, {dtype.triton})",
                            TileV(shape=shape, dtype=d.name))
         raise self.error(node, "T2T102", f"ct.{d.name}() needs a number or a scalar")
