@@ -64,8 +64,9 @@ FP8 = {getattr(torch, n): spec for n, spec in (("float8_e4m3fn", (3, -6)),
                                                ("float8_e5m2fnuz", (2, -15)))
        if hasattr(torch, n)}
 
-# CPU backend: Triton's interpreter computes tl.dot(..., input_precision="tf32") in full fp32,
-# while cuTile (and the reference interpreter) round the operands to tf32 (10 mantissa bits).
+# tf32 dots: Triton's interpreter computes tl.dot(..., input_precision="tf32") in full fp32 and
+# Triton on the GPU truncates the operands to tf32, while cuTile (and the reference interpreter)
+# round them to nearest tf32 (10 mantissa bits).
 # Each product then differs by up to 2 * 2^-11 relative, and a K-long dot accumulates that over
 # sum |a_k b_k|, which for random data is a few times the largest |result|: allow 2^-8 of the
 # array's largest magnitude (and 2^-9 relative).
