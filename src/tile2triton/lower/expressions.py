@@ -188,6 +188,12 @@ class Expressions:
     def x_UnaryOperation(self, node: cst.UnaryOperation) -> Lowered:
         operand = self.expr(node.expression)
         if isinstance(node.operator, cst.Not):
+            if isinstance(operand.val, ConstV):
+                return self.const(not operand.val.value)
+            if isinstance(operand.val, TileV) and operand.val.dtype != "bool_":
+                # Triton's `not` bitcasts an int32 to int1 (no compile); cuTile tests `== 0`
+                return Lowered(f"{operand.wrap(PREC['cmp'] + 1)} == 0",
+                               TileV(shape=operand.val.shape, dtype="bool_"), PREC["cmp"])
             return Lowered(f"not {operand.wrap(PREC['not'])}", operand.val, PREC["not"])
         if isinstance(node.operator, cst.Plus):
             return operand
@@ -244,11 +250,21 @@ class Expressions:
                          help="compare tiles and scalars with == and !=")
 
     def x_BooleanOperation(self, node: cst.BooleanOperation) -> Lowered:
+        """`a and b`, `a or b`: cuTile makes each operand a bool first (an int32 condition is
+        `!= 0`); Triton's `and`/`or` would bitcast an int32 to int1, which does not compile."""
+        is_and = isinstance(node.operator, cst.And)
         left = self.expr(node.left)
-        right = self.expr(node.right)
-        word = "and" if isinstance(node.operator, cst.And) else "or"
+        if isinstance(left.val, ConstV):      # decided at translation time
+            if bool(left.val.value) != is_and:
+                return self.const(not is_and)
+            right = self.expr(node.right)
+            return self.const(bool(right.val.value)) if isinstance(right.val, ConstV) \
+                else _as_bool(right)
+        left, right = _as_bool(left), _as_bool(self.expr(node.right))
+        word = "and" if is_and else "or"
         p = PREC[word]
-        return Lowered(f"{left.wrap(p)} {word} {right.wrap(p + 1)}", left.val, p)
+        val = next((v.val for v in (left, right) if isinstance(v.val, TileV)), left.val)
+        return Lowered(f"{left.wrap(p)} {word} {right.wrap(p + 1)}", val, p)
 
     def x_IfExp(self, node: cst.IfExp) -> Lowered:
         return self.if_exp(node)  # pyvalues.py: folded on constants, per dtype by Triton
@@ -352,6 +368,15 @@ class Expressions:
             codes.append(USE_INT64)
         self.result.merge(unit)
         return Lowered(f"{name}({', '.join(codes)})", ret)
+
+
+def _as_bool(low: Lowered) -> Lowered:
+    """A runtime operand of `and`/`or` as an int1 (`x != 0` unless it is one already)."""
+    v = low.val
+    if isinstance(v, TileV) and v.dtype != "bool_":
+        return Lowered(f"{low.wrap(PREC['cmp'] + 1)} != 0", TileV(shape=v.shape, dtype="bool_"),
+                       PREC["cmp"])
+    return low
 
 
 def _literal_only(node) -> bool:
