@@ -108,3 +108,16 @@ def test_grouped_gemm_with_mixed_layouts_computes_the_same(tmp_path):
     m.launch(None, As, Bs, Cs)
     for a, b, c in zip(As, Bs, Cs):
         torch.testing.assert_close(c.double(), a.double() @ b.double(), atol=1e-4, rtol=1e-4)
+
+
+def test_every_grid_form_cutile_takes(tmp_path):
+    """An int, a 1- to 3-tuple, or the empty tuple (one block: upstream's
+    test_launch_grid_padding, where the translation raised IndexError in GPU run 15)."""
+    m = _module(tmp_path)
+    g = torch.Generator().manual_seed(3)
+    a, b = torch.randn(100, generator=g), torch.randn(100, generator=g)   # one 128-wide tile
+    for grid in (1, (1,), (1, 1), (1, 1, 1), (), [1]):
+        out = torch.full((100,), float("nan"))
+        m.launch_vector_add_kernel(None, grid, a, b, out, 128)
+        torch.testing.assert_close(out, a + b)
+    assert m._grid(()) == (1,) and m._grid(5) == (5,) and m._grid([2, 3]) == (2, 3)

@@ -63,7 +63,8 @@ def _by_target(value):
 
 
 def _grid(grid):
-    return tuple(grid) if isinstance(grid, (tuple, list)) else (int(grid),)
+    """cuTile's grid: an int or a tuple of up to three; the empty tuple is one block."""
+    return (tuple(grid) or (1,)) if isinstance(grid, (tuple, list)) else (int(grid),)
 
 
 _SAME_STREAM = contextlib.nullcontext()
