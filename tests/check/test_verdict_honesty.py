@@ -137,3 +137,15 @@ def test_tf32_allowance_applies_to_cpu_checks_of_translations_with_a_tf32_dot(tm
     corpus = {"torch.float32": dict(atol=1e-3)}
     merged = _tolerances(corpus, str(with_tf32), "cpu")["torch.float32"]
     assert merged["atol"] == 1e-3 and merged["atol_scale"] == V.TF32_ALLOWANCE["atol_scale"]
+
+
+def test_checker_out_of_memory_is_not_checked_not_an_error():
+    """A launch whose arrays leave no GPU memory for the checker's copies cannot be judged:
+    `not-checked` with the reason (GPU run 15 reported it as an internal error)."""
+    import torch
+    from tile2triton.verify.worker import result_of_exception
+    r = result_of_exception(torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 32 GiB"))
+    assert r["verdict"] == "not-checked" and "not enough GPU memory" in r["findings"][0]["detail"]
+    assert "32 GiB" in r["findings"][0]["detail"]
+    r = result_of_exception(KeyError("x"))
+    assert r["verdict"] == "error" and "internal error in the checker" in r["findings"][0]["detail"]

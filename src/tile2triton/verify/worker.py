@@ -482,17 +482,39 @@ def serve(backend: str) -> int:
                 kind="illegal-address", detail=f"{type(cause).__name__}: {cause}",
                 traceback=_short_tb(cause))], fatal=True)
         except BaseException as e:  # noqa: BLE001 - report, keep serving
-            if is_cuda_error(e):
-                result = dict(verdict="illegal-address", fatal=True, findings=[dict(
-                    kind="illegal-address", detail=f"{type(e).__name__}: {e}")])
-            else:
-                result = dict(verdict="error", findings=[dict(
-                    kind="error", detail=f"internal error in the checker: "
-                    f"{type(e).__name__}: {e}", traceback=_short_tb(e))])
+            result = result_of_exception(e)
         send(dict(type="result", **result))
         if result.get("fatal"):
             return 3
     return 0
+
+
+def result_of_exception(e: BaseException) -> dict:
+    """The verdict of a launch whose check raised `e` (not a Fatal one)."""
+    if _out_of_memory(e):
+        # checking needs copies of the launch's arrays beside the test's own: a launch whose
+        # arrays fill the GPU cannot be judged (GPU run 15: a 32 GiB copy)
+        _free_cached_memory()
+        return dict(verdict="not-checked", findings=[dict(
+            kind="not-checked", detail="not enough GPU memory for the checker's copies of the "
+            f"launch's arrays ({str(e).splitlines()[0][:160]})")])
+    if is_cuda_error(e):
+        return dict(verdict="illegal-address", fatal=True, findings=[dict(
+            kind="illegal-address", detail=f"{type(e).__name__}: {e}")])
+    return dict(verdict="error", findings=[dict(
+        kind="error", detail=f"internal error in the checker: {type(e).__name__}: {e}",
+        traceback=_short_tb(e))])
+
+
+def _out_of_memory(e: BaseException) -> bool:
+    oom = getattr(sys.modules.get("torch"), "OutOfMemoryError", None)
+    return oom is not None and isinstance(e, oom)
+
+
+def _free_cached_memory():
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        torch.cuda.empty_cache()
 
 
 def _prepare(backend):
