@@ -103,11 +103,6 @@ NOT_TRANSLATED = {
     "ensure_constant": ("T2T100", "not translated yet: compile-time values fold without it"),
     "load_advanced_indexing": ("T2T100", "not translated yet: use ct.gather"),
     "store_advanced_indexing": ("T2T100", "not translated yet: use ct.scatter"),
-    "grid_dependency_control_wait": ("T2T100", "not translated yet: programmatic dependent "
-                                               "launch is not used by the launchers"),
-    "grid_dependency_control_launch_dependents": (
-        "T2T100", "not translated yet: programmatic dependent launch is not used by the "
-                  "launchers"),
     "Slice": ("T2T100", "only used by load/store_advanced_indexing, not translated yet"),
     "Array.foreign_pointer": ("T2T100", "pointers of foreign arrays have no Triton equivalent"),
     "Array.from_foreign": ("T2T109", "host: arrays built from foreign pointers have no torch "
