@@ -1,8 +1,17 @@
 """Block indices and tile counts: ct.bid, ct.num_blocks, ct.cdiv, ct.num_tiles."""
-from tile2triton.model import ArrayV, ConstExprV, ConstV, Lowered, TileV
-from tile2triton.pattern_api import Example, Pattern
+from tile2triton.model import PREC, ArrayV, ConstExprV, ConstV, Lowered, TileV
+from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import array_order, const_value, static_shape
+from ._common import broadcast_shapes, dtype_of, promote, tile_shape
+
+CDIV = DeviceHelper("_cdiv", """@triton.jit
+def _cdiv(a, b):
+    \"\"\"cuTile's ceiling division rounds the exact quotient up, for any signs; tl.cdiv,
+    (a + b - 1) // b with Triton's truncating //, holds only for a >= 0 and b > 0.\"\"\"
+    q = a // b
+    return tl.where((q * b != a) & ((a < 0) == (b < 0)), q + 1, q)
+""")
 
 
 
@@ -80,9 +89,23 @@ def k(x, TILE: ct.Constant[int]):
             return cx.fold(call.node, lambda a, b: -(-a // b), x.val.value, y.val.value)
         nonneg = cx.is_nonneg(x) and cx.is_nonneg(y)
         if isinstance(x.val, (ConstV, ConstExprV)) and isinstance(y.val, (ConstV, ConstExprV)):
-            return Lowered(f"({x.code} + {y.code} - 1) // {y.wrap(13)}", ConstExprV("cdiv"), 12)
-        return Lowered(f"tl.cdiv({x.code}, {y.code})", TileV(shape=(), dtype="int32",
-                                                             nonneg=nonneg))
+            if nonneg:
+                return Lowered(f"({x.code} + {y.code} - 1) // {y.wrap(13)}",
+                               ConstExprV("cdiv"), 12)
+            # constexpr arithmetic is Python's: -(-x // y) is the ceiling for any signs
+            return Lowered(f"-(-{x.wrap(PREC['unary'])} // {y.wrap(13)})", ConstExprV("cdiv"),
+                           PREC["unary"])
+        # the quotient has the operands' broadcast shape (ct.cdiv of a tile and a scalar is a
+        # tile: GPU run 15 compiled it as a scalar)
+        dtype = promote(dtype_of(x), dtype_of(y))
+        dtype = dtype if dtype not in (None, "weak_int") else "int32"
+        val = TileV(shape=broadcast_shapes(tile_shape(x), tile_shape(y)), dtype=dtype,
+                    nonneg=nonneg)
+        # tl.cdiv holds for x >= 0 and y > 0. A ct.Constant divisor is taken as positive: in
+        # practice it is a tile size (cuTile's tile sizes are positive powers of two)
+        if cx.is_nonneg(x) and (cx.is_nonneg(y) or isinstance(y.val, ConstExprV)):
+            return Lowered(f"tl.cdiv({x.code}, {y.code})", val)
+        return Lowered(f"{cx.need(CDIV)}({x.code}, {y.code})", val)
 
 
 class NumTiles(Pattern):

@@ -449,6 +449,29 @@ def test_strictly_typed_integer_constants_wrap(tmp_path):
     assert torch.equal(a1[0], a2[0]) and torch.equal(a1[1], a2[1])
 
 
+CDIV_SRC = """
+@ct.kernel
+def cdivs(x, y, z, s: int, TILE: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(0),), (TILE,))
+    ct.store(y, (ct.bid(0),), ct.cdiv(t, s))
+    ct.store(z, (ct.bid(0),), ct.cdiv(t, -7) + ct.cdiv(s, 3))
+"""
+
+
+@pytest.mark.parametrize("s", [23, -13, 1], ids=str)
+def test_cdiv_rounds_up_for_any_signs(tmp_path, s):
+    """ct.cdiv is the ceiling of the exact quotient for negative operands too, and of a tile by
+    a scalar is a tile (GPU run 15: cdiv(-30, 23) gave 0 and a tile's cdiv did not compile)."""
+    import math
+    x = torch.randint(-100, 100, (300,), generator=gen(9), dtype=torch.int32)
+    both = Both(tmp_path, CDIV_SRC, "cdiv")
+    a1, a2 = both.run("cdivs", (3,), [x, torch.zeros(300, dtype=torch.int32),
+                                      torch.zeros(300, dtype=torch.int32), s, 128])
+    assert a2[1].tolist() == [math.ceil(v / s) for v in x.tolist()]
+    assert a2[2].tolist() == [math.ceil(v / -7) + math.ceil(s / 3) for v in x.tolist()]
+    assert torch.equal(a1[1], a2[1]) and torch.equal(a1[2], a2[2])
+
+
 def test_divmod_of_floats_and_is_on_tiles_are_located():
     d = diagnostics("""
     @ct.kernel

@@ -56,6 +56,14 @@ def _load_tile_3d(
 
 
 @triton.jit
+def _cdiv(a, b):
+    """cuTile's ceiling division rounds the exact quotient up, for any signs; tl.cdiv,
+    (a + b - 1) // b with Triton's truncating //, holds only for a >= 0 and b > 0."""
+    q = a // b
+    return tl.where((q * b != a) & ((a < 0) == (b < 0)), q + 1, q)
+
+
+@triton.jit
 def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
     # size. A smaller dimension is spread over the minimum (each element repeated, all but the
@@ -414,7 +422,7 @@ def flash_attn_fwd_kernel(
     num_kv = tl.cdiv(seq_len, TK)
     if CAUSAL:
         # Key tiles entirely after the last query row of this block are fully masked.
-        num_kv = tl.minimum(num_kv, tl.cdiv((qi + 1) * TQ, TK))
+        num_kv = tl.minimum(num_kv, _cdiv((qi + 1) * TQ, TK))
 
     for j in range(num_kv):
         kt = tl.reshape(
