@@ -195,7 +195,7 @@ def test_output_formats(tmp_path):
 
 
 def test_jobs_give_the_same_output_in_the_same_order(tmp_path):
-    for case in sorted((ROOT / "corpus").iterdir())[:8]:
+    for case in sorted(p for p in (ROOT / "corpus").iterdir() if (p / "kernel.py").is_file())[:8]:
         shutil.copy(case / "kernel.py", tmp_path / f"{case.name}.py")
     (tmp_path / "zz_bad.py").write_text(BAD)
     one = run("convert", "--diff", ".", "-j", "1", cwd=tmp_path)

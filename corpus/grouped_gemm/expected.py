@@ -2,11 +2,18 @@
 """Grouped GEMM: C[g] = A[g] @ B[g] for a list of problems of different sizes, scheduled by a
 persistent `while` loop over one flat tile index space shared by all groups."""
 
-import contextlib
-
 import torch
 import triton
 import triton.language as tl
+
+from _t2t_corpus_runtime import (
+    _array_tables,
+    _as_tensor,
+    _by_target,
+    _grid,
+    _needs_int64,
+    _on_stream,
+)
 
 
 @triton.jit
@@ -83,174 +90,6 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         )
         prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
-
-
-_E8M0 = getattr(torch, "float8_e8m0fnu", None)
-
-
-def _as_tensor(x):
-    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
-    float8_e8m0fnu (block scales): such arrays travel as their bytes."""
-    if type(x) is not torch.Tensor:
-        x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
-    if _E8M0 is not None and x.dtype is _E8M0:
-        x = x.view(torch.uint8)
-    return x
-
-
-def _check_ndim(kernel, name, x, ndim):
-    if x.dim() != ndim:
-        raise ValueError(
-            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
-        )
-
-
-def _needs_int64(*arrays):
-    """True when some element offset of some array reaches 2**31: offsets are then computed
-    in int64, otherwise in int32 (cheaper)."""
-    for x in arrays:
-        if x.numel() < 2**31 - 1 and x.is_contiguous():  # the common case, without a loop
-            continue
-        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
-        if span >= 2**31 - 1:
-            return True
-    return False
-
-
-def _multiple(v):
-    return 16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
-
-
-# A tf32 matrix product's B operand gets a K-major copy (docs/performance.md) when it has at
-# least this many elements and its product at least this many rows (the copy costs one read
-# and one write of B; a row-major B costs every block's wgmma one 4-byte copy per element).
-_K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
-
-
-def _by_target(value):
-    return 1 if value is None else value
-
-
-def _grid(grid):
-    """cuTile's grid: an int or a tuple of up to three; the empty tuple is one block."""
-    return (tuple(grid) or (1,)) if isinstance(grid, (tuple, list)) else (int(grid),)
-
-
-_SAME_STREAM = contextlib.nullcontext()
-
-
-def _on_stream(stream):
-    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
-    handle, or None for the current stream. Naming the stream that is already current (as
-    cuTile code usually does) switches nothing, which keeps the launch cheap."""
-    if stream is None:
-        return _SAME_STREAM
-    if isinstance(stream, torch.cuda.Stream):
-        if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-            stream.device_index
-        ):
-            return _SAME_STREAM
-        return torch.cuda.stream(stream)
-    if not torch.cuda.is_available():
-        return _SAME_STREAM
-    if hasattr(stream, "__cuda_stream__"):
-        stream = stream.__cuda_stream__()[1]
-    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
-
-
-# torch dtype -> Triton dtype for pointer tables; float8 types only where this torch has them.
-_TRITON_DTYPES = {
-    torch.float16: tl.float16,
-    torch.bfloat16: tl.bfloat16,
-    torch.float32: tl.float32,
-    torch.float64: tl.float64,
-    torch.int8: tl.int8,
-    torch.int16: tl.int16,
-    torch.int32: tl.int32,
-    torch.int64: tl.int64,
-    torch.uint8: tl.uint8,
-    torch.bool: tl.int1,
-}
-
-
-for _torch_name, _tl_name in (
-    ("uint16", "uint16"),
-    ("uint32", "uint32"),
-    ("uint64", "uint64"),
-    ("float8_e4m3fn", "float8e4nv"),
-    ("float8_e5m2", "float8e5"),
-):
-    if hasattr(torch, _torch_name):
-        _TRITON_DTYPES[getattr(torch, _torch_name)] = getattr(tl, _tl_name)
-
-
-def _triton_dtype(dtype):
-    if dtype not in _TRITON_DTYPES:
-        raise TypeError(
-            f"arrays of dtype {dtype} cannot be used by the Triton translation "
-            f"(supported: {', '.join(str(d) for d in _TRITON_DTYPES)})"
-        )
-    return _TRITON_DTYPES[dtype]
-
-
-_TABLES = {}  # (kernel, list name, each array's address, shape, strides, dtype) -> its tables
-
-
-def _array_tables(kernel, name, arrays, ndim):
-    """The kernel arguments of a list of arrays: device tables of data pointers, shapes and
-    strides (int64, ndim per array), the count, the Triton dtype, and the layout constexprs
-    (`_list_layout`). Built once per distinct list (one host-to-device copy) and kept: they
-    depend on nothing but the key, and building them took most of a launch."""
-    key = (kernel, name) + tuple(
-        (t.data_ptr(), t.shape, t.stride(), t.dtype, t.device) for t in arrays
-    )
-    tables = _TABLES.get(key)
-    if tables is None:
-        if len(_TABLES) >= 64:
-            _TABLES.clear()
-        tables = _TABLES[key] = _build_tables(kernel, name, arrays, ndim)
-    return tables
-
-
-def _build_tables(kernel, name, arrays, ndim):
-    if not arrays:
-        raise ValueError(f"{kernel}: `{name}` is an empty list")
-    dtype, device = arrays[0].dtype, arrays[0].device
-    for i, t in enumerate(arrays):
-        _check_ndim(kernel, f"{name}[{i}]", t, ndim)
-        if t.dtype != dtype:
-            raise TypeError(
-                f"{kernel}: all arrays of `{name}` must share one dtype; "
-                f"{name}[0] is {dtype}, {name}[{i}] is {t.dtype}"
-            )
-    n = len(arrays)
-    flat = (
-        [t.data_ptr() for t in arrays]
-        + [d for t in arrays for d in t.shape]
-        + [d for t in arrays for d in t.stride()]
-    )
-    table = torch.tensor(flat, dtype=torch.int64).to(device)
-    return (
-        table[:n],
-        table[n : n + n * ndim],
-        table[n + n * ndim :],
-        n,
-        _triton_dtype(dtype),
-        *_list_layout(arrays, ndim),
-    )
-
-
-def _list_layout(arrays, ndim):
-    """What the kernel may assume of every array of a list: per dimension, whether the stride
-    is exactly 1 (UNIT); the largest of 16, 8, 4, 2, 1 dividing every data address in bytes,
-    then every stride, then every extent of a dimension with unit stride (DIV, 1 elsewhere)."""
-    unit = tuple(all(t.stride(d) == 1 for t in arrays) for d in range(ndim))
-    div = [min(_multiple(t.data_ptr()) for t in arrays)]
-    div += [min(_multiple(t.stride(d)) for t in arrays) for d in range(ndim)]
-    div += [
-        min(_multiple(t.shape[d]) if t.stride(d) == 1 else 1 for t in arrays) for d in range(ndim)
-    ]
-    return unit, tuple(div)
 
 
 @triton.jit

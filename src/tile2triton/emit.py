@@ -591,8 +591,9 @@ class SharedRuntime:
     (with their usual spellings) instead of being written into the module, which imports them
     from the module `name` (cli.py writes that module once for the whole batch)."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, device: bool = True):
         self.name = name
+        self.device = device    # device helpers shared too (else they stay in the module)
         self.pieces: list = []  # (names it defines, source text) in the module's order
 
 
@@ -659,6 +660,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
     helpers = []
     for code in helper_code:
         helpers += list(_helper_block(code)) if code.strip() else []
+    n_device = sum(len(_helper_block(c)) for c in helper_code[:-1] if c.strip())
+    device_ids = {id(s) for s, _, _ in helpers[:n_device]}
     top = set().union(*(d for _, d, _ in helpers)) if helpers else set()
     mapping = {n: names[n] for n in sorted(top) if names[n] != n}
 
@@ -688,17 +691,21 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
     referenced = set(wanted)  # by the module's own code (not only by other helpers)
     kept_helpers = _used_helpers(helpers, wanted)
     helpers = [s for s, _, _ in kept_helpers]
-    if shared is not None and helpers:
+    moved = [h for h in kept_helpers if shared is not None and (
+        shared.device or id(h[0]) not in device_ids)]
+    if moved:
         # the helpers live in the shared module; this one imports what it defines, under this
         # module's spellings
-        shared.pieces += [(sorted(d), cst.Module([s]).code) for s, d, _ in kept_helpers]
-        defined = sorted(set().union(*(d for _, d, _ in kept_helpers)) & referenced)
+        shared.pieces += [(sorted(d), cst.Module([s]).code) for s, d, _ in moved]
+        defined = sorted(set().union(*(d for _, d, _ in moved)) & referenced)
         shared_import = _import_from(shared.name, [
             n if names[n] == n else f"{n} as {names[n]}" for n in defined])
-        helpers, kept_helpers = [], []
+        gone = {id(s) for s, _, _ in moved}
+        kept_helpers = [h for h in kept_helpers if id(h[0]) not in gone]
+        helpers = [s for s, _, _ in kept_helpers]
     else:
         shared_import = ""
-    if mapping and shared is None:
+    if mapping:
         helpers = [s.visit(Renamer(mapping)) for s in helpers]
     for stmts in linked.values():   # generated code like the device functions: not respelled
         helpers += stmts
@@ -774,9 +781,14 @@ def render_shared_runtime(shared: SharedRuntime, version: str) -> str:
     imports += "import torch\nimport triton\nimport triton.language as tl\n"
     head = (f"# Helpers shared by the modules tile2triton {version} translated into this folder."
             "\n")
-    doc = ('"""Device (@triton.jit) and host helpers of the translated modules next to this '
-           'one,\nwritten once (`tile2triton convert --shared-runtime`)."""\n')
-    return head + doc + imports + ("\n\n" + text + "\n" if text else "")
+    if shared.device:
+        doc = ('"""Device (@triton.jit) and host helpers of the translated modules next to this '
+               'one,\nwritten once (`tile2triton convert --shared-runtime`)."""\n')
+    else:
+        doc = ('"""Host helpers of the translated modules under this folder, written once (their '
+               'device\nhelpers stay in each module)."""\n')
+    # a blank line after the docstring, as ruff format lays it out
+    return head + doc + "\n" + imports + ("\n\n" + text + "\n" if text else "")
 
 
 def _is_future(node) -> bool:

@@ -125,9 +125,12 @@ def _python_refuses(pm: ParsedModule, text: str, path: str) -> Optional[Diagnost
 
 
 def translate_source(text: str, path: str = "<input>",
-                     shared_runtime: Optional[str] = None) -> ModuleResult:
+                     shared_runtime: Optional[str] = None,
+                     shared_device: bool = True) -> ModuleResult:
     """Translate one module. `shared_runtime`: the name of a module the output imports its
-    helpers from (see `ModuleResult.runtime`) instead of defining them itself."""
+    helpers from (see `ModuleResult.runtime`) instead of defining them itself; with
+    `shared_device=False` only the host helpers, the device helpers staying in the output (the
+    corpus goldens' form)."""
     try:
         pm = parse_source(text, path)
     except TranslationError as e:
@@ -184,7 +187,7 @@ def translate_source(text: str, path: str = "<input>",
             pm.globals.update(saved_globals)
     if any(k.status == "failed" for k in result.kernels):
         return result
-    shared = emit.SharedRuntime(shared_runtime) if shared_runtime else None
+    shared = emit.SharedRuntime(shared_runtime, shared_device) if shared_runtime else None
     try:
         result.output = emit.render_module(pm, mc, units, functions, shared)
         result.runtime = shared.pieces if shared is not None else []

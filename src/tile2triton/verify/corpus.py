@@ -12,6 +12,12 @@ from pathlib import Path
 
 import torch
 
+# The goldens (corpus/<case>/expected.py) import their helpers, host and device, from one module
+# written once for the whole corpus: corpus/_t2t_corpus_runtime.py (docs/corpus-format.md).
+# It is named apart from `convert --shared-runtime`'s _tile2triton_runtime so that the two never
+# meet in sys.modules within one process.
+RUNTIME = "_t2t_corpus_runtime"
+
 DEFAULT_TOL = {
     torch.float64: dict(atol=1e-9, rtol=1e-9),
     torch.float32: dict(atol=1e-4, rtol=1e-4),
@@ -43,7 +49,49 @@ def discover(root) -> list[CorpusCase]:
             if (p / "kernel.py").is_file() and (p / "case.py").is_file()]
 
 
+def runtime_folder(path) -> Path | None:
+    """The folder holding the corpus runtime for `path` (a file or folder of a corpus): the
+    nearest of it and its three parents that has RUNTIME.py, or None."""
+    p = Path(path).resolve()
+    for folder in ([p] if p.is_dir() else []) + list(p.parents)[:3]:
+        if (folder / f"{RUNTIME}.py").is_file():
+            return folder
+    return None
+
+
+def use_runtime(*paths) -> None:
+    """Make the corpus runtime importable for modules at `paths` (goldens, edited copies of
+    them, corpus folders): its folder goes on sys.path. A path outside a corpus adds nothing."""
+    for path in paths:
+        folder = runtime_folder(path) if path else None
+        if folder is not None and str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+
+
+def golden_translation(path, text: str | None = None):
+    """The golden form of a corpus module's translation (a ModuleResult): the kernels, device
+    functions and launchers with the device helpers they use, importing the host helpers from
+    RUNTIME."""
+    from ..translate import translate_source
+    path = Path(path)
+    return translate_source(path.read_text() if text is None else text, str(path),
+                            shared_runtime=RUNTIME, shared_device=False)
+
+
+def render_runtime(results) -> str:
+    """The text of RUNTIME.py: every host helper that the golden translations `results` import,
+    once, in the order they first need them."""
+    from .. import emit
+    from ..version import __version__
+    shared = emit.SharedRuntime(RUNTIME, device=False)
+    for r in results:
+        shared.pieces += r.runtime
+    return emit.render_shared_runtime(shared, __version__)
+
+
 def load_module(path, name: str):
+    """Import the file `path` as module `name` (a golden finds the corpus runtime)."""
+    use_runtime(path)
     spec = importlib.util.spec_from_file_location(name, str(path))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module

@@ -1,0 +1,451 @@
+# Helpers shared by the modules tile2triton 0.1.0 translated into this folder.
+"""Host helpers of the translated modules under this folder, written once (their device
+helpers stay in each module)."""
+
+import contextlib
+import dataclasses
+import functools
+import time
+
+import torch
+import triton
+import triton.language as tl
+
+
+_E8M0 = getattr(torch, "float8_e8m0fnu", None)
+
+
+def _as_tensor(x):
+    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
+    float8_e8m0fnu (block scales): such arrays travel as their bytes."""
+    if type(x) is not torch.Tensor:
+        x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if _E8M0 is not None and x.dtype is _E8M0:
+        x = x.view(torch.uint8)
+    return x
+
+
+def _check_ndim(kernel, name, x, ndim):
+    if x.dim() != ndim:
+        raise ValueError(
+            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
+        )
+
+
+def _needs_int64(*arrays):
+    """True when some element offset of some array reaches 2**31: offsets are then computed
+    in int64, otherwise in int32 (cheaper)."""
+    for x in arrays:
+        if x.numel() < 2**31 - 1 and x.is_contiguous():  # the common case, without a loop
+            continue
+        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
+        if span >= 2**31 - 1:
+            return True
+    return False
+
+
+def _multiples(x):
+    """For each stride of `x`, then for each extent, the largest of 16, 8, 4, 2, 1 dividing it
+    (an extent only where its dimension is the contiguous one, else 1): the kernel relies on
+    these (see its `*_div` arguments) to vectorize, whichever dimension is contiguous."""
+    strides = x.stride()
+    return tuple(_multiple(s) for s in strides) + tuple(
+        _multiple(n) if s == 1 else 1 for n, s in zip(x.shape, strides)
+    )
+
+
+def _multiple(v):
+    return 16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+
+
+# A tf32 matrix product's B operand gets a K-major copy (docs/performance.md) when it has at
+# least this many elements and its product at least this many rows (the copy costs one read
+# and one write of B; a row-major B costs every block's wgmma one 4-byte copy per element).
+_K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
+
+
+class _ByTarget:
+    """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
+
+    def __init__(self, default=None, **value_by_target):
+        self.default, self.value_by_target = default, value_by_target
+
+    def resolve(self):
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return self.value_by_target.get(f"sm_{major}{minor}", self.default)
+        return self.default
+
+
+def _by_target(value):
+    value = value.resolve() if isinstance(value, _ByTarget) else value
+    return 1 if value is None else value
+
+
+def _grid(grid):
+    """cuTile's grid: an int or a tuple of up to three; the empty tuple is one block."""
+    return (tuple(grid) or (1,)) if isinstance(grid, (tuple, list)) else (int(grid),)
+
+
+_SAME_STREAM = contextlib.nullcontext()
+
+
+def _on_stream(stream):
+    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
+    handle, or None for the current stream. Naming the stream that is already current (as
+    cuTile code usually does) switches nothing, which keeps the launch cheap."""
+    if stream is None:
+        return _SAME_STREAM
+    if isinstance(stream, torch.cuda.Stream):
+        if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
+            stream.device_index
+        ):
+            return _SAME_STREAM
+        return torch.cuda.stream(stream)
+    if not torch.cuda.is_available():
+        return _SAME_STREAM
+    if hasattr(stream, "__cuda_stream__"):
+        stream = stream.__cuda_stream__()[1]
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+
+
+# (id of the Triton kernel, launch key) -> (the kernel, its compiled kernel, device, the launch's
+# trailing constexprs). Keyed by id: a JITFunction's own hash reads its source hash under a lock.
+_KNOWN = {}
+
+
+def _launch_known(kernel, key, stream, grid, args):
+    """Launch `kernel` through the compiled kernel an earlier launch with the same key got from
+    Triton, passing exactly the arguments Triton's own dispatch would (theirs cost most of a
+    launch's host time). The key holds what Triton specializes on and what the launcher's
+    choices read, so an equal key means the same compiled kernel. False, launching nothing,
+    when there is none yet or the launch names a stream of another device or not a torch one."""
+    try:
+        known = _KNOWN.get((id(kernel), key))
+    except TypeError:  # an unhashable constant: the plain path
+        return False
+    if known is None or known[0] is not kernel:
+        return False
+    _, compiled, device, trailing = known
+    drv = triton.runtime.driver.active
+    if drv.get_current_device() != device:
+        return False
+    if stream is None:
+        handle = drv.get_current_stream(device)
+    elif type(stream) is torch.cuda.Stream and stream.device_index == device:
+        handle = stream.cuda_stream
+    else:
+        return False
+    grid = _grid(grid)
+    args = args + trailing
+    hooks = triton.knobs.runtime
+    compiled.run(
+        grid[0],
+        grid[1] if len(grid) > 1 else 1,
+        grid[2] if len(grid) > 2 else 1,
+        handle,
+        compiled.function,
+        compiled.packed_metadata,
+        compiled.launch_metadata(grid, handle, *args),
+        hooks.launch_enter_hook,
+        hooks.launch_exit_hook,
+        *args,
+    )
+    return True
+
+
+def _remember_launch(kernel, key, compiled, args, constexprs):
+    """After a launch through Triton: keep what `_launch_known` needs to repeat it, unless
+    Triton's dispatch does per-call work the direct path would skip (interpreter, pre-run
+    hooks, global values it re-checks, asynchronous compilation)."""
+    names = getattr(kernel, "arg_names", None)
+    if names is None:  # not a Triton JITFunction (replaced, wrapped)
+        return
+    trailing_names = names[len(args) :]
+    if (
+        not hasattr(compiled, "packed_metadata")
+        or hasattr(compiled, "result")
+        or kernel.pre_run_hooks
+        or kernel.used_global_vals
+        or any(n not in constexprs for n in trailing_names)
+        or any(isinstance(k, _Uncached) for k in key)
+    ):
+        return
+    try:
+        if len(_KNOWN) >= 512:
+            _KNOWN.clear()
+        _KNOWN[(id(kernel), key)] = (
+            kernel,
+            compiled,
+            triton.runtime.driver.active.get_current_device(),
+            tuple(constexprs[n] for n in trailing_names),
+        )
+    except TypeError:
+        pass
+
+
+class _Uncached:
+    """A key part that keeps a launch on the plain path."""
+
+
+def _scalar_key(x):
+    """Key of a scalar argument: Triton specializes an int on its value (1, multiples of 16,
+    32 or 64 bits) and a float on nothing."""
+    kind = type(x)
+    return (
+        x if kind is int else kind if kind is float else (kind, x) if kind is bool else _Uncached()
+    )
+
+
+# torch dtype -> Triton dtype for pointer tables; float8 types only where this torch has them.
+_TRITON_DTYPES = {
+    torch.float16: tl.float16,
+    torch.bfloat16: tl.bfloat16,
+    torch.float32: tl.float32,
+    torch.float64: tl.float64,
+    torch.int8: tl.int8,
+    torch.int16: tl.int16,
+    torch.int32: tl.int32,
+    torch.int64: tl.int64,
+    torch.uint8: tl.uint8,
+    torch.bool: tl.int1,
+}
+
+
+for _torch_name, _tl_name in (
+    ("uint16", "uint16"),
+    ("uint32", "uint32"),
+    ("uint64", "uint64"),
+    ("float8_e4m3fn", "float8e4nv"),
+    ("float8_e5m2", "float8e5"),
+):
+    if hasattr(torch, _torch_name):
+        _TRITON_DTYPES[getattr(torch, _torch_name)] = getattr(tl, _tl_name)
+
+
+def _triton_dtype(dtype):
+    if dtype not in _TRITON_DTYPES:
+        raise TypeError(
+            f"arrays of dtype {dtype} cannot be used by the Triton translation "
+            f"(supported: {', '.join(str(d) for d in _TRITON_DTYPES)})"
+        )
+    return _TRITON_DTYPES[dtype]
+
+
+_TABLES = {}  # (kernel, list name, each array's address, shape, strides, dtype) -> its tables
+
+
+def _array_tables(kernel, name, arrays, ndim):
+    """The kernel arguments of a list of arrays: device tables of data pointers, shapes and
+    strides (int64, ndim per array), the count, the Triton dtype, and the layout constexprs
+    (`_list_layout`). Built once per distinct list (one host-to-device copy) and kept: they
+    depend on nothing but the key, and building them took most of a launch."""
+    key = (kernel, name) + tuple(
+        (t.data_ptr(), t.shape, t.stride(), t.dtype, t.device) for t in arrays
+    )
+    tables = _TABLES.get(key)
+    if tables is None:
+        if len(_TABLES) >= 64:
+            _TABLES.clear()
+        tables = _TABLES[key] = _build_tables(kernel, name, arrays, ndim)
+    return tables
+
+
+def _build_tables(kernel, name, arrays, ndim):
+    if not arrays:
+        raise ValueError(f"{kernel}: `{name}` is an empty list")
+    dtype, device = arrays[0].dtype, arrays[0].device
+    for i, t in enumerate(arrays):
+        _check_ndim(kernel, f"{name}[{i}]", t, ndim)
+        if t.dtype != dtype:
+            raise TypeError(
+                f"{kernel}: all arrays of `{name}` must share one dtype; "
+                f"{name}[0] is {dtype}, {name}[{i}] is {t.dtype}"
+            )
+    n = len(arrays)
+    flat = (
+        [t.data_ptr() for t in arrays]
+        + [d for t in arrays for d in t.shape]
+        + [d for t in arrays for d in t.stride()]
+    )
+    table = torch.tensor(flat, dtype=torch.int64).to(device)
+    return (
+        table[:n],
+        table[n : n + n * ndim],
+        table[n + n * ndim :],
+        n,
+        _triton_dtype(dtype),
+        *_list_layout(arrays, ndim),
+    )
+
+
+def _list_layout(arrays, ndim):
+    """What the kernel may assume of every array of a list: per dimension, whether the stride
+    is exactly 1 (UNIT); the largest of 16, 8, 4, 2, 1 dividing every data address in bytes,
+    then every stride, then every extent of a dimension with unit stride (DIV, 1 elsewhere)."""
+    unit = tuple(all(t.stride(d) == 1 for t in arrays) for d in range(ndim))
+    div = [min(_multiple(t.data_ptr()) for t in arrays)]
+    div += [min(_multiple(t.stride(d)) for t in arrays) for d in range(ndim)]
+    div += [
+        min(_multiple(t.shape[d]) if t.stride(d) == 1 else 1 for t in arrays) for d in range(ndim)
+    ]
+    return unit, tuple(div)
+
+
+def _k_major_tf32(stream, b, rows, others):
+    """`b`, or a copy of it with the same shape and values stored K-major, for a float32 array
+    whose tiles feed the B operand of tf32 matrix products (x @ b, K x N tiles) and that the
+    kernel never writes. On sm_90 wgmma reads tf32 operands only K-major from shared memory;
+    over a row-major B (N contiguous) Triton fills that buffer with one 4-byte copy per element
+    (82 TFLOP/s at 4096^3 on the H200, against 260 over a K-major B). Not copied: small
+    products, arrays already K-major, other GPUs, and an array sharing memory with another
+    argument (the copy would hide the kernel's writes through that one)."""
+    if (
+        b.dtype is not torch.float32
+        or b.dim() < 2
+        or b.stride(-1) != 1
+        or b.stride(-2) == 1
+        or b.shape[-1] < 2
+        or rows < _K_MAJOR_MIN_ROWS
+        or b.numel() < _K_MAJOR_MIN_ELEMENTS
+        or not _wgmma_device(b.device)
+    ):
+        return b
+    memory = b.untyped_storage().data_ptr()
+    if any(o.untyped_storage().data_ptr() == memory for o in others):
+        return b
+    with _on_stream(stream):
+        return _k_major_copy(b)
+
+
+def _wgmma_device(device):
+    """Hopper (sm_90), where wgmma takes tf32 operands only K-major."""
+    return device.type == "cuda" and torch.cuda.get_device_capability(device)[0] == 9
+
+
+def _k_major_copy(b):
+    """A copy of `b` (..., K, N) with the same shape and values, K contiguous; rows of the
+    copy padded to 32 elements so that each starts 128-byte aligned."""
+    k, n = b.shape[-2], b.shape[-1]
+    copy = torch.empty((*b.shape[:-2], n, -(-k // 32) * 32), dtype=b.dtype, device=b.device)[
+        ..., :k
+    ]
+    if b.dim() > 3:
+        copy.copy_(b.transpose(-1, -2))
+        return copy.transpose(-1, -2)
+    # torch's copy of a transposed view moves about 1 TB/s on the H200 (GPU run 16), a
+    # quarter of what a tiled transpose reaches: the copy is a Triton kernel
+    src, dst = (b, copy) if b.dim() == 3 else (b[None], copy[None])
+    grid = (triton.cdiv(k, 64), triton.cdiv(n, 64), src.shape[0])
+    _k_major_copy_kernel[grid](
+        src, dst, k, n, *src.stride(), dst.stride(0), dst.stride(1), BK=64, BN=64
+    )
+    return copy.transpose(-1, -2)
+
+
+@triton.jit
+def _k_major_copy_kernel(
+    src, dst, K, N, src_sb, src_sk, src_sn, dst_sb, dst_sn, BK: tl.constexpr, BN: tl.constexpr
+):
+    """dst[i, n, k] = src[i, k, n] over one BK x BN block (dst's last stride is 1)."""
+    k = tl.program_id(0).to(tl.int64) * BK + tl.arange(0, BK)
+    n = tl.program_id(1).to(tl.int64) * BN + tl.arange(0, BN)
+    i = tl.program_id(2).to(tl.int64)
+    mask = (k[:, None] < K) & (n[None, :] < N)
+    x = tl.load(src + i * src_sb + k[:, None] * src_sk + n[None, :] * src_sn, mask=mask)
+    tl.store(dst + i * dst_sb + n[None, :] * dst_sn + k[:, None], x, mask=mask)
+
+
+_LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time
+
+
+def _launch(stream, grid, kernel, args):
+    """ct.launch of a kernel chosen at run time (a variable, replace_hints, a tuning result)."""
+    _LAUNCHERS.get(kernel, kernel)(stream, grid, *args)
+
+
+def _with_hints(kernel, **hints):
+    """kernel.replace_hints(**hints): the same launcher with other hints."""
+    launcher = _LAUNCHERS.get(kernel, kernel)
+    base = getattr(launcher, "hints", {})
+    fn = functools.partial(getattr(launcher, "func", launcher), hints=base | hints)
+    fn.hints = base | hints
+    return fn
+
+
+@dataclasses.dataclass
+class _Measurement:
+    config: object
+    mean_us: float
+    num_samples: int
+    error_margin_us: float
+
+
+@dataclasses.dataclass
+class _TuningResult:
+    best: _Measurement
+    successes: list
+    failures: list
+
+    def summary(self, *, top_k=10, bottom_k=2):
+        ranked = sorted(self.successes, key=lambda m: m.mean_us)
+        lines = [f"{len(self.successes)} succeeded, {len(self.failures)} failed"]
+        shown = ranked[:top_k] + (ranked[-bottom_k:] if len(ranked) > top_k + bottom_k else [])
+        lines += [f"{m.mean_us:10.1f} us +- {m.error_margin_us:.1f}  {m.config}" for m in shown]
+        return "\n".join(lines)
+
+
+def _time_us(fn, flush_l2):
+    """Per-launch times in microseconds: CUDA events through triton.testing.do_bench on a GPU,
+    wall clock elsewhere (TRITON_INTERPRET: for exercising the search, not for timing)."""
+    if torch.cuda.is_available():
+        ms = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="all")
+        return [t * 1000.0 for t in ms]
+    samples = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t0) * 1e6)
+    return samples
+
+
+def _exhaustive_search(
+    search_space,
+    stream,
+    grid_fn,
+    kernel,
+    args_fn,
+    hints_fn=None,
+    *,
+    quiet=False,
+    single_run_timeout_sec=None,
+    flush_l2=True,
+):
+    """ct.tune.exhaustive_search over the translation: time every config, keep the fastest."""
+    successes, failures = [], []
+    for config in search_space:
+        try:
+            k = (
+                kernel(config)
+                if not isinstance(kernel, triton.runtime.JITFunction)
+                and kernel not in _LAUNCHERS
+                and not hasattr(kernel, "hints")
+                else kernel
+            )
+            launcher = _with_hints(k, **(hints_fn(config) if hints_fn else {}))
+            grid, args = grid_fn(config), args_fn(config)
+            samples = _time_us(lambda: launcher(stream, grid, *args), flush_l2)
+        except Exception as e:  # a config that fails is reported, as cuTile does
+            failures.append((config, type(e), str(e)))
+            continue
+        mean = sum(samples) / len(samples)
+        var = sum((t - mean) ** 2 for t in samples) / max(len(samples) - 1, 1)
+        successes.append(
+            _Measurement(config, mean, len(samples), 1.96 * (var / len(samples)) ** 0.5)
+        )
+    if not successes:
+        raise RuntimeError(f"every config failed; first failure: {failures[0][1:]}")
+    result = _TuningResult(min(successes, key=lambda m: m.mean_us), successes, failures)
+    if not quiet:
+        print(result.summary())
+    return result
