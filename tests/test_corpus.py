@@ -16,7 +16,7 @@ import pytest
 
 from tile2triton import translate_source
 from tile2triton.verify.corpus import RUNTIME, compare, config_id, discover, \
-    golden_translation, load_module, render_runtime, run_case_config, use_runtime
+    golden_translation, load_module, render_runtime, run_case_config
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus"
@@ -31,26 +31,32 @@ SEEDS = (1,)
 _GOLDEN: dict = {}
 
 
-def _golden(case):
+def _goldens(case) -> dict:
+    """{source module: its golden-form ModuleResult} (one module, or each of a package's)."""
     if case.name not in _GOLDEN:
-        result = golden_translation(case.kernel_path)
-        assert result.ok, "\n\n".join(d.format() for d in result.diagnostics())
-        _GOLDEN[case.name] = result
+        out = {}
+        for src in case.sources:
+            result = golden_translation(src)
+            assert result.ok, "\n\n".join(d.format() for d in result.diagnostics())
+            out[src] = result
+        _GOLDEN[case.name] = out
     return _GOLDEN[case.name]
 
 
-def translate_case(case):
-    """The golden form of the case's translation (imports the corpus runtime)."""
-    return _golden(case).output
+def translate_case(case, source=None):
+    """The golden form of the translation of one of the case's modules (default: the one with
+    launch); it imports the corpus runtime."""
+    return _goldens(case)[source or case.kernel_path].output
 
 
 @functools.lru_cache(maxsize=None)
 def runtime_text():
-    return render_runtime(_golden(c) for c in CASES)
+    return render_runtime(r for c in CASES for r in _goldens(c).values())
 
 
 def _write(path: Path, text: str) -> None:
     # atomically: test workers regenerating at once write the same text
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}")
     tmp.write_text(text)
     os.replace(tmp, path)
@@ -58,16 +64,22 @@ def _write(path: Path, text: str) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_golden(case):
-    out = translate_case(case)
-    if os.environ.get("T2T_REGEN"):
-        _write(case.expected_path, out)
-        # the runtime too, so that `T2T_REGEN=1 pytest -k NAME` leaves a consistent corpus
-        if not RUNTIME_PATH.exists() or RUNTIME_PATH.read_text() != runtime_text():
-            _write(RUNTIME_PATH, runtime_text())
-    assert case.expected_path.exists(), f"missing {case.expected_path}; run with T2T_REGEN=1"
-    assert out == case.expected_path.read_text(), (
-        f"translation of {case.name} differs from expected.py; if the change is intended, "
-        "regenerate with T2T_REGEN=1 and review the diff")
+    for src in case.sources:
+        out, golden = translate_case(case, src), case.expected_for(src)
+        if os.environ.get("T2T_REGEN"):
+            _write(golden, out)
+            # the runtime too, so that `T2T_REGEN=1 pytest -k NAME` leaves a consistent corpus
+            if not RUNTIME_PATH.exists() or RUNTIME_PATH.read_text() != runtime_text():
+                _write(RUNTIME_PATH, runtime_text())
+        assert golden.exists(), f"missing {golden}; run with T2T_REGEN=1"
+        assert out == golden.read_text(), (
+            f"translation of {src.relative_to(CORPUS)} differs from "
+            f"{golden.relative_to(CORPUS)}; if the change is intended, regenerate with "
+            "T2T_REGEN=1 and review the diff")
+    if case.package is not None:   # no stale golden of a module that is gone
+        stale = {g.name for g in case.expected_path.parent.glob("*.py")} - {
+            s.name for s in case.sources}
+        assert not stale, f"goldens without a module: {sorted(stale)}"
 
 
 def test_golden_runtime():
@@ -97,16 +109,19 @@ def _runtime_imports(text: str) -> set:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_standalone_translation_is_complete(case):
-    """What `convert` prints by default: a module that defines every helper the golden imports
-    from the runtime, and imports nothing from it."""
-    result = translate_source(case.kernel_path.read_text(), str(case.kernel_path))
-    assert result.ok and not result.runtime
-    text = result.output
-    compile(text, str(case.kernel_path), "exec")
-    assert RUNTIME not in text
-    imported = _runtime_imports(translate_case(case))
-    assert imported, "the golden imports no helper from the runtime"
-    assert imported <= _top_level(text), sorted(imported - _top_level(text))
+    """What `convert` prints by default: modules that define every helper the goldens import
+    from the runtime, and import nothing from it."""
+    imported_somewhere = False
+    for src in case.sources:
+        result = translate_source(src.read_text(), str(src))
+        assert result.ok and not result.runtime
+        text = result.output
+        compile(text, str(src), "exec")
+        assert RUNTIME not in text
+        imported = _runtime_imports(translate_case(case, src))
+        imported_somewhere |= bool(imported)
+        assert imported <= _top_level(text), sorted(imported - _top_level(text))
+    assert imported_somewhere, "the goldens import no helper from the runtime"
 
 
 def test_standalone_translation_runs(tmp_path, monkeypatch):
@@ -133,7 +148,7 @@ def test_goldens_are_stable_under_ruff_format():
     import subprocess
     import sys
     pytest.importorskip("ruff")  # the `test` extra has it (tests/test_packaging.py)
-    files = [str(c.expected_path) for c in CASES] + [str(c.kernel_path) for c in CASES] + [
+    files = [str(p) for c in CASES for s in c.sources for p in (s, c.expected_for(s))] + [
         str(RUNTIME_PATH)]
     p = subprocess.run([sys.executable, "-m", "ruff", "format", "--no-cache", "--check",
                         "--diff", "--line-length", "100", *files],
@@ -154,10 +169,9 @@ def _configs():
 def test_translation_matches_reference(case, index, tmp_path):
     spec = case.spec()
     config = spec.CASES[index]
-    translated = tmp_path / f"{case.name}_triton.py"
-    translated.write_text(translate_case(case))
-    use_runtime(CORPUS)  # the golden form imports the corpus runtime
-    module = load_module(translated, f"t2t_translated_{case.name}_{index}")
+    # the golden form (it imports the corpus runtime); a package case as a package
+    case.write_translations(tmp_path, lambda src: translate_case(case, src))
+    module = case.load_translation(f"t2t_translated_{case.name}_{index}", tmp_path)
     for seed in SEEDS:
         results = run_case_config(module, spec, config, seed, "cpu")
         for name, (actual, expected, tol) in results.items():

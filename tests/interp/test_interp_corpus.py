@@ -1,6 +1,6 @@
 """Every corpus case, run on the cuTile interpreter, against its float64 reference.
 
-For each corpus/<name>/ (kernel.py + case.py) and each configuration whose "cpu" is not False:
+For each corpus/<name>/ (kernel.py or a package, + case.py) and each configuration whose "cpu" is not False:
 load kernel.py through the interpreter, build args on the CPU, poison the outputs with NaN,
 call ``launch(None, **args)`` and compare every output with ``reference(args)`` in float64
 with the tolerances of docs/corpus-format.md.
@@ -11,8 +11,8 @@ import pathlib
 
 import pytest
 
-from tile2triton import interp
-from tile2triton.verify.corpus import compare, run_case_config
+from tile2triton.verify.case_layout import is_case
+from tile2triton.verify.corpus import CorpusCase, compare, run_case_config
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"
@@ -35,7 +35,7 @@ def _params():
     if not CORPUS.is_dir():
         return out
     for d in sorted(CORPUS.iterdir()):
-        if not (d / "kernel.py").is_file() or not (d / "case.py").is_file():
+        if not is_case(d):
             continue
         try:
             case_mod = _load_case(d)
@@ -57,7 +57,9 @@ _MODULES = {}
 
 def _kernel_module(case_dir):
     if case_dir not in _MODULES:
-        _MODULES[case_dir] = interp.load_module_with_interpreter(case_dir / "kernel.py")
+        # kernel.py, or a package case's package (docs/corpus-format.md)
+        _MODULES[case_dir] = CorpusCase(case_dir.name, case_dir).load_original(
+            f"_t2t_interp_corpus_{case_dir.name}", interpreter=True)
     return _MODULES[case_dir]
 
 

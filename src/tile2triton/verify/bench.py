@@ -575,7 +575,7 @@ def cmd_bench(args) -> int:
     if not has_gpu and not args.allow_cpu:
         raise UsageError("bench times real cuTile against the translation: it needs a CUDA GPU "
                          "and the cuda-tile package")
-    cases = resolve_cases(args.paths)
+    cases = resolve_cases(args.paths, packages=False)
     if args.translation and len(cases) != 1:
         raise UsageError("--translation needs exactly one case")
     case_files = [f for c in cases for f in c.iterdir() if f.is_file()]

@@ -24,10 +24,11 @@ def run_case(corpus: Path, name: str, seeds: int) -> dict:
     from .. import interp
     from .corpus import (clone_args, compare, config_id, load_module, output_triples, poison,
                          to_cpu)
-    folder = corpus / name
-    spec = load_module(folder / "case.py", f"t2t_cal_case_{name}")
-    original = load_module(folder / "kernel.py", f"t2t_cal_orig_{name}")
-    interpreted = interp.load_module_with_interpreter(folder / "kernel.py")
+    from .corpus import CorpusCase
+    case = CorpusCase(name, corpus / name)
+    spec = load_module(case.folder / "case.py", f"t2t_cal_case_{name}")
+    original = case.load_original(f"t2t_cal_orig_{name}")
+    interpreted = case.load_original(f"t2t_cal_interp_{name}", interpreter=True)
     stream = torch.cuda.current_stream()
     records = []
     for config in spec.CASES:
@@ -74,7 +75,8 @@ def main(argv=None) -> int:
     if a.worker:
         print(json.dumps(run_case(corpus, a.worker, a.seeds), default=str))
         return 0
-    names = sorted(p.name for p in corpus.iterdir() if (p / "case.py").exists())
+    from .case_layout import is_case
+    names = sorted(p.name for p in corpus.iterdir() if is_case(p))
     from concurrent.futures import ThreadPoolExecutor
 
     def one(name):

@@ -70,18 +70,23 @@ def add_check_command(subparsers, common) -> None:
     p.set_defaults(func=cmd_check)
 
 
-def resolve_cases(paths) -> list[Path]:
+def resolve_cases(paths, packages: bool = True) -> list[Path]:
     """Corpus case folders named by `paths` (a case folder, a corpus root, or a kernel file with
-    a case.py next to it)."""
+    a case.py next to it). `packages=False`: package cases (docs/corpus-format.md) are left out
+    of a corpus root and refused when named."""
+    from .case_layout import is_case, package_of
     cases: list[Path] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            if (p / "kernel.py").is_file() and (p / "case.py").is_file():
+            if is_case(p):
+                if not packages and package_of(p) is not None:
+                    raise UsageError(f"{raw}: a package case; this command takes kernel.py "
+                                     "cases only (check it with `tile2triton check`)")
                 cases.append(p.resolve())
                 continue
-            found = [d.resolve() for d in sorted(p.iterdir())
-                     if (d / "kernel.py").is_file() and (d / "case.py").is_file()]
+            found = [d.resolve() for d in sorted(p.iterdir()) if is_case(d) and (
+                packages or package_of(d) is None)]
             if not found:
                 raise UsageError(f"{raw}: no corpus cases here (a case folder holds kernel.py "
                                  "and case.py)")
@@ -106,11 +111,13 @@ def resolve_cases(paths) -> list[Path]:
 
 
 def parse_overrides(items, cases, use_expected) -> dict:
+    from .case_layout import golden_of, package_of, sources
     out = {}
     if use_expected:
         for c in cases:
-            if (c / "expected.py").is_file():
-                out[str(c / "kernel.py")] = str(c / "expected.py")
+            for src in sources(c):      # a package case: each module's golden
+                if golden_of(c, src).is_file():
+                    out[str(src)] = str(golden_of(c, src))
     for item in items:
         if "=" in item:
             k, v = item.split("=", 1)
@@ -118,6 +125,9 @@ def parse_overrides(items, cases, use_expected) -> dict:
             if len(cases) != 1:
                 raise UsageError("--translation FILE needs KERNEL=FILE unless exactly one corpus "
                                  "case is checked")
+            if package_of(cases[0]) is not None:
+                raise UsageError("--translation FILE needs KERNEL=FILE for a package case (KERNEL: "
+                                 "the module of the kernel)")
             k, v = str(cases[0] / "kernel.py"), item
         if not Path(v).is_file():
             raise UsageError(f"--translation: no such file: {v}")
@@ -161,8 +171,9 @@ def cmd_check(args) -> int:
                          "a file")
     cases = resolve_cases(args.paths)
     overrides = parse_overrides(args.translation, cases, args.use_expected)
+    from .case_layout import sources
     case_files = [f for c in cases for f in c.iterdir() if f.is_file()] \
-        + [Path(v) for v in overrides.values()]
+        + [f for c in cases for f in sources(c)] + [Path(v) for v in overrides.values()]
     for option, target in (("--json", args.json), ("--html", args.html)):
         if target:
             check_report_path(option, target, case_files,

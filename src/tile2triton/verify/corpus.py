@@ -12,7 +12,9 @@ from pathlib import Path
 
 import torch
 
-# The goldens (corpus/<case>/expected.py) import their helpers, host and device, from one module
+from . import case_layout
+
+# The goldens (corpus/<case>/expected.py) import their host helpers from one module
 # written once for the whole corpus: corpus/_t2t_corpus_runtime.py (docs/corpus-format.md).
 # It is named apart from `convert --shared-runtime`'s _tile2triton_runtime so that the two never
 # meet in sys.modules within one process.
@@ -32,28 +34,102 @@ class CorpusCase:
     folder: Path
 
     @property
+    def package(self) -> Path | None:
+        """A package case's package folder; None for a kernel.py case (case_layout.py)."""
+        return case_layout.package_of(self.folder)
+
+    @property
     def kernel_path(self) -> Path:
-        return self.folder / "kernel.py"
+        """The module whose launch(stream, **args) the case calls."""
+        return case_layout.entry(self.folder)
 
     @property
     def expected_path(self) -> Path:
-        return self.folder / "expected.py"
+        """The golden of kernel_path."""
+        return case_layout.golden_of(self.folder, self.kernel_path)
+
+    @property
+    def sources(self) -> list[Path]:
+        """The case's cuTile modules (one, or every module of its package)."""
+        return case_layout.sources(self.folder)
+
+    def expected_for(self, source) -> Path:
+        return case_layout.golden_of(self.folder, source)
 
     def spec(self):
         return load_module(self.folder / "case.py", f"t2t_case_{self.name}")
 
+    def load_original(self, name: str, interpreter: bool = False):
+        """The original module holding launch (cuda.tile, or the reference interpreter)."""
+        if self.package is not None:
+            return load_package(self.package, name, interpreter=interpreter)
+        if interpreter:
+            from .. import interp
+            return interp.load_module_with_interpreter(self.kernel_path, name)
+        return load_module(self.kernel_path, name)
+
+    def load_translation(self, name: str, folder=None):
+        """The translation holding launch: the goldens, or translations written into `folder`
+        by write_translations."""
+        if folder is None:
+            if self.package is not None:
+                return load_package(self.expected_path.parent, name)
+            return load_module(self.expected_path, name)
+        use_runtime(self.folder)
+        if self.package is not None:
+            return load_package(Path(folder) / self.package.name, name)
+        return load_module(Path(folder) / f"{self.name}_triton.py", name)
+
+    def write_translations(self, folder, translate) -> None:
+        """Write `translate(source)` (a module's text) for every source under `folder`, laid out
+        as load_translation(folder=...) reads them."""
+        folder = Path(folder)
+        if self.package is None:
+            (folder / f"{self.name}_triton.py").write_text(translate(self.kernel_path))
+            return
+        (folder / self.package.name).mkdir(parents=True, exist_ok=True)
+        for src in self.sources:
+            (folder / self.package.name / src.name).write_text(translate(src))
+
 
 def discover(root) -> list[CorpusCase]:
     root = Path(root)
-    return [CorpusCase(p.name, p) for p in sorted(root.iterdir())
-            if (p / "kernel.py").is_file() and (p / "case.py").is_file()]
+    return [CorpusCase(p.name, p) for p in sorted(root.iterdir()) if case_layout.is_case(p)]
+
+
+def load_package(folder, name: str, entry: str = case_layout.PACKAGE_ENTRY,
+                 interpreter: bool = False):
+    """Import the package at `folder` under the name `name` and return its module `entry`.
+    Relative imports between its modules resolve inside it, so a package case's original and
+    its translation load side by side under different names. `interpreter`: cuda.tile is the
+    reference interpreter while its modules are imported."""
+    import contextlib
+    import importlib
+
+    folder = Path(folder)
+    use_runtime(folder)
+    for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+        del sys.modules[loaded]        # a fresh import, not the modules of an earlier load
+    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    if interpreter:
+        from .. import interp
+        ctx = interp.install()
+    else:
+        ctx = contextlib.nullcontext()
+    with ctx:
+        spec.loader.exec_module(module)
+        return importlib.import_module(f"{name}.{entry}")
 
 
 def runtime_folder(path) -> Path | None:
     """The folder holding the corpus runtime for `path` (a file or folder of a corpus): the
-    nearest of it and its three parents that has RUNTIME.py, or None."""
+    nearest of it and its four parents that has RUNTIME.py, or None (a package case's
+    goldens are corpus/<case>/expected/<package>/<module>.py)."""
     p = Path(path).resolve()
-    for folder in ([p] if p.is_dir() else []) + list(p.parents)[:3]:
+    for folder in ([p] if p.is_dir() else []) + list(p.parents)[:4]:
         if (folder / f"{RUNTIME}.py").is_file():
             return folder
     return None

@@ -93,25 +93,32 @@ def produce_case(folder, seeds, backend: str, sink, configs=None) -> None:
     """Run one corpus case's host function under interception; jobs and notes go to `sink`."""
     import torch
 
-    from .corpus import config_id, load_module
+    from .corpus import CorpusCase, config_id, load_module, load_package
     from .intercept import Recorder, install
 
     folder = Path(folder).resolve()
     name = folder.name
+    package = CorpusCase(name, folder).package
     spec = load_module(folder / "case.py", f"t2t_check_case_{name}")
     device = "cpu" if backend == "cpu" else "cuda"
     recorder = Recorder(sink, backend, source="corpus")
     undo = install(recorder)
     try:
         try:
-            if backend == "cpu":
+            if package is not None:
+                # under its own name, its folder on sys.path (the launch records sys.path):
+                # the worker imports the kernel's module by that name, relative imports and all
+                if str(folder) not in sys.path:
+                    sys.path.insert(0, str(folder))
+                mod = load_package(package, package.name, interpreter=backend == "cpu")
+            elif backend == "cpu":
                 from .. import interp
                 mod = interp.load_module_with_interpreter(folder / "kernel.py")
             else:
                 mod = load_module(folder / "kernel.py", f"t2t_check_kernel_{name}")
         except Exception as e:  # noqa: BLE001
             sink.note(dict(type="launch", case=name, kernel=None, **_failure(
-                e, "kernel.py does not import")))
+                e, f"{'the package' if package else 'kernel.py'} does not import")))
             return
         stream = None if backend == "cpu" else torch.cuda.current_stream()
         for ci, config in enumerate(spec.CASES):

@@ -5,10 +5,11 @@
 
 Each case runs in its own worker process (a CUDA error such as an illegal address poisons a
 context; a fresh process keeps later verdicts clean). For every config and seed, the same inputs
-are given to the original kernel (cuda.tile) and to the translation (the committed expected.py),
-outputs are poisoned with NaN first, and both are compared with the case's float64 reference and
-with each other. `--bench` also times both sides on the cases' BENCH configs and reports
-translation speed as a ratio (cuTile time / Triton time; > 1 means the translation is faster).
+are given to the original kernel (cuda.tile) and to the translation (the committed expected.py,
+or a package case's expected/<package>/), outputs are poisoned with NaN first, and both are
+compared with the case's float64 reference and with each other. `--bench` also times both
+sides on the cases' BENCH configs and reports translation speed as a ratio (cuTile time / Triton
+time; > 1 means the translation is faster).
 """
 from __future__ import annotations
 
@@ -34,12 +35,11 @@ def _compare_all(results_a, results_b, compare):
 def run_one_case(corpus: Path, name: str, seeds: int, bench: bool) -> dict:
     import torch
 
-    from .corpus import (clone_args, compare, config_id, load_module, output_triples, poison,
-                         to_cpu)
-    folder = corpus / name
-    spec = load_module(folder / "case.py", f"t2t_case_{name}")
-    original = load_module(folder / "kernel.py", f"t2t_orig_{name}")
-    translated = load_module(folder / "expected.py", f"t2t_trans_{name}")
+    from .corpus import CorpusCase, clone_args, compare, config_id, output_triples, poison, to_cpu
+    case = CorpusCase(name, corpus / name)   # a kernel.py case, or a package case
+    spec = case.spec()
+    original = case.load_original(f"t2t_orig_{name}")
+    translated = case.load_translation(f"t2t_trans_{name}")   # the committed goldens
     stream = torch.cuda.current_stream()
     records = []
     for config in spec.CASES:
@@ -125,8 +125,9 @@ def main(argv=None) -> int:
                     "dominate, so several workers share the one GPU well)")
     a = ap.parse_args(argv)
     corpus = Path(a.corpus)
+    from .case_layout import entry, golden_of, is_case
     names = [n for n in a.cases.split(",") if n] or sorted(
-        p.name for p in corpus.iterdir() if (p / "expected.py").exists())
+        p.name for p in corpus.iterdir() if is_case(p) and golden_of(p, entry(p)).exists())
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(max_workers=a.jobs) as pool:
         results = list(pool.map(lambda n: _run_worker(corpus, n, a), names))

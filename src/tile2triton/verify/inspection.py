@@ -319,7 +319,7 @@ def cmd_inspect(args) -> int:
     from ..cli_support import check_report_path, write_report
     from ..diagnostics import UsageError
     from .cli import resolve_cases
-    cases = resolve_cases(args.paths)
+    cases = resolve_cases(args.paths, packages=False)
     if args.translation and len(cases) != 1:
         raise UsageError("--translation needs exactly one case")
     if args.json:  # a report never overwrites a source file (cli_support)

@@ -1,0 +1,187 @@
+# Translated from kernels.py (cuTile) to Triton by tile2triton 0.1.0.
+import torch
+import triton
+import triton.language as tl
+
+from _t2t_corpus_runtime import (
+    _as_tensor,
+    _by_target,
+    _check_ndim,
+    _grid,
+    _launch_known,
+    _multiples,
+    _needs_int64,
+    _on_stream,
+    _remember_launch,
+    _scalar_key,
+)
+
+
+@triton.jit
+def row_scale(w, alpha, rows: tl.constexpr):
+    """Per-row scale alpha / (1 + |w|) of a (rows,) tile, as a (rows, 1) column that broadcasts
+    over a row block."""
+    s = alpha / (1.0 + tl.abs(w.to(tl.float32)))
+    return tl.reshape(s, (rows, 1))
+
+
+@triton.jit
+def scaled_add_rows(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    y_ptr,
+    y_shape0,
+    y_shape1,
+    y_stride0,
+    y_stride1,
+    w_ptr,
+    w_shape0,
+    w_stride0,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_stride0,
+    out_stride1,
+    alpha,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    x_div: tl.constexpr,
+    y_div: tl.constexpr,
+    w_div: tl.constexpr,
+    out_div: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """out[i, :] = x[i, :] * row_scale(w[i]) + y[i, :], on one (TM, TN) block."""
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    x_stride0 = x_stride0 // x_div[0] * x_div[0]
+    x_stride1 = x_stride1 // x_div[1] * x_div[1]
+    x_shape0 = x_shape0 // x_div[2] * x_div[2]
+    x_shape1 = x_shape1 // x_div[3] * x_div[3]
+    y_stride0 = y_stride0 // y_div[0] * y_div[0]
+    y_stride1 = y_stride1 // y_div[1] * y_div[1]
+    y_shape0 = y_shape0 // y_div[2] * y_div[2]
+    y_shape1 = y_shape1 // y_div[3] * y_div[3]
+    w_stride0 = w_stride0 // w_div[0] * w_div[0]
+    w_shape0 = w_shape0 // w_div[1] * w_div[1]
+    out_stride0 = out_stride0 // out_div[0] * out_div[0]
+    out_stride1 = out_stride1 // out_div[1] * out_div[1]
+    out_shape0 = out_shape0 // out_div[2] * out_div[2]
+    out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    i, j = (tl.program_id(0), tl.program_id(1))
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+        offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_x0 = i * TM + tl.arange(0, TM)
+        offs_x1 = j * TN + tl.arange(0, TN)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    xt = tl.load(
+        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
+    ).to(tl.float32)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_y0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+        offs_y1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_y0 = i * TM + tl.arange(0, TM)
+        offs_y1 = j * TN + tl.arange(0, TN)
+    mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
+    yt = tl.load(
+        y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1, mask=mask_y, other=0.0
+    ).to(tl.float32)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_w0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+    else:
+        offs_w0 = i * TM + tl.arange(0, TM)
+    mask_w = offs_w0 < w_shape0
+    wt = tl.load(w_ptr + offs_w0 * w_stride0, mask=mask_w, other=0.0)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+        offs_out1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_out0 = i * TM + tl.arange(0, TM)
+        offs_out1 = j * TN + tl.arange(0, TN)
+    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    tl.store(
+        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        (xt * row_scale(wt, alpha, TM) + yt).to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
+
+
+def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=None):
+    """Run `scaled_add_rows` like `ct.launch(stream, grid, scaled_add_rows, (x, y, w, out, alpha, TM, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    x = _as_tensor(x)
+    y = _as_tensor(y)
+    w = _as_tensor(w)
+    out = _as_tensor(out)
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    args = (
+        x,
+        *x.shape,
+        *x.stride(),
+        y,
+        *y.shape,
+        *y.stride(),
+        w,
+        *w.shape,
+        *w.stride(),
+        out,
+        *out.shape,
+        *out.stride(),
+        alpha,
+        TM,
+        TN,
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    known = (
+        x.dtype,
+        x.data_ptr() & 15,
+        x.shape,
+        x.stride(),
+        y.dtype,
+        y.data_ptr() & 15,
+        y.shape,
+        y.stride(),
+        w.dtype,
+        w.data_ptr() & 15,
+        w.shape,
+        w.stride(),
+        out.dtype,
+        out.data_ptr() & 15,
+        out.shape,
+        out.stride(),
+        _scalar_key(alpha),
+        TM,
+        TN,
+        num_ctas,
+    )
+    if _launch_known(scaled_add_rows, known, stream, grid, args):
+        return
+    _check_ndim("scaled_add_rows", "x", x, 2)
+    _check_ndim("scaled_add_rows", "y", y, 2)
+    _check_ndim("scaled_add_rows", "w", w, 1)
+    _check_ndim("scaled_add_rows", "out", out, 2)
+    tile_elems = max(TM * TN, TM)
+    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
+    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_stages = 2
+    constexprs = dict(
+        x_div=_multiples(x),
+        y_div=_multiples(y),
+        w_div=_multiples(w),
+        out_div=_multiples(out),
+        USE_INT64=_needs_int64(x, y, w, out),
+    )
+    with _on_stream(stream):
+        compiled = scaled_add_rows[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+        )
+        _remember_launch(scaled_add_rows, known, compiled, args, constexprs)
