@@ -31,6 +31,32 @@ def _prod(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
 ''')
 
 
+def _arg_all_source(fn, red, n):
+    """`_argmax_all_<n>(x, S0, ..)`: the flat (row-major) index of the first max / min of an
+    n-D tile. The flat index is computed in the tile's own n-D layout and the reductions only
+    combine values, so no reshape is involved (on the GPU, an argmax of a 2-D tile reshaped to
+    1-D returned indices a few hundred elements off the first maximum)."""
+    dims = ", ".join(f"S{k}: tl.constexpr" for k in range(n))
+    terms = []
+    for k in range(n):
+        sl = ", ".join(":" if j == k else "None" for j in range(n))
+        stride = " * ".join(f"S{j}" for j in range(k + 1, n))
+        terms.append(f"tl.arange(0, S{k})[{sl}]" + (f" * ({stride})" if stride else ""))
+    total = " * ".join(f"S{k}" for k in range(n))
+    lines = ["@triton.jit", f"def _{fn}_all_{n}(x, {dims}):",
+             f'    """ct.{fn} over all axes: the smallest row-major index of the {red}imum."""',
+             f"    flat = {' + '.join(terms)}",
+             "    best = x"]
+    lines += [f"    best = tl.{red}(best, axis=0)"] * n
+    lines.append(f"    idx = tl.where(x == best, flat, {total})")
+    lines += ["    idx = tl.min(idx, axis=0)"] * n
+    lines.append(f"    return tl.where(idx < {total}, idx, 0)      # no match: all NaN")
+    return "\n".join(lines) + "\n"
+
+
+ARG_ALL = DeviceHelper("_{fn}_all_{n}", lambda fn, red, n: _arg_all_source(fn, red, n))
+
+
 def reduced_shape(shape, axes, keep):
     if shape is None:
         return None
@@ -107,7 +133,8 @@ def k(x, y, TM: ct.Constant[int]):
 class ArgReduce(Pattern):
     constructs = ("argmax", "argmin")
     summary = "index of the max / min (smallest index on ties), int32"
-    triton = "tl.argmax / tl.argmin(..., tie_break_left=True)"
+    triton = ("tl.argmax / tl.argmin(..., tie_break_left=True) along an axis; over all axes of "
+              "an n-D tile `_argmax_all_<n>` (row-major index of the first extremum, no reshape)")
 
     def signature(x, /, axis=None, *, keepdims=False, propagate_nan=False):
         pass
@@ -125,6 +152,19 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
     a = ct.load(x, (0, 0), (TM, TN))
     ct.store(y, (0,), ct.argmin(a, axis=(0, 1)))
 """, error="T2T102", message="one axis"),
+        Example("""
+@ct.kernel
+def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
+    a = ct.load(x, (0, 0), (TM, TN))
+    ct.store(y, (0, 0), ct.argmax(a, keepdims=True))
+""", expect=["def _argmax_all_2(x, S0: tl.constexpr, S1: tl.constexpr):",
+             "tl.full((1, 1), _argmax_all_2(a, TM, TN), tl.int32)"]),
+        Example("""
+@ct.kernel
+def k(x, y, TM: ct.Constant[int], KEEP: ct.Constant[bool]):
+    a = ct.load(x, (0,), (TM,))
+    ct.store(y, (0,), ct.argmin(a, keepdims=KEEP))
+""", error="T2T103", message="keepdims must be a literal bool"),
     ]
 
     def lower(self, call, cx):
@@ -133,7 +173,10 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
         rank = len(shape) if shape is not None else None
         axes = axis_list(call, "axis", cx, rank)
         keep_v = call.val("keepdims")
-        keep = bool(keep_v.value) if isinstance(keep_v, ConstV) else False
+        if not isinstance(keep_v, ConstV):
+            raise cx.error(call.node_of("keepdims"), "T2T103",
+                           f"ct.{call.name}: keepdims must be a literal bool")
+        keep = bool(keep_v.value)
         fn = f"tl.{call.name}"
         if rank == 0:  # a scalar is its own max and min: index 0
             return Lowered("tl.full((), 0, tl.int32)", TileV(shape=(), dtype="int32",
@@ -142,10 +185,13 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
             if shape is None:
                 raise cx.error(call.node, "T2T105", f"ct.{call.name} over all axes needs the "
                                "tile's shape, which is not known here")
-            n = " * ".join(str(s) for s in shape)
-            code = f"{fn}(tl.reshape({x.code}, ({n},)), axis=0, tie_break_left=True)"
+            if rank == 1:
+                code = f"{fn}({x.code}, axis=0, tie_break_left=True)"
+            else:
+                helper = cx.need(ARG_ALL, fn=call.name, red=call.name[3:], n=rank)
+                code = f"{helper}({x.code}, {', '.join(str(s) for s in shape)})"
             if keep:
-                code = f"tl.reshape({code}, {shape_code(['1'] * rank)})"
+                code = f"tl.full({shape_code(['1'] * rank)}, {code}, tl.int32)"   # 0-d -> 1,..
             return Lowered(code, TileV(shape=("1",) * rank if keep else (), dtype="int32",
                                        nonneg=True))
         if len(axes) != 1:

@@ -653,29 +653,73 @@ def _load_module(text: str, name: str):
     return mod
 
 
-def translate_kernel(kernel) -> KernelTranslation:
+def translate_kernel(kernel, args=None) -> KernelTranslation:
     """Translate a live cuTile kernel (what `ct.kernel` returns) or a plain Python function,
     using its source, globals and closure values. Cached per kernel and closure values.
+
+    `args`: the arguments of one launch. A kernel that does not translate on its own (an array
+    indexed with different ranks in compile-time branches, `keepdims=` from a ct.Constant
+    parameter) is then translated for this launch, as cuTile compiles it: the arguments' ranks
+    decide the ranks its indexing leaves open, and its ct.Constant parameters take their values
+    (see `launch_specialization`).
 
     Raises `KernelTranslationError` (a `TranslationError`) with located diagnostics naming the
     kernel when it does not translate."""
     ex = extract(kernel)
     func = kernel_function(kernel)
     key = (func.__code__, hashlib.sha1(ex.text.encode()).hexdigest())
-    with _CACHE_LOCK:
-        hit = _CACHE.get(key)
-    if hit is None:
-        hit = _translate_extracted(ex)
-        with _CACHE_LOCK:
-            _CACHE[key] = hit
+    hit = _cached(key, lambda: _translate_extracted(ex))
+    if isinstance(hit, KernelTranslationError) and args is not None:
+        spec = launch_specialization(func, args)
+        if spec is not None:
+            kinds = tuple(type(v).__name__ for _, v in spec.values)     # True and 1 differ
+            hit = _cached(key + (spec, kinds), lambda: _translate_extracted(ex, spec))
     if isinstance(hit, KernelTranslationError):
         raise hit
     return hit
 
 
-def _translate_extracted(ex: Extracted):
+def _cached(key, make):
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+    if hit is None:
+        hit = make()
+        with _CACHE_LOCK:
+            _CACHE[key] = hit
+    return hit
+
+
+_SCALARS = (bool, int, float, str)
+
+
+def launch_specialization(func, args):
+    """The `model.Specialization` of one launch of `func`: the rank of each array argument
+    (anything with an integer `ndim`: torch tensors, numpy arrays) and the value of each
+    bool/int/float/str argument, by parameter name. None when there is nothing to say or the
+    arguments do not fit the parameters."""
+    from .model import Specialization
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params) \
+            or len(args) > len(params):
+        return None
+    ranks, values = [], []
+    for p, a in zip(params, args):
+        nd = getattr(a, "ndim", None)
+        if isinstance(nd, int) and not isinstance(a, _SCALARS) and hasattr(a, "shape"):
+            ranks.append((p.name, nd))
+        elif isinstance(a, _SCALARS):
+            values.append((p.name, a))
+    if not ranks and not values:
+        return None
+    return Specialization(func.__name__, tuple(ranks), tuple(values))
+
+
+def _translate_extracted(ex: Extracted, spec=None):
     from .translate import translate_source
-    res = translate_source(ex.text, ex.path)
+    res = translate_source(ex.text, ex.path, specialize=spec)
     if res.ok:
         return KernelTranslation(ex.name, res.output, ex)
     diags = []

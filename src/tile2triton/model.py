@@ -326,6 +326,20 @@ class ParamInfo:
     array: Optional[ArrayInfo] = None
     array_list: Optional[ArrayListInfo] = None
     annotation: Optional[str] = None
+    # `(value,)` when the function is translated for one launch whose value of this ct.Constant
+    # parameter is known (live translation specialized per launch: `translate.Specialization`)
+    launch_value: Optional[tuple] = None
+
+
+@dataclass(frozen=True)
+class Specialization:
+    """What one launch tells about a kernel's parameters (live translation of a launched
+    kernel): `ranks` of its array arguments and `values` of its other arguments, as sorted
+    (name, value) pairs. A rank decides where the kernel's own indexing leaves an array's rank
+    open; a value is taken by a ct.Constant parameter (its compile-time branches fold)."""
+    kernel: str
+    ranks: tuple = ()
+    values: tuple = ()
 
 
 @dataclass(slots=True)  # slots: every field is declared here, none attached later

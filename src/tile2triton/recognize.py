@@ -12,7 +12,8 @@ from typing import Optional
 import libcst as cst
 
 from .diagnostics import LocatedFailure, TranslationError
-from .model import ARRAY_ATTRIBUTES, ArrayInfo, ArrayListInfo, FunctionInfo, ParamInfo
+from .model import (ARRAY_ATTRIBUTES, ArrayInfo, ArrayListInfo, FunctionInfo, ParamInfo,
+                    Specialization)
 from .parse import ParsedModule
 from .pattern_api import signature_of
 from .registry import load_registry
@@ -287,7 +288,11 @@ class _UseScanner(cst.CSTVisitor):
                     self._note(v.value.value, len(t.target.elements), node)
 
 
-def classify_params(pm: ParsedModule, fn: FunctionInfo) -> list[ParamInfo]:
+def classify_params(pm: ParsedModule, fn: FunctionInfo,
+                    spec: Optional[Specialization] = None) -> list[ParamInfo]:
+    """`spec`: one launch's argument ranks and values (see model.Specialization)."""
+    launch_ranks = dict(spec.ranks) if spec is not None else {}
+    launch_values = dict(spec.values) if spec is not None else {}
     params = fn.node.params
     if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg is not None:
         node = params.star_kwarg or params.star_arg
@@ -323,6 +328,8 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo) -> list[ParamInfo]:
             info = ArrayInfo(name, abi_prefix=pm.names.array_prefix(name))
             ranks = {(r, n) for r, n in scanner.array_uses.get(name, []) if r is not None}
             distinct = {r for r, _ in ranks}
+            if len(distinct) > 1 and launch_ranks.get(name) in distinct:
+                distinct = {launch_ranks[name]}    # this launch's rank (compile-time branches)
             if len(distinct) > 1:
                 node = sorted(ranks, key=lambda rn: pm.positions[rn[1]].start.line)[-1][1]
                 raise pm.error(node, "T2T105",
@@ -334,6 +341,8 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo) -> list[ParamInfo]:
                 info.rank = scanner.shape_index[name]
             elif fn.role != "kernel":
                 info.rank = None  # decided by the caller's argument
+            elif launch_ranks.get(name, 0) >= 1:
+                info.rank = launch_ranks[name]
             elif name in scanner.raw_memory:
                 # only addressed by element offsets from its base pointer: any rank will do,
                 # and the launcher passes it as one flat dimension (model.ArrayInfo.flat)
@@ -344,7 +353,10 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo) -> list[ParamInfo]:
                                help="tile2triton infers ranks from ct.load/ct.store indices and "
                                     "`x.shape` unpacking; index the array in the kernel or "
                                     "unpack its shape (`M, N = x.shape`)")
-        out.append(ParamInfo(name, kind, info))
+        pinfo = ParamInfo(name, kind, info)
+        if kind == "constexpr" and name in launch_values:
+            pinfo.launch_value = (launch_values[name],)
+        out.append(pinfo)
     return out
 
 

@@ -12,7 +12,7 @@ from typing import Optional
 from . import emit
 from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
-from .model import FunctionInfo, ParamInfo
+from .model import FunctionInfo, ParamInfo, Specialization
 from .names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
 from .nested import find_nested_kernels
 from .packages import link_imports
@@ -126,11 +126,13 @@ def _python_refuses(pm: ParsedModule, text: str, path: str) -> Optional[Diagnost
 
 def translate_source(text: str, path: str = "<input>",
                      shared_runtime: Optional[str] = None,
-                     shared_device: bool = True) -> ModuleResult:
+                     shared_device: bool = True,
+                     specialize: Optional[Specialization] = None) -> ModuleResult:
     """Translate one module. `shared_runtime`: the name of a module the output imports its
     helpers from (see `ModuleResult.runtime`) instead of defining them itself; with
     `shared_device=False` only the host helpers, the device helpers staying in the output (the
-    corpus goldens' form)."""
+    corpus goldens' form). `specialize`: translate kernel `specialize.kernel` for one launch's
+    arguments (live.translate_kernel)."""
     try:
         pm = parse_source(text, path)
     except TranslationError as e:
@@ -172,7 +174,8 @@ def translate_source(text: str, path: str = "<input>",
         saved_order = list(mc.helper_order)
         saved_globals = dict(pm.globals)
         try:
-            fn.params = classify_params(pm, fn)
+            fn.params = classify_params(pm, fn, specialize if specialize is not None
+                                        and specialize.kernel == fn.name else None)
             if nk is not None:      # the host function's constants fold, other names are
                 pm.globals.update(nk.folded)        # constexpr parameters
                 fn.params = fn.params + [ParamInfo(c, "constexpr") for c in nk.closure]

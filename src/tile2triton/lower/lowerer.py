@@ -27,7 +27,7 @@ class Lowerer(Statements, StaticIteration, Expressions, Values, CompileTimePytho
         self.pm = mc.pm
         self.fn = fn
         self.params = params
-        self.env: dict[str, Val] = initial_env(params)
+        self.env: dict[str, Val] = initial_env(params, reassigned_names(fn.node.body, times=1))
         # names bound by a ct.static_iter loop or comprehension to an item inlined at each use
         self.static_names: dict[str, Lowered] = {}
         self.out: list[str] = []

@@ -126,6 +126,8 @@ class Statements:
     def if_stmt(self, node: cst.If, keyword: str) -> None:
         self.inner_comments(node.test)
         test = self.no_statements_before(node.test) if keyword == "elif" else self.expr(node.test)
+        if isinstance(test.val, ConstV) and isinstance(test.val.value, (bool, int, float, str)):
+            return self.constant_if(node, keyword, bool(test.val.value))
         self.line(f"{keyword} {test.code}:", self.header_comment(node))
         self.block(node.body)
         orelse = node.orelse
@@ -136,6 +138,31 @@ class Statements:
             self.leading(orelse)
             self.line("else:", self.header_comment(orelse))
             self.block(orelse.body)
+
+    def constant_if(self, node: cst.If, keyword: str, taken: bool) -> None:
+        """An `if` on a compile-time constant: only the branch taken is translated, as cuTile
+        compiles only that one (the other may index an array with another rank, or reduce
+        with other keepdims). After `if` it is inlined; after `elif` it is the `else:`."""
+        orelse = node.orelse
+        if taken:
+            suite = node.body
+        elif isinstance(orelse, cst.If):
+            self.leading(orelse)
+            return self.if_stmt(orelse, keyword)
+        elif isinstance(orelse, cst.Else):
+            self.leading(orelse)
+            suite = orelse.body
+        else:
+            return None
+        if keyword == "elif":
+            self.line("else:", self.header_comment(node))
+            return self.block(suite)
+        self.depth -= 1                 # the branch's statements, at the `if`'s own depth
+        try:
+            self.block(suite)
+        finally:
+            self.depth += 1
+        return None
 
     def for_stmt(self, node: cst.For) -> None:
         if node.orelse is not None:

@@ -13,11 +13,14 @@ from ..model import (ARRAY_ATTRIBUTES, CT_TO_TL_DTYPE,
 
 
 
-def initial_env(params: list[ParamInfo]) -> dict:
-    """The value kinds of a function's parameters."""
+def initial_env(params: list[ParamInfo], mutable: frozenset = frozenset()) -> dict:
+    """The value kinds of a function's parameters (a ct.Constant parameter whose launch value is
+    known, and that the body never rebinds, is that constant)."""
     env: dict[str, Val] = {}
     for p in params:
-        if p.kind == "array":
+        if p.kind == "constexpr" and p.launch_value is not None and p.name not in mutable:
+            env[p.name] = ConstV(p.launch_value[0])
+        elif p.kind == "array":
             env[p.name] = ArrayV(p.array)
         elif p.kind == "array_list":
             env[p.name] = ArrayListV(p.array_list)
@@ -216,8 +219,9 @@ class Values:
 
 
 
-def reassigned_names(body) -> set:
-    """Names bound more than once in a function body, or bound inside a loop."""
+def reassigned_names(body, times: int = 2) -> set:
+    """Names bound more than once (at least `times` times) in a function body, or bound inside
+    a loop."""
     counts: dict = {}
     in_loop: set = set()
 
@@ -259,7 +263,7 @@ def reassigned_names(body) -> set:
             self.loop -= 1
 
     body.visit(Scan())
-    return {n for n, c in counts.items() if c > 1} | in_loop
+    return {n for n, c in counts.items() if c >= times} | in_loop
 
 
 def _huge_power(base, exp) -> bool:

@@ -48,14 +48,16 @@ class Unjudged:
         return f
 
 
-def translate_launched(kernel):
+def translate_launched(kernel, args=None):
     """The translation of the launched kernel object itself (its source, globals and closure
     values, wherever it was defined), or an `Unjudged` saying why there is none. Each launch is
-    judged on its own kernel: other kernels and host code of its file play no part."""
+    judged on its own kernel: other kernels and host code of its file play no part. A kernel
+    that only translates for given arguments is translated for this launch's `args`
+    (live.translate_kernel)."""
     from ..diagnostics import TranslationError
     from ..live import translate_kernel
     try:
-        return translate_kernel(kernel)
+        return translate_kernel(kernel, args)
     except TranslationError as e:
         text = str(e) if type(e).__name__ == "KernelTranslationError" else e.diagnostic.format()
         name = getattr(kernel_function(kernel), "__name__", "?")
@@ -150,7 +152,7 @@ class Recorder:
                     pid=os.getpid())
         # The launched object itself is translated (wherever it was defined); a kernel the
         # worker cannot import by name is rebuilt there from its extracted cuTile module.
-        plan = translate_launched(kernel) if func is not None else Unjudged(
+        plan = translate_launched(kernel, _as_tuple(kernel_args)) if func is not None else Unjudged(
             "not-checked", f"{kernel!r} is not a cuTile kernel with Python source")
         if isinstance(plan, Unjudged):
             meta.update(verdict=plan.verdict, findings=[plan.finding()])
@@ -183,6 +185,15 @@ class Recorder:
             meta["declared_outputs"] = [i for i, t in enumerate(snap.tensors)
                                         if t.ptr in self.declared_outputs]
         self.jobs.append(self.sink.job(meta, snap))
+
+
+def _as_tuple(args):
+    """The launch's arguments as a tuple, or None when they are not a sequence (the original
+    launch reports that)."""
+    try:
+        return tuple(args)
+    except TypeError:
+        return None
 
 
 def _grid(grid):
