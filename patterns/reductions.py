@@ -16,7 +16,10 @@ from ._common import dtype_of, shape_code, tile_shape
 # ct.sum keeps the input dtype where tl.sum would widen it
 SUM = DeviceHelper("_sum", r'''@triton.jit
 def _{{ name }}(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
-    """ct.{{ name }} keeps the input dtype; tl.{{ name }} accumulates small types in a wider one."""
+    """ct.{{ name }} keeps the input dtype; tl.{{ name }} accumulates small types in a wider one.
+    Booleans are summed as int32, as in cuTile."""
+    if x.dtype == tl.int1:
+        x = x.to(tl.int32)
     return tl.{{ name }}(x, axis=AXIS, keep_dims=KEEP_DIMS).to(x.dtype)
 ''')
 PROD = DeviceHelper("_prod", r'''@triton.jit
@@ -26,7 +29,9 @@ def _multiply(a, b):
 
 @triton.jit
 def _prod(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
-    """ct.prod: product along AXIS (Triton has no tl.prod)."""
+    """ct.prod: product along AXIS (Triton has no tl.prod); booleans as int32, as in cuTile."""
+    if x.dtype == tl.int1:
+        x = x.to(tl.int32)
     return tl.reduce(x, AXIS, _multiply, keep_dims=KEEP_DIMS)
 ''')
 
@@ -118,6 +123,10 @@ def k(x, y, TM: ct.Constant[int]):
         order = [None] if axes is None else sorted(axes, reverse=True)
         for a in order:
             code = self.one(call.name, code, a, keep, d, cx)
+        if d == "bool_":        # cuTile reduces booleans as int32
+            d = "int32"
+            if call.name in ("max", "min"):
+                code = f"{code}.to(tl.int32)"
         return Lowered(code, TileV(shape=reduced_shape(shape, axes, keep), dtype=d))
 
     @staticmethod
