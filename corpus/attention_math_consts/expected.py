@@ -120,7 +120,10 @@ def _exp2(x):
 
 @triton.jit
 def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
-    """ct.sum keeps the input dtype; tl.sum accumulates small types in a wider one."""
+    """ct.sum keeps the input dtype; tl.sum accumulates small types in a wider one.
+    Booleans are summed as int32, as in cuTile."""
+    if x.dtype == tl.int1:
+        x = x.to(tl.int32)
     return tl.sum(x, axis=AXIS, keep_dims=KEEP_DIMS).to(x.dtype)
 
 

@@ -59,24 +59,6 @@ def _mod(a, b):
     return r
 
 
-@triton.jit
-def _store_tile_1d(
-    ptr, shape0, stride0, index0, tile, USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True
-):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
-
-
 BUCKET = 12
 OFFSET = None  # an optional shift, decided when the module is written
 
@@ -120,14 +102,33 @@ def bucket_kernel(
         offs_keys0 = i * TILE + tl.arange(0, TILE)
     mask_keys = offs_keys0 < keys_shape0
     k = tl.load(keys_ptr + offs_keys0 * keys_stride0, mask=mask_keys)
-    if False:
-        k = k + None
     b, s = (_floordiv(k, 12), _mod(k, 12))
-    _store_tile_1d(bucket_ptr, bucket_shape0, bucket_stride0, i, b, USE_INT64)
-    _store_tile_1d(slot_ptr, slot_shape0, slot_stride0, i, s, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_bucket0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_bucket0 = i * TILE + tl.arange(0, TILE)
+    mask_bucket = offs_bucket0 < bucket_shape0
+    tl.store(
+        bucket_ptr + offs_bucket0 * bucket_stride0,
+        b.to(bucket_ptr.dtype.element_ty),
+        mask=mask_bucket,
+    )
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_slot0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_slot0 = i * TILE + tl.arange(0, TILE)
+    mask_slot = offs_slot0 < slot_shape0
+    tl.store(slot_ptr + offs_slot0 * slot_stride0, s.to(slot_ptr.dtype.element_ty), mask=mask_slot)
     half = tl.full((TILE,), 0.5, tl.float32)
-    _store_tile_1d(
-        weight_ptr, weight_shape0, weight_stride0, i, s.to(tl.float32) * half + 1.0, USE_INT64
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_weight0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_weight0 = i * TILE + tl.arange(0, TILE)
+    mask_weight = offs_weight0 < weight_shape0
+    tl.store(
+        weight_ptr + offs_weight0 * weight_stride0,
+        (s.to(tl.float32) * half + 1.0).to(weight_ptr.dtype.element_ty),
+        mask=mask_weight,
     )
 
 

@@ -23,7 +23,9 @@ def _multiply(a, b):
 
 @triton.jit
 def _prod(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
-    """ct.prod: product along AXIS (Triton has no tl.prod)."""
+    """ct.prod: product along AXIS (Triton has no tl.prod); booleans as int32, as in cuTile."""
+    if x.dtype == tl.int1:
+        x = x.to(tl.int32)
     return tl.reduce(x, AXIS, _multiply, keep_dims=KEEP_DIMS)
 
 
