@@ -142,9 +142,9 @@ def axis_list(call, param: str, cx, rank):
 # ---------------------------------------------------------------- arrays and indices
 
 
-def array_arg(call, cx, param="array"):
+def array_arg(call, cx, param="array", zero_d=False):
     """The ArrayInfo of the array argument, with a diagnostic when the parameter was not
-    recognized as an array (or its rank is unknown)."""
+    recognized as an array (or its rank is unknown, or is 0 and `zero_d` is not allowed)."""
     low = call.arg(param)
     if not isinstance(low.val, ArrayV):
         raise cx.error(call.node_of(param), "T2T102",
@@ -158,7 +158,7 @@ def array_arg(call, cx, param="array"):
         raise cx.error(call.node_of(param), "T2T104",
                        f"ct.{call.name}: the rank of array `{info.name}` is unknown here",
                        help="unpack its shape (`M, N = x.shape`) or index it with ct.load/ct.store")
-    if info.rank == 0:
+    if info.rank == 0 and not zero_d:
         raise cx.error(call.node_of(param), "T2T100",
                        f"ct.{call.name} on a 0-d array is not translated",
                        help="use a 1-element 1-D array")

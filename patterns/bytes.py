@@ -112,7 +112,9 @@ def k(x, y, TILE: ct.Constant[int]):
         else:
             shape = (n if nb == 1 else f"{n} * {nb}",)
         name = cx.need(PACK)
-        return Lowered(f"{name}({x.code})", TileV(shape=shape, dtype="uint8"))
+        # a 0-d tile (a Triton scalar, which has no numel) as a block of one element
+        code = f"tl.broadcast_to({x.code}, (1,))" if tile_shape(x) == () else x.code
+        return Lowered(f"{name}({code})", TileV(shape=shape, dtype="uint8"))
 
 
 class UnpackFromBytes(Pattern):

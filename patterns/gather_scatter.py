@@ -78,7 +78,8 @@ class Gather(Pattern):
     constructs = ("gather",)
     array_param, index_param = "array", "indices"
     summary = "load elements at per-element indices (mask, padding_value, check_bounds)"
-    triton = "masked tl.load on `ptr + sum(idx_d * stride_d)` through `_gather_{rank}d`"
+    triton = ("masked tl.load on `ptr + sum(idx_d * stride_d)` through `_gather_{rank}d`; "
+              "`tl.load(ptr)` on a 0-d array")
 
     def signature(array, indices, /, *, mask=None, padding_value=0, check_bounds=True,
                   latency=None):
@@ -120,17 +121,28 @@ def k(x, y, TILE: ct.Constant[int]):
     i = ct.arange(TILE, dtype=ct.float32)
     ct.store(y, (0,), ct.gather(x, (i, i)))
 """, error="T2T102", message="indices must be integer"),
+        Example("""
+@ct.kernel
+def k(x, y):
+    v = ct.gather(x, ())
+    ct.scatter(y, (), v * 2 + 1)
+""", expect=["v = tl.load(x_ptr)", "tl.store(y_ptr, v * 2 + 1)"]),
     ]
 
     def lower(self, call, cx):
-        info = array_arg(call, cx)
+        info = array_arg(call, cx, zero_d=True)
         idx, shape = element_indices(call, cx, info.rank)
-        name = cx.need(GATHER, rank=info.rank)
         kw = mask_kw(call, cx)
         pad = call.arg("padding_value")
         if isinstance(pad.val, ArrayV):
             raise cx.error(call.node_of("padding_value"), "T2T102",
                            "ct.gather: `padding_value` must be a scalar or a tile")
+        if info.rank == 0:       # the one element, always in bounds
+            mask = kw[0][len("MASK="):] if kw else None
+            code = f"tl.load({info.pointer})" if mask is None else \
+                f"tl.load({info.pointer}, mask={mask}, other={pad.code})"
+            return Lowered(code, TileV(shape=()))
+        name = cx.need(GATHER, rank=info.rank)
         if not (isinstance(pad.val, ConstV) and pad.val.value == 0
                 and not isinstance(pad.val.value, bool)):
             kw.append(f"PADDING={pad.code}")
@@ -144,7 +156,8 @@ class Scatter(Pattern):
     constructs = ("scatter",)
     array_param, index_param = "array", "indices"
     summary = "store elements at per-element indices (mask, check_bounds)"
-    triton = "masked tl.store on `ptr + sum(idx_d * stride_d)` through `_scatter_{rank}d`"
+    triton = ("masked tl.store on `ptr + sum(idx_d * stride_d)` through `_scatter_{rank}d`; "
+              "`tl.store(ptr, value)` on a 0-d array")
 
     def signature(array, indices, value, /, *, mask=None, check_bounds=True, latency=None):
         pass
@@ -179,13 +192,17 @@ def k(x, y, TILE: ct.Constant[int]):
     ]
 
     def lower(self, call, cx):
-        info = array_arg(call, cx)
+        info = array_arg(call, cx, zero_d=True)
         idx, shape = element_indices(call, cx, info.rank)
         value = call.arg("value")
         if isinstance(value.val, (ArrayV, NoneV)):
             raise cx.error(call.node_of("value"), "T2T102",
                            "ct.scatter: the value must be a tile or a scalar",
                            help="load a tile from an array first")
+        if info.rank == 0:       # the one element, always in bounds; tl.store casts the value
+            kw = mask_kw(call, cx)
+            mask = f", mask={kw[0][len('MASK='):]}" if kw else ""
+            return Lowered(f"tl.store({info.pointer}, {value.code}{mask})", NoneV())
         name = cx.need(SCATTER, rank=info.rank)
         kw = mask_kw(call, cx) + check_bounds_kw(call, cx)
         args = abi(info) + idx + [value.code, USE_INT64] + kw

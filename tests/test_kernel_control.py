@@ -133,3 +133,36 @@ def test_and_or_not_of_int_and_bool_scalars_compile(tmp_path):
                 "for c0, c1, c2 in [(1, 5, -5), (True, False, True), (True, 5, 0), "
                 "(0, False, -5)]]")
     assert compile_messages(both.path, "conds", launches) == ["ok"] * 4
+
+
+# ------------------------------------------------------------------ 0-d arrays: gather/scatter
+ZERO_D_SRC = """
+@ct.kernel
+def zero_d(x, y, z, n: int):
+    v = ct.gather(x, ())
+    ct.scatter(y, (), v * 2.0 + n)
+    b = ct.pack_to_bytes(v)
+    w = ct.unpack_from_bytes(b, x.dtype).reshape(())
+    ct.scatter(z, (), w, mask=n > 3)
+"""
+
+
+@pytest.mark.parametrize("n", [2, 7])
+def test_zero_d_gather_scatter(tmp_path, n):
+    both = Both(tmp_path, ZERO_D_SRC, "zero_d")
+    assert "tl.load(x_ptr)" in both.text
+    x = torch.randn((), generator=gen(n))
+    a1, a2 = both.run("zero_d", (1,), [x, torch.zeros(()), torch.full((), -1.0), n])
+    ref_y = x.double() * 2.0 + n
+    ref_z = x.double() if n > 3 else torch.tensor(-1.0, dtype=torch.float64)
+    for got in (a1, a2):
+        assert got[1].shape == () and got[2].shape == ()
+        torch.testing.assert_close(got[1].double(), ref_y)
+        torch.testing.assert_close(got[2].double(), ref_z)
+
+
+def test_zero_d_gather_scatter_compile(tmp_path):
+    both = Both(tmp_path, ZERO_D_SRC, "zero_d_c")
+    launches = ("[((1,), torch.zeros((), dtype=dt), torch.zeros((), dtype=dt), "
+                "torch.zeros((), dtype=dt), 5) for dt in (torch.float32, torch.float16)]")
+    assert compile_messages(both.path, "zero_d", launches) == ["ok"] * 2

@@ -420,7 +420,7 @@ def _gs_indices(arr: Array, indices, what):
     except RuntimeError:
         raise TileTypeError(f"{what}: index tiles of shapes {[tuple(t.shape) for t in ts]} are "
                             f"not broadcastable") from None
-    shape = tuple(ts[0].shape)
+    shape = tuple(ts[0].shape) if ts else ()      # a 0-d array: `()` names its one element
     valid = torch.ones(shape, dtype=torch.bool, device=arr._t.device)
     for t, n in zip(ts, arr._t.shape):
         valid &= (t >= 0) & (t < n)
@@ -487,6 +487,9 @@ def scatter(array, indices, value, /, *, mask=None, check_bounds=True, latency=N
     _unsafe(valid | ~m, check_bounds, what)
     eff = valid & m
     if not bool(eff.any()):
+        return
+    if not safe:                                    # a 0-d array
+        arr._t[...] = D.to_array_from_repr(vals, arr._dtype, arr._t.dtype)
         return
     idx = tuple(t[eff] for t in safe)
     arr._t[idx] = D.to_array_from_repr(vals[eff], arr._dtype, arr._t.dtype)
