@@ -166,3 +166,80 @@ def test_zero_d_gather_scatter_compile(tmp_path):
     launches = ("[((1,), torch.zeros((), dtype=dt), torch.zeros((), dtype=dt), "
                 "torch.zeros((), dtype=dt), 5) for dt in (torch.float32, torch.float16)]")
     assert compile_messages(both.path, "zero_d", launches) == ["ok"] * 2
+
+
+# ------------------------------------------------------------------ tuple kernel parameters
+TUPLE_SRC = """
+@ct.kernel
+def pairs(pair, out, cfg, TM: ct.Constant[int], TN: ct.Constant[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    a = ct.load(pair[0], (bm, bn), (TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    b = ct.load(pair[1], (bm, bn), (TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, (bm, bn), a * cfg[0][1] + b + cfg[0][0] - cfg[1])
+
+
+@ct.kernel
+def sized(x, y, cfg: tuple[tuple[ct.Constant[int], int], float]):
+    t = ct.load(x, (ct.bid(0),), (cfg[0][0],))
+    ct.store(y, (ct.bid(0),), t * cfg[1] + cfg[0][1])
+"""
+
+
+def test_tuple_parameters_run(tmp_path):
+    both = Both(tmp_path, TUPLE_SRC, "tuples")
+    assert "pair_0 = pair[0]" in both.text and "cfg_0_1 = cfg[0][1]" in both.text
+    m, n = 37, 70
+    a = torch.randn(m, n, generator=gen(3))
+    b = torch.randn(m, n, generator=gen(4))
+    out = torch.full((m, n), float("nan"))
+    a1, a2 = both.run("pairs", (3, 3), [(a, b), out, ((2, 3), 5), 16, 32])
+    ref = a.double() * 3 + b.double() + 2 - 5
+    torch.testing.assert_close(a1[1].double(), ref, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(a2[1].double(), ref, atol=1e-5, rtol=1e-5)
+
+
+def test_tuple_parameter_with_constant_part(tmp_path):
+    """`tuple[tuple[ct.Constant[int], int], float]`: the first part is a tile size."""
+    both = Both(tmp_path, TUPLE_SRC, "tuples_c")
+    assert "cfg_0_0: tl.constexpr" in both.text
+    x = torch.randn(100, generator=gen(5))
+    y = torch.full((100,), float("nan"))
+    both.trans.launch_sized(None, (4,), x, y, ((32, 7), 0.5))
+    torch.testing.assert_close(y.double(), x.double() * 0.5 + 7, atol=1e-5, rtol=1e-5)
+
+
+FACTORY_SRC = """
+import cuda.tile as ct
+import torch
+
+
+def make(annotation):
+    @ct.kernel
+    def k(pair: annotation, out, T: ct.Constant[int]):
+        a = ct.load(pair[0], (ct.bid(0),), (T,))
+        b = ct.load(pair[1], (ct.bid(0),), (T,))
+        ct.store(out, (ct.bid(0),), a + b)
+    return k
+"""
+
+
+def test_tuple_annotation_named_by_a_factory_parameter(tmp_path):
+    """`def k(pair: annotation)` in a factory: `annotation` is no free variable of the kernel's
+    code, so its value comes from the kernel's evaluated annotations."""
+    import tile2triton
+    (tmp_path / "tuple_factory.py").write_text(FACTORY_SRC)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        with interp.install():
+            import cuda.tile as ct
+            import tuple_factory
+            k = tuple_factory.make(tuple[ct.IndexedWithInt64, torch.Tensor])
+            t = tile2triton.translate_kernel(k)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("tuple_factory", None)
+    assert "annotation = tuple[ct.IndexedWithInt64, torch.Tensor]" in t.extracted.text
+    a, b = torch.randn(300, generator=gen(6)), torch.randn(300, generator=gen(7))
+    out = torch.full((300,), float("nan"))
+    t(None, (5,), (a, b), out, 64)
+    torch.testing.assert_close(out.double(), a.double() + b.double())

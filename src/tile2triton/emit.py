@@ -141,7 +141,18 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
     # module globals); its `stream` and `grid` parameters only the kernel's parameters, so
     # they keep their usual spelling unless a kernel parameter is called that.
     local = {n: names[n] for n in LAUNCHER_LOCALS}
-    taken = {p.name for p in fn.params} | set(local.values()) | set(h.values())
+    # tuple parameters split into their parts (tuple_params.py): the launcher takes the tuple
+    leaf_of = {leaf: (name, path) for name, parts in fn.tuple_params for leaf, path in parts}
+    signature, unpack = [], []
+    for p in fn.params:
+        if p.name not in leaf_of:
+            signature.append(p.name)
+            continue
+        name, path = leaf_of[p.name]
+        if name not in signature:
+            signature.append(name)
+        unpack.append(f"{p.name} = {name}" + "".join(f"[{i}]" for i in path))
+    taken = {p.name for p in fn.params} | set(signature) | set(local.values()) | set(h.values())
     for n in ("stream", "grid"):
         spelled, k = n, 0
         while spelled in taken:
@@ -200,7 +211,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
             elems.append(e)
     return _env().get_template("launcher.py.j2").render(
         kernel=fn.name, launch=names[f"launch_{fn.name}"], h=h, v=local,
-        params=[p.name for p in fn.params], arrays=arrays, ranks=ranks,
+        params=signature, unpack=unpack, arrays=arrays, ranks=ranks,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,

@@ -357,6 +357,12 @@ def _expr(ns: _Namespace, v) -> Optional[str]:
         if cls is not None:
             return f"{ns.ct()}.{cls}.{v.name}"
         return None
+    if typing.get_origin(v) is tuple and type(v) is types.GenericAlias:
+        # `tuple[ct.IndexedWithInt64, torch.Tensor]`, `tuple[int, ...]`
+        items = [("..." if a is Ellipsis else _expr(ns, a)) for a in typing.get_args(v)]
+        return None if not items or None in items else f"tuple[{', '.join(items)}]"
+    if v is _torch_tensor_type():
+        return f"{ns.module_name('torch', 'torch')}.Tensor"
     if typing.get_origin(v) is typing.Annotated:
         args = typing.get_args(v)
         inner = _type_expr(ns, args[0])
@@ -378,6 +384,11 @@ def _expr(ns: _Namespace, v) -> Optional[str]:
     if isinstance(v, type):
         return _type_expr(ns, v)
     return None
+
+
+def _torch_tensor_type():
+    torch = sys.modules.get("torch")
+    return getattr(torch, "Tensor", None) if torch is not None else None
 
 
 def _type_expr(ns, t) -> Optional[str]:
@@ -502,6 +513,9 @@ def _extract(kernel, func) -> Extracted:
                     _decorator_is_ct(f, dec, "function") and role != "kernel":
                 keep.append(dec)
         # free names: bind each to its value
+        a = fdef.args
+        annotated = {arg.annotation.id: arg.arg for arg in a.posonlyargs + a.args + a.kwonlyargs
+                     if isinstance(arg.annotation, ast.Name)}
         for n, node in _free_names(fdef).items():
             if n == name:
                 continue
@@ -510,6 +524,12 @@ def _extract(kernel, func) -> Extracted:
             if skip_dec:
                 continue
             v = _resolve(f, n)
+            if v is _MISSING and n in annotated:
+                # a name used only as a parameter's annotation (`def k(pair: annotation)` in a
+                # factory) is no free variable of the code: its value is the annotation itself
+                v = getattr(f, "__annotations__", {}).get(annotated[n], _MISSING)
+                if isinstance(v, str):
+                    v = _MISSING
             if v is _MISSING:
                 continue        # a builtin, or undefined (the translator reports it)
             if n in vars(builtins) and (getattr(builtins, n) is v

@@ -352,3 +352,5 @@ class FunctionInfo:
     decorator_options: dict = field(default_factory=dict)
     # a kernel defined inside a host function: its nested.NestedKernel (convert hoists it)
     nested: Optional[object] = None
+    # tuple parameters split into their parts (tuple_params.py): [(name, [(part, path)])]
+    tuple_params: list = field(default_factory=list)

@@ -19,6 +19,7 @@ from .packages import link_imports
 from .parse import ParsedModule, parse_source
 from .recognize import classify_params, find_cutile_functions
 from .registry import load_registry
+from .tuple_params import split_tuple_params
 
 
 @dataclass
@@ -174,6 +175,7 @@ def translate_source(text: str, path: str = "<input>",
         saved_order = list(mc.helper_order)
         saved_globals = dict(pm.globals)
         try:
+            fn.tuple_params = split_tuple_params(pm, fn)
             fn.params = classify_params(pm, fn, specialize if specialize is not None
                                         and specialize.kernel == fn.name else None)
             if nk is not None:      # the host function's constants fold, other names are
