@@ -243,3 +243,48 @@ def test_tuple_annotation_named_by_a_factory_parameter(tmp_path):
     out = torch.full((300,), float("nan"))
     t(None, (5,), (a, b), out, 64)
     torch.testing.assert_close(out.double(), a.double() + b.double())
+
+
+# ------------------------------------------------------------------ functions inside kernels
+NESTED_SRC = """
+def scaled(t, a, b=3):
+    return t * a + b
+
+
+@ct.kernel
+def nested(x, y, z, n, T: ct.Constant[int]):
+    def add(a, b):
+        return a + b
+
+    def shift(t, k=2.0):
+        return t + n * k          # reads `n` when called
+
+    twice = lambda t, m=10.0: t * 2.0 + m
+    bid = ct.bid(0)
+    t = ct.load(x, (bid,), (T,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, (bid,), ct.cumsum(t, axis=0) + shift(t))
+    u = ct.scan(t, axis=0, func=add, identity=0.0)
+    n = 100.0
+    ct.store(z, (bid,), u * 0 + shift(t, k=0.5) + twice(t) + scaled(t, 2.0)
+             + scaled(t, b=1.0, a=ct.full((T,), 3.0, ct.float32)))
+"""
+
+
+def test_nested_functions_lambdas_keywords_and_defaults(tmp_path):
+    both = Both(tmp_path, NESTED_SRC, "nested")
+    assert "def nested_add(a, b):" in both.text and "nested_shift(t, 2.0, n)" in both.text
+    n = 300
+    x = torch.randn(n, generator=gen(8))
+    a1, a2 = both.run("nested", (3,), [x, torch.zeros(n), torch.zeros(n), 1.5, 128])
+    xd = x.double()
+    ref_y = torch.cat([c.cumsum(0) for c in xd.split(128)]) + xd + 1.5 * 2.0
+    ref_z = (xd + 100.0 * 0.5) + (xd * 2 + 10) + (xd * 2 + 3) + (xd * 3 + 1)
+    for got in (a1, a2):
+        torch.testing.assert_close(got[1].double(), ref_y, atol=1e-4, rtol=1e-5)
+        torch.testing.assert_close(got[2].double(), ref_z, atol=1e-4, rtol=1e-5)
+
+
+def test_nested_function_compiles(tmp_path):
+    both = Both(tmp_path, NESTED_SRC, "nested_c")
+    launches = "[((3,), torch.zeros(300), torch.zeros(300), torch.zeros(300), 1.5, 128)]"
+    assert compile_messages(both.path, "nested", launches) == ["ok"]

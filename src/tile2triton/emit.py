@@ -628,8 +628,9 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         stmts = _statements(text)
         launchers[name] = stmts[-1]
         kernel_stmts[name] = stmts
-    for name in mc.helper_order:
-        _, unit, _ = mc.helper_specs[name]
+    for spec in mc.helper_order:
+        _, unit, _ = mc.helper_specs[spec]
+        name = mc.spec_base.get(spec, spec)     # `h_2`: another translation of helper `h`
         sources.update(unit.helper_sources)
         params = kernel_params(unit.fn.params)
         if unit.uses_array_params:
@@ -639,9 +640,14 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         if name in pm.foreign:
             # a helper linked from the user's other modules (packages.py): no definition here
             # to replace, so it goes in the helper block
-            linked[name] = _statements(f"# `{name}` from {pm.foreign[name].source.path}\n" + text)
+            linked[spec] = _statements(f"# `{name}` from {pm.foreign[name].source.path}\n" + text)
             continue
-        device_stmts[name] = _statements(text)
+        if name in pm.hoisted:
+            # a function defined inside a kernel or helper (lower/nested_defs.py)
+            linked[spec] = _statements(f"# `{name}`: defined inside `{pm.hoisted[name][0]}`\n"
+                                       + text)
+            continue
+        device_stmts.setdefault(name, []).extend(_statements(text))
     # @ct.function definitions never called from a kernel are still device code: keep them out
     # of the host module but say so, rather than silently dropping them.
     uncalled = {}
@@ -650,7 +656,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
             uncalled[fn.name] = (f"# `{fn.name}` (@ct.function) is not called by any kernel in "
                                  "this module, so it was not translated.")
     rewriter = _HostRewriter(pm, kernel_stmts, device_stmts, uncalled)
-    rewriter.linked_helpers = set(linked)
+    rewriter.linked_helpers = {mc.spec_base.get(n, n) for n in linked}
     rewriter.nested = {id(fn.nested.node): fn.nested for fn, _ in units.values()
                        if fn.nested is not None}
     new_module = pm.module.visit(rewriter)

@@ -39,6 +39,9 @@ class ParsedModule:
     foreign: dict = field(default_factory=dict)
     foreign_kernels: dict = field(default_factory=dict)
     linked: list = field(default_factory=list)
+    # functions defined inside kernels and helpers (lower/nested_defs.py), hoisted to module
+    # level: hoisted name -> (enclosing function, names it captures from there)
+    hoisted: dict = field(default_factory=dict)
 
     _positions: Optional[dict] = None
     _names: Optional[Names] = None

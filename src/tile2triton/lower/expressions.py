@@ -270,6 +270,10 @@ class Expressions:
         return self.if_exp(node)  # pyvalues.py: folded on constants, per dtype by Triton
 
     def x_Call(self, node: cst.Call) -> Lowered:
+        if isinstance(node.func, cst.Lambda):      # `(lambda t: t * 2)(x)`: nested_defs.py
+            local = self.fresh_name("_lambda")
+            self.nested_lambda(local, node.func)
+            return self.helper_call(self.env[local].name, node)
         func = self.expr(node.func)
         v = func.val
         if isinstance(v, CtRefV):
@@ -352,11 +356,46 @@ class Expressions:
             return self.construct("print", node)
         raise self.error(node, "T2T101", f"builtin `{name}()` is not supported here")
 
+    def bind_helper_args(self, name: str, node: cst.Call) -> list:
+        """The call's arguments in the helper's parameter order, as Python binds them
+        (positional, then keywords, then the defaults, lowered here)."""
+        if any(a.star for a in node.args):
+            raise self.error(node, "T2T102", "`*`/`**` arguments to helpers are not supported",
+                             help="pass the arguments explicitly")
+        fdef = self.pm.functions.get(name)
+        if fdef is None or (all(a.keyword is None for a in node.args) and not any(
+                p.default is not None for p in fdef.params.params)):
+            return [self.expr(a.value) for a in node.args]
+        params = list(fdef.params.params)
+        if name in self.pm.hoisted:      # captured names are not the caller's to pass
+            params = params[:len(params) - len(self.pm.hoisted[name][1])]
+        pos = [a for a in node.args if a.keyword is None]
+        kws = {a.keyword.value: a for a in node.args if a.keyword is not None}
+        if len(pos) > len(params):
+            raise _bind_error(self, node, name, f"takes {len(params)} arguments, "
+                              f"{len(pos)} given")
+        out = []
+        for i, p in enumerate(params):
+            pname = p.name.value
+            if i < len(pos):
+                if pname in kws:
+                    raise _bind_error(self, kws[pname], name,
+                                      f"got two values for `{pname}`")
+                out.append(self.expr(pos[i].value))
+            elif pname in kws:
+                out.append(self.expr(kws.pop(pname).value))
+            elif p.default is not None:
+                out.append(self.expr(p.default))
+            else:
+                raise _bind_error(self, node, name, f"missing argument `{pname}`")
+        if kws:
+            k = next(iter(kws))
+            raise _bind_error(self, kws[k], name, f"has no parameter `{k}`")
+        return out
+
     def helper_call(self, name: str, node: cst.Call) -> Lowered:
         """Call of a module-level @ct.function or plain helper: translated as @triton.jit."""
-        if any(a.keyword is not None or a.star for a in node.args):
-            raise self.error(node, "T2T102", "helper calls in kernels take positional arguments")
-        args = [self.expr(a.value) for a in node.args]
+        args = self.bind_helper_args(name, node) + self.capture_args(name, node)
         unit, ret = self.mc.specialize(name, node, args)
         codes = []
         for a in args:
@@ -367,7 +406,12 @@ class Expressions:
         if unit.uses_array_params:
             codes.append(USE_INT64)
         self.result.merge(unit)
-        return Lowered(f"{name}({', '.join(codes)})", ret)
+        return Lowered(f"{unit.name}({', '.join(codes)})", ret)
+
+
+def _bind_error(self, node, name, what):
+    return self.error(node, "T2T102", f"helper `{name}`: {what}",
+                      help="call it as Python would accept the call")
 
 
 def _as_bool(low: Lowered) -> Lowered:

@@ -7,9 +7,10 @@ from typing import Optional, Sequence
 import libcst as cst
 
 from ..diagnostics import TranslationError
-from ..model import FunctionInfo, Lowered, ParamInfo, Val
+from ..model import FuncV, FunctionInfo, Lowered, ParamInfo, Val
 from ..pattern_api import DeviceHelper
 from .expressions import Expressions
+from .nested_defs import NestedDefs
 from .pyvalues import CompileTimePython
 from .statements import Statements
 from .static_iter import StaticIteration
@@ -17,7 +18,7 @@ from .unit import UnitResult
 from .values import Values, initial_env, reassigned_names
 
 
-class Lowerer(Statements, StaticIteration, Expressions, Values, CompileTimePython):
+class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, CompileTimePython):
     """Lowers one function body: statements (statements.py), expressions (expressions.py) and
     static typing (values.py), compile-time Python (pyvalues.py). Patterns see it through `pattern_api.LoweringContext`; `mc` is
     the module's `ModuleContext` (module.py)."""
@@ -107,10 +108,18 @@ class Lowerer(Statements, StaticIteration, Expressions, Values, CompileTimePytho
     def lower_callable(self, node, call, args: Sequence[Val]) -> tuple[str, int]:
         if isinstance(node, cst.Lambda):
             unit = self.mc.lower_lambda(node, args, self)
-        elif isinstance(node, cst.Name) and node.value in self.pm.functions \
-                and node.value not in self.env:
+        elif isinstance(node, cst.Name) and (
+                node.value in self.pm.functions and node.value not in self.env
+                or isinstance(self.env.get(node.value), FuncV)
+                and self.env[node.value].name in self.pm.hoisted):
+            name = node.value if node.value not in self.env else self.env[node.value].name
+            if self.pm.hoisted.get(name, (None, []))[1]:
+                raise self.error(node, "T2T101", "a function passed as a value cannot read "
+                                 "variables of the function it is defined in",
+                                 help="pass those values as arguments, or define it at module "
+                                      "level")
             unit, _ = self.mc.specialize(
-                node.value, call, [Lowered(f"_arg{i}", v) for i, v in enumerate(args)])
+                name, call, [Lowered(f"_arg{i}", v) for i, v in enumerate(args)])
         else:
             raise self.error(node, "T2T100", "this function cannot be translated as a value",
                              help="pass a module-level function or a lambda")

@@ -33,6 +33,8 @@ class ModuleContext:
         self.helper_specs: dict = {}  # helper name -> (argument kinds, UnitResult, return Val)
         self.helper_order: list = []
         self.in_progress: set = set()  # helpers being lowered now (recursion check)
+        self.spec_base: dict = {}      # helper translation name -> the helper's own name
+        self.nested_names: dict = {}   # id(nested def node) -> its hoisted name (nested_defs.py)
 
     def specialize(self, name: str, call_node, args: Sequence[Lowered]):
         """(UnitResult, return Val) of helper `name` for the kinds of `args`."""
@@ -61,15 +63,15 @@ class ModuleContext:
                 params.append(ParamInfo(pname, "tile"))
                 key.append(("tile",))
         key = tuple(key)
-        if name in self.helper_specs:
-            old_key, unit, ret = self.helper_specs[name]
-            if old_key != key:
-                raise pm.error(call_node, "T2T105",
-                               f"helper `{name}` is called with different kinds of arguments "
-                               "(arrays of other ranks, or tiles where constants were passed)",
-                               help="tile2triton translates each helper once; make the calls "
-                                    "agree")
-            return unit, ret
+        # one translation per kinds of arguments: `h`, then `h_2`, `h_3`, ... (emit puts them
+        # all where `h` is defined)
+        spec, k = name, 1
+        while spec in self.helper_specs:
+            old_key, unit, ret = self.helper_specs[spec]
+            if old_key == key:
+                return unit, ret
+            k += 1
+            spec = pm.names[f"{name}_{k}"]
         if name in self.in_progress:
             raise pm.error(call_node, "T2T101", f"recursive helper `{name}` cannot be translated")
         if len(self.in_progress) >= MAX_HELPER_DEPTH:
@@ -81,7 +83,8 @@ class ModuleContext:
             r, _ = decorator_role(pm, dec)
             if r:
                 role = r
-        fn = FunctionInfo(name, fdef, role, params)
+        fn = FunctionInfo(spec, fdef, role, params)
+        self.spec_base[spec] = name
         self.in_progress.add(name)
         try:  # a helper that fails must not look recursive to the next kernel calling it
             lw = Lowerer(self, fn, params)
@@ -91,8 +94,8 @@ class ModuleContext:
             ret = _helper_return_val(fdef, lw)
         finally:
             self.in_progress.discard(name)
-        self.helper_specs[name] = (key, unit, ret)
-        self.helper_order.append(name)
+        self.helper_specs[spec] = (key, unit, ret)
+        self.helper_order.append(spec)
         return unit, ret
 
     def lower_lambda(self, lam: cst.Lambda, args: Sequence[Val], caller: Lowerer) -> UnitResult:

@@ -105,6 +105,8 @@ class Statements:
             self.for_stmt(node)
         elif isinstance(node, cst.While):
             self.while_stmt(node)
+        elif isinstance(node, cst.FunctionDef):
+            self.nested_def(node)          # nested_defs.py: hoisted to a module-level helper
         else:
             kind = type(node).__name__
             raise self.error(node, "T2T101", f"`{kind}` statements are not supported in kernels",
@@ -220,6 +222,10 @@ class Statements:
             low = self.expr(v)
             return low.code
         if isinstance(node, cst.Assign):
+            if isinstance(node.value, cst.Lambda) and len(node.targets) == 1 and isinstance(
+                    node.targets[0].target, cst.Name):
+                self.nested_lambda(node.targets[0].target.value, node.value)  # nested_defs.py
+                return None
             low = self.expr(node.value)
             single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
             if isinstance(low.val, ArrayV) and low.val.info.shape_codes is not None and single:
@@ -236,7 +242,8 @@ class Statements:
                 return f"{name} = {low.code}"
             targets = [self.target(t.target, low) for t in node.targets]
             if single and isinstance(self.env.get(targets[0]), ConstV) and isinstance(
-                    low.val.value, (bool, int, float)):
+                    low.val.value, (bool, int, float)) and targets[0] not in {
+                    p.name for p in self.params}:       # (a parameter cannot become one)
                 # a name bound once to a constant (`n = 16`, `n = sub.shape[0]` of a constant
                 # slice) is a compile-time value in cuTile: Triton needs the annotation to use
                 # it as a shape (a plain assignment makes it a tensor)
