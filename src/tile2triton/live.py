@@ -216,6 +216,10 @@ class _Namespace:
         self.values: dict = {}       # name -> the value bound (for conflict detection)
         self.functions: list = []    # (name, func) in emission order
         self.func_names: dict = {}   # id(func) -> name
+        self.classes: dict = {}      # name -> `class NAME(enum.Enum): ...` (user enums)
+        self.class_names: dict = {}  # id(enum class) -> name
+        self.late: set = set()       # assigns naming helpers: written after the helpers
+        self.names_function = False  # set by _expr when the value it writes names a helper
         self.ct_alias: Optional[str] = None
 
     def taken(self, name) -> bool:
@@ -275,6 +279,9 @@ class _Namespace:
             self.imports[name] = f"from cuda.tile import {member}" + (
                 f" as {name}" if name != member else "")
             return
+        if _is_user_enum(value):
+            self.enum_class(value, name)
+            return
         f = kernel_function(value) if not isinstance(value, type) else None
         if f is not None:
             if id(f) in self.func_names and self.func_names[id(f)] != name:
@@ -288,7 +295,11 @@ class _Namespace:
             # `divmod_func = divmod`: kernels may call some builtins (the translator says which)
             self.assigns[name] = f"{name} = {value.__name__}"
             return
+        outer, self.names_function = self.names_function, False
         expr = _expr(self, value)
+        if self.names_function:
+            self.late.add(name)
+        self.names_function = outer
         if expr is None:
             raise _Unsupported(
                 f"`{name}` is {_describe(value)}, which tile2triton cannot turn into a "
@@ -296,6 +307,43 @@ class _Namespace:
                 "dtypes, cuTile enums, modules and functions from their globals and closures",
                 **where)
         self.assigns[name] = f"{name} = {expr}"
+
+
+    def enum_class(self, cls, name=None) -> str:
+        """The name of a user enum class in the extracted module, whose definition (members
+        and their values, without methods) is written there: cuTile evaluates `Op.ADD`,
+        `Op(k)`, `.value` and `.name` while compiling, so the translator needs the members."""
+        if id(cls) in self.class_names:
+            have = self.class_names[id(cls)]
+            if name is not None and name != have:
+                self.assigns[name] = f"{name} = {have}"
+            return have
+        if name is None:
+            name = cls.__name__ if not self.taken(cls.__name__) else self.fresh(cls.__name__)
+            self.values[name] = cls
+        self.class_names[id(cls)] = name
+        base = next((b for b in ("IntFlag", "Flag", "IntEnum", "StrEnum", "Enum")
+                     if getattr(enum, b, None) is not None
+                     and issubclass(cls, getattr(enum, b))), "Enum")
+        mod = self.module_name("enum", "enum")
+        lines = [f"class {name}({mod}.{base}):"]
+        for member, m in cls.__members__.items():
+            expr = _expr(self, m.value)
+            if expr is None:
+                raise _Unsupported(f"member `{cls.__name__}.{member}` has the value "
+                                   f"{_describe(m.value)}, which tile2triton cannot write as "
+                                   "a constant", help="give enum members numbers or strings")
+            lines.append(f"    {member} = {expr}")
+        if len(lines) == 1:
+            lines.append("    pass")
+        self.classes[name] = "\n".join(lines)
+        return name
+
+
+def _is_user_enum(value) -> bool:
+    """An enum class defined outside cuda.tile (cuTile's own enums are imported)."""
+    return isinstance(value, type) and issubclass(value, enum.Enum) \
+        and _is_ct_member(value) is None
 
 
 def _same(a, b) -> bool:
@@ -356,7 +404,17 @@ def _expr(ns: _Namespace, v) -> Optional[str]:
         cls = _is_ct_member(type(v))
         if cls is not None:
             return f"{ns.ct()}.{cls}.{v.name}"
-        return None
+        return f"{ns.enum_class(type(v))}.{v.name}"
+    if _is_user_enum(v):
+        return ns.enum_class(v)
+    f = kernel_function(v) if not isinstance(v, type) else None
+    if f is not None:          # a helper inside a table (`{Op.ADD: add_helper}`): copied in
+        ns.names_function = True
+        if id(f) in ns.func_names:
+            return ns.func_names[id(f)]
+        name = f.__name__ if not ns.taken(f.__name__) else ns.fresh(f.__name__)
+        ns.bind(name, v, {})
+        return name
     if typing.get_origin(v) is tuple and type(v) is types.GenericAlias:
         # `tuple[ct.IndexedWithInt64, torch.Tensor]`, `tuple[int, ...]`
         items = [("..." if a is Ellipsis else _expr(ns, a)) for a in typing.get_args(v)]
@@ -551,11 +609,15 @@ def _extract(kernel, func) -> Extracted:
     imports = sorted(set(ns.imports.values()))
     out.extend(imports)
     out.append("")
-    out.extend(ns.assigns[n] for n in sorted(ns.assigns))
+    for n in ns.classes:          # user enums, before the constants that name their members
+        out.extend(ns.classes[n].split("\n") + [""])
+    out.extend(ns.assigns[n] for n in sorted(ns.assigns) if n not in ns.late)
     segments = []
     text_lines = "\n".join(out).split("\n")
     order = pieces[1:] + pieces[:1]
     for name, text, path, first, shift in order:
+        if name == kname and ns.late:      # tables of helpers, once the helpers exist
+            text_lines += [""] + [ns.assigns[n] for n in sorted(ns.late)]
         text_lines += ["", ""]
         start = len(text_lines) + 1
         body = text.rstrip("\n").split("\n")

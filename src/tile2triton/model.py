@@ -268,9 +268,41 @@ ENUM_MEMBERS = {
 
 @dataclass
 class EnumV(Val):
-    """A member of a cuTile enum such as PaddingMode.ZERO."""
+    """A member of a cuTile enum such as PaddingMode.ZERO, or of an enum class of the user's
+    module (`user`, with the member's `value`)."""
     enum: str
     member: str
+    value: Any = None
+    user: bool = False
+
+
+@dataclass
+class EnumClassV(Val):
+    """An enum class of the user's module (`class Op(enum.Enum)`), known at translation time."""
+    name: str
+
+
+@dataclass
+class ConstExprEnumV(Val):
+    """`Op(k)` of a ct.Constant parameter `k`: a member of a user enum chosen at launch;
+    `code` is the Triton expression of its value (Triton folds comparisons of it)."""
+    enum: str
+    code: str
+
+
+@dataclass
+class TableV(Val):
+    """A dict with compile-time keys (`{Op.ADD: ct.atomic_add, ...}`): (key, Lowered value)
+    pairs; keys are Python values or user/cuTile EnumV members."""
+    entries: list
+
+
+@dataclass
+class ChoiceV(Val):
+    """One of several translation-time values, chosen per specialization: (Triton constexpr
+    condition, Lowered value) pairs, the first true condition wins (a table indexed by a
+    ct.Constant parameter). Calling it calls each option; Triton compiles the taken one."""
+    options: list
 
 
 @dataclass

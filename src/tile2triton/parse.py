@@ -30,6 +30,8 @@ class ParsedModule:
     # module-level `NAME = <expr>` assignments (aliases, constants), last one wins
     globals: dict = field(default_factory=dict)
     functions: dict = field(default_factory=dict)  # module-level FunctionDef by name
+    # module-level enum classes (`class Op(enum.Enum): ADD = 1`): name -> {member: value node}
+    enums: dict = field(default_factory=dict)
     # node made by a rewrite (control_flow) -> the user's node it stands for, for positions
     origins: dict = field(default_factory=dict)
     # full names of the modules `import a.b.c` statements load ("cuda.tile", "cuda.bindings")
@@ -175,4 +177,33 @@ def parse_source(text: str, path: str = "<input>") -> ParsedModule:
                             pm.globals[t.value] = small.value
         elif isinstance(stmt, cst.FunctionDef):
             pm.functions[stmt.name.value] = stmt
+        elif isinstance(stmt, cst.ClassDef):
+            members = _enum_members(stmt)
+            if members is not None:
+                pm.enums[stmt.name.value] = members
     return pm
+
+
+_ENUM_BASES = ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag")
+
+
+def _enum_members(cls: cst.ClassDef) -> Optional[dict]:
+    """{member: value node} of a class deriving from an enum base (`enum.Enum`, `IntEnum`),
+    None for other classes. Methods and nested definitions are not members."""
+    def base_name(arg):
+        v = arg.value
+        return v.attr.value if isinstance(v, cst.Attribute) else \
+            v.value if isinstance(v, cst.Name) else None
+    if not any(base_name(a) in _ENUM_BASES for a in cls.bases if a.keyword is None):
+        return None
+    members: dict = {}
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else cls.body.body
+    for stmt in body:
+        for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) \
+                else (stmt,) if isinstance(stmt, cst.BaseSmallStatement) else ():
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                    and isinstance(small.targets[0].target, cst.Name):
+                name = small.targets[0].target.value
+                if not name.startswith("_"):
+                    members[name] = small.value
+    return members

@@ -148,6 +148,8 @@ class _UseScanner(cst.CSTVisitor):
         self.array_aliases: dict[str, str] = {}  # local view name -> array parameter
         self.local_tuples: dict[str, int] = {}  # `idx = (i, j)`: name -> length
         self.shape_index: dict[str, int] = {}
+        # local name -> what calling it may call (`f = ct.static_eval(TABLE[Op(k)])`)
+        self.callees: dict[str, list] = {}
 
     def on_visit(self, node) -> bool:
         try:
@@ -161,10 +163,45 @@ class _UseScanner(cst.CSTVisitor):
         self.array_uses.setdefault(name, []).append((rank, node))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name) and node.func.value in self.pm.functions \
-                and self.depth < 8:
-            self._scan_helper(node)
-        pattern = load_registry().array_access.get(self.pm.ct_name(node.func))
+        ct_name = self.pm.ct_name(node.func)
+        for kind, name in ([("ct", ct_name)] if ct_name is not None
+                           else self._callees(node.func)):
+            if kind == "helper" and self.depth < 8:
+                self._scan_helper(node, name)
+            elif kind == "ct":
+                self._scan_construct(node, name)
+
+    def _callees(self, expr, depth: int = 0) -> list:
+        """What calling `expr` may call: ("ct", construct) / ("helper", name) pairs, through
+        module tables and aliases (`TABLE[key]`, `ct.static_eval(...)`, a local bound to one)."""
+        if depth > 8:
+            return []
+        ct_name = self.pm.ct_name(expr)
+        if ct_name is not None:
+            return [("ct", ct_name)]
+        if isinstance(expr, cst.Name):
+            n = expr.value
+            if n in self.callees:
+                return self.callees[n]
+            if n in self.pm.functions:
+                return [("helper", n)]
+            if n in self.pm.globals:
+                return self._callees(self.pm.globals[n], depth + 1)
+            return []
+        if isinstance(expr, cst.Call) and self.pm.ct_name(expr.func) == "static_eval" \
+                and expr.args:
+            return self._callees(expr.args[0].value, depth + 1)
+        if isinstance(expr, cst.Subscript):          # an entry of a table: any of them
+            return self._callees(expr.value, depth + 1)
+        if isinstance(expr, cst.Dict):
+            return [c for el in expr.elements if isinstance(el, cst.DictElement)
+                    for c in self._callees(el.value, depth + 1)]
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return [c for el in expr.elements for c in self._callees(el.value, depth + 1)]
+        return []
+
+    def _scan_construct(self, node: cst.Call, ct_name: str) -> None:
+        pattern = load_registry().array_access.get(ct_name)
         if pattern is None:
             return
         bound = _bound(pattern, node.args)
@@ -198,10 +235,10 @@ class _UseScanner(cst.CSTVisitor):
             rank = 1  # a bare index addresses a 1-D array
         return rank
 
-    def _scan_helper(self, node: cst.Call) -> None:
+    def _scan_helper(self, node: cst.Call, name: str) -> None:
         """A parameter passed to a helper that uses it as an array is an array, of the
         helper's rank."""
-        fdef = self.pm.functions[node.func.value]
+        fdef = self.pm.functions[name]
         hparams = list(fdef.params.params)
         passed = {}
         for arg, hp in zip(node.args, hparams):
@@ -220,6 +257,9 @@ class _UseScanner(cst.CSTVisitor):
             for rank, _ in uses:
                 if rank is not None or base == hname:
                     self._note(passed[base], rank, node)
+        for hname in inner.raw_memory:
+            if hname in passed:
+                self.raw_memory.add(passed[hname])
         for hname, n in inner.shape_index.items():
             k = passed.get(inner.array_aliases.get(hname, hname))
             if k is not None:
@@ -253,6 +293,11 @@ class _UseScanner(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         v = node.value
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                and not (isinstance(v, cst.Call) and self.pm.ct_name(v.func) != "static_eval"):
+            callees = self._callees(v)
+            if callees:
+                self.callees[node.targets[0].target.value] = callees
         if isinstance(v, cst.Tuple) and len(node.targets) == 1 \
                 and isinstance(node.targets[0].target, cst.Name):
             self.local_tuples[node.targets[0].target.value] = len(v.elements)

@@ -7,8 +7,9 @@ from typing import Optional
 import libcst as cst
 
 from ..diagnostics import LocatedFailure, TranslationError
-from ..model import (PREC, USE_INT64, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV, DTypeV,
-                     EnumV, FuncV, Lowered, NoneV, PyRefV, TileV, TupleV)
+from ..model import (PREC, USE_INT64, ArrayListV, ArrayV, ChoiceV, ConstExprV, ConstV, CtRefV,
+                     DTypeV, EnumClassV, EnumV, FuncV, Lowered, NoneV, PyRefV, TableV, TileV,
+                     TupleV)
 from . import pyconst
 from .pyvalues import dtype_compare
 from ..pattern_api import bind, bind_operands
@@ -83,6 +84,8 @@ class Expressions:
                              help="kernels may only use cuda.tile constructs and Python operators")
         if name in self.pm.globals:
             return self.module_global(name, node)
+        if name in self.pm.enums:
+            return Lowered(name, EnumClassV(name))
         if name in self.pm.functions:
             return Lowered(name, FuncV(name))
         if name in BUILTINS:
@@ -107,6 +110,8 @@ class Expressions:
             if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
                 raise self.error(node, "T2T101", "tuples can only be indexed with one integer")
             idx = self.expr(node.slice[0].slice.value)
+            if isinstance(idx.val, ConstExprV) and (base.items is not None or v.items):
+                return self.tuple_choice(node, base, idx)   # tables.py
             if not isinstance(idx.val, ConstV) or not isinstance(idx.val.value, int):
                 raise self.error(node.slice[0], "T2T103",
                                  "a tuple index must be a compile-time integer")
@@ -124,6 +129,10 @@ class Expressions:
             return Lowered(f"{base.wrap(100)}[{i}]", TileV(shape=()))
         if isinstance(v, TileV):
             return self.tile_index(node, base)
+        if isinstance(v, TableV):
+            if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+                raise self.error(node, "T2T101", "a dict takes one key")
+            return self.table_index(node, base, self.expr(node.slice[0].slice.value))
         if isinstance(v, ArrayListV):
             if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
                 raise self.error(node, "T2T101", "a list of arrays takes one index")
@@ -205,11 +214,18 @@ class Expressions:
         for comp in node.comparisons:
             op = type(comp.operator)
             if op in (cst.Is, cst.IsNot) and len(node.comparisons) == 1:
-                return self.identity_compare(node, left, self.expr(comp.comparator),
-                                             op is cst.Is)
+                right = self.expr(comp.comparator)
+                low = self.enum_compare(node, left, right, op is cst.Is)   # tables.py
+                if low is not None:
+                    return low
+                return self.identity_compare(node, left, right, op is cst.Is)
             if op not in CMP_SYMBOL:
                 raise self.error(comp, "T2T101", "`in`/`not in` comparisons are not supported")
             right = self.expr(comp.comparator)
+            if op in (cst.Equal, cst.NotEqual) and len(node.comparisons) == 1:
+                low = self.enum_compare(node, left, right, op is cst.Equal)   # tables.py
+                if low is not None:
+                    return low
             if isinstance(left.val, DTypeV) and isinstance(right.val, DTypeV) and op in (
                     cst.Equal, cst.NotEqual) and len(node.comparisons) == 1:
                 return dtype_compare(left, right, op is cst.Equal)
@@ -274,7 +290,10 @@ class Expressions:
             local = self.fresh_name("_lambda")
             self.nested_lambda(local, node.func)
             return self.helper_call(self.env[local].name, node)
-        func = self.expr(node.func)
+        return self.call_value(self.expr(node.func), node)
+
+    def call_value(self, func: Lowered, node: cst.Call) -> Lowered:
+        """`node` (a call) with its callee already lowered to `func`."""
         v = func.val
         if isinstance(v, CtRefV):
             q = v.qualname
@@ -292,6 +311,10 @@ class Expressions:
             if v.name.startswith("builtins."):
                 return self.builtin_call(v.name[len("builtins."):], node)
             return self.helper_call(v.name, node)
+        if isinstance(v, ChoiceV):
+            return self.choice_call(node, v)            # tables.py
+        if isinstance(v, EnumClassV):
+            return self.enum_call(node, v.name)
         raise self.error(node.func, "T2T101", "only cuda.tile constructs and helper functions "
                                               "can be called inside kernels")
 
@@ -395,6 +418,9 @@ class Expressions:
 
     def helper_call(self, name: str, node: cst.Call) -> Lowered:
         """Call of a module-level @ct.function or plain helper: translated as @triton.jit."""
+        inlined = self.inline_handle_helper(name, node)   # tables.py: `return x.method`
+        if inlined is not None:
+            return inlined
         args = self.bind_helper_args(name, node) + self.capture_args(name, node)
         unit, ret = self.mc.specialize(name, node, args)
         codes = []

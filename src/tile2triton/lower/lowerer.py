@@ -13,12 +13,14 @@ from .expressions import Expressions
 from .nested_defs import NestedDefs
 from .pyvalues import CompileTimePython
 from .statements import Statements
+from .tables import CompileTimeTables
 from .static_iter import StaticIteration
 from .unit import UnitResult
 from .values import Values, initial_env, reassigned_names
 
 
-class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, CompileTimePython):
+class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, CompileTimePython,
+              CompileTimeTables):
     """Lowers one function body: statements (statements.py), expressions (expressions.py) and
     static typing (values.py), compile-time Python (pyvalues.py). Patterns see it through `pattern_api.LoweringContext`; `mc` is
     the module's `ModuleContext` (module.py)."""

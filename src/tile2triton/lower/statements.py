@@ -11,8 +11,9 @@ import libcst as cst
 
 from ..control_flow import ExitRewriter
 from ..diagnostics import LocatedFailure, TranslationError
-from ..model import (ArrayInfo, ArrayV, ConstV, CtRefV, DTypeV, EnumV, Lowered, PREC, PyRefV,
-                     RawMemoryV, TiledViewV, TileV, TupleV)
+from ..model import (ArrayInfo, ArrayV, ChoiceV, ConstExprEnumV, ConstV, CtRefV, DTypeV,
+                     EnumClassV, EnumV, Lowered, PREC, PyRefV, RawMemoryV, TableV, TiledViewV,
+                     TileV, TupleV)
 from .expressions import AUGOP_SYMBOL
 from .values import reassigned_names
 
@@ -230,7 +231,8 @@ class Statements:
             single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
             if isinstance(low.val, ArrayV) and low.val.info.shape_codes is not None and single:
                 return self.bind_array_view(node.targets[0].target.value, low.val.info)
-            if isinstance(low.val, (TiledViewV, RawMemoryV, EnumV, CtRefV, PyRefV)) and single:
+            if isinstance(low.val, (TiledViewV, RawMemoryV, EnumV, CtRefV, PyRefV, ChoiceV,
+                                    TableV, EnumClassV, ConstExprEnumV)) and single:
                 # tiled views, enum members (`zero_pad = ct.PaddingMode.ZERO`) and references
                 # to modules exist only at translation time: the name is an alias, no line
                 self.env[node.targets[0].target.value] = low.val

@@ -7,8 +7,8 @@ import operator
 import libcst as cst
 
 from ..model import (ARRAY_ATTRIBUTES, CT_TO_TL_DTYPE,
-                     ENUM_MEMBERS, PREC, ArrayListV, ArrayV, ConstExprV, ConstV, CtRefV,
-                     DTypeV, EnumV, FuncV, Lowered, NoneV, ParamInfo, PyRefV, RawMemoryV,
+                     ENUM_MEMBERS, PREC, ArrayListV, ArrayV, ConstExprEnumV, ConstExprV, ConstV,
+                     CtRefV, DTypeV, EnumClassV, EnumV, TableV, FuncV, Lowered, NoneV, ParamInfo, PyRefV, RawMemoryV,
                      TiledViewV, TileV, TupleV, Val)
 
 
@@ -87,8 +87,11 @@ class Values:
         """Module-level constants are compile-time values inside cuTile kernels: inline them."""
         value = self.pm.globals[name]
         low = self.expr(value)
-        if isinstance(low.val, (ConstV, EnumV, DTypeV, CtRefV, TupleV, NoneV)):
+        if isinstance(low.val, (ConstV, EnumV, DTypeV, CtRefV, TupleV, NoneV, TableV,
+                                EnumClassV)):
             return low
+        if isinstance(low.val, FuncV) and low.val.name in self.pm.functions:
+            return low      # `op = helper`, a table entry naming a helper
         if isinstance(low.val, FuncV) and low.val.name.startswith("builtins."):
             return low      # `f = divmod`: an alias of a builtin kernels may call
         raise self.error(node, "T2T103",
@@ -121,6 +124,8 @@ class Values:
         v = base.val
         if isinstance(v, CtRefV):
             return self.ct_ref(f"{v.qualname}.{attr}", node)
+        if isinstance(v, (EnumClassV, ConstExprEnumV)) or isinstance(v, EnumV) and v.user:
+            return self.enum_attribute(node, base)          # tables.py
         if isinstance(v, PyRefV):
             return self.py_ref(f"{v.qualname}.{attr}", node)
         if isinstance(v, ArrayV):

@@ -1,0 +1,294 @@
+"""Compile-time tables and user enums inside kernels (mixin of `Lowerer`).
+
+cuTile runs the Python of a kernel while compiling it, so kernels may pick a construct out of a
+module-level table (`{Op.ADD: ct.atomic_add, Op.MAX: ct.atomic_max}[Op(k)]`), compare members
+of the user's enum classes, or call a small helper that returns a handle (`x.get_raw_memory()
+.atomic_add_offset`). The translator evaluates what is known at translation time. A table
+indexed by a ct.Constant parameter becomes a `ChoiceV`: each entry with the constexpr condition
+that selects it; calling it lowers the call once per entry into a conditional expression on
+those conditions, which Triton folds per specialization (only the taken entry is compiled).
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Optional
+
+import libcst as cst
+
+from ..diagnostics import TranslationError
+from ..model import (PREC, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
+                     EnumClassV, EnumV, FuncV, Lowered, NoneV, PyRefV, RawMemoryV, TableV,
+                     TiledViewV, TileV, TupleV)
+
+# values that exist only at translation time (a helper returning one is inlined; calling a
+# choice of them gives a choice of the results)
+HANDLES = (CtRefV, FuncV, ChoiceV, TableV, EnumClassV, RawMemoryV, TiledViewV, PyRefV, EnumV,
+           ConstExprEnumV)
+
+NO_ENTRY = '''@triton.jit
+def {name}():
+    tl.static_assert(False, "the compile-time table has no entry for this key")
+'''
+
+REJECTED = '''@triton.jit
+def {name}():
+    tl.static_assert(False, {message})
+'''
+
+
+class CompileTimeTables:
+    """Mixin of `Lowerer`."""
+
+    # ------------------------------------------------------------------------------ enums
+    def enum_members(self, cls: str) -> dict:
+        """member -> value of the user's enum class `cls` (values are compile-time constants)."""
+        out = {}
+        for member, node in self.pm.enums[cls].items():
+            low = self.expr(node)
+            if isinstance(low.val, ConstV):
+                out[member] = low.val.value
+            elif isinstance(low.val, EnumV) and low.val.user:   # an alias: `B = A`
+                out[member] = low.val.value
+            else:
+                raise self.error(node, "T2T103", f"`{cls}.{member}` is not a compile-time "
+                                 "constant", help="give enum members numbers or strings")
+        return out
+
+    def enum_member(self, cls: str, member: str, node) -> Lowered:
+        members = self.enum_members(cls)
+        if member not in members:
+            raise self.error(node, "T2T105", f"`{cls}` has no member `{member}`",
+                             help=f"its members are {', '.join(members) or 'none'}")
+        return Lowered(f"{cls}.{member}", EnumV(cls, member, members[member], user=True))
+
+    def enum_attribute(self, node: cst.Attribute, base: Lowered) -> Optional[Lowered]:
+        """`Op.ADD`, `member.value`, `member.name`; None when `base` is not a user enum."""
+        attr, v = node.attr.value, base.val
+        if isinstance(v, EnumClassV):
+            return self.enum_member(v.name, attr, node)
+        if isinstance(v, EnumV) and v.user:
+            if attr == "value":
+                return self.const(v.value)
+            if attr == "name":
+                return self.const(v.member)
+            raise self.error(node, "T2T100", f"`.{attr}` of an enum member is not supported",
+                             help="kernels may read `.value` and `.name`")
+        if isinstance(v, ConstExprEnumV):
+            if attr == "value":
+                return Lowered(v.code, ConstExprV(v.code), PREC["atom"])
+            if attr == "name":
+                members = self.enum_members(v.enum)
+                code = "None"
+                for m, value in reversed(list(members.items())):
+                    code = f"{m!r} if {v.code} == {value!r} else {code}"
+                return Lowered(f"({code})", ConstExprV(f"({code})", kind="other"))
+            raise self.error(node, "T2T100", f"`.{attr}` of an enum member is not supported",
+                             help="kernels may read `.value` and `.name`")
+        return None
+
+    def enum_call(self, node: cst.Call, cls: str) -> Lowered:
+        """`Op(value)`: the member with that value (a ct.Constant value: chosen at launch)."""
+        if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+            raise self.error(node, "T2T102", f"`{cls}(...)` takes one value inside kernels")
+        arg = self.expr(node.args[0].value)
+        v = arg.val
+        if isinstance(v, EnumV) and v.user and v.enum == cls:
+            return arg
+        if isinstance(v, ConstV):
+            for member, value in self.enum_members(cls).items():
+                if value == v.value and type(value) is not bool or value is v.value:
+                    return self.enum_member(cls, member, node)
+            raise self.error(node, "T2T105", f"{v.value!r} is not a value of `{cls}`",
+                             help="cuTile raises ValueError here too")
+        if isinstance(v, ConstExprV):
+            return Lowered(arg.wrap(PREC["cmp"] + 1), ConstExprEnumV(cls, arg.wrap(PREC["cmp"] + 1)),
+                           PREC["cmp"] + 1)
+        raise self.error(node, "T2T103", f"`{cls}(...)` needs a compile-time value",
+                         help="pass the value as a ct.Constant parameter")
+
+    def enum_compare(self, node, left: Lowered, right: Lowered, equal: bool) -> Optional[Lowered]:
+        """`==` / `!=` / `is` of user enum members: folded, or a constexpr condition when one
+        side is chosen at launch. None when neither side is a user enum member."""
+        def user(v):
+            return isinstance(v, EnumV) and v.user or isinstance(v, ConstExprEnumV)
+        lv, rv = left.val, right.val
+        if not (user(lv) or user(rv)):
+            return None
+        if isinstance(lv, EnumV) and isinstance(rv, EnumV):
+            same = lv.enum == rv.enum and lv.member == rv.member or (
+                lv.user and rv.user and lv.enum == rv.enum and lv.value == rv.value)
+            return self.const(same == equal)
+        if isinstance(rv, ConstExprEnumV) and not isinstance(lv, ConstExprEnumV):
+            lv, rv = rv, lv
+        op = "==" if equal else "!="
+        if isinstance(lv, ConstExprEnumV) and isinstance(rv, EnumV):
+            if not rv.user or rv.enum != lv.enum:
+                return self.const(not equal)
+            code = f"{lv.code} {op} {rv.value!r}"
+        elif isinstance(lv, ConstExprEnumV) and isinstance(rv, ConstExprEnumV):
+            if lv.enum != rv.enum:
+                return self.const(not equal)
+            code = f"{lv.code} {op} {rv.code}"
+        else:
+            return self.const(not equal)   # an enum member never equals a non-member
+        return Lowered(code, ConstExprV(code, kind="bool"), PREC["cmp"])
+
+    # ----------------------------------------------------------------------------- tables
+    def x_Dict(self, node: cst.Dict) -> Lowered:
+        entries = []
+        for el in node.elements:
+            if not isinstance(el, cst.DictElement):
+                raise self.error(el, "T2T101", "`**` in a dict is not supported in kernels")
+            key = self.expr(el.key)
+            if not (isinstance(key.val, (ConstV, EnumV))):
+                raise self.error(el.key, "T2T103", "dict keys in kernels must be compile-time "
+                                 "constants (numbers, strings, enum members)")
+            entries.append((_key(key.val), self.expr(el.value)))
+        return Lowered("{...}", TableV(entries))
+
+    def table_index(self, node, base: Lowered, key: Lowered) -> Lowered:
+        """`table[key]`: the entry, or a choice among entries for a key chosen at launch."""
+        entries = base.val.entries
+        kv = key.val
+        if isinstance(kv, (ConstV, EnumV)):
+            k = _key(kv)
+            for ek, value in entries:
+                if ek == k:
+                    return value
+            raise self.error(node, "T2T105", f"the table has no entry for {key.code}",
+                             help="cuTile raises KeyError here too")
+        if isinstance(kv, ConstExprEnumV):
+            options = [(f"{kv.code} == {ek[3]!r}", value) for ek, value in entries
+                       if isinstance(ek, tuple) and ek[:2] == ("enum", kv.enum)]
+        elif isinstance(kv, ConstExprV):
+            k = key.wrap(PREC["cmp"] + 1)
+            options = [(f"{k} == {ek!r}", value) for ek, value in entries
+                       if not isinstance(ek, tuple)]
+        else:
+            raise self.error(node, "T2T103", "a table can only be indexed by a compile-time "
+                             "key inside kernels",
+                             help="index it with a constant, an enum member or a ct.Constant "
+                                  "parameter")
+        return Lowered(base.code, ChoiceV(options))
+
+    def tuple_choice(self, node, base: Lowered, idx: Lowered) -> Lowered:
+        """`t[k]` of a tuple by a ct.Constant parameter: a choice among the items."""
+        items = base.items if base.items is not None else [
+            Lowered(f"{base.wrap(100)}[{i}]", v) for i, v in enumerate(base.val.items)]
+        n = len(items)
+        k = idx.wrap(PREC["cmp"] + 1)
+        options = [(f"{k} == {i} or {k} == {i - n}", it) for i, it in enumerate(items)]
+        return self.choice_value(options)
+
+    def choice_value(self, options: list) -> Lowered:
+        """A choice whose options are runtime values or constants: one conditional expression
+        (Triton folds it); a choice of handles stays a choice."""
+        if all(isinstance(o.val, HANDLES) for _, o in options):
+            return Lowered("<choice>", ChoiceV(options))
+        code = f"{self.need_source('_no_entry', NO_ENTRY.format(name='_no_entry'))}()"
+        p = PREC["ifexp"]
+        for cond, o in reversed(options):
+            code = f"{o.wrap(p + 1)} if {cond} else {code}"
+        vals = [o.val for _, o in options if not _is_rejected(o)]
+        return Lowered(code, _merge(vals), p)
+
+    def choice_call(self, node: cst.Call, choice: ChoiceV) -> Lowered:
+        """Call each option of a choice; Triton compiles only the one its condition selects."""
+        results, first_error = [], None
+        for cond, option in choice.options:
+            try:
+                results.append((cond, self.call_value(option, node)))
+            except TranslationError as e:
+                # cuTile would reject this entry, at compile time, if it were selected
+                first_error = first_error or e
+                results.append((cond, self._rejected(e)))
+        if first_error is not None and all(_is_rejected(r) for _, r in results):
+            raise first_error
+        if not results:
+            raise self.error(node, "T2T105", "no entry of the table can be selected here")
+        return self.choice_value(results)
+
+    def _rejected(self, e: TranslationError) -> Lowered:
+        d = e.diagnostic
+        text = "".join(ch for ch in f"{d.code}: {d.message}" if 32 <= ord(ch) < 127)
+        digest = hashlib.sha1(text.encode()).hexdigest()[:8]
+        name = f"_rejected_{digest}"
+        name = self.need_source(name, REJECTED.format(name=name, message=repr(text)))
+        return Lowered(f"{name}()", NoneV())
+
+    # ---------------------------------------------------------------------------- helpers
+    def inline_handle_helper(self, name: str, node: cst.Call) -> Optional[Lowered]:
+        """A helper whose body is `return <expr>` giving a translation-time handle (a bound
+        method, a raw-memory view, a construct): evaluated in place, as cuTile does. None when
+        it gives a runtime value (then it is translated as a Triton function)."""
+        fdef = self.pm.functions[name]
+        expr = _single_return(fdef)
+        ps = fdef.params
+        if expr is None or ps.posonly_params or ps.kwonly_params or any(
+                p.default is not None for p in ps.params) or ps.star_arg not in (
+                None, cst.MaybeSentinel.DEFAULT) or ps.star_kwarg is not None:
+            return None
+        names = [p.name.value for p in ps.params]
+        if len(node.args) != len(names) or any(a.keyword is not None or a.star
+                                                for a in node.args):
+            return None
+        out_len = len(self.out)
+        helpers = dict(self.result.helper_sources)
+        env, static = self.env, self.static_names
+        try:
+            args = [self.expr(a.value) for a in node.args]
+            self.env, self.static_names = {}, dict(zip(names, args))
+            low = self.expr(expr)
+        except TranslationError:
+            low = None
+        finally:
+            self.env, self.static_names = env, static
+        if low is not None and isinstance(low.val, HANDLES):
+            return low
+        del self.out[out_len:]            # not a handle: translated as a function instead
+        self.result.helper_sources = helpers
+        return None
+
+
+def _key(v):
+    if isinstance(v, EnumV):
+        return ("enum", v.enum, v.member, v.value)
+    return v.value
+
+
+def _is_rejected(low: Lowered) -> bool:
+    return isinstance(low.val, NoneV) and low.code.endswith("()")
+
+
+def _merge(vals: list):
+    """What is known of a value that is one of `vals`."""
+    if not vals:
+        return NoneV()
+    first = vals[0]
+    if all(isinstance(v, (ConstV, ConstExprV)) for v in vals):
+        return ConstExprV("choice")
+    if isinstance(first, TileV) and all(isinstance(v, TileV) for v in vals):
+        same = lambda f: all(getattr(v, f) == getattr(first, f) for v in vals)  # noqa: E731
+        return TileV(shape=first.shape if same("shape") else None,
+                     dtype=first.dtype if same("dtype") else None,
+                     nonneg=all(v.nonneg for v in vals))
+    return first
+
+
+def _single_return(fdef: cst.FunctionDef):
+    """The expression of a body that is only `return <expr>` (a docstring aside), else None."""
+    body = fdef.body
+    stmts = list(body.body)
+    smalls = []
+    for s in stmts:
+        if isinstance(s, cst.SimpleStatementLine):
+            smalls.extend(s.body)
+        elif isinstance(s, cst.BaseSmallStatement):
+            smalls.append(s)
+        else:
+            return None
+    smalls = [s for s in smalls if not (isinstance(s, cst.Expr) and isinstance(
+        s.value, (cst.SimpleString, cst.ConcatenatedString)))]
+    if len(smalls) == 1 and isinstance(smalls[0], cst.Return) and smalls[0].value is not None:
+        return smalls[0].value
+    return None

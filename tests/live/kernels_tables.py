@@ -1,0 +1,71 @@
+"""Kernels that pick constructs out of module-level tables and compare members of the module's
+own enum classes: cuTile evaluates these while compiling (tests/live/test_tables.py)."""
+import enum
+
+import cuda.tile as ct
+
+
+class Combine(enum.Enum):
+    ADD = 1
+    MAX = 2
+    SWAP = 5
+
+
+class Mode(enum.IntEnum):
+    SCALE = 3
+    SHIFT = 7
+
+
+COMBINERS = {Combine.ADD: ct.atomic_add, Combine.MAX: ct.atomic_max, Combine.SWAP: ct.atomic_xchg}
+
+
+def raw_adder(a):
+    return a.get_raw_memory().atomic_add_offset
+
+
+def raw_minner(a):
+    """The handle of a raw-memory atomic: a compile-time value, evaluated where it is called."""
+    return a.get_raw_memory().atomic_min_offset
+
+
+RAW_OPS = (raw_adder, raw_minner)
+
+
+@ct.kernel
+def combine_into(acc, upd, old, TILE: ct.Constant[int], which: ct.Constant[int]):
+    offs = ct.bid(0) * TILE + ct.arange(TILE, dtype=ct.int32)
+    u = ct.gather(upd, offs)
+    op = ct.static_eval(COMBINERS[Combine(which)])
+    ct.scatter(old, offs, op(acc, offs, u))
+
+
+@ct.kernel
+def combine_fixed(acc, upd, TILE: ct.Constant[int]):
+    offs = ct.bid(0) * TILE + ct.arange(TILE, dtype=ct.int32)
+    COMBINERS[Combine.MAX](acc, offs, ct.gather(upd, offs))
+
+
+@ct.kernel
+def raw_combine(acc, upd, TILE: ct.Constant[int], k: ct.Constant[int]):
+    offs = ct.bid(0) * TILE + ct.arange(TILE, dtype=ct.int32)
+    handle = RAW_OPS[k](acc)
+    handle(offs, ct.gather(upd, offs), mask=offs < acc.shape[0])
+
+
+@ct.kernel
+def by_mode(x, y, TILE: ct.Constant[int], m: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(0),), (TILE,))
+    mode = Mode(m)
+    if mode == Mode.SCALE:
+        t = t * Mode.SCALE.value
+    else:
+        t = t + Mode(7).value
+    if Combine.ADD != Combine.MAX and Combine(5) is Combine.SWAP:
+        t = t - 0.5
+    ct.store(y, (ct.bid(0),), t)
+
+
+@ct.kernel
+def missing_key(acc, upd, TILE: ct.Constant[int]):
+    offs = ct.arange(TILE, dtype=ct.int32)
+    COMBINERS[Combine(4)](acc, offs, ct.gather(upd, offs))
