@@ -26,6 +26,7 @@ import importlib.util
 import inspect
 import linecache
 import math
+import operator
 import os
 import sys
 import tempfile
@@ -295,6 +296,12 @@ class _Namespace:
             # `divmod_func = divmod`: kernels may call some builtins (the translator says which)
             self.assigns[name] = f"{name} = {value.__name__}"
             return
+        if isinstance(value, types.BuiltinFunctionType) and value.__module__ in (
+                "_operator", "operator") and getattr(operator, value.__name__, None) is value:
+            # `func = operator.add`: kernels may call the operator functions
+            self.imports[name] = f"from operator import {value.__name__}" + (
+                f" as {name}" if name != value.__name__ else "")
+            return
         outer, self.names_function = self.names_function, False
         expr = _expr(self, value)
         if self.names_function:
@@ -407,6 +414,12 @@ def _expr(ns: _Namespace, v) -> Optional[str]:
         return f"{ns.enum_class(type(v))}.{v.name}"
     if _is_user_enum(v):
         return ns.enum_class(v)
+    if isinstance(v, types.BuiltinFunctionType) and v.__module__ in ("_operator", "operator") \
+            and getattr(operator, v.__name__, None) is v:
+        return f"{ns.module_name('operator', 'operator')}.{v.__name__}"
+    if isinstance(v, types.BuiltinFunctionType) and v.__module__ == "builtins" \
+            and getattr(builtins, v.__name__, None) is v and v.__name__ in ("min", "max", "abs"):
+        return v.__name__
     f = kernel_function(v) if not isinstance(v, type) else None
     if f is not None:          # a helper inside a table (`{Op.ADD: add_helper}`): copied in
         ns.names_function = True

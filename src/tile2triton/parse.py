@@ -32,6 +32,7 @@ class ParsedModule:
     functions: dict = field(default_factory=dict)  # module-level FunctionDef by name
     # module-level enum classes (`class Op(enum.Enum): ADD = 1`): name -> {member: value node}
     enums: dict = field(default_factory=dict)
+    enum_bases: dict = field(default_factory=dict)  # enum class name -> its base (`IntEnum`)
     # node made by a rewrite (control_flow) -> the user's node it stands for, for positions
     origins: dict = field(default_factory=dict)
     # full names of the modules `import a.b.c` statements load ("cuda.tile", "cuda.bindings")
@@ -181,20 +182,26 @@ def parse_source(text: str, path: str = "<input>") -> ParsedModule:
             members = _enum_members(stmt)
             if members is not None:
                 pm.enums[stmt.name.value] = members
+                pm.enum_bases[stmt.name.value] = next(
+                    b for b in map(_base_name, stmt.bases) if b in _ENUM_BASES)
     return pm
 
 
 _ENUM_BASES = ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag")
 
 
+def _base_name(arg: cst.Arg) -> Optional[str]:
+    v = arg.value
+    if arg.keyword is not None:
+        return None
+    return v.attr.value if isinstance(v, cst.Attribute) else \
+        v.value if isinstance(v, cst.Name) else None
+
+
 def _enum_members(cls: cst.ClassDef) -> Optional[dict]:
     """{member: value node} of a class deriving from an enum base (`enum.Enum`, `IntEnum`),
     None for other classes. Methods and nested definitions are not members."""
-    def base_name(arg):
-        v = arg.value
-        return v.attr.value if isinstance(v, cst.Attribute) else \
-            v.value if isinstance(v, cst.Name) else None
-    if not any(base_name(a) in _ENUM_BASES for a in cls.bases if a.keyword is None):
+    if not any(_base_name(a) in _ENUM_BASES for a in cls.bases):
         return None
     members: dict = {}
     body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else cls.body.body

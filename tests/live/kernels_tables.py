@@ -1,6 +1,7 @@
 """Kernels that pick constructs out of module-level tables and compare members of the module's
 own enum classes: cuTile evaluates these while compiling (tests/live/test_tables.py)."""
 import enum
+import operator
 
 import cuda.tile as ct
 
@@ -29,6 +30,7 @@ def raw_minner(a):
 
 
 RAW_OPS = (raw_adder, raw_minner)
+ARITH = [operator.sub, operator.mul, max]
 
 
 @ct.kernel
@@ -62,6 +64,8 @@ def by_mode(x, y, TILE: ct.Constant[int], m: ct.Constant[int]):
         t = t + Mode(7).value
     if Combine.ADD != Combine.MAX and Combine(5) is Combine.SWAP:
         t = t - 0.5
+    if Mode.SCALE < Mode.SHIFT and Mode.SHIFT == 7 and Mode(m).name == "SHIFT":
+        t = t * 2.0
     ct.store(y, (ct.bid(0),), t)
 
 
@@ -69,3 +73,17 @@ def by_mode(x, y, TILE: ct.Constant[int], m: ct.Constant[int]):
 def missing_key(acc, upd, TILE: ct.Constant[int]):
     offs = ct.arange(TILE, dtype=ct.int32)
     COMBINERS[Combine(4)](acc, offs, ct.gather(upd, offs))
+
+
+@ct.kernel
+def unordered(x, TILE: ct.Constant[int]):
+    if Combine.ADD < Combine.MAX:
+        ct.store(x, (0,), ct.zeros((TILE,), dtype=ct.float32))
+
+
+@ct.kernel
+def arith(x, y, out, TILE: ct.Constant[int], k: ct.Constant[int]):
+    a = ct.load(x, (ct.bid(0),), (TILE,))
+    b = ct.load(y, (ct.bid(0),), (TILE,))
+    f = ARITH[k]
+    ct.store(out, (ct.bid(0),), operator.add(f(a, b), operator.truediv(1, 4)))

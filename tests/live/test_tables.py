@@ -83,7 +83,7 @@ def test_enum_members_compared_and_read(kt, m):
     x = torch.randn(N, generator=torch.Generator().manual_seed(m))
     y = torch.empty_like(x)
     t(None, GRID, x, y, TILE, m)
-    ref = (x.double() * 3 if m == 3 else x.double() + 7) - 0.5
+    ref = x.double() * 3 - 0.5 if m == 3 else (x.double() + 7 - 0.5) * 2
     torch.testing.assert_close(y.double(), ref, atol=1e-6, rtol=1e-6)
 
 
@@ -92,3 +92,21 @@ def test_constant_key_missing_from_the_table_is_located(kt):
         tile2triton.translate_kernel(kt.missing_key)
     d = e.value.diagnostic
     assert "4 is not a value of `Combine`" in d.message and d.path.endswith("kernels_tables.py")
+
+
+def test_ordering_plain_enum_members_is_located(kt):
+    with pytest.raises(TranslationError) as e:
+        tile2triton.translate_kernel(kt.unordered)
+    assert "does not order members" in e.value.diagnostic.message
+
+
+@pytest.mark.parametrize("k,ref", [(0, lambda a, b: a - b), (1, lambda a, b: a * b),
+                                   (2, torch.maximum)])
+def test_list_of_operator_functions_and_builtins(kt, k, ref):
+    t = tile2triton.translate_kernel(kt.arith)
+    g = torch.Generator().manual_seed(20 + k)
+    x, y = torch.randn(N, generator=g), torch.randn(N, generator=g)
+    out = torch.empty_like(x)
+    t(None, GRID, x, y, out, TILE, k)
+    torch.testing.assert_close(out.double(), ref(x.double(), y.double()) + 0.25,
+                               atol=1e-6, rtol=1e-6)

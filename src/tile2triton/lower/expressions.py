@@ -215,15 +215,16 @@ class Expressions:
             op = type(comp.operator)
             if op in (cst.Is, cst.IsNot) and len(node.comparisons) == 1:
                 right = self.expr(comp.comparator)
-                low = self.enum_compare(node, left, right, op is cst.Is)   # tables.py
+                low = self.enum_compare(node, left, right, "is" if op is cst.Is
+                                        else "is not")   # tables.py
                 if low is not None:
                     return low
                 return self.identity_compare(node, left, right, op is cst.Is)
             if op not in CMP_SYMBOL:
                 raise self.error(comp, "T2T101", "`in`/`not in` comparisons are not supported")
             right = self.expr(comp.comparator)
-            if op in (cst.Equal, cst.NotEqual) and len(node.comparisons) == 1:
-                low = self.enum_compare(node, left, right, op is cst.Equal)   # tables.py
+            if len(node.comparisons) == 1:
+                low = self.enum_compare(node, left, right, CMP_SYMBOL[op])   # tables.py
                 if low is not None:
                     return low
             if isinstance(left.val, DTypeV) and isinstance(right.val, DTypeV) and op in (

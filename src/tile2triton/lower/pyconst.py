@@ -13,7 +13,18 @@ import operator
 from typing import Optional
 
 # the modules whose names kernels may read (the qualified name an import resolves to)
-PY_MODULES = ("math", "numpy", "torch", "cupy")  # cupy re-exports numpy's scalar types
+PY_MODULES = ("math", "numpy", "torch", "cupy",  # cupy re-exports numpy's scalar types
+              "operator")
+
+# `operator.<fn>` -> the cuTile construct of the same Python operator (cuTile gives the
+# operator functions their operators' meaning on tiles and folds them on constants)
+OPERATOR_FUNCTIONS = {
+    "add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv", "floordiv": "floordiv",
+    "mod": "mod", "pow": "pow", "and_": "bitwise_and", "or_": "bitwise_or",
+    "xor": "bitwise_xor", "lshift": "bitwise_lshift", "rshift": "bitwise_rshift",
+    "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal", "eq": "equal",
+    "ne": "not_equal", "neg": "negative", "invert": "bitwise_not",
+}
 
 MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf,
                   "nan": math.nan}

@@ -27,6 +27,13 @@ class CompileTimePython:
         return Lowered(qualname, PyRefV(qualname))
 
     def py_call(self, qualname: str, node: cst.Call) -> Lowered:
+        module, _, attr = qualname.partition(".")
+        if module == "operator" and attr in pyconst.OPERATOR_FUNCTIONS:
+            if any(a.keyword is not None or a.star for a in node.args):
+                raise self.error(node, "T2T102", f"{qualname}() takes positional arguments")
+            construct = pyconst.OPERATOR_FUNCTIONS[attr]
+            return self.apply_construct(construct, node, *(self.expr(a.value)
+                                                           for a in node.args))
         fn = pyconst.math_function(qualname)
         if fn is None:
             raise self.error(node, "T2T107", f"`{qualname}` cannot be called inside a kernel",

@@ -11,6 +11,7 @@ those conditions, which Triton folds per specialization (only the taken entry is
 from __future__ import annotations
 
 import hashlib
+import operator
 from typing import Optional
 
 import libcst as cst
@@ -24,6 +25,8 @@ from ..model import (PREC, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
 # choice of them gives a choice of the results)
 HANDLES = (CtRefV, FuncV, ChoiceV, TableV, EnumClassV, RawMemoryV, TiledViewV, PyRefV, EnumV,
            ConstExprEnumV)
+
+_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 NO_ENTRY = '''@triton.jit
 def {name}():
@@ -106,18 +109,34 @@ class CompileTimeTables:
         raise self.error(node, "T2T103", f"`{cls}(...)` needs a compile-time value",
                          help="pass the value as a ct.Constant parameter")
 
-    def enum_compare(self, node, left: Lowered, right: Lowered, equal: bool) -> Optional[Lowered]:
-        """`==` / `!=` / `is` of user enum members: folded, or a constexpr condition when one
-        side is chosen at launch. None when neither side is a user enum member."""
+    def enum_compare(self, node, left: Lowered, right: Lowered, symbol: str
+                     ) -> Optional[Lowered]:
+        """A comparison of user enum members (`==`, `!=`, `is`, `is not`; `<` ... of IntEnum
+        members, which are ints): folded, or a constexpr condition when a side is chosen at
+        launch. None when neither side is a user enum member."""
         def user(v):
             return isinstance(v, EnumV) and v.user or isinstance(v, ConstExprEnumV)
+
+        def as_int(v):    # an IntEnum/IntFlag member compares as its value
+            return isinstance(v, EnumV) and v.user and self.pm.enum_bases.get(
+                v.enum) in ("IntEnum", "IntFlag")
         lv, rv = left.val, right.val
         if not (user(lv) or user(rv)):
             return None
+        equal = symbol in ("==", "is")
+        if symbol in ("<", "<=", ">", ">="):
+            if all(as_int(v) or isinstance(v, ConstV) for v in (lv, rv)):
+                return self.fold(node, _ORDER[symbol], lv.value, rv.value)
+            raise self.error(node, "T2T105", f"`{symbol}` does not order members of this enum",
+                             help="cuTile rejects it too; only IntEnum members are ordered")
         if isinstance(lv, EnumV) and isinstance(rv, EnumV):
             same = lv.enum == rv.enum and lv.member == rv.member or (
-                lv.user and rv.user and lv.enum == rv.enum and lv.value == rv.value)
+                lv.user and rv.user and lv.enum == rv.enum and lv.value == rv.value) or (
+                symbol in ("==", "!=") and as_int(lv) and as_int(rv) and lv.value == rv.value)
             return self.const(same == equal)
+        for a, b in ((lv, rv), (rv, lv)):
+            if as_int(a) and isinstance(b, ConstV) and symbol in ("==", "!="):
+                return self.const((a.value == b.value) == equal)
         if isinstance(rv, ConstExprEnumV) and not isinstance(lv, ConstExprEnumV):
             lv, rv = rv, lv
         op = "==" if equal else "!="
