@@ -442,6 +442,10 @@ class _HostRewriter(cst.CSTTransformer):
         name = self.pm.ct_name(func)
         if name is None or name in self.HOST_NAMES:
             return updated
+        if name in ("ArrayAnnotation", "ListAnnotation"):
+            # inside annotations (which become strings) and the module-level aliases of them
+            # (`Rows = Annotated[list, ct.ListAnnotation(...)]`, dropped like other aliases)
+            return updated
         if name == "kernel" and original.args and isinstance(original.args[0].value, cst.Name) \
                 and original.args[0].value.value in self.kernels:
             # ct.kernel(fn, **options) in host code: the Triton kernel (its launcher is found

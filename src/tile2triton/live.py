@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import enum
 import hashlib
 import importlib.util
@@ -296,6 +297,10 @@ class _Namespace:
             # `divmod_func = divmod`: kernels may call some builtins (the translator says which)
             self.assigns[name] = f"{name} = {value.__name__}"
             return
+        if value is typing.Annotated:          # in a kernel's signature
+            self.imports[name] = "from typing import Annotated" + (
+                f" as {name}" if name != "Annotated" else "")
+            return
         if isinstance(value, types.BuiltinFunctionType) and value.__module__ in (
                 "_operator", "operator") and getattr(operator, value.__name__, None) is value:
             # `func = operator.add`: kernels may call the operator functions
@@ -440,7 +445,20 @@ def _expr(ns: _Namespace, v) -> Optional[str]:
         metas = [type(m).__name__ for m in args[1:]]
         if inner is not None and metas == ["ConstantAnnotation"]:
             return f"{ns.ct()}.Constant[{inner}]"
-        return None
+        # `Annotated[list, ct.ListAnnotation(...)]`, `Annotated[ct.Array, ct.ArrayAnnotation(...)]`
+        parts = [inner] + [_expr(ns, m) for m in args[1:]]
+        if any(p is None for p in parts):
+            return None
+        return f"{ns.module_name('typing', 'typing')}.Annotated[{', '.join(parts)}]"
+    if dataclasses.is_dataclass(v) and not isinstance(v, type) \
+            and _is_ct_member(type(v)) is not None:
+        # cuTile's annotation objects (ct.ArrayAnnotation(static_stride_dims=(0,)), ...)
+        fields = [(f.name, _expr(ns, getattr(v, f.name))) for f in dataclasses.fields(v)
+                  if f.init]
+        if any(e is None for _, e in fields):
+            return None
+        return f"{ns.ct()}.{_is_ct_member(type(v))}(" + ", ".join(
+            f"{n}={e}" for n, e in fields) + ")"
     mod = type(v).__module__
     if mod == "torch" and type(v).__name__ == "dtype":
         return f"{ns.module_name('torch', 'torch')}.{str(v).split('.')[-1]}"
@@ -463,7 +481,7 @@ def _torch_tensor_type():
 
 
 def _type_expr(ns, t) -> Optional[str]:
-    if t in (int, float, bool, str, complex):
+    if t in (int, float, bool, str, complex, list, tuple):
         return t.__name__
     member = _is_ct_member(t)
     if member is not None:

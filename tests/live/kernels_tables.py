@@ -2,6 +2,7 @@
 own enum classes: cuTile evaluates these while compiling (tests/live/test_tables.py)."""
 import enum
 import operator
+from typing import Annotated
 
 import cuda.tile as ct
 
@@ -87,3 +88,15 @@ def arith(x, y, out, TILE: ct.Constant[int], k: ct.Constant[int]):
     b = ct.load(y, (ct.bid(0),), (TILE,))
     f = ARITH[k]
     ct.store(out, (ct.bid(0),), operator.add(f(a, b), operator.truediv(1, 4)))
+
+
+Rows = Annotated[list, ct.ListAnnotation(element=ct.ArrayAnnotation(static_shape_dims=(1,)))]
+
+
+@ct.kernel
+def sum_rows(xs: Rows, out: Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=(0,))],
+             TILE: ct.Constant[int]):
+    acc = ct.zeros((TILE,), dtype=ct.float32)
+    for i in range(len(xs)):
+        acc += ct.load(xs[i], (ct.bid(0),), (TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, (ct.bid(0),), acc)

@@ -110,3 +110,17 @@ def test_list_of_operator_functions_and_builtins(kt, k, ref):
     t(None, GRID, x, y, out, TILE, k)
     torch.testing.assert_close(out.double(), ref(x.double(), y.double()) + 0.25,
                                atol=1e-6, rtol=1e-6)
+
+
+def test_annotated_array_and_list_parameters(kt):
+    """`Annotated[ct.Array, ct.ArrayAnnotation(...)]` in the signature and a module alias of an
+    annotated list: the annotations are understood (array, list of arrays) and dropped."""
+    text = extract(kt.sum_rows).text
+    assert "Rows = typing.Annotated[list, ct.ListAnnotation(element=ct.ArrayAnnotation(" in text
+    t = tile2triton.translate_kernel(kt.sum_rows)
+    assert "ListAnnotation" not in t.source.split("def launch_sum_rows")[0].split("@triton.jit")[-1]
+    g = torch.Generator().manual_seed(5)
+    xs = [torch.randn(N, generator=g) for _ in range(3)]
+    out = torch.empty(N)
+    t(None, GRID, xs, out, TILE)
+    torch.testing.assert_close(out.double(), sum(x.double() for x in xs), atol=1e-5, rtol=1e-5)
