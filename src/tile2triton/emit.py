@@ -66,7 +66,9 @@ def kernel_params(params) -> list[str]:
     out = []
     for p in params:
         if p.kind == "array":
-            out.extend(p.array.abi())
+            a = p.array
+            static = {a.shape(i) for i in a.static_shapes} | {a.stride(i) for i in a.static_strides}
+            out.extend(f"{n}: tl.constexpr" if n in static else n for n in a.abi())
         elif p.kind == "array_list":
             out.extend(p.array_list.abi())
         elif p.kind == "constexpr":
@@ -95,10 +97,12 @@ def with_multiples(body: str, arrays: list) -> str:
     for a in arrays:
         d = multiples_name(a)
         for i in range(a.rank):
-            lines.append(f"    {a.stride(i)} = {a.stride(i)} // {d}[{i}] * {d}[{i}]")
+            if i not in a.static_strides:    # (a compile-time stride is known exactly)
+                lines.append(f"    {a.stride(i)} = {a.stride(i)} // {d}[{i}] * {d}[{i}]")
         for i in range(a.rank):
             j = a.rank + i
-            lines.append(f"    {a.shape(i)} = {a.shape(i)} // {d}[{j}] * {d}[{j}]")
+            if i not in a.static_shapes:
+                lines.append(f"    {a.shape(i)} = {a.shape(i)} // {d}[{j}] * {d}[{j}]")
     if not lines:
         return body
     text = body.split("\n")

@@ -86,6 +86,11 @@ class ArrayInfo:
     # with stride 1 whatever its shape
     flat: bool = False
 
+    # dimensions whose extent / stride `Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=
+    # ..., static_stride_dims=...)]` makes compile-time: tl.constexpr parameters of the kernel
+    static_shapes: tuple = ()
+    static_strides: tuple = ()
+
     # prefix of the ABI names (`{abi}_ptr`, `{abi}_shape0`, ...): the array's name unless the
     # user's module spells one of those names itself (names.Names.array_prefix)
     abi_prefix: str = ""

@@ -101,6 +101,26 @@ def _unalias(pm: ParsedModule, expr: cst.BaseExpression, depth: int = 0) -> cst.
     return expr
 
 
+def static_dims(pm: ParsedModule, ann: Optional[cst.Annotation]) -> tuple:
+    """(static_shape_dims, static_stride_dims) of `Annotated[ct.Array, ct.ArrayAnnotation(
+    ...)]` (through module aliases); ((), ()) for other annotations."""
+    expr = _unalias(pm, ann.annotation) if ann is not None else None
+    out = {"static_shape_dims": (), "static_stride_dims": ()}
+    if not isinstance(expr, cst.Subscript):
+        return (), ()
+    for el in expr.slice[1:]:
+        meta = el.slice.value if isinstance(el.slice, cst.Index) else None
+        if isinstance(meta, cst.Call) and pm.ct_name(meta.func) == "ArrayAnnotation":
+            for arg in meta.args:
+                key = arg.keyword.value if arg.keyword is not None else None
+                if key in out and isinstance(arg.value, (cst.Tuple, cst.List)):
+                    dims = tuple(int(e.value.value) for e in arg.value.elements
+                                 if isinstance(e.value, cst.Integer))
+                    if len(dims) == len(arg.value.elements):
+                        out[key] = dims
+    return out["static_shape_dims"], out["static_stride_dims"]
+
+
 def annotation_kind(pm: ParsedModule, ann: Optional[cst.Annotation]) -> Optional[str]:
     """'constexpr' | 'array' | 'scalar' | 'list' | None (decide from use)."""
     if ann is None:
@@ -371,6 +391,7 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo,
         info = None
         if kind == "array":
             info = ArrayInfo(name, abi_prefix=pm.names.array_prefix(name))
+            info.static_shapes, info.static_strides = static_dims(pm, p.annotation)
             ranks = {(r, n) for r, n in scanner.array_uses.get(name, []) if r is not None}
             distinct = {r for r, _ in ranks}
             if len(distinct) > 1 and launch_ranks.get(name) in distinct:

@@ -100,3 +100,10 @@ def sum_rows(xs: Rows, out: Annotated[ct.Array, ct.ArrayAnnotation(static_shape_
     for i in range(len(xs)):
         acc += ct.load(xs[i], (ct.bid(0),), (TILE,), padding_mode=ct.PaddingMode.ZERO)
     ct.store(out, (ct.bid(0),), acc)
+
+
+@ct.kernel
+def copy_pitched(x: Annotated[ct.Array, ct.ArrayAnnotation(static_stride_dims=(0,))], y,
+                 TM: ct.Constant[int], TN: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(0), ct.bid(1)), (TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, (ct.bid(0), ct.bid(1)), t * 2.0)

@@ -124,3 +124,18 @@ def test_annotated_array_and_list_parameters(kt):
     out = torch.empty(N)
     t(None, GRID, xs, out, TILE)
     torch.testing.assert_close(out.double(), sum(x.double() for x in xs), atol=1e-5, rtol=1e-5)
+
+
+def test_static_stride_annotation_is_a_constexpr_stride(kt):
+    """`static_stride_dims=(0,)`: the row stride is a compile-time value, as in cuTile (Triton
+    compiles one kernel per stride); the other dimensions stay runtime values."""
+    t = tile2triton.translate_kernel(kt.copy_pitched)
+    assert "x_stride0: tl.constexpr" in t.source and "x_stride1: tl.constexpr" not in t.source
+    assert "x_stride0 = x_stride0 //" not in t.source
+    g = torch.Generator().manual_seed(9)
+    for pitch in (53, 61):
+        buf = torch.randn(37, pitch, generator=g)
+        x = buf[:, :45]                        # rows 37, columns 45, row stride `pitch`
+        y = torch.empty(37, 45)
+        t(None, ((37 + 15) // 16, (45 + 15) // 16), x, y, 16, 16)
+        torch.testing.assert_close(y.double(), 2 * x.double(), atol=1e-6, rtol=1e-6)

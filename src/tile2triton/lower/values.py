@@ -137,9 +137,11 @@ class Values:
                 names = [get(i) for i in range(info.rank)]
                 # an extent known at translation time (a slice with constant bounds) is a
                 # constant, usable as a tile shape
+                static = info.static_shapes if attr == "shape" else info.static_strides
                 items = [ConstV(int(n)) if attr == "shape" and n.isdigit()
+                         else ConstExprV(n) if i in static
                          else TileV(shape=(), dtype="int32", nonneg=attr == "shape")
-                         for n in names]
+                         for i, n in enumerate(names)]
                 code = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
                 return Lowered(code, TupleV(items),
                                items=[Lowered(n, i) for n, i in zip(names, items)])
