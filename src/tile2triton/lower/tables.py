@@ -243,7 +243,9 @@ class CompileTimeTables:
         fdef = self.pm.functions[name]
         expr = _single_return(fdef)
         ps = fdef.params
-        if expr is None or ps.posonly_params or ps.kwonly_params or any(
+        # only expressions that can name a handle (`a.get_raw_memory().atomic_add_offset`,
+        # `TABLE[k]`, a name): arithmetic and calls are runtime values, translated as functions
+        if not isinstance(expr, (cst.Attribute, cst.Name, cst.Subscript)) or ps.posonly_params or ps.kwonly_params or any(
                 p.default is not None for p in ps.params) or ps.star_arg not in (
                 None, cst.MaybeSentinel.DEFAULT) or ps.star_kwarg is not None:
             return None
