@@ -277,8 +277,8 @@ class EnumV(Val):
     module (`user`, with the member's `value`)."""
     enum: str
     member: str
-    value: Any = None
-    user: bool = False
+    value: Any = field(default=None, repr=False)   # (repr: cuTile's signatures in diagnostics)
+    user: bool = field(default=False, repr=False)
 
 
 @dataclass
