@@ -288,3 +288,42 @@ def test_nested_function_compiles(tmp_path):
     both = Both(tmp_path, NESTED_SRC, "nested_c")
     launches = "[((3,), torch.zeros(300), torch.zeros(300), torch.zeros(300), 1.5, 128)]"
     assert compile_messages(both.path, "nested", launches) == ["ok"]
+
+
+# ------------------------------------------------------------------ early return with a value
+EARLY_SRC = """
+def pick(a, b, flag):
+    if flag > 0:
+        return a
+    elif flag < -5:
+        return a * 2.0
+    return a + b
+
+
+@ct.kernel
+def early(x, y, out, flag, TM: ct.Constant[int], TN: ct.Constant[int]):
+    bm = ct.bid(0)
+    a = ct.load(x, (bm, 0), (TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    b = ct.load(y, (bm, 0), (TM, 1), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, (bm, 0), pick(a, b, flag))
+"""
+
+
+@pytest.mark.parametrize("flag", [1, 0, -7])
+def test_helper_early_return_with_value(tmp_path, flag):
+    both = Both(tmp_path, EARLY_SRC, f"early{flag + 10}")
+    m, n = 45, 32
+    x = torch.randn(m, n, generator=gen(9))
+    y = torch.randn(m, 1, generator=gen(10))
+    a1, a2 = both.run("early", (3,), [x, y, torch.zeros(m, n), flag, 16, 32])
+    xd, yd = x.double(), y.double()
+    ref = xd if flag > 0 else xd * 2 if flag < -5 else xd + yd
+    for got in (a1, a2):
+        torch.testing.assert_close(got[2].double(), ref, atol=1e-6, rtol=1e-6)
+
+
+def test_helper_early_return_compiles(tmp_path):
+    both = Both(tmp_path, EARLY_SRC, "early_c")
+    launches = ("[((3,), torch.zeros(45, 32), torch.zeros(45, 1), torch.zeros(45, 32), f, 16, 32)"
+                " for f in (1, True, -7)]")
+    assert compile_messages(both.path, "early", launches) == ["ok"] * 3

@@ -66,7 +66,7 @@ class ExitRewriter:
 
     # ------------------------------------------------------------------------------ rewrite
     def function_body(self, body: cst.IndentedBlock) -> cst.IndentedBlock:
-        if not self.needs_rewrite(body):
+        if not self.needs_rewrite(body) or _returns_values_outside_loops(body):
             return body
         stmts = list(body.body)
         if stmts and isinstance(stmts[-1], cst.SimpleStatementLine) and \
@@ -249,6 +249,25 @@ class _Seq:
         if pre:  # keep the original statement's comments above the first new line
             self.items[0] = self.items[0].with_changes(leading_lines=original.leading_lines)
             self.items[-1] = self.items[-1].with_changes(leading_lines=())
+
+
+def _returns_values_outside_loops(body) -> bool:
+    """Every exit is a `return`, none inside a loop, and some return a value: Triton compiles
+    returns in `if` branches outside loops itself (a helper's early `return x`)."""
+    found = {"value": False}
+
+    def walk(node, in_loop) -> bool:
+        if isinstance(node, (cst.Break, cst.Continue)):
+            return False
+        if isinstance(node, cst.Return):
+            found["value"] |= node.value is not None
+            return not in_loop
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return True
+        loop = in_loop or isinstance(node, (cst.For, cst.While))
+        return all(walk(c, loop) for c in node.children)
+
+    return walk(body, False) and found["value"]
 
 
 def _contains_exit(node) -> bool:
