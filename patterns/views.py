@@ -6,11 +6,12 @@ is `stop - start`; assigned to a name, these are computed once. A tiled view exi
 translation time: its loads and stores are ct.load / ct.store with the view's tile shape and
 padding mode.
 """
-from tile2triton.model import (ArrayInfo, ArrayV, ConstExprV, ConstV, Lowered, NoneV, TiledViewV, TileV,
-                               TupleV)
+from tile2triton.model import (PREC, ArrayInfo, ArrayV, ConstExprV, ConstV, Lowered, NoneV,
+                               TiledViewV, TileV, TupleV)
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
-from ._args import array_arg, check_bounds_code, const_value, static_shape, tile_index_codes
+from ._args import (array_arg, check_bounds_code, const_value, static_shape, tile_index,
+                    tile_index_codes)
 from ._common import shape_code
 from .grid import NumTiles
 from .load_store import TILE_MACROS, Load, Store
@@ -127,7 +128,7 @@ def k(x, TM: ct.Constant[int]):
     def lower(self, call, cx):
         info = array_arg(call, cx)
         shape = static_shape(call, "tile_shape", cx)
-        if len(shape) != info.rank:
+        if len(shape) != info.rank and shape:     # tile shape (): one element per tile
             raise cx.error(call.node_of("tile_shape"), "T2T105",
                            f"tiled_view: tile shape of rank {len(shape)} for an array of rank "
                            f"{info.rank}")
@@ -205,6 +206,17 @@ def k(x, TILE: ct.Constant[int]):
 
     def lower(self, call, cx):
         view = _view(call, cx)
+        if getattr(view, "steps", None) and not view.tile_shape:
+            # 0-d tiles every `steps` elements: the element at index * steps
+            items = [Lowered(f"{it.wrap(PREC['*'])} * {st}" if st != "1" else it.code,
+                             TileV(shape=(), dtype="int32"), PREC["*"])
+                     for it, st in zip(tile_index(call, cx, view.array.rank), view.steps)]
+            extra = {"array": _array_low(view), "shape": _shape_low(view),
+                     "index": Lowered(shape_code([i.code for i in items]),
+                                      TupleV([i.val for i in items]), items=items)}
+            if view.padding is not None:
+                extra["padding_mode"] = view.padding
+            return call.forward(Load(), extra)
         if getattr(view, "steps", None):
             return _window_call(call, cx, view, store=False)
         extra = {"array": _array_low(view), "shape": _shape_low(view)}
@@ -231,9 +243,20 @@ def k(x, TILE: ct.Constant[int]):
 
     def lower(self, call, cx):
         view = _view(call, cx)
-        if getattr(view, "steps", None):
+        if getattr(view, "steps", None) and view.tile_shape:
             return _window_call(call, cx, view, store=True)
-        return call.forward(Store(), {"array": _array_low(view)})
+        tile = call.arg("tile")                 # lowered once, here
+        extra = {"array": _array_low(view), "tile": tile}
+        shape = tuple(view.tile_shape)
+        if shape and isinstance(tile.val, TileV) and tile.val.shape is not None \
+                and tuple(str(d) for d in tile.val.shape) != shape:
+            # a smaller tile (a scalar, size-1 axes) is broadcast to the view's tile shape
+            extra["tile"] = Lowered(f"tl.broadcast_to({tile.code}, {shape_code(list(shape))})",
+                                    TileV(shape=shape, dtype=tile.val.dtype))
+        elif shape and isinstance(tile.val, ConstV):
+            extra["tile"] = Lowered(f"tl.full({shape_code(list(shape))}, {tile.code}, "
+                                    f"{view.array.pointer}.dtype.element_ty)", TileV(shape=shape))
+        return call.forward(Store(), extra)
 
 
 class TiledViewNumTiles(Pattern):

@@ -71,6 +71,8 @@ ENGINE = {
     "Tile.ndim": "the tile's rank, a constant",
     "TiledView.dtype": "the array's dtype",
     "TiledView.tile_shape": "the view's tile shape (constants and constexpr names)",
+    "TiledView.traversal_steps": "the view's traversal steps (its tile shape by default; 1 "
+                                 "per axis for a 0-d tile)",
     # enum members
     **{f"PaddingMode.{m}": "`other=` of the masked load" for m in (
         "UNDETERMINED", "ZERO", "NEG_ZERO", "NAN", "POS_INF", "NEG_INF")},
@@ -107,8 +109,6 @@ NOT_TRANSLATED = {
     "Array.foreign_pointer": ("T2T100", "pointers of foreign arrays have no Triton equivalent"),
     "Array.from_foreign": ("T2T109", "host: arrays built from foreign pointers have no torch "
                                      "or Triton equivalent"),
-    "TiledView.traversal_steps": ("T2T100", "the property is not translated (the steps are "
-                                            "used by the view's loads and stores)"),
     **{f"TiledView.atomic_store_{op}": ("T2T100", "not translated yet: use ct.atomic_" + op
                                         + " on the array")
        for op in ("add", "and", "max", "min", "or", "xor")},

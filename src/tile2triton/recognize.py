@@ -170,6 +170,7 @@ class _UseScanner(cst.CSTVisitor):
         self.shape_index: dict[str, int] = {}
         # local name -> what calling it may call (`f = ct.static_eval(TABLE[Op(k)])`)
         self.callees: dict[str, list] = {}
+        self.helper_params: set = set()  # when scanning a helper: its parameters
 
     def on_visit(self, node) -> bool:
         try:
@@ -183,6 +184,11 @@ class _UseScanner(cst.CSTVisitor):
         self.array_uses.setdefault(name, []).append((rank, node))
 
     def visit_Call(self, node: cst.Call) -> None:
+        f = node.func
+        if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) \
+                and f.value.value in self.names and f.attr.value in _array_methods():
+            self._note_view(self.array_aliases.get(f.value.value, f.value.value),
+                            f.attr.value, node)
         ct_name = self.pm.ct_name(node.func)
         for kind, name in ([("ct", ct_name)] if ct_name is not None
                            else self._callees(node.func)):
@@ -235,11 +241,27 @@ class _UseScanner(cst.CSTVisitor):
         if isinstance(first, cst.Name) and first.value in self.names:
             self._note(first.value, self._rank_of(pattern, bound), node)
 
+    def _note_view(self, base, method, node: cst.Call) -> None:
+        """`x.tiled_view(shape)`: a view with a tile shape tells the array's rank."""
+        view = load_registry().get(f"Array.{method}")
+        shape = _bound(view, node.args, receiver=True).get(view.shape_param) \
+            if view is not None and view.shape_param else None
+        if shape is None:
+            return
+        n = self._tuple_len(shape)
+        if n is None and not (isinstance(shape, cst.Name) and shape.value in self.helper_params):
+            n = 1                          # one tile size: a 1-D view
+        self._note(base, n or None, node)  # (tile shape (): any rank)
+
     def _tuple_len(self, expr):
         if isinstance(expr, cst.Tuple):
             return len(expr.elements)
         if isinstance(expr, cst.Name) and expr.value in self.local_tuples:
             return self.local_tuples[expr.value]
+        if isinstance(expr, cst.Name) and expr.value not in self.helper_params:
+            g = _unalias(self.pm, expr)          # a module constant (a closure value, live)
+            if isinstance(g, cst.Tuple):
+                return len(g.elements)
         return None
 
     def _rank_of(self, pattern, bound):
@@ -251,8 +273,9 @@ class _UseScanner(cst.CSTVisitor):
             rank = self._tuple_len(bound.get(pattern.shape_param))
             if rank == 0:
                 rank = None  # shape=() is a 0-d tile of an array of any rank
-        if rank is None and index is not None and not isinstance(index, cst.Tuple):
-            rank = 1  # a bare index addresses a 1-D array
+        if rank is None and index is not None and not isinstance(index, cst.Tuple) and not (
+                isinstance(index, cst.Name) and index.value in self.helper_params):
+            rank = 1  # a bare index addresses a 1-D array (a helper's parameter may be a tuple)
         return rank
 
     def _scan_helper(self, node: cst.Call, name: str) -> None:
@@ -268,6 +291,7 @@ class _UseScanner(cst.CSTVisitor):
         if not passed:
             return
         inner = _UseScanner(self.pm, set(passed), self.depth + 1)
+        inner.helper_params = {hp.name.value for hp in hparams}
         fdef.body.visit(inner)
         # uses of a view the helper makes (`s = a.slice(...)`) count for the parameter it views
         for hname, uses in inner.array_uses.items():
@@ -330,11 +354,6 @@ class _UseScanner(cst.CSTVisitor):
             base = self.array_aliases.get(base, base)  # a view of a view
             self.array_aliases[alias] = base
             self.names = self.names | {alias}
-            view = load_registry().get(f"Array.{v.func.attr.value}")
-            shape = _bound(view, v.args, receiver=True).get(view.shape_param) \
-                if view.shape_param else None
-            if shape is not None:  # a view with a tile shape: its length is the rank
-                self._note(base, len(shape.elements) if isinstance(shape, cst.Tuple) else 1, v)
             return
         # `A = As[g]`: A is an element of the list parameter As
         if isinstance(v, cst.Subscript) and isinstance(v.value, cst.Name) \

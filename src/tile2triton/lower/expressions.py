@@ -2,13 +2,16 @@
 the pattern that claims it (or T2T100); calls of module functions go to helper specialization."""
 from __future__ import annotations
 
+import dataclasses
+import re
 from typing import Optional
 
 import libcst as cst
 
 from ..diagnostics import LocatedFailure, TranslationError
 from ..model import (PREC, USE_INT64, ArrayListV, ArrayV, ChoiceV, ConstExprV, ConstV, CtRefV,
-                     DTypeV, EnumClassV, EnumV, FuncV, Lowered, NoneV, PyRefV, TableV, TileV,
+                     DTypeV, EnumClassV, EnumV, FuncV, Lowered, NoneV, PyRefV, TableV, TiledViewV,
+                     TileV,
                      TupleV)
 from . import pyconst
 from .pyvalues import dtype_compare
@@ -230,12 +233,49 @@ class Expressions:
             if isinstance(left.val, DTypeV) and isinstance(right.val, DTypeV) and op in (
                     cst.Equal, cst.NotEqual) and len(node.comparisons) == 1:
                 return dtype_compare(left, right, op is cst.Equal)
+            if isinstance(left.val, TupleV) and isinstance(right.val, TupleV) and op in (
+                    cst.Equal, cst.NotEqual) and len(node.comparisons) == 1:
+                same = self.tuple_equal(left, right)
+                if same is not None:
+                    return same if op is cst.Equal else self.const(not same.val.value) \
+                        if isinstance(same.val, ConstV) else Lowered(
+                            f"not ({same.code})", ConstExprV("cmp"), PREC["not"])
             results.append(self.operator(CMP_SYMBOL[op], node, left, right))
             left = right
         if len(results) == 1:
             return results[0]
         code = " & ".join(r.wrap(PREC["&"] + 1) for r in results)
         return Lowered(code, results[0].val, PREC["&"])
+
+    def tuple_equal(self, left: Lowered, right: Lowered) -> Optional[Lowered]:
+        """`t.shape == (TM, 4)`: tuples of compile-time items are equal item by item, as in
+        cuTile (constants compared here, ct.Constant parameters left to Triton, which folds
+        them). None when an item is a runtime value."""
+        def parts(low):
+            items = low.items if low.items is not None and len(low.items) == len(
+                low.val.items) else [Lowered(str(getattr(v, "value", getattr(v, "name", ""))), v)
+                                     for v in low.val.items]
+            return items
+        a, b = parts(left), parts(right)
+        if len(a) != len(b):
+            return self.const(False)
+        codes = []
+        for x, y in zip(a, b):
+            vx, vy = x.val, y.val
+            if isinstance(vx, ConstV) and isinstance(vy, ConstV):
+                if vx.value != vy.value:
+                    return self.const(False)
+            elif isinstance(vx, ConstExprV) and isinstance(vy, ConstExprV) \
+                    and vx.name == vy.name and x.code == y.code:
+                continue
+            elif isinstance(vx, (ConstV, ConstExprV)) and isinstance(vy, (ConstV, ConstExprV)):
+                codes.append(f"{x.wrap(PREC['cmp'] + 1)} == {y.wrap(PREC['cmp'] + 1)}")
+            else:
+                return None
+        if not codes:
+            return self.const(True)
+        return Lowered(" and ".join(codes), ConstExprV("cmp"),
+                       PREC["and"] if len(codes) > 1 else PREC["cmp"])
 
     def identity_compare(self, node, left: Lowered, right: Lowered, is_: bool) -> Lowered:
         """`a is None`, `dtype is not ct.float32`: cuTile decides identity at compile time, on
@@ -428,12 +468,42 @@ class Expressions:
         for a in args:
             if isinstance(a.val, ArrayV):
                 codes.extend(a.val.info.abi())
+            elif isinstance(a.val, TiledViewV):       # its array, then its non-literal sizes
+                codes.extend(a.val.array.abi())
+                codes.extend(str(d) for d in list(a.val.tile_shape) + list(a.val.steps or [])
+                             if not str(d).isdigit())
             else:
                 codes.append(a.code)
         if unit.uses_array_params:
             codes.append(USE_INT64)
         self.result.merge(unit)
-        return Lowered(f"{unit.name}({', '.join(codes)})", ret)
+        return Lowered(f"{unit.name}({', '.join(codes)})", self.caller_view(name, args, ret))
+
+    def caller_view(self, name: str, args, ret):
+        """The helper's return value as the caller sees it: a tile shape that names the
+        helper's parameters (`view_dim0`, `TM`) is respelled with the caller's arguments;
+        a shape naming other helper locals is unknown here."""
+        if not isinstance(ret, TileV) or not ret.shape:
+            return ret
+        mapping, local = {}, set()
+        for p, a in zip(self.pm.functions[name].params.params, args):
+            pname = p.name.value
+            local.add(pname)
+            if isinstance(a.val, TiledViewV):
+                dims = list(a.val.tile_shape) + list(a.val.steps or [])
+                for k, d in enumerate(dims):
+                    local.add(f"{pname}_dim{k}")
+                    mapping[f"{pname}_dim{k}"] = str(d)
+            elif isinstance(a.val, (ConstV, ConstExprV)):
+                mapping[pname] = a.code
+        shape = []
+        for d in ret.shape:
+            d2 = mapping.get(d, d) if isinstance(d, str) else d
+            if isinstance(d2, str) and d2 == d and any(
+                    tok in local for tok in re.findall(r"[A-Za-z_]\w*", d2)):
+                return dataclasses.replace(ret, shape=None)
+            shape.append(d2)
+        return dataclasses.replace(ret, shape=tuple(shape))
 
 
 def _bind_error(self, node, name, what):

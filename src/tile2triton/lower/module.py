@@ -8,8 +8,8 @@ from typing import Sequence
 import libcst as cst
 
 from ..diagnostics import TranslationError
-from ..model import (ArrayInfo, ArrayV, ConstExprV, ConstV, FunctionInfo, Lowered, ParamInfo,
-                     TileV, TupleV, Val)
+from ..model import (ArrayInfo, ArrayV, ConstExprV, ConstV, DTypeV, FunctionInfo, Lowered,
+                     ParamInfo, TiledViewV, TileV, TupleV, Val)
 from ..parse import ParsedModule
 from ..recognize import decorator_role
 from ..registry import Registry
@@ -47,8 +47,36 @@ class ModuleContext:
             raise pm.error(call_node, "T2T102", f"helper `{name}` must be called with one "
                            "positional argument per parameter")
         params, key = [], []
+        views = {}      # helper parameter -> TiledViewV it stands for (built after the params)
+        tuple_items = {}
         for p, a in zip(fn_params, args):
             pname = p.name.value
+            if isinstance(a.val, TiledViewV):
+                # a tiled view exists only at translation time: the helper gets its array,
+                # plus one constexpr per tile-shape / step entry that is not a literal
+                v = a.val
+                info = ArrayInfo(pname, rank=v.array.rank, abi_prefix=pm.names.array_prefix(pname))
+                params.append(ParamInfo(pname, "array", info))
+                shape, steps = [], None
+                for k, d in enumerate(view_dims(v)):
+                    if str(d).isdigit():
+                        shape.append(str(d))
+                    else:
+                        shape.append(f"{pname}_dim{k}")
+                        params.append(ParamInfo(shape[-1], "constexpr"))
+                if v.steps is not None:
+                    steps, shape = shape[len(v.tile_shape):], shape[:len(v.tile_shape)]
+                views[pname] = TiledViewV(info, shape, v.padding, steps)
+                key.append(("view", info.rank, tuple(d if d.isdigit() else "?" for d in shape),
+                            None if steps is None else tuple(
+                                d if d.isdigit() else "?" for d in steps),
+                            getattr(getattr(v.padding, "val", None), "member", None)))
+                continue
+            if isinstance(a.val, DTypeV) and a.val.tf32_when is None:
+                params.append(ParamInfo(pname, "constexpr"))
+                key.append(("dtype",))
+                views[pname] = DTypeV(code=pname)
+                continue
             if isinstance(a.val, ArrayV):
                 info = ArrayInfo(pname, rank=a.val.info.rank,
                                  abi_prefix=pm.names.array_prefix(pname))
@@ -59,6 +87,12 @@ class ModuleContext:
                                                       for i in a.val.items)):
                 params.append(ParamInfo(pname, "constexpr"))
                 key.append(("constexpr",))
+                if isinstance(a.val, TupleV):    # its length is known: items are `t[k]`
+                    key[-1] = ("constexpr", len(a.val.items))
+                    items = [Lowered(f"{pname}[{k}]", ConstExprV(f"{pname}[{k}]"))
+                             for k in range(len(a.val.items))]
+                    views[pname] = TupleV([i.val for i in items])
+                    tuple_items[pname] = items
             else:
                 params.append(ParamInfo(pname, "tile"))
                 key.append(("tile",))
@@ -88,6 +122,9 @@ class ModuleContext:
         self.in_progress.add(name)
         try:  # a helper that fails must not look recursive to the next kernel calling it
             lw = Lowerer(self, fn, params)
+            lw.env.update(views)
+            for pname, items in tuple_items.items():   # `shape[k]` reads the k-th item
+                lw.static_names[pname] = Lowered(pname, views[pname], items=items)
             unit = lw.result
             unit.text = "\n".join(lw.lower_body())
             unit.uses_array_params = any(p.kind == "array" for p in params)
@@ -119,6 +156,11 @@ class ModuleContext:
         unit.text = "\n".join(lines)
         caller.need_source(fname, f"@triton.jit\ndef {fname}({', '.join(names)}):\n" + unit.text)
         return unit
+
+
+def view_dims(v: TiledViewV) -> list:
+    """A tiled view's tile shape, then its traversal steps (when it has its own)."""
+    return list(v.tile_shape) + list(v.steps or [])
 
 
 def lower_function(mc: ModuleContext, fn: FunctionInfo, params: list[ParamInfo]) -> UnitResult:

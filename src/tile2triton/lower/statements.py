@@ -228,9 +228,15 @@ class Statements:
                 self.nested_lambda(node.targets[0].target.value, node.value)  # nested_defs.py
                 return None
             low = self.expr(node.value)
+            split = self.split_unpacking(node, low)
+            if split is not None:
+                return split
             single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
             if isinstance(low.val, ArrayV) and low.val.info.shape_codes is not None and single:
                 return self.bind_array_view(node.targets[0].target.value, low.val.info)
+            if isinstance(low.val, TiledViewV) and single \
+                    and node.targets[0].target.value in self.mutable:
+                return self.bind_mutable_view(node.targets[0].target, low.val)
             if isinstance(low.val, (TiledViewV, RawMemoryV, EnumV, CtRefV, PyRefV, ChoiceV,
                                     TableV, EnumClassV, ConstExprEnumV)) and single:
                 # tiled views, enum members (`zero_pad = ct.PaddingMode.ZERO`) and references
@@ -271,6 +277,44 @@ class Statements:
         kind = type(node).__name__
         raise self.error(node, "T2T101", f"`{kind}` statements are not supported in kernels")
 
+    def split_unpacking(self, node: cst.Assign, low: Lowered) -> Optional[list]:
+        """`dt, shape = view.dtype, view.tile_shape`: values that exist only at translation
+        time (dtypes, tuples, views, enum members) cannot travel through a Triton tuple; each
+        name is bound as its own assignment (when no target is read on the right)."""
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, (cst.Tuple, cst.List)):
+            return None
+        els = node.targets[0].target.elements
+        if low.items is None or len(low.items) != len(els) \
+                or not all(isinstance(e.value, cst.Name) for e in els) \
+                or not any(isinstance(i.val, (DTypeV, TupleV, TiledViewV, EnumV, CtRefV, PyRefV,
+                                              RawMemoryV)) for i in low.items):
+            return None
+        names = {e.value.value for e in els}
+        if names & {n.value for n in _walk(node.value) if isinstance(n, cst.Name)}:
+            return None
+        lines = []
+        for e, item in zip(els, low.items):
+            line = self.assign_lowered(e.value, item)
+            if line is not None:
+                lines.extend(line if isinstance(line, list) else [line])
+        return lines
+
+    def assign_lowered(self, name: cst.Name, low: Lowered):
+        """`name = <low>` for an already lowered value (see split_unpacking)."""
+        if isinstance(low.val, (TiledViewV, RawMemoryV, EnumV, CtRefV, PyRefV)):
+            self.env[name.value] = low.val
+            return None
+        if isinstance(low.val, DTypeV) and low.val.tf32_when is None or isinstance(
+                low.val, TupleV) and low.items is not None:
+            # an alias, read as what it names (a tuple's items stay readable: `shape[0]`)
+            self.static_names[name.value] = low
+            self.env[name.value] = low.val
+            return None
+        if isinstance(low.val, DTypeV):
+            self.env[name.value] = DTypeV(code=name.value, tf32_when=low.val.tf32_when)
+            return f"{name.value} = {low.code}"
+        return f"{self.target(name, low)} = {low.code}"
+
     def target(self, t, low: Lowered) -> str:
         if isinstance(t, cst.Name):
             self.static_names.pop(t.value, None)
@@ -293,6 +337,24 @@ class Statements:
             return ", ".join(names)
         raise self.error(t, "T2T101", "only assignments to names are supported in kernels",
                          help="tiles are immutable values; assign a new tile to a name")
+
+    def bind_mutable_view(self, target: cst.Name, view: TiledViewV) -> list:
+        """`tv = y.tiled_view(T)` where `tv` is bound again (in a loop, or in both branches
+        of an `if`): which array the view reads is then a runtime value, so its pointer, shapes
+        and strides live in the view's own variables, assigned at each binding."""
+        name = target.value
+        old = self.env.get(name)
+        if isinstance(old, TiledViewV) and old.array.name == name and (
+                old.array.rank != view.array.rank or list(old.tile_shape) != list(
+                view.tile_shape) or old.steps != view.steps):
+            raise self.error(target, "T2T105", f"tiled view `{name}` is bound to views of "
+                             "other ranks or tile shapes", help="use one name per kind of view")
+        info = ArrayInfo(name, rank=view.array.rank, abi_prefix=self.pm.names.array_prefix(name))
+        lines = [f"{info.pointer} = {view.array.pointer}"]
+        lines += [f"{info.shape(d)} = {view.array.shape(d)}" for d in range(info.rank)]
+        lines += [f"{info.stride(d)} = {view.array.stride(d)}" for d in range(info.rank)]
+        self.env[name] = TiledViewV(info, list(view.tile_shape), view.padding, view.steps)
+        return lines
 
     def bind_array_view(self, name: str, element: ArrayInfo) -> list:
         """`A = As[g]` or `sub = x.slice(...)`: compute the new array's pointer, shapes and

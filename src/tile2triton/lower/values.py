@@ -171,12 +171,15 @@ class Values:
             method = self.mc.registry.method("TiledView", attr)
             if method is not None:
                 return Lowered(f"{base.code}.{attr}", CtRefV(f"method.{method}", base))
-            if attr == "tile_shape":
+            if attr in ("tile_shape", "traversal_steps"):
+                # traversal steps default to the tile shape; a 0-d tile steps by 1 on each axis
+                dims = list(v.tile_shape) if attr == "tile_shape" else list(
+                    v.steps or v.tile_shape or ["1"] * v.array.rank)
                 items = [ConstV(int(d)) if str(d).isdigit() else ConstExprV(str(d))
-                         for d in v.tile_shape]
-                code = "(" + ", ".join(v.tile_shape) + ("," if len(v.tile_shape) == 1 else "") + ")"
+                         for d in dims]
+                code = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
                 return Lowered(code, TupleV(items), items=[
-                    Lowered(str(d), i) for d, i in zip(v.tile_shape, items)])
+                    Lowered(str(d), i) for d, i in zip(dims, items)])
             if attr == "dtype":
                 return Lowered(f"{v.array.pointer}.dtype.element_ty", DTypeV(array=v.array))
             raise self.error(node, "T2T100", f"tiled view attribute `.{attr}` is not supported")
