@@ -97,10 +97,10 @@ def k(x, TILE: ct.Constant[int]):
                            PREC["unary"])
         # the quotient has the operands' broadcast shape (ct.cdiv of a tile and a scalar is a
         # tile: GPU run 15 compiled it as a scalar)
-        dtype = promote(dtype_of(x), dtype_of(y))
-        dtype = dtype if dtype not in (None, "weak_int") else "int32"
-        val = TileV(shape=broadcast_shapes(tile_shape(x), tile_shape(y)), dtype=dtype,
-                    nonneg=nonneg)
+        shape = broadcast_shapes(tile_shape(x), tile_shape(y))
+        # a tile whose dtype is known only at launch keeps it unknown; scalars are int32
+        dtype = promote(dtype_of(x), dtype_of(y)) or ("int32" if shape == () else None)
+        val = TileV(shape=shape, dtype=dtype, nonneg=nonneg)
         # tl.cdiv holds for x >= 0 and y > 0. A ct.Constant divisor is taken as positive: in
         # practice it is a tile size (cuTile's tile sizes are positive powers of two)
         if cx.is_nonneg(x) and (cx.is_nonneg(y) or isinstance(y.val, ConstExprV)):

@@ -271,7 +271,7 @@ def k(x, TILE: ct.Constant[int]):
             raise cx.error(call.node, "T2T106", "`~` (bitwise not) is not defined on floats",
                            help="use it on integer or boolean tiles")
         v = x.val
-        if sym == "-" and isinstance(v, TileV) and dtype_of(x) in ("bool", "bool_"):
+        if sym == "-" and isinstance(v, TileV) and dtype_of(x) == "bool_":
             # cuTile negates a boolean as an int32 (-True == -1); Triton's `-` keeps int1.
             # (A tile loaded from a bool array has its dtype only at launch: it keeps `-x`,
             # docs/constructs-hard.md.)
