@@ -93,3 +93,19 @@ def test_bench_without_gpu_is_a_usage_error(capsys, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert main(["bench", str(SUITE / "vector_add")]) == 2
     assert "needs a CUDA GPU" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SUITE.iterdir()
+                                        if (p / "case.py").is_file()))
+def test_every_suite_case_passes_the_checker_on_cpu(name, tmp_path):
+    """Each benchmark's small CASES (shapes not multiples of the tiles), reference interpreter
+    against the translation, and the original against its float64 reference."""
+    import json
+    out = tmp_path / "check.json"
+    code = main(["check", str(SUITE / name), "--backend", "cpu", "--jobs", "1", "-q",
+                 "--json", str(out)])
+    data = json.loads(out.read_text())
+    verdicts = [r["verdict"] for r in data["launches"]]
+    assert verdicts and set(verdicts) == {"pass"}, verdicts
+    assert data["references"] and all(r["ok"] for r in data["references"])
+    assert code == 0

@@ -445,3 +445,30 @@ def test_mma_of_small_tiles_compiles(tmp_path):
     for m, n, k, dt, ok, message, dots in results:
         assert ok, (m, n, k, dt, message)
         assert dots and all("tensor<16x16x" in d for d in dots), (m, n, k, dots)
+
+
+# ------------------------------------------- locals computed from ct.Constant params as shapes
+CONST_PRODUCT_SRC = """
+@ct.kernel
+def k(x, y, A: ct.Constant[int], B: ct.Constant[int]):
+    n = A * B
+    b = ct.bid(0)
+    t = ct.load(x, index=(b, 0), shape=(1, n), padding_mode=ct.PaddingMode.ZERO)
+    t = ct.reshape(t, (A, B)) + ct.reshape(ct.arange(n, dtype=ct.float32), (A, B))
+    ct.store(y, index=(b, 0), tile=ct.reshape(ct.sum(t, axis=1), (1, A)))
+"""
+
+
+def test_local_product_of_constants_is_constexpr():
+    out = translate(CONST_PRODUCT_SRC)
+    assert "n: tl.constexpr = A * B" in out
+
+
+def test_local_product_of_constants_runs(tmp_path):
+    rows, a, b = 7, 4, 8
+    x = torch.randn(rows, a * b, generator=gen())
+    a1, a2 = run_both(tmp_path, CONST_PRODUCT_SRC, "k", (rows,),
+                      lambda: [x.clone(), torch.full((rows, a), float("nan")), a, b])
+    ref = (x.double() + torch.arange(a * b, dtype=torch.float64)).reshape(rows, a, b).sum(2)
+    torch.testing.assert_close(a2[1].double(), ref, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(a1[1].double(), ref, rtol=1e-5, atol=1e-5)

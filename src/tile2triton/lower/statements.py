@@ -11,8 +11,8 @@ import libcst as cst
 
 from ..control_flow import ExitRewriter
 from ..diagnostics import LocatedFailure, TranslationError
-from ..model import (ArrayInfo, ArrayV, ChoiceV, ConstExprEnumV, ConstV, CtRefV, DTypeV,
-                     EnumClassV, EnumV, Lowered, PREC, PyRefV, RawMemoryV, TableV, TiledViewV,
+from ..model import (ArrayInfo, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
+                     DTypeV, EnumClassV, EnumV, Lowered, PREC, PyRefV, RawMemoryV, TableV, TiledViewV,
                      TileV, TupleV)
 from .expressions import AUGOP_SYMBOL
 from .values import reassigned_names
@@ -255,6 +255,12 @@ class Statements:
                 # a name bound once to a constant (`n = 16`, `n = sub.shape[0]` of a constant
                 # slice) is a compile-time value in cuTile: Triton needs the annotation to use
                 # it as a shape (a plain assignment makes it a tensor)
+                return f"{targets[0]}: tl.constexpr = {low.code}"
+            if single and isinstance(low.val, ConstExprV) and low.val.kind in (
+                    "int", "bool", "float") and targets[0] not in self.mutable \
+                    and targets[0] not in {p.name for p in self.params}:
+                # `n = F0 * F1` of ct.Constant parameters is a compile-time value too, usable
+                # as a tile shape (`ct.arange(n)`): keep it a constexpr in Triton
                 return f"{targets[0]}: tl.constexpr = {low.code}"
             return " = ".join(targets) + " = " + low.code
         if isinstance(node, cst.AnnAssign):
