@@ -103,9 +103,8 @@ NOT_TRANSLATED = {
                                    "check the condition on the host or with ct.static_assert"),
     "assume_divisible_by": ("T2T100", "not translated yet (would be tl.multiple_of)"),
     "ensure_constant": ("T2T100", "not translated yet: compile-time values fold without it"),
-    "load_advanced_indexing": ("T2T100", "not translated yet: use ct.gather"),
-    "store_advanced_indexing": ("T2T100", "not translated yet: use ct.scatter"),
-    "Slice": ("T2T100", "only used by load/store_advanced_indexing, not translated yet"),
+    "Slice": ("T2T100", "translated only as an entry of the indices of "
+                        "ct.load_advanced_indexing / ct.store_advanced_indexing"),
     "Array.foreign_pointer": ("T2T100", "pointers of foreign arrays have no Triton equivalent"),
     "Array.from_foreign": ("T2T109", "host: arrays built from foreign pointers have no torch "
                                      "or Triton equivalent"),
