@@ -1,5 +1,5 @@
 """Array views: `x.slice(axis, start, stop)` and `x.tiled_view(tile_shape, padding_mode=...)`
-with `TiledView.load` / `.store` / `.num_tiles`.
+with `TiledView.load` / `.store` / `.num_tiles` / `.atomic_store_<op>`.
 
 A slice is a new array: its pointer moves by `start * stride[axis]` and its shape along `axis`
 is `stop - start`; assigned to a name, these are computed once. A tiled view exists only at
@@ -42,6 +42,25 @@ def _store_window_{{ rank }}d(ptr, {{ dims("shape", rank) }}, {{ dims("stride", 
     else:
         tl.store(ptrs, value)
 ''')
+
+# TiledView.atomic_store_<op>: an element-wise atomic on the window of the tile at `index`.
+ATOMIC_STORE_WINDOW = DeviceHelper("_atomic_store_{op}_{rank}d", TILE_MACROS + r'''@triton.jit
+def _atomic_store_{{ op }}_{{ rank }}d(ptr, {{ dims("shape", rank) }}, {{ dims("stride", rank) }}, {{ dims("start", rank) }}, update,
+{{ " " * (20 + op|length + rank|string|length) }}{% for d in range(rank) %}BLOCK{{ d }}: tl.constexpr, {% endfor %}USE_INT64: tl.constexpr):
+    """TiledView.atomic_store_{{ op }}: combine `update` (broadcast to BLOCK, cast to the array's
+    dtype) into the BLOCK-shaped window whose first element is at `start`, one relaxed atomic
+    per element at device scope (cuTile's order and scope for view atomics); out-of-bounds
+    elements are left alone."""
+{{ offsets(rank, "start#", "", "BLOCK#") }}{{ pointers(rank) }}
+    mask = {{ mask(rank) }}
+    # tl.where broadcasts the update to the window (lanes outside it are never written) and
+    # gives a dense array: Triton's interpreter hands the value's buffer to its atomic as is,
+    # and a (1, 1) tile broadcast by tl.broadcast_to alone reads as garbage there.
+    value = tl.where(mask, tl.cast(update, ptr.dtype.element_ty), 0)
+    tl.atomic_{{ op }}(ptrs, value, mask=mask, sem="relaxed", scope="gpu")
+''')
+
+VIEW_ATOMIC_OPS = ("add", "max", "min", "and", "or", "xor")
 
 
 class ArraySlice(Pattern):
@@ -285,3 +304,77 @@ def k(x, TILE: ct.Constant[int]):
             return Lowered(f"tl.cdiv({n}, {st})", TileV(shape=(), dtype="int32", nonneg=True))
         return call.forward(NumTiles(), {"array": _array_low(view),
                                             "shape": _shape_low(view)})
+
+
+class TiledViewAtomicStore(Pattern):
+    constructs = tuple(f"TiledView.atomic_store_{op}" for op in VIEW_ATOMIC_OPS)
+    summary = ("atomically combine a tile (broadcast to the view's tile shape) into the tile at "
+               "`index` of a tiled view (add, max, min, and, or, xor; relaxed, device scope)")
+    triton = ("masked `tl.atomic_<op>(ptrs, update, mask, sem=\"relaxed\", scope=\"gpu\")` through "
+              "`_atomic_store_<op>_{rank}d`")
+
+    def signature(view, index, update, /):
+        pass
+
+    examples = [
+        Example("""
+@ct.kernel
+def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
+    tv = x.tiled_view((TM, TN))
+    u = y.tiled_view((TM, TN)).load((ct.bid(0), ct.bid(1)))
+    tv.atomic_store_add((ct.bid(0), ct.bid(1)), u)
+""", expect=["def _atomic_store_add_2d(ptr, shape0, shape1, stride0, stride1, start0, start1, "
+             "update,",
+             "mask = (offs0[:, None] < shape0) & (offs1[None, :] < shape1)",
+             'tl.atomic_add(ptrs, value, mask=mask, sem="relaxed", scope="gpu")',
+             "_atomic_store_add_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, "
+             "tl.program_id(0) * TM, tl.program_id(1) * TN,"]),
+        Example("""
+@ct.kernel
+def k(x, TM: ct.Constant[int]):
+    tv = x.tiled_view((TM,), traversal_steps=(3,))
+    tv.atomic_store_max(ct.bid(0), 5)
+""", expect=["_atomic_store_max_1d(x_ptr, x_shape0, x_stride0, tl.program_id(0) * 3, 5, TM, "
+             "USE_INT64)"]),
+        Example("""
+@ct.kernel
+def k(x, y):
+    tv = x.tiled_view((16,))
+    tv.atomic_store_add(0, y.tiled_view((8,)).load(0))
+""", error="T2T105", message="not broadcastable to the view's tile shape (16,)"),
+    ]
+
+    def lower(self, call, cx):
+        op = call.name.rsplit("_", 1)[-1]
+        view = _view(call, cx)
+        info = view.array
+        rank = info.rank
+        shape = [str(d) for d in view.tile_shape] or ["1"] * rank   # (): one element per tile
+        steps = [str(d) for d in (view.steps or shape)]
+        idx = tile_index_codes(call, cx, rank)
+        starts = [i if st == "1" or i == "0" else f"{i} * {st}" for i, st in zip(idx, steps)]
+        update = call.arg("update")
+        if isinstance(update.val, (ArrayV, NoneV, TiledViewV)):
+            raise cx.error(call.node_of("update"), "T2T102",
+                           f"TiledView.atomic_store_{op}: `update` must be a tile or a scalar")
+        code = update.code
+        ushape = update.val.shape if isinstance(update.val, TileV) else None
+        if ushape:
+            ushape = [str(d) for d in ushape]
+            # sizes spelled differently (`TM`, `16`) are left to Triton's broadcast
+            ok = len(ushape) <= rank and not any(
+                u.isdigit() and v.isdigit() and u not in ("1", v)
+                for u, v in zip(reversed(ushape), reversed(shape)))
+            if not ok:
+                raise cx.error(call.node_of("update"), "T2T105",
+                               f"TiledView.atomic_store_{op}: an update of shape "
+                               f"{shape_code(ushape)} is not broadcastable to the view's tile "
+                               f"shape {shape_code(shape)}")
+            if len(ushape) < rank:      # tl.broadcast_to needs equal ranks: add leading axes
+                pad = ", ".join(["None"] * (rank - len(ushape)) + [":"] * len(ushape))
+                code = f"{update.wrap(100)}[{pad}]"
+        name = cx.need(ATOMIC_STORE_WINDOW, op=op, rank=rank)
+        args = ([info.pointer] + [info.shape(d) for d in range(rank)]
+                + [info.stride(d) for d in range(rank)] + starts + [code] + shape + ["USE_INT64"])
+        cx.note_tile(shape)
+        return Lowered(f"{name}({', '.join(args)})", NoneV())

@@ -83,8 +83,6 @@ HOST = {
 def _use(name):
     if name in USES:
         return USES[name]
-    if name.startswith("TiledView.atomic_store_"):
-        return f"v.{name.split('.')[1]}((0,), t)"
     if name.startswith("RoundingMode."):
         return f"t = ct.add(t, t, rounding_mode=ct.{name})"
     # dtypes

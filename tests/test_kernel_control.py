@@ -327,3 +327,48 @@ def test_helper_early_return_compiles(tmp_path):
     launches = ("[((3,), torch.zeros(45, 32), torch.zeros(45, 1), torch.zeros(45, 32), f, 16, 32)"
                 " for f in (1, True, -7)]")
     assert compile_messages(both.path, "early", launches) == ["ok"] * 3
+
+
+# ------------------------------------------------------------------ one-line suites
+ONE_LINE_SRC = """
+def scaled(t, s): return t * s
+
+
+@ct.kernel
+def one_line(x, y, n, TILE: ct.Constant[int]):
+    b = ct.bid(0)
+    t = ct.load(x, (b,), (TILE,), padding_mode=ct.PaddingMode.ZERO)
+    if b % 2 == 0: t = t + 1.0; t = t * 3.0  # even blocks
+    else: t = t - 2.0
+    for i in range(n): t = scaled(t, 0.5)
+    k = 0
+    while k < 2: k += 1
+    ct.store(y, (b,), t + k)
+"""
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_one_line_suites(tmp_path, n):
+    both = Both(tmp_path, ONE_LINE_SRC, f"one_line{n}")
+    assert "# even blocks" in both.text
+    size, tile = 100, 32
+    x = torch.randn(size, generator=gen(21))
+    a1, a2 = both.run("one_line", (4,), [x, torch.zeros(size), n, tile])
+    xd = x.double()
+    even = (torch.arange(size) // tile) % 2 == 0
+    ref = torch.where(even, (xd + 1) * 3, xd - 2) * 0.5 ** n + 2
+    for got in (a1, a2):
+        torch.testing.assert_close(got[1].double(), ref, atol=1e-5, rtol=1e-5)
+
+
+def test_one_line_suite_diagnostic_points_at_the_statement():
+    src = HEADER + textwrap.dedent("""
+    def bad(t): return t.nonexistent
+
+    @ct.kernel
+    def k(x, TILE: ct.Constant[int]):
+        t = ct.load(x, (0,), (TILE,))
+        if TILE > 4: ct.store(x, (0,), bad(t))
+    """)
+    [d] = translate_source(src, "m.py").diagnostics()
+    assert (d.code, d.line, d.col) == ("T2T101", 5, 20)   # `t.nonexistent`

@@ -20,6 +20,33 @@ import libcst as cst
 RETURNED = "_returned"
 
 
+class _IndentSuites(cst.CSTTransformer):
+    """`def f(x): return x` / `if c: a = 1; b = 2`: each one-line suite becomes the indented
+    block it stands for. The small statements are the user's own nodes (they keep their
+    positions); every node rebuilt around them is mapped to the node it replaces."""
+
+    def __init__(self, origins: dict):
+        self.origins = origins
+
+    def leave_SimpleStatementSuite(self, original, updated):
+        line = cst.SimpleStatementLine(body=updated.body)
+        block = cst.IndentedBlock(header=updated.trailing_whitespace, body=[line])
+        self.origins[line] = original
+        self.origins[block] = original
+        return block
+
+    def on_leave(self, original, updated):
+        result = super().on_leave(original, updated)
+        if result is not original and isinstance(result, cst.CSTNode):
+            self.origins.setdefault(result, original)
+        return result
+
+
+def indent_suites(node, origins: dict):
+    """`node` (a function body or any statement) with every one-line suite in it indented."""
+    return node.visit(_IndentSuites(origins))
+
+
 @dataclass
 class _Loop:
     broke: str

@@ -108,9 +108,6 @@ NOT_TRANSLATED = {
     "Array.foreign_pointer": ("T2T100", "pointers of foreign arrays have no Triton equivalent"),
     "Array.from_foreign": ("T2T109", "host: arrays built from foreign pointers have no torch "
                                      "or Triton equivalent"),
-    **{f"TiledView.atomic_store_{op}": ("T2T100", "not translated yet: use ct.atomic_" + op
-                                        + " on the array")
-       for op in ("add", "and", "max", "min", "or", "xor")},
     **{f"RoundingMode.{m}": ("T2T106", "Triton float arithmetic and conversions round to "
                                        "nearest even only; directed modes change results")
        for m in ("RZ", "RM", "RP", "RA", "RZI")},

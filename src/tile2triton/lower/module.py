@@ -173,7 +173,10 @@ def lower_function(mc: ModuleContext, fn: FunctionInfo, params: list[ParamInfo])
 def _helper_return_val(fdef, lw: Lowerer) -> Val:
     """The helper's return value kind: re-lower the last `return` expression in its env."""
     last = None
-    for stmt in reversed(fdef.body.body):
+    stmts = fdef.body.body
+    if isinstance(fdef.body, cst.SimpleStatementSuite):      # `def f(x): return x`
+        stmts = [cst.SimpleStatementLine(body=fdef.body.body)]
+    for stmt in reversed(stmts):
         if isinstance(stmt, cst.SimpleStatementLine):
             for s in stmt.body:
                 if isinstance(s, cst.Return) and s.value is not None:

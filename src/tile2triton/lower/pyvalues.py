@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import PREC, ConstExprV, ConstV, DTypeV, Lowered, NoneV, PyRefV, TileV
+from ..model import (PREC, ArrayInfo, ArrayV, ConstExprV, ConstV, DTypeV, Lowered, NoneV, PyRefV,
+                     TiledViewV, TileV)
 from . import pyconst
 
 
@@ -106,7 +107,52 @@ class CompileTimePython:
             if isinstance(body.val, (ConstV, ConstExprV)) and isinstance(
                     orelse.val, (ConstV, ConstExprV)):
                 return Lowered(code, ConstExprV(f"({code})"), p)
+        if isinstance(body.val, (ArrayV, TiledViewV)) or isinstance(orelse.val, (ArrayV,
+                                                                                   TiledViewV)):
+            return self.if_exp_view(node, test, body, orelse)
         return Lowered(code, body.val, p)
+
+    def if_exp_view(self, node, test: Lowered, body: Lowered, orelse: Lowered) -> Lowered:
+        """`x.tiled_view(T) if USE_X else y.tiled_view(T)` (or of two arrays): one view whose
+        pointer, shapes and strides are conditional expressions (Triton folds them when the
+        condition is a constexpr). Both sides must be views of one rank and tile shape."""
+        a, b = body.val, orelse.val
+        kind = "tiled views" if isinstance(a, TiledViewV) else "arrays"
+        if type(a) is not type(b):
+            raise self.error(node, "T2T105", "a conditional expression choosing between a "
+                             f"{_what(a)} and a {_what(b)} is not supported",
+                             help="give both branches the same kind of value")
+        ia, ib = (a.array, b.array) if kind == "tiled views" else (a.info, b.info)
+        same = ia.rank is not None and ia.rank == ib.rank and ia.flat == ib.flat
+        if kind == "tiled views":
+            pa, pb = (getattr(v.padding, "val", None) for v in (a, b))
+            same = same and [str(d) for d in a.tile_shape] == [str(d) for d in b.tile_shape] \
+                and a.steps == b.steps and (
+                    (pa is None and pb is None) or (pa is not None and pb is not None and getattr(
+                        pa, "member", None) == getattr(pb, "member", None) and getattr(
+                        pa, "member", None) is not None))
+        if not same:
+            raise self.error(node, "T2T105", f"a conditional expression choosing between {kind} "
+                             "of different ranks, tile shapes, traversal steps or padding modes "
+                             "is not supported",
+                             help="bind each branch to its own name and branch with `if`")
+        t = test.wrap(PREC["ifexp"] + 1)
+
+        def pick(x: str, y: str) -> str:
+            return x if x == y else f"({x} if {t} else {y})"
+
+        info = ArrayInfo(self.fresh_name(f"{ia.name}_or_{ib.name}"), rank=ia.rank,
+                         pointer=pick(ia.pointer, ib.pointer), flat=ia.flat,
+                         shape_codes=[pick(ia.shape(d), ib.shape(d)) for d in range(ia.rank)],
+                         stride_codes=[pick(ia.stride(d), ib.stride(d))
+                                       for d in range(ia.rank)])
+        if kind == "arrays":
+            return Lowered(info.name, ArrayV(info))
+        return Lowered(info.name, TiledViewV(info, list(a.tile_shape), a.padding, a.steps))
+
+
+def _what(v) -> str:
+    return {ArrayV: "array", TiledViewV: "tiled view"}.get(type(v), "value")
 
 
 def tf32_choice(test: str, body: DTypeV, orelse: DTypeV):

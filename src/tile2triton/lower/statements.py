@@ -9,7 +9,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ..control_flow import ExitRewriter
+from ..control_flow import ExitRewriter, indent_suites
 from ..diagnostics import LocatedFailure, TranslationError
 from ..model import (ArrayInfo, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
                      DTypeV, EnumClassV, EnumV, Lowered, PREC, PyRefV, RawMemoryV, TableV, TiledViewV,
@@ -42,10 +42,8 @@ class Statements:
 
     # ---------------------------------------------------------------------------- function
     def lower_body(self) -> list[str]:
-        body = self.fn.node.body
-        if not isinstance(body, cst.IndentedBlock):
-            raise self.error(body, "T2T101", "one-line function bodies are not supported",
-                             help="put the body on its own indented lines")
+        # one-line suites (`def f(x): return x`, `if c: a = 1`) are the blocks they stand for
+        body = indent_suites(self.fn.node.body, self.pm.origins)
         body = ExitRewriter(self.error, self.pm.origins, self.pm.names).function_body(body)
         self.mutable = reassigned_names(body)
         self.block(body)
