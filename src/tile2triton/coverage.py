@@ -108,8 +108,9 @@ NOT_TRANSLATED = {
     "Array.foreign_pointer": ("T2T100", "pointers of foreign arrays have no Triton equivalent"),
     "Array.from_foreign": ("T2T109", "host: arrays built from foreign pointers have no torch "
                                      "or Triton equivalent"),
-    **{f"RoundingMode.{m}": ("T2T106", "Triton float arithmetic and conversions round to "
-                                       "nearest even only; directed modes change results")
+    **{f"RoundingMode.{m}": ("T2T106", "Triton float arithmetic rounds to nearest even only; "
+                                       "directed modes change results (ct.astype between floats "
+                                       "computes RZ/RM/RP/RA itself)")
        for m in ("RZ", "RM", "RP", "RA", "RZI")},
     "MemoryScope.CLUSTER": ("T2T102", "Triton atomics have no cluster scope (cuTile rejects it "
                                       "on atomics too)"),

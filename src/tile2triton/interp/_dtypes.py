@@ -343,10 +343,20 @@ def _nudge_toward(r: torch.Tensor, exact: torch.Tensor, mode) -> torch.Tensor:
     elif mode == "positive_inf":
         bad = back < exact
         target = torch.full_like(r, float("inf"))
+    elif mode == "nearest_away":
+        # from the result toward zero: one ulp away where |exact| reaches the midpoint (not
+        # from `r`, which torch may have rounded twice, through float32)
+        z = _nudge_toward(r, exact, "zero")
+        away = torch.where(exact < 0, float("-inf"), float("inf")).to(r.dtype)
+        up = torch.nextafter(z, away)
+        za, ua = z.to(torch.float64).abs(), up.to(torch.float64).abs()
+        below = torch.nextafter(z, torch.zeros_like(z)).to(torch.float64).abs()
+        ulp = torch.where(torch.isinf(ua), za - below, ua - za)
+        return torch.where(exact.abs() >= za + ulp / 2, up, z)
     else:
         raise InterpreterUnsupported(f"astype: rounding mode {mode!r} is not supported by the "
                                      f"interpreter")
-    bad = bad & torch.isfinite(back)
+    # an overflow to inf steps back to the largest finite value where the mode says so (IEEE)
     if r.dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
         return torch.where(bad, torch.nextafter(r, target), r)
     raise InterpreterUnsupported(f"astype: directed rounding to {r.dtype} is not supported")
@@ -376,7 +386,10 @@ def convert(t: torch.Tensor, src: DType, dst: DType, rounding=None) -> torch.Ten
     if dst is tfloat32:
         src32 = t.to(torch.float32)
         if mode is not None:
-            src32 = _nudge_toward(src32, t.to(torch.float64), mode)
+            # RA through float32 rounded toward zero, which keeps each value on its side of a
+            # tfloat32 midpoint (RA twice could move one onto it)
+            src32 = _nudge_toward(src32, t.to(torch.float64),
+                                  "zero" if mode == "nearest_away" else mode)
         return round_to_tf32(src32) if mode is None else _tf32_directed(src32, mode)
     out = t.to(dst.repr_dtype)
     if mode is not None:
@@ -386,6 +399,10 @@ def convert(t: torch.Tensor, src: DType, dst: DType, rounding=None) -> torch.Ten
 
 def _tf32_directed(t: torch.Tensor, mode) -> torch.Tensor:
     bits = t.contiguous().view(torch.int32).to(torch.int64)
+    if mode == "nearest_away":      # a carry into bit 13 where the dropped bits are half or more
+        away = (bits + 0x1000) & ~0x1FFF
+        away = torch.where(away >= 2**31, away - 2**32, away).to(torch.int32).view(torch.float32)
+        return torch.where(torch.isfinite(t), away, t)
     trunc = (bits & ~0x1FFF)
     trunc = torch.where(trunc >= 2**31, trunc - 2**32, trunc).to(torch.int32).view(torch.float32)
     return _nudge_toward_grid(trunc, t, mode)
@@ -394,7 +411,8 @@ def _tf32_directed(t: torch.Tensor, mode) -> torch.Tensor:
 def _nudge_toward_grid(trunc, exact, mode):
     if mode == "zero":
         return trunc
-    step = torch.ldexp(torch.ones_like(exact), torch.frexp(exact)[1] - 11)
+    # one tfloat32 ulp: 10 mantissa bits below the leading one, 2**-136 among subnormals
+    step = torch.ldexp(torch.ones_like(exact), (torch.frexp(exact)[1] - 11).clamp(min=-136))
     up = trunc + torch.sign(exact) * step
     if mode == "negative_inf":
         return torch.where((exact < 0) & (trunc != exact), up, trunc)

@@ -669,6 +669,17 @@ def isnan(x, /):
 def astype(x, dtype, /, *, rounding_mode=None):
     d = D.as_dtype(dtype, "ct.astype")
     D.check_representable(d, "ct.astype")
+    if rounding_mode is not None:
+        src = x._dtype if isinstance(x, Tile) else None
+        if not d.is_float or (src is not None and not src.is_float) or (
+                src is None and not isinstance(_norm_scalar(x, "ct.astype"), float)):
+            raise TileTypeError("ct.astype: rounding_mode is only valid for float to float "
+                                "conversions")
+        if src is not None and src.name == "float8_e8m0fnu" and getattr(
+                rounding_mode, "value", rounding_mode) in ("nearest_away", "negative_inf",
+                                                           "positive_inf"):
+            raise TileTypeError(f"ct.astype: rounding_mode={rounding_mode} is not supported "
+                                f"for conversion from {src} to {d}")
     if isinstance(x, Tile):
         return Tile(D.convert(x._t, x._dtype, d, rounding_mode), d)
     v = _norm_scalar(x, "ct.astype")
