@@ -13,6 +13,11 @@ tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes 
 2-D product whose sizes are not all known to be large enough goes through `_dot_any_size`,
 which is tl.dot itself when they are (a static branch, decided when Triton compiles) and
 otherwise spreads each small dimension over the minimum with zeros and sums the result back.
+Operands tl.dot does not take (uint8, int8 with uint8, and a float64 matmul fed by a narrower
+float, which does not compile on the H200) are multiplied elementwise and summed
+(`_dot_by_sum`), in the accumulator's dtype. A 1-D operand of ct.matmul follows numpy: a row
+(1, K) on the left, a column (K, 1) on the right, its axis dropped from the result (two vectors
+give a 0-d tile).
 """
 from tile2triton.model import Lowered, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
@@ -37,6 +42,17 @@ def precision(x, y):
     return '"ieee"'
 
 
+DOT_BY_SUM = DeviceHelper("_dot_by_sum", """
+@triton.jit
+def _dot_by_sum(x, y, ACC: tl.constexpr):
+    # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
+    # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
+    if len(x.shape) == 2:
+        return tl.sum(x.to(ACC)[:, :, None] * y.to(ACC)[None, :, :], axis=1)
+    else:
+        return tl.sum(x.to(ACC)[:, :, :, None] * y.to(ACC)[:, None, :, :], axis=2)
+""")
+
 DOT_ANY_SIZE = DeviceHelper("_dot_any_size", """
 @triton.jit
 def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
@@ -48,7 +64,13 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     K: tl.constexpr = x.shape[1]
     N: tl.constexpr = y.shape[1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
-    if M >= 16 and N >= 16 and K >= MIN_K:
+    if x.dtype != y.dtype:
+        # tl.dot takes one dtype for both operands (cuTile mixes int8 with uint8)
+        return acc + _dot_by_sum(x, y, acc.dtype)
+    elif x.dtype == tl.uint8:
+        # tl.dot takes int8 but not uint8 integer operands
+        return acc + _dot_by_sum(x, y, acc.dtype)
+    elif M >= 16 and N >= 16 and K >= MIN_K:
         return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype)
     else:
         RM: tl.constexpr = 16 // M if M < 16 else 1
@@ -64,7 +86,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
                       out_dtype=acc.dtype)
         prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
-""")
+""", requires=(DOT_BY_SUM,))
 
 MATMUL = DeviceHelper("_matmul", r'''@triton.jit
 def _matmul(a, b, INPUT_PRECISION: tl.constexpr):
@@ -75,7 +97,10 @@ def _matmul(a, b, INPUT_PRECISION: tl.constexpr):
     DT: tl.constexpr = (tl.zeros((1,), a.dtype) + tl.zeros((1,), b.dtype)).dtype
     x = a.to(DT)
     y = b.to(DT)
-    if len(x.shape) == 2:
+    if DT == tl.float64 and a.dtype != b.dtype:
+        # a float64 tl.dot fed by a converted 16/32-bit operand does not compile (H200)
+        out = _dot_by_sum(a, b, tl.float64)
+    elif len(x.shape) == 2:
         if DT.is_int():
             ACC: tl.constexpr = tl.int32
         elif DT == tl.float64:
@@ -87,7 +112,7 @@ def _matmul(a, b, INPUT_PRECISION: tl.constexpr):
     else:
         out = tl.dot(x, y, input_precision=INPUT_PRECISION).to(DT)
     return out
-''', requires=(DOT_ANY_SIZE,))
+''', requires=(DOT_ANY_SIZE, DOT_BY_SUM))
 
 
 def known_large(dims, minimum):
@@ -239,18 +264,42 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
     x = ct.load(a, (0, 0), (TM, TK))
     y = ct.load(b, (0, 0), (TK, TN))
     ct.store(c, (0, 0), x @ y + ct.matmul(x, y))
-""", expect=['_matmul(x, y, "ieee") + _matmul(x, y, "ieee")'])]
+""", expect=['_matmul(x, y, "ieee") + _matmul(x, y, "ieee")']),
+        Example("""
+@ct.kernel
+def k(a, b, c, TN: ct.Constant[int], TK: ct.Constant[int]):
+    x = ct.load(a, (0,), (TK,))
+    y = ct.load(b, (0, 0), (TK, TN))
+    ct.store(c, (0,), x @ y)
+""", expect=['tl.reshape(_matmul(tl.reshape(x, (1, TK)), y, "ieee"), (TN,))'])]
 
     def lower(self, call, cx):
         x, y = require_tile(call, "x", cx), require_tile(call, "y", cx)
-        if (tile_shape(x) is not None and len(tile_shape(x)) == 1) or (
-                tile_shape(y) is not None and len(tile_shape(y)) == 1):
-            raise cx.error(call.node, "T2T100", "matrix products of 1-D tiles are not translated "
-                           "yet", help="reshape to 2-D tiles, or use ct.sum(x * y)")
-        xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
         prec = precision(x, y) or '"ieee"'
+        sx0, sy0 = tile_shape(x), tile_shape(y)
+        vx, vy = sx0 is not None and len(sx0) == 1, sy0 is not None and len(sy0) == 1
+        if (vx or vy) and (sx0 is None or sy0 is None):
+            raise cx.error(call.node, "T2T104", "matrix product of a 1-D tile with a tile whose "
+                           "rank is unknown here", help="give the other operand a known shape")
+        if vx:   # as numpy: a 1-D left operand is a row (1, K), its axis dropped from the result
+            x = _as_matrix(x, ("1", str(sx0[0])))
+        if vy:   # a 1-D right operand is a column (K, 1)
+            y = _as_matrix(y, (str(sy0[0]), "1"))
+        xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
         cx.mark_dot()
         shape = out_shape(sx, sy)
+        code = f"{cx.need(MATMUL)}({xc}, {yc}, {prec})"
+        if vx or vy:
+            shape = tuple(shape[:-2]) + (() if vx else (shape[-2],)) + (() if vy else (shape[-1],))
+            if shape == ():      # a dot product: the one element of the (1, 1) product
+                code = f"tl.max(tl.reshape({code}, (1,)), axis=0)"
+            else:
+                code = f"tl.reshape({code}, {shape_code([str(d) for d in shape])})"
         cx.note_tile(shape)
-        return Lowered(f"{cx.need(MATMUL)}({xc}, {yc}, {prec})",
-                       TileV(shape=shape, dtype=promote(dtype_of(x), dtype_of(y))))
+        return Lowered(code, TileV(shape=shape, dtype=promote(dtype_of(x), dtype_of(y))))
+
+
+def _as_matrix(low, shape):
+    v = low.val
+    return Lowered(f"tl.reshape({low.code}, {shape_code(list(shape))})",
+                   TileV(shape=shape, dtype=v.dtype, tf32=v.tf32, nonneg=v.nonneg))

@@ -17,6 +17,16 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
+def _dot_by_sum(x, y, ACC: tl.constexpr):
+    # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
+    # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
+    if len(x.shape) == 2:
+        return tl.sum(x.to(ACC)[:, :, None] * y.to(ACC)[None, :, :], axis=1)
+    else:
+        return tl.sum(x.to(ACC)[:, :, :, None] * y.to(ACC)[:, None, :, :], axis=2)
+
+
+@triton.jit
 def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
     # size. A smaller dimension is spread over the minimum (each element repeated, all but the
@@ -26,7 +36,13 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     K: tl.constexpr = x.shape[1]
     N: tl.constexpr = y.shape[1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
-    if M >= 16 and N >= 16 and K >= MIN_K:
+    if x.dtype != y.dtype:
+        # tl.dot takes one dtype for both operands (cuTile mixes int8 with uint8)
+        return acc + _dot_by_sum(x, y, acc.dtype)
+    elif x.dtype == tl.uint8:
+        # tl.dot takes int8 but not uint8 integer operands
+        return acc + _dot_by_sum(x, y, acc.dtype)
+    elif M >= 16 and N >= 16 and K >= MIN_K:
         return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype)
     else:
         RM: tl.constexpr = 16 // M if M < 16 else 1
