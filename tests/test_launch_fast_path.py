@@ -135,6 +135,26 @@ PROBE = textwrap.dedent(r'''
     out["int16_compiles"] = len(COMPILED) == n + 1
     out["int_one"] = er_both(1, 2.5)
     out["bool_scale"] = er_both(17, True)
+
+    # a coarsened kernel (coarsen.py): the grid and the launch's own grid size change from
+    # launch to launch under one specialization; the direct path must pass the current ones
+    va = translated("benchmarks/suite/vector_add", "fast_va")
+    vk = va.vector_add
+    vk.device_caches[0]
+    vk.compile = fake_compile
+    def va_both(n, tile):
+        va._KNOWN.clear()
+        x, y, z = torch.randn(n, generator=g), torch.randn(n, generator=g), torch.empty(n)
+        va.launch(None, x, y, z, tile)
+        t = last()
+        va.launch(None, x, y, z, tile)
+        return t, last()
+    out["coarse_1000"] = va_both(1000, 64)
+    n = len(COMPILED)
+    x, y, z = torch.randn(1000, generator=g), torch.randn(1000, generator=g), torch.empty(1000)
+    va.launch(None, x[:520], y[:520], z[:520], 64)   # 520 elements: 9 blocks
+    out["coarse_520"] = last()
+    out["coarse_520_compiled"] = len(COMPILED) - n
     print(json.dumps(out))
 ''')
 
@@ -166,3 +186,12 @@ def test_direct_path_passes_what_tritons_dispatch_passes():
     kernels = [out[n][0][0] for n in ("same", "misaligned", "k_4088", "fp16")]
     assert len(set(kernels)) == 4, kernels
     assert out["float_no_compile"] and out["int16_compiles"]
+    # coarsened vector add, 64-wide tiles: 4 blocks per program. A run's record is [kernel,
+    # grid x, y, z, stream, ..., the kernel's arguments: ..., TILE, grid_x, a_div, b_div,
+    # c_div, BLOCKS_PER_PROGRAM, USE_INT64]
+    via_triton, direct = out["coarse_1000"]
+    assert via_triton == direct
+    assert direct[1:4] == ["4", "1", "1"]              # 1000 elements: 16 blocks, 4 programs
+    assert direct[-7:-5] == ["64", "16"] and direct[-2] == "4"
+    again = out["coarse_520"]                          # 520 elements: 9 blocks, 3 programs
+    assert again[1:4] == ["3", "1", "1"] and again[-6] == "9" and again[-2] == "4"

@@ -56,7 +56,8 @@ def _check_snapshot(name: str, text: str):
 @pytest.mark.parametrize("pattern,example,name", list(_examples()))
 def test_pattern_example(pattern, example, name):
     src = PRELUDE + example.cutile.lstrip("\n")
-    result = translate_source(src, "example.py")
+    # each construct's own translation, without the launcher's block coarsening (coarsen.py)
+    result = translate_source(src, "example.py", coarsen=False)
     if example.error:
         diags = result.diagnostics()
         assert diags, f"expected {example.error}, but the example translated:\n{result.output}"

@@ -34,7 +34,7 @@ def _astile_4(v0, v1, v2, v3, DTYPE: tl.constexpr):
 TM = 64
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def affine4(
     x_ptr,
     x_shape0,
@@ -47,8 +47,10 @@ def affine4(
     out_stride0,
     out_stride1,
     TM: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     # strides and row lengths are multiples the launcher checked (its *_div arguments)
@@ -60,34 +62,41 @@ def affine4(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    pid = tl.program_id(0)
-    offs_x1 = tl.arange(0, 4)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-        offs_x1 = offs_x1.to(tl.int64)
-    else:
-        offs_x0 = pid * TM + tl.arange(0, TM)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    t = tl.load(
-        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
-    )
-    scale = tl.reshape(_astile_4(0.5, -1.25, 2.0, 0.75, tl.float32), (1, 4))  # shape (1, 4)
-    # 2x2, reshaped to one row below
-    shift = tl.reshape(_astile_4(pid * 0.5, 1.0, -2.0, 0.25, tl.float32), (2, 2))
-    half = tl.cast(0.5, tl.float32)
-    y = t.to(tl.float32) * scale + tl.reshape(shift, (1, 4)) * half
-    offs_out1 = tl.arange(0, 4)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-        offs_out1 = offs_out1.to(tl.int64)
-    else:
-        offs_out0 = pid * TM + tl.arange(0, TM)
-    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(
-        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-        y.to(out_ptr.dtype.element_ty),
-        mask=mask_out,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            pid = block_x
+            offs_x1 = tl.arange(0, 4)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+                offs_x1 = offs_x1.to(tl.int64)
+            else:
+                offs_x0 = pid * TM + tl.arange(0, TM)
+            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            t = tl.load(
+                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                mask=mask_x,
+                other=0.0,
+            )
+            scale = tl.reshape(_astile_4(0.5, -1.25, 2.0, 0.75, tl.float32), (1, 4))  # shape (1, 4)
+            # 2x2, reshaped to one row below
+            shift = tl.reshape(_astile_4(pid * 0.5, 1.0, -2.0, 0.25, tl.float32), (2, 2))
+            half = tl.cast(0.5, tl.float32)
+            y = t.to(tl.float32) * scale + tl.reshape(shift, (1, 4)) * half
+            offs_out1 = tl.arange(0, 4)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+                offs_out1 = offs_out1.to(tl.int64)
+            else:
+                offs_out0 = pid * TM + tl.arange(0, TM)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                y.to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
 
 
 def launch_affine4(stream, grid, x, out, TM, *, hints=None):
@@ -98,6 +107,12 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
     x = _as_tensor(x)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = max(TM * 4, 4, 2 * 2)
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -106,6 +121,7 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
         *out.shape,
         *out.stride(),
         TM,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -133,6 +149,7 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, out),
     )
     with _on_stream(stream):

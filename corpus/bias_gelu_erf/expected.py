@@ -75,7 +75,7 @@ def erf_approx(z):
     return tl.where(z < 0.0, -e, e)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def bias_gelu_kernel(
     x_ptr,
     x_shape0,
@@ -92,9 +92,11 @@ def bias_gelu_kernel(
     out_stride1,
     TM: tl.constexpr,
     TN: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     bias_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out = gelu(x + bias) with the exact (erf) GELU; math in float32."""
@@ -109,37 +111,42 @@ def bias_gelu_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_x1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_x0 = pid_m * TM + tl.arange(0, TM)
-        offs_x1 = pid_n * TN + tl.arange(0, TN)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    xt = tl.load(
-        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
-    ).to(tl.float32)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_bias0 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_bias0 = pid_n * TN + tl.arange(0, TN)
-    mask_bias = offs_bias0 < bias_shape0
-    bt = tl.load(bias_ptr + offs_bias0 * bias_stride0, mask=mask_bias).to(tl.float32)
-    h = xt + bt  # (TN,) broadcasts against (TM, TN)
-    y = 0.5 * h * (1.0 + erf_approx(h * 0.7071067811865476))
-    _store_tile_2d(
-        out_ptr,
-        out_shape0,
-        out_shape1,
-        out_stride0,
-        out_stride1,
-        pid_m,
-        pid_n,
-        y.to(out_ptr.dtype.element_ty),
-        USE_INT64,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            pid_m = block_x
+            pid_n = tl.program_id(1)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_x1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_x0 = pid_m * TM + tl.arange(0, TM)
+                offs_x1 = pid_n * TN + tl.arange(0, TN)
+            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            xt = tl.load(
+                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
+            ).to(tl.float32)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_bias0 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_bias0 = pid_n * TN + tl.arange(0, TN)
+            mask_bias = offs_bias0 < bias_shape0
+            bt = tl.load(bias_ptr + offs_bias0 * bias_stride0, mask=mask_bias).to(tl.float32)
+            h = xt + bt  # (TN,) broadcasts against (TM, TN)
+            y = 0.5 * h * (1.0 + erf_approx(h * 0.7071067811865476))
+            _store_tile_2d(
+                out_ptr,
+                out_shape0,
+                out_shape1,
+                out_stride0,
+                out_stride1,
+                pid_m,
+                pid_n,
+                y.to(out_ptr.dtype.element_ty),
+                USE_INT64,
+            )
 
 
 def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
@@ -151,6 +158,12 @@ def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
     bias = _as_tensor(bias)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = max(TM * TN, TN)
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -163,6 +176,7 @@ def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
         *out.stride(),
         TM,
         TN,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -197,6 +211,7 @@ def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
         x_div=_multiples(x),
         bias_div=_multiples(bias),
         out_div=_multiples(out),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, bias, out),
     )
     with _on_stream(stream):

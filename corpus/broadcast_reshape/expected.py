@@ -117,7 +117,7 @@ def _store_tile_3d(
         tl.store(ptrs, value)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def outer_kernel(
     u_ptr,
     u_shape0,
@@ -132,9 +132,11 @@ def outer_kernel(
     out_stride1,
     TM: tl.constexpr,
     TN: tl.constexpr,
+    grid_x,
     u_div: tl.constexpr,
     v_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out[i, j] = u[i] * v[j] + u[i], building 2-D tiles out of 1-D ones.
@@ -151,34 +153,39 @@ def outer_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_u0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-    else:
-        offs_u0 = pid_m * TM + tl.arange(0, TM)
-    mask_u = offs_u0 < u_shape0
-    ut = tl.load(u_ptr + offs_u0 * u_stride0, mask=mask_u)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_v0 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_v0 = pid_n * TN + tl.arange(0, TN)
-    mask_v = offs_v0 < v_shape0
-    vt = tl.load(v_ptr + offs_v0 * v_stride0, mask=mask_v)
-    u_col = tl.broadcast_to(ut[:, None], (TM, TN))  # (TM, 1) -> (TM, TN)
-    v_row = tl.expand_dims(vt, 0)  # (1, TN)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_out1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_out0 = pid_m * TM + tl.arange(0, TM)
-        offs_out1 = pid_n * TN + tl.arange(0, TN)
-    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(
-        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-        (u_col * v_row + u_col).to(out_ptr.dtype.element_ty),
-        mask=mask_out,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            pid_m = block_x
+            pid_n = tl.program_id(1)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_u0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+            else:
+                offs_u0 = pid_m * TM + tl.arange(0, TM)
+            mask_u = offs_u0 < u_shape0
+            ut = tl.load(u_ptr + offs_u0 * u_stride0, mask=mask_u)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_v0 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_v0 = pid_n * TN + tl.arange(0, TN)
+            mask_v = offs_v0 < v_shape0
+            vt = tl.load(v_ptr + offs_v0 * v_stride0, mask=mask_v)
+            u_col = tl.broadcast_to(ut[:, None], (TM, TN))  # (TM, 1) -> (TM, TN)
+            v_row = tl.expand_dims(vt, 0)  # (1, TN)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_out1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_out0 = pid_m * TM + tl.arange(0, TM)
+                offs_out1 = pid_n * TN + tl.arange(0, TN)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                (u_col * v_row + u_col).to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
 
 
 def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
@@ -190,6 +197,12 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
     v = _as_tensor(v)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = max(TM, TN, TM * TN)
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         u,
         *u.shape,
@@ -202,6 +215,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
         *out.stride(),
         TM,
         TN,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -236,6 +250,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
         u_div=_multiples(u),
         v_div=_multiples(v),
         out_div=_multiples(out),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(u, v, out),
     )
     with _on_stream(stream):
@@ -245,7 +260,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
         _remember_launch(outer_kernel, known, compiled, args, constexprs)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def pool_permute_kernel(
     x_ptr,
     x_shape0,
@@ -264,8 +279,10 @@ def pool_permute_kernel(
     TB: tl.constexpr,
     TM: tl.constexpr,
     TH: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out[h, b, m] = x[b, m, 2h] + x[b, m, 2h + 1].
@@ -287,41 +304,46 @@ def pool_permute_kernel(
     out_shape0 = out_shape0 // out_div[3] * out_div[3]
     out_shape1 = out_shape1 // out_div[4] * out_div[4]
     out_shape2 = out_shape2 // out_div[5] * out_div[5]
-    pid_b = tl.program_id(0)
-    pid_m = tl.program_id(1)
-    pid_h = tl.program_id(2)
-    t = _load_tile_3d(
-        x_ptr,
-        x_shape0,
-        x_shape1,
-        x_shape2,
-        x_stride0,
-        x_stride1,
-        x_stride2,
-        pid_b,
-        pid_m,
-        pid_h,
-        TB,
-        TM,
-        2 * TH,
-        USE_INT64,
-    )
-    pairs = tl.reshape(t, (TB, TM, TH, 2))
-    pooled = _sum(pairs, 3, False)  # (TB, TM, TH)
-    _store_tile_3d(
-        out_ptr,
-        out_shape0,
-        out_shape1,
-        out_shape2,
-        out_stride0,
-        out_stride1,
-        out_stride2,
-        pid_h,
-        pid_b,
-        pid_m,
-        tl.permute(pooled, (2, 0, 1)),
-        USE_INT64,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            pid_b = block_x
+            pid_m = tl.program_id(1)
+            pid_h = tl.program_id(2)
+            t = _load_tile_3d(
+                x_ptr,
+                x_shape0,
+                x_shape1,
+                x_shape2,
+                x_stride0,
+                x_stride1,
+                x_stride2,
+                pid_b,
+                pid_m,
+                pid_h,
+                TB,
+                TM,
+                2 * TH,
+                USE_INT64,
+            )
+            pairs = tl.reshape(t, (TB, TM, TH, 2))
+            pooled = _sum(pairs, 3, False)  # (TB, TM, TH)
+            _store_tile_3d(
+                out_ptr,
+                out_shape0,
+                out_shape1,
+                out_shape2,
+                out_stride0,
+                out_stride1,
+                out_stride2,
+                pid_h,
+                pid_b,
+                pid_m,
+                tl.permute(pooled, (2, 0, 1)),
+                USE_INT64,
+            )
 
 
 def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
@@ -332,6 +354,12 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
     x = _as_tensor(x)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = max(TB * TM * (2 * TH), TH * TB * TM)
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -342,6 +370,7 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
         TB,
         TM,
         TH,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -371,6 +400,7 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, out),
     )
     with _on_stream(stream):

@@ -63,7 +63,7 @@ BUCKET = 12
 OFFSET = None  # an optional shift, decided when the module is written
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def bucket_kernel(
     keys_ptr,
     keys_shape0,
@@ -78,10 +78,12 @@ def bucket_kernel(
     weight_shape0,
     weight_stride0,
     TILE: tl.constexpr,
+    grid_x,
     keys_div: tl.constexpr,
     bucket_div: tl.constexpr,
     slot_div: tl.constexpr,
     weight_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """Split signed keys into (bucket, slot) with floor semantics, and weight each key by
@@ -95,41 +97,50 @@ def bucket_kernel(
     slot_shape0 = slot_shape0 // slot_div[1] * slot_div[1]
     weight_stride0 = weight_stride0 // weight_div[0] * weight_div[0]
     weight_shape0 = weight_shape0 // weight_div[1] * weight_div[1]
-    i = tl.program_id(0)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_keys0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_keys0 = i * TILE + tl.arange(0, TILE)
-    mask_keys = offs_keys0 < keys_shape0
-    k = tl.load(keys_ptr + offs_keys0 * keys_stride0, mask=mask_keys)
-    b, s = (_floordiv(k, 12), _mod(k, 12))
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_bucket0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_bucket0 = i * TILE + tl.arange(0, TILE)
-    mask_bucket = offs_bucket0 < bucket_shape0
-    tl.store(
-        bucket_ptr + offs_bucket0 * bucket_stride0,
-        b.to(bucket_ptr.dtype.element_ty),
-        mask=mask_bucket,
-    )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_slot0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_slot0 = i * TILE + tl.arange(0, TILE)
-    mask_slot = offs_slot0 < slot_shape0
-    tl.store(slot_ptr + offs_slot0 * slot_stride0, s.to(slot_ptr.dtype.element_ty), mask=mask_slot)
-    half = tl.full((TILE,), 0.5, tl.float32)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_weight0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_weight0 = i * TILE + tl.arange(0, TILE)
-    mask_weight = offs_weight0 < weight_shape0
-    tl.store(
-        weight_ptr + offs_weight0 * weight_stride0,
-        (s.to(tl.float32) * half + 1.0).to(weight_ptr.dtype.element_ty),
-        mask=mask_weight,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            i = block_x
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_keys0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
+            else:
+                offs_keys0 = i * TILE + tl.arange(0, TILE)
+            mask_keys = offs_keys0 < keys_shape0
+            k = tl.load(keys_ptr + offs_keys0 * keys_stride0, mask=mask_keys)
+            b, s = (_floordiv(k, 12), _mod(k, 12))
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_bucket0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
+            else:
+                offs_bucket0 = i * TILE + tl.arange(0, TILE)
+            mask_bucket = offs_bucket0 < bucket_shape0
+            tl.store(
+                bucket_ptr + offs_bucket0 * bucket_stride0,
+                b.to(bucket_ptr.dtype.element_ty),
+                mask=mask_bucket,
+            )
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_slot0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
+            else:
+                offs_slot0 = i * TILE + tl.arange(0, TILE)
+            mask_slot = offs_slot0 < slot_shape0
+            tl.store(
+                slot_ptr + offs_slot0 * slot_stride0,
+                s.to(slot_ptr.dtype.element_ty),
+                mask=mask_slot,
+            )
+            half = tl.full((TILE,), 0.5, tl.float32)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_weight0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
+            else:
+                offs_weight0 = i * TILE + tl.arange(0, TILE)
+            mask_weight = offs_weight0 < weight_shape0
+            tl.store(
+                weight_ptr + offs_weight0 * weight_stride0,
+                (s.to(tl.float32) * half + 1.0).to(weight_ptr.dtype.element_ty),
+                mask=mask_weight,
+            )
 
 
 def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hints=None):
@@ -142,6 +153,12 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
     slot = _as_tensor(slot)
     weight = _as_tensor(weight)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = TILE
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         keys,
         *keys.shape,
@@ -156,6 +173,7 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
         *weight.shape,
         *weight.stride(),
         TILE,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -195,6 +213,7 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
         bucket_div=_multiples(bucket),
         slot_div=_multiples(slot),
         weight_div=_multiples(weight),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(keys, bucket, slot, weight),
     )
     with _on_stream(stream):

@@ -55,7 +55,7 @@ def _unpack_from_bytes(x, DTYPE: tl.constexpr):
     return out
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def float_bits_kernel(
     x_ptr,
     x_shape0,
@@ -67,9 +67,11 @@ def float_bits_kernel(
     exponent_shape0,
     exponent_stride0,
     TILE: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     raw_div: tl.constexpr,
     exponent_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """Raw bytes of a float32 tile, and each element's unbiased exponent read from its bits.
@@ -84,39 +86,48 @@ def float_bits_kernel(
     raw_shape0 = raw_shape0 // raw_div[1] * raw_div[1]
     exponent_stride0 = exponent_stride0 // exponent_div[0] * exponent_div[0]
     exponent_shape0 = exponent_shape0 // exponent_div[1] * exponent_div[1]
-    pid = tl.program_id(0)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_x0 = pid * TILE + tl.arange(0, TILE)
-    mask_x = offs_x0 < x_shape0
-    t = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x, other=0.0)
-    packed = _pack_to_bytes(t)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_raw0 = tl.cast(pid, tl.int64) * (TILE * (t.dtype.primitive_bitwidth // 8)) + tl.arange(
-            0, TILE * (t.dtype.primitive_bitwidth // 8)
-        )
-    else:
-        offs_raw0 = pid * (TILE * (t.dtype.primitive_bitwidth // 8)) + tl.arange(
-            0, TILE * (t.dtype.primitive_bitwidth // 8)
-        )
-    mask_raw = offs_raw0 < raw_shape0
-    tl.store(raw_ptr + offs_raw0 * raw_stride0, packed.to(raw_ptr.dtype.element_ty), mask=mask_raw)
-    bits = _unpack_from_bytes(packed, tl.int32)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_exponent0 = tl.cast(pid, tl.int64) * (
-            TILE * (t.dtype.primitive_bitwidth // 8) // 4
-        ) + tl.arange(0, TILE * (t.dtype.primitive_bitwidth // 8) // 4)
-    else:
-        offs_exponent0 = pid * (TILE * (t.dtype.primitive_bitwidth // 8) // 4) + tl.arange(
-            0, TILE * (t.dtype.primitive_bitwidth // 8) // 4
-        )
-    mask_exponent = offs_exponent0 < exponent_shape0
-    tl.store(
-        exponent_ptr + offs_exponent0 * exponent_stride0,
-        ((bits >> 23 & 0xFF) - 127).to(exponent_ptr.dtype.element_ty),
-        mask=mask_exponent,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            pid = block_x
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+            else:
+                offs_x0 = pid * TILE + tl.arange(0, TILE)
+            mask_x = offs_x0 < x_shape0
+            t = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x, other=0.0)
+            packed = _pack_to_bytes(t)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_raw0 = tl.cast(pid, tl.int64) * (
+                    TILE * (t.dtype.primitive_bitwidth // 8)
+                ) + tl.arange(0, TILE * (t.dtype.primitive_bitwidth // 8))
+            else:
+                offs_raw0 = pid * (TILE * (t.dtype.primitive_bitwidth // 8)) + tl.arange(
+                    0, TILE * (t.dtype.primitive_bitwidth // 8)
+                )
+            mask_raw = offs_raw0 < raw_shape0
+            tl.store(
+                raw_ptr + offs_raw0 * raw_stride0,
+                packed.to(raw_ptr.dtype.element_ty),
+                mask=mask_raw,
+            )
+            bits = _unpack_from_bytes(packed, tl.int32)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_exponent0 = tl.cast(pid, tl.int64) * (
+                    TILE * (t.dtype.primitive_bitwidth // 8) // 4
+                ) + tl.arange(0, TILE * (t.dtype.primitive_bitwidth // 8) // 4)
+            else:
+                offs_exponent0 = pid * (TILE * (t.dtype.primitive_bitwidth // 8) // 4) + tl.arange(
+                    0, TILE * (t.dtype.primitive_bitwidth // 8) // 4
+                )
+            mask_exponent = offs_exponent0 < exponent_shape0
+            tl.store(
+                exponent_ptr + offs_exponent0 * exponent_stride0,
+                ((bits >> 23 & 0xFF) - 127).to(exponent_ptr.dtype.element_ty),
+                mask=mask_exponent,
+            )
 
 
 def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None):
@@ -128,6 +139,12 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
     raw = _as_tensor(raw)
     exponent = _as_tensor(exponent)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = TILE
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -139,6 +156,7 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
         *exponent.shape,
         *exponent.stride(),
         TILE,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -172,6 +190,7 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
         x_div=_multiples(x),
         raw_div=_multiples(raw),
         exponent_div=_multiples(exponent),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, raw, exponent),
     )
     with _on_stream(stream):

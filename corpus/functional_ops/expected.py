@@ -114,7 +114,7 @@ def put_row(
     )
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def functional_ops_kernel(
     a_ptr,
     a_shape0,
@@ -139,12 +139,14 @@ def functional_ops_kernel(
     ires_stride0,
     ires_stride1,
     TILE: tl.constexpr,
+    grid_x,
     a_div: tl.constexpr,
     b_div: tl.constexpr,
     i_div: tl.constexpr,
     j_div: tl.constexpr,
     fres_div: tl.constexpr,
     ires_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """Elementwise arithmetic written with the functional ct.* spellings.
@@ -170,212 +172,217 @@ def functional_ops_kernel(
     ires_stride1 = ires_stride1 // ires_div[1] * ires_div[1]
     ires_shape0 = ires_shape0 // ires_div[2] * ires_div[2]
     ires_shape1 = ires_shape1 // ires_div[3] * ires_div[3]
-    pid = tl.program_id(0)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_a0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_a0 = pid * TILE + tl.arange(0, TILE)
-    mask_a = offs_a0 < a_shape0
-    at = tl.load(a_ptr + offs_a0 * a_stride0, mask=mask_a)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_b0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_b0 = pid * TILE + tl.arange(0, TILE)
-    mask_b = offs_b0 < b_shape0
-    bt = tl.load(b_ptr + offs_b0 * b_stride0, mask=mask_b)
-    put_row(
-        fres_ptr,
-        fres_shape0,
-        fres_shape1,
-        fres_stride0,
-        fres_stride1,
-        0,
-        pid,
-        at + bt,
-        TILE,
-        USE_INT64,
-    )
-    put_row(
-        fres_ptr,
-        fres_shape0,
-        fres_shape1,
-        fres_stride0,
-        fres_stride1,
-        1,
-        pid,
-        at - bt,
-        TILE,
-        USE_INT64,
-    )
-    put_row(
-        fres_ptr,
-        fres_shape0,
-        fres_shape1,
-        fres_stride0,
-        fres_stride1,
-        2,
-        pid,
-        at * bt,
-        TILE,
-        USE_INT64,
-    )
-    put_row(
-        fres_ptr,
-        fres_shape0,
-        fres_shape1,
-        fres_stride0,
-        fres_stride1,
-        3,
-        pid,
-        at / bt,
-        TILE,
-        USE_INT64,
-    )
-    put_row(
-        fres_ptr,
-        fres_shape0,
-        fres_shape1,
-        fres_stride0,
-        fres_stride1,
-        4,
-        pid,
-        _floordiv(at, bt),
-        TILE,
-        USE_INT64,
-    )
-    put_row(
-        fres_ptr,
-        fres_shape0,
-        fres_shape1,
-        fres_stride0,
-        fres_stride1,
-        5,
-        pid,
-        _mod(at, bt),
-        TILE,
-        USE_INT64,
-    )
-    put_row(
-        fres_ptr,
-        fres_shape0,
-        fres_shape1,
-        fres_stride0,
-        fres_stride1,
-        6,
-        pid,
-        _pow(bt, at * 0.25),
-        TILE,
-        USE_INT64,
-    )
-    put_row(
-        fres_ptr,
-        fres_shape0,
-        fres_shape1,
-        fres_stride0,
-        fres_stride1,
-        7,
-        pid,
-        tl.minimum(at, bt),
-        TILE,
-        USE_INT64,
-    )
-    put_row(
-        fres_ptr,
-        fres_shape0,
-        fres_shape1,
-        fres_stride0,
-        fres_stride1,
-        8,
-        pid,
-        tl.maximum(at, bt),
-        TILE,
-        USE_INT64,
-    )
-    put_row(
-        fres_ptr,
-        fres_shape0,
-        fres_shape1,
-        fres_stride0,
-        fres_stride1,
-        9,
-        pid,
-        tl.where(at > bt, at, -bt),
-        TILE,
-        USE_INT64,
-    )
-    put_row(
-        fres_ptr,
-        fres_shape0,
-        fres_shape1,
-        fres_stride0,
-        fres_stride1,
-        10,
-        pid,
-        tl.where(_floor(at) == _floor(bt), at + bt, at - bt),
-        TILE,
-        USE_INT64,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            pid = block_x
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_a0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+            else:
+                offs_a0 = pid * TILE + tl.arange(0, TILE)
+            mask_a = offs_a0 < a_shape0
+            at = tl.load(a_ptr + offs_a0 * a_stride0, mask=mask_a)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_b0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+            else:
+                offs_b0 = pid * TILE + tl.arange(0, TILE)
+            mask_b = offs_b0 < b_shape0
+            bt = tl.load(b_ptr + offs_b0 * b_stride0, mask=mask_b)
+            put_row(
+                fres_ptr,
+                fres_shape0,
+                fres_shape1,
+                fres_stride0,
+                fres_stride1,
+                0,
+                pid,
+                at + bt,
+                TILE,
+                USE_INT64,
+            )
+            put_row(
+                fres_ptr,
+                fres_shape0,
+                fres_shape1,
+                fres_stride0,
+                fres_stride1,
+                1,
+                pid,
+                at - bt,
+                TILE,
+                USE_INT64,
+            )
+            put_row(
+                fres_ptr,
+                fres_shape0,
+                fres_shape1,
+                fres_stride0,
+                fres_stride1,
+                2,
+                pid,
+                at * bt,
+                TILE,
+                USE_INT64,
+            )
+            put_row(
+                fres_ptr,
+                fres_shape0,
+                fres_shape1,
+                fres_stride0,
+                fres_stride1,
+                3,
+                pid,
+                at / bt,
+                TILE,
+                USE_INT64,
+            )
+            put_row(
+                fres_ptr,
+                fres_shape0,
+                fres_shape1,
+                fres_stride0,
+                fres_stride1,
+                4,
+                pid,
+                _floordiv(at, bt),
+                TILE,
+                USE_INT64,
+            )
+            put_row(
+                fres_ptr,
+                fres_shape0,
+                fres_shape1,
+                fres_stride0,
+                fres_stride1,
+                5,
+                pid,
+                _mod(at, bt),
+                TILE,
+                USE_INT64,
+            )
+            put_row(
+                fres_ptr,
+                fres_shape0,
+                fres_shape1,
+                fres_stride0,
+                fres_stride1,
+                6,
+                pid,
+                _pow(bt, at * 0.25),
+                TILE,
+                USE_INT64,
+            )
+            put_row(
+                fres_ptr,
+                fres_shape0,
+                fres_shape1,
+                fres_stride0,
+                fres_stride1,
+                7,
+                pid,
+                tl.minimum(at, bt),
+                TILE,
+                USE_INT64,
+            )
+            put_row(
+                fres_ptr,
+                fres_shape0,
+                fres_shape1,
+                fres_stride0,
+                fres_stride1,
+                8,
+                pid,
+                tl.maximum(at, bt),
+                TILE,
+                USE_INT64,
+            )
+            put_row(
+                fres_ptr,
+                fres_shape0,
+                fres_shape1,
+                fres_stride0,
+                fres_stride1,
+                9,
+                pid,
+                tl.where(at > bt, at, -bt),
+                TILE,
+                USE_INT64,
+            )
+            put_row(
+                fres_ptr,
+                fres_shape0,
+                fres_shape1,
+                fres_stride0,
+                fres_stride1,
+                10,
+                pid,
+                tl.where(_floor(at) == _floor(bt), at + bt, at - bt),
+                TILE,
+                USE_INT64,
+            )
 
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_i0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_i0 = pid * TILE + tl.arange(0, TILE)
-    mask_i = offs_i0 < i_shape0
-    it = tl.load(i_ptr + offs_i0 * i_stride0, mask=mask_i)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_j0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_j0 = pid * TILE + tl.arange(0, TILE)
-    mask_j = offs_j0 < j_shape0
-    jt = tl.load(j_ptr + offs_j0 * j_stride0, mask=mask_j)
-    put_row(
-        ires_ptr,
-        ires_shape0,
-        ires_shape1,
-        ires_stride0,
-        ires_stride1,
-        0,
-        pid,
-        it & jt,
-        TILE,
-        USE_INT64,
-    )
-    put_row(
-        ires_ptr,
-        ires_shape0,
-        ires_shape1,
-        ires_stride0,
-        ires_stride1,
-        1,
-        pid,
-        it | jt,
-        TILE,
-        USE_INT64,
-    )
-    put_row(
-        ires_ptr,
-        ires_shape0,
-        ires_shape1,
-        ires_stride0,
-        ires_stride1,
-        2,
-        pid,
-        it ^ jt,
-        TILE,
-        USE_INT64,
-    )
-    put_row(
-        ires_ptr,
-        ires_shape0,
-        ires_shape1,
-        ires_stride0,
-        ires_stride1,
-        3,
-        pid,
-        it & jt ^ (it | 0x0F0F),
-        TILE,
-        USE_INT64,
-    )
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_i0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+            else:
+                offs_i0 = pid * TILE + tl.arange(0, TILE)
+            mask_i = offs_i0 < i_shape0
+            it = tl.load(i_ptr + offs_i0 * i_stride0, mask=mask_i)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_j0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+            else:
+                offs_j0 = pid * TILE + tl.arange(0, TILE)
+            mask_j = offs_j0 < j_shape0
+            jt = tl.load(j_ptr + offs_j0 * j_stride0, mask=mask_j)
+            put_row(
+                ires_ptr,
+                ires_shape0,
+                ires_shape1,
+                ires_stride0,
+                ires_stride1,
+                0,
+                pid,
+                it & jt,
+                TILE,
+                USE_INT64,
+            )
+            put_row(
+                ires_ptr,
+                ires_shape0,
+                ires_shape1,
+                ires_stride0,
+                ires_stride1,
+                1,
+                pid,
+                it | jt,
+                TILE,
+                USE_INT64,
+            )
+            put_row(
+                ires_ptr,
+                ires_shape0,
+                ires_shape1,
+                ires_stride0,
+                ires_stride1,
+                2,
+                pid,
+                it ^ jt,
+                TILE,
+                USE_INT64,
+            )
+            put_row(
+                ires_ptr,
+                ires_shape0,
+                ires_shape1,
+                ires_stride0,
+                ires_stride1,
+                3,
+                pid,
+                it & jt ^ (it | 0x0F0F),
+                TILE,
+                USE_INT64,
+            )
 
 
 def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, hints=None):
@@ -390,6 +397,12 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     fres = _as_tensor(fres)
     ires = _as_tensor(ires)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = TILE
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         a,
         *a.shape,
@@ -410,6 +423,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
         *ires.shape,
         *ires.stride(),
         TILE,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -461,6 +475,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
         j_div=_multiples(j),
         fres_div=_multiples(fres),
         ires_div=_multiples(ires),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(a, b, i, j, fres, ires),
     )
     with _on_stream(stream):

@@ -59,7 +59,7 @@ def _mod(a, b):
     return r
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def floor_div_mod_kernel(
     x_ptr,
     x_shape0,
@@ -94,12 +94,14 @@ def floor_div_mod_kernel(
     s,
     TM: tl.constexpr,
     TN: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     d_div: tl.constexpr,
     q_div: tl.constexpr,
     r_div: tl.constexpr,
     qs_div: tl.constexpr,
     rs_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """Integer floor division and modulo with Python semantics.
@@ -133,77 +135,86 @@ def floor_div_mod_kernel(
     rs_stride1 = rs_stride1 // rs_div[1] * rs_div[1]
     rs_shape0 = rs_shape0 // rs_div[2] * rs_div[2]
     rs_shape1 = rs_shape1 // rs_div[3] * rs_div[3]
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_x1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_x0 = pid_m * TM + tl.arange(0, TM)
-        offs_x1 = pid_n * TN + tl.arange(0, TN)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    xt = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x)
-    # The divisor data has no zeros; the tail lanes are padded with 0 and then replaced
-    # by 1 so that no lane ever divides by zero.
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_d0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_d1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_d0 = pid_m * TM + tl.arange(0, TM)
-        offs_d1 = pid_n * TN + tl.arange(0, TN)
-    mask_d = (offs_d0[:, None] < d_shape0) & (offs_d1[None, :] < d_shape1)
-    dt = tl.load(
-        d_ptr + offs_d0[:, None] * d_stride0 + offs_d1[None, :] * d_stride1, mask=mask_d, other=0.0
-    )
-    dt = tl.where(dt == 0, 1, dt)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_q0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_q1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_q0 = pid_m * TM + tl.arange(0, TM)
-        offs_q1 = pid_n * TN + tl.arange(0, TN)
-    mask_q = (offs_q0[:, None] < q_shape0) & (offs_q1[None, :] < q_shape1)
-    tl.store(
-        q_ptr + offs_q0[:, None] * q_stride0 + offs_q1[None, :] * q_stride1,
-        _floordiv(xt, dt).to(q_ptr.dtype.element_ty),
-        mask=mask_q,
-    )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_r0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_r1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_r0 = pid_m * TM + tl.arange(0, TM)
-        offs_r1 = pid_n * TN + tl.arange(0, TN)
-    mask_r = (offs_r0[:, None] < r_shape0) & (offs_r1[None, :] < r_shape1)
-    tl.store(
-        r_ptr + offs_r0[:, None] * r_stride0 + offs_r1[None, :] * r_stride1,
-        _mod(xt, dt).to(r_ptr.dtype.element_ty),
-        mask=mask_r,
-    )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_qs0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_qs1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_qs0 = pid_m * TM + tl.arange(0, TM)
-        offs_qs1 = pid_n * TN + tl.arange(0, TN)
-    mask_qs = (offs_qs0[:, None] < qs_shape0) & (offs_qs1[None, :] < qs_shape1)
-    tl.store(
-        qs_ptr + offs_qs0[:, None] * qs_stride0 + offs_qs1[None, :] * qs_stride1,
-        _floordiv(xt, s).to(qs_ptr.dtype.element_ty),
-        mask=mask_qs,
-    )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_rs0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_rs1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_rs0 = pid_m * TM + tl.arange(0, TM)
-        offs_rs1 = pid_n * TN + tl.arange(0, TN)
-    mask_rs = (offs_rs0[:, None] < rs_shape0) & (offs_rs1[None, :] < rs_shape1)
-    tl.store(
-        rs_ptr + offs_rs0[:, None] * rs_stride0 + offs_rs1[None, :] * rs_stride1,
-        _mod(xt, s).to(rs_ptr.dtype.element_ty),
-        mask=mask_rs,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            pid_m = block_x
+            pid_n = tl.program_id(1)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_x1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_x0 = pid_m * TM + tl.arange(0, TM)
+                offs_x1 = pid_n * TN + tl.arange(0, TN)
+            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            xt = tl.load(
+                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
+            )
+            # The divisor data has no zeros; the tail lanes are padded with 0 and then replaced
+            # by 1 so that no lane ever divides by zero.
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_d0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_d1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_d0 = pid_m * TM + tl.arange(0, TM)
+                offs_d1 = pid_n * TN + tl.arange(0, TN)
+            mask_d = (offs_d0[:, None] < d_shape0) & (offs_d1[None, :] < d_shape1)
+            dt = tl.load(
+                d_ptr + offs_d0[:, None] * d_stride0 + offs_d1[None, :] * d_stride1,
+                mask=mask_d,
+                other=0.0,
+            )
+            dt = tl.where(dt == 0, 1, dt)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_q0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_q1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_q0 = pid_m * TM + tl.arange(0, TM)
+                offs_q1 = pid_n * TN + tl.arange(0, TN)
+            mask_q = (offs_q0[:, None] < q_shape0) & (offs_q1[None, :] < q_shape1)
+            tl.store(
+                q_ptr + offs_q0[:, None] * q_stride0 + offs_q1[None, :] * q_stride1,
+                _floordiv(xt, dt).to(q_ptr.dtype.element_ty),
+                mask=mask_q,
+            )
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_r0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_r1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_r0 = pid_m * TM + tl.arange(0, TM)
+                offs_r1 = pid_n * TN + tl.arange(0, TN)
+            mask_r = (offs_r0[:, None] < r_shape0) & (offs_r1[None, :] < r_shape1)
+            tl.store(
+                r_ptr + offs_r0[:, None] * r_stride0 + offs_r1[None, :] * r_stride1,
+                _mod(xt, dt).to(r_ptr.dtype.element_ty),
+                mask=mask_r,
+            )
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_qs0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_qs1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_qs0 = pid_m * TM + tl.arange(0, TM)
+                offs_qs1 = pid_n * TN + tl.arange(0, TN)
+            mask_qs = (offs_qs0[:, None] < qs_shape0) & (offs_qs1[None, :] < qs_shape1)
+            tl.store(
+                qs_ptr + offs_qs0[:, None] * qs_stride0 + offs_qs1[None, :] * qs_stride1,
+                _floordiv(xt, s).to(qs_ptr.dtype.element_ty),
+                mask=mask_qs,
+            )
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_rs0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_rs1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_rs0 = pid_m * TM + tl.arange(0, TM)
+                offs_rs1 = pid_n * TN + tl.arange(0, TN)
+            mask_rs = (offs_rs0[:, None] < rs_shape0) & (offs_rs1[None, :] < rs_shape1)
+            tl.store(
+                rs_ptr + offs_rs0[:, None] * rs_stride0 + offs_rs1[None, :] * rs_stride1,
+                _mod(xt, s).to(rs_ptr.dtype.element_ty),
+                mask=mask_rs,
+            )
 
 
 def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, hints=None):
@@ -218,6 +229,12 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
     qs = _as_tensor(qs)
     rs = _as_tensor(rs)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = TM * TN
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -240,6 +257,7 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
         s,
         TM,
         TN,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -293,6 +311,7 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
         r_div=_multiples(r),
         qs_div=_multiples(qs),
         rs_div=_multiples(rs),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, d, q, r, qs, rs),
     )
     with _on_stream(stream):

@@ -20,7 +20,7 @@ from _t2t_corpus_runtime import (
 )
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def residual(
     x_ptr,
     x_shape0,
@@ -40,9 +40,11 @@ def residual(
     TM: tl.constexpr,
     alpha: tl.constexpr,
     tile_n: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     y_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out = x + alpha * y, accumulated in float32."""
@@ -59,40 +61,49 @@ def residual(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    row, col = (tl.program_id(0), tl.program_id(1))
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
-        offs_x1 = tl.cast(col, tl.int64) * tile_n + tl.arange(0, tile_n)
-    else:
-        offs_x0 = row * TM + tl.arange(0, TM)
-        offs_x1 = col * tile_n + tl.arange(0, tile_n)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    xt = tl.load(
-        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
-    )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_y0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
-        offs_y1 = tl.cast(col, tl.int64) * tile_n + tl.arange(0, tile_n)
-    else:
-        offs_y0 = row * TM + tl.arange(0, TM)
-        offs_y1 = col * tile_n + tl.arange(0, tile_n)
-    mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
-    yt = tl.load(
-        y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1, mask=mask_y, other=0.0
-    )
-    acc = xt.to(tl.float32) + alpha * yt.to(tl.float32)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
-        offs_out1 = tl.cast(col, tl.int64) * tile_n + tl.arange(0, tile_n)
-    else:
-        offs_out0 = row * TM + tl.arange(0, TM)
-        offs_out1 = col * tile_n + tl.arange(0, tile_n)
-    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(
-        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-        acc.to(out_ptr.dtype.element_ty),
-        mask=mask_out,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            row, col = (block_x, tl.program_id(1))
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
+                offs_x1 = tl.cast(col, tl.int64) * tile_n + tl.arange(0, tile_n)
+            else:
+                offs_x0 = row * TM + tl.arange(0, TM)
+                offs_x1 = col * tile_n + tl.arange(0, tile_n)
+            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            xt = tl.load(
+                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                mask=mask_x,
+                other=0.0,
+            )
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_y0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
+                offs_y1 = tl.cast(col, tl.int64) * tile_n + tl.arange(0, tile_n)
+            else:
+                offs_y0 = row * TM + tl.arange(0, TM)
+                offs_y1 = col * tile_n + tl.arange(0, tile_n)
+            mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
+            yt = tl.load(
+                y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1,
+                mask=mask_y,
+                other=0.0,
+            )
+            acc = xt.to(tl.float32) + alpha * yt.to(tl.float32)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
+                offs_out1 = tl.cast(col, tl.int64) * tile_n + tl.arange(0, tile_n)
+            else:
+                offs_out0 = row * TM + tl.arange(0, TM)
+                offs_out1 = col * tile_n + tl.arange(0, tile_n)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                acc.to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
 
 
 def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
@@ -104,6 +115,12 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     y = _as_tensor(y)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = TM * tile_n
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -117,6 +134,7 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
         TM,
         alpha,
         tile_n,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -152,6 +170,7 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
         x_div=_multiples(x),
         y_div=_multiples(y),
         out_div=_multiples(out),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, y, out),
     )
     with _on_stream(stream):
@@ -172,7 +191,7 @@ def make_residual_kernel(tile_n, alpha):
     return residual
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def clip_rows(
     src_ptr,
     src_shape0,
@@ -184,8 +203,10 @@ def clip_rows(
     dst_shape1,
     dst_stride0,
     dst_stride1,
+    grid_x,
     src_div: tl.constexpr,
     dst_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     # strides and row lengths are multiples the launcher checked (its *_div arguments)
@@ -197,31 +218,37 @@ def clip_rows(
     dst_stride1 = dst_stride1 // dst_div[1] * dst_div[1]
     dst_shape0 = dst_shape0 // dst_div[2] * dst_div[2]
     dst_shape1 = dst_shape1 // dst_div[3] * dst_div[3]
-    i, j = (tl.program_id(0), tl.program_id(1))
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_src0 = tl.cast(i, tl.int64) + tl.arange(0, 1)
-        offs_src1 = tl.cast(j, tl.int64) * 64 + tl.arange(0, 64)
-    else:
-        offs_src0 = i + tl.arange(0, 1)
-        offs_src1 = j * 64 + tl.arange(0, 64)
-    mask_src = (offs_src0[:, None] < src_shape0) & (offs_src1[None, :] < src_shape1)
-    t = tl.load(
-        src_ptr + offs_src0[:, None] * src_stride0 + offs_src1[None, :] * src_stride1, mask=mask_src
-    )
-    t = tl.where(t > 1.25, 1.25, t)
-    t = tl.where(t < -1.25, -1.25, t)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_dst0 = tl.cast(i, tl.int64) + tl.arange(0, 1)
-        offs_dst1 = tl.cast(j, tl.int64) * 64 + tl.arange(0, 64)
-    else:
-        offs_dst0 = i + tl.arange(0, 1)
-        offs_dst1 = j * 64 + tl.arange(0, 64)
-    mask_dst = (offs_dst0[:, None] < dst_shape0) & (offs_dst1[None, :] < dst_shape1)
-    tl.store(
-        dst_ptr + offs_dst0[:, None] * dst_stride0 + offs_dst1[None, :] * dst_stride1,
-        t.to(dst_ptr.dtype.element_ty),
-        mask=mask_dst,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            i, j = (block_x, tl.program_id(1))
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_src0 = tl.cast(i, tl.int64) + tl.arange(0, 1)
+                offs_src1 = tl.cast(j, tl.int64) * 64 + tl.arange(0, 64)
+            else:
+                offs_src0 = i + tl.arange(0, 1)
+                offs_src1 = j * 64 + tl.arange(0, 64)
+            mask_src = (offs_src0[:, None] < src_shape0) & (offs_src1[None, :] < src_shape1)
+            t = tl.load(
+                src_ptr + offs_src0[:, None] * src_stride0 + offs_src1[None, :] * src_stride1,
+                mask=mask_src,
+            )
+            t = tl.where(t > 1.25, 1.25, t)
+            t = tl.where(t < -1.25, -1.25, t)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_dst0 = tl.cast(i, tl.int64) + tl.arange(0, 1)
+                offs_dst1 = tl.cast(j, tl.int64) * 64 + tl.arange(0, 64)
+            else:
+                offs_dst0 = i + tl.arange(0, 1)
+                offs_dst1 = j * 64 + tl.arange(0, 64)
+            mask_dst = (offs_dst0[:, None] < dst_shape0) & (offs_dst1[None, :] < dst_shape1)
+            tl.store(
+                dst_ptr + offs_dst0[:, None] * dst_stride0 + offs_dst1[None, :] * dst_stride1,
+                t.to(dst_ptr.dtype.element_ty),
+                mask=mask_dst,
+            )
 
 
 def launch_clip_rows(stream, grid, src, dst, *, hints=None):
@@ -232,6 +259,12 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     src = _as_tensor(src)
     dst = _as_tensor(dst)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = 64
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         src,
         *src.shape,
@@ -239,6 +272,7 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
         dst,
         *dst.shape,
         *dst.stride(),
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -265,6 +299,7 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     constexprs = dict(
         src_div=_multiples(src),
         dst_div=_multiples(dst),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(src, dst),
     )
     with _on_stream(stream):

@@ -16,7 +16,7 @@ from _t2t_corpus_runtime import (
 )
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def reset_kernel(
     cells_ptr,
     cells_shape0,
@@ -27,8 +27,10 @@ def reset_kernel(
     last_writer_shape0,
     last_writer_stride0,
     TILE: tl.constexpr,
+    grid_x,
     cells_div: tl.constexpr,
     last_writer_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """Zero the cells and mark every cell as written by no block (-1), through raw memory:
@@ -40,11 +42,16 @@ def reset_kernel(
     cells_shape1 = cells_shape1 // cells_div[3] * cells_div[3]
     last_writer_stride0 = last_writer_stride0 // last_writer_div[0] * last_writer_div[0]
     last_writer_shape0 = last_writer_shape0 // last_writer_div[1] * last_writer_div[1]
-    count = cells_shape0 * cells_shape1
-    offs = tl.arange(0, TILE).to(tl.int64) + tl.program_id(0) * TILE
-    inside = offs < count
-    tl.store(cells_ptr + offs, 0.0, mask=inside)
-    tl.store(last_writer_ptr + offs, -1, mask=inside)
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            count = cells_shape0 * cells_shape1
+            offs = tl.arange(0, TILE).to(tl.int64) + block_x * TILE
+            inside = offs < count
+            tl.store(cells_ptr + offs, 0.0, mask=inside)
+            tl.store(last_writer_ptr + offs, -1, mask=inside)
 
 
 def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
@@ -55,6 +62,12 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     cells = _as_tensor(cells)
     last_writer = _as_tensor(last_writer)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = TILE
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         cells,
         *cells.shape,
@@ -63,6 +76,7 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
         last_writer.numel(),
         1,
         TILE,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -89,6 +103,7 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     constexprs = dict(
         cells_div=_multiples(cells),
         last_writer_div=(1, 1),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(cells, last_writer),
     )
     with _on_stream(stream):

@@ -17,7 +17,7 @@ from _t2t_corpus_runtime import (
 )
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def rmsnorm_kernel(
     x_ptr,
     x_shape0,
@@ -35,9 +35,11 @@ def rmsnorm_kernel(
     eps,
     TM: tl.constexpr,
     TILE_N: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     weight_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """RMSNorm: out = x / sqrt(mean(x^2) + eps) * weight.
@@ -56,39 +58,46 @@ def rmsnorm_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    pid = tl.program_id(0)
-    n = x_shape1
-    offs_x1 = tl.arange(0, TILE_N)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-        offs_x1 = offs_x1.to(tl.int64)
-    else:
-        offs_x0 = pid * TM + tl.arange(0, TM)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    xt = tl.load(
-        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
-    ).to(tl.float32)
-    offs_weight0 = tl.arange(0, TILE_N)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_weight0 = offs_weight0.to(tl.int64)
-    mask_weight = offs_weight0 < weight_shape0
-    w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0).to(
-        tl.float32
-    )
-    mean_sq = tl.sum(xt * xt, axis=1, keep_dims=True) / n  # (TM, 1)
-    y = xt * tl.rsqrt(mean_sq + eps) * w
-    offs_out1 = tl.arange(0, TILE_N)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-        offs_out1 = offs_out1.to(tl.int64)
-    else:
-        offs_out0 = pid * TM + tl.arange(0, TM)
-    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(
-        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-        y.to(out_ptr.dtype.element_ty),
-        mask=mask_out,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            pid = block_x
+            n = x_shape1
+            offs_x1 = tl.arange(0, TILE_N)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+                offs_x1 = offs_x1.to(tl.int64)
+            else:
+                offs_x0 = pid * TM + tl.arange(0, TM)
+            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            xt = tl.load(
+                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                mask=mask_x,
+                other=0.0,
+            ).to(tl.float32)
+            offs_weight0 = tl.arange(0, TILE_N)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_weight0 = offs_weight0.to(tl.int64)
+            mask_weight = offs_weight0 < weight_shape0
+            w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0).to(
+                tl.float32
+            )
+            mean_sq = tl.sum(xt * xt, axis=1, keep_dims=True) / n  # (TM, 1)
+            y = xt * tl.rsqrt(mean_sq + eps) * w
+            offs_out1 = tl.arange(0, TILE_N)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+                offs_out1 = offs_out1.to(tl.int64)
+            else:
+                offs_out0 = pid * TM + tl.arange(0, TM)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                y.to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
 
 
 def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hints=None):
@@ -100,6 +109,12 @@ def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hint
     weight = _as_tensor(weight)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = max(TM * TILE_N, TILE_N)
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -113,6 +128,7 @@ def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hint
         eps,
         TM,
         TILE_N,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -148,6 +164,7 @@ def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hint
         x_div=_multiples(x),
         weight_div=_multiples(weight),
         out_div=_multiples(out),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, weight, out),
     )
     with _on_stream(stream):

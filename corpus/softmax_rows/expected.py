@@ -16,7 +16,7 @@ from _t2t_corpus_runtime import (
 )
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def softmax_kernel(
     x_ptr,
     x_shape0,
@@ -29,8 +29,10 @@ def softmax_kernel(
     out_stride0,
     out_stride1,
     BLOCK_N: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """Row-wise softmax; one block per row, the whole row held in a single tile.
@@ -48,35 +50,40 @@ def softmax_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    row = tl.program_id(0)
-    offs_x1 = tl.arange(0, BLOCK_N)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-        offs_x1 = offs_x1.to(tl.int64)
-    else:
-        offs_x0 = row + tl.arange(0, 1)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    t = tl.load(
-        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
-        mask=mask_x,
-        other=float("-inf"),
-    )
-    t = t.to(tl.float32)
-    row_max = tl.max(t, axis=1, keep_dims=True)
-    e = tl.exp(t - row_max)
-    denom = tl.sum(e, axis=1, keep_dims=True)
-    offs_out1 = tl.arange(0, BLOCK_N)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-        offs_out1 = offs_out1.to(tl.int64)
-    else:
-        offs_out0 = row + tl.arange(0, 1)
-    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(
-        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-        (e / denom).to(out_ptr.dtype.element_ty),
-        mask=mask_out,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            row = block_x
+            offs_x1 = tl.arange(0, BLOCK_N)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+                offs_x1 = offs_x1.to(tl.int64)
+            else:
+                offs_x0 = row + tl.arange(0, 1)
+            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            t = tl.load(
+                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                mask=mask_x,
+                other=float("-inf"),
+            )
+            t = t.to(tl.float32)
+            row_max = tl.max(t, axis=1, keep_dims=True)
+            e = tl.exp(t - row_max)
+            denom = tl.sum(e, axis=1, keep_dims=True)
+            offs_out1 = tl.arange(0, BLOCK_N)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+                offs_out1 = offs_out1.to(tl.int64)
+            else:
+                offs_out0 = row + tl.arange(0, 1)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                (e / denom).to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
 
 
 def launch_softmax_kernel(stream, grid, x, out, BLOCK_N, *, hints=None):
@@ -87,6 +94,12 @@ def launch_softmax_kernel(stream, grid, x, out, BLOCK_N, *, hints=None):
     x = _as_tensor(x)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = BLOCK_N
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -95,6 +108,7 @@ def launch_softmax_kernel(stream, grid, x, out, BLOCK_N, *, hints=None):
         *out.shape,
         *out.stride(),
         BLOCK_N,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -122,6 +136,7 @@ def launch_softmax_kernel(stream, grid, x, out, BLOCK_N, *, hints=None):
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, out),
     )
     with _on_stream(stream):

@@ -23,7 +23,7 @@ from _t2t_corpus_runtime import (
 WEIGHTS = (0.25, -1.0, 2.0)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def blend_signals(
     x_ptr,
     x_shape0,
@@ -36,8 +36,10 @@ def blend_signals(
     out_stride0,
     out_stride1,
     T: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     # strides and row lengths are multiples the launcher checked (its *_div arguments)
@@ -49,96 +51,101 @@ def blend_signals(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    b = tl.program_id(0)
-    offs_x0 = tl.arange(0, 1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = offs_x0.to(tl.int64)
-        offs_x1 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-    else:
-        offs_x1 = b * T + tl.arange(0, T)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    offs_x0_2 = 1 + tl.arange(0, 1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0_2 = offs_x0_2.to(tl.int64)
-        offs_x1_2 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-    else:
-        offs_x1_2 = b * T + tl.arange(0, T)
-    mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
-    offs_x0_3 = 2 * 1 + tl.arange(0, 1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0_3 = offs_x0_3.to(tl.int64)
-        offs_x1_3 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-    else:
-        offs_x1_3 = b * T + tl.arange(0, T)
-    mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
-    rows = (
-        tl.load(
-            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
-            mask=mask_x,
-            other=0.0,
-        ),
-        tl.load(
-            x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1,
-            mask=mask_x_2,
-            other=0.0,
-        ),
-        tl.load(
-            x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1,
-            mask=mask_x_3,
-            other=0.0,
-        ),
-    )
-    mixed = tl.full((1, T), 0.0, tl.float32)
-    # ct.static_iter: 3 iterations, unrolled
-    r = rows[0]
-    mixed = mixed + r.to(tl.float32) * 0.25
-    r = rows[1]
-    mixed = mixed + r.to(tl.float32) * -1.0
-    r = rows[2]
-    mixed = mixed + r.to(tl.float32) * 2.0
-    # ct.static_iter: 3 iterations, unrolled
-    r = rows[0]
-    # row k: the blend, minus what signal k alone contributed
-    offs_out0 = tl.arange(0, 1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = offs_out0.to(tl.int64)
-        offs_out1 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-    else:
-        offs_out1 = b * T + tl.arange(0, T)
-    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(
-        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-        (mixed - r.to(tl.float32) * 0.25).to(out_ptr.dtype.element_ty),
-        mask=mask_out,
-    )
-    r = rows[1]
-    # row k: the blend, minus what signal k alone contributed
-    offs_out0_2 = 1 + tl.arange(0, 1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0_2 = offs_out0_2.to(tl.int64)
-        offs_out1_2 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-    else:
-        offs_out1_2 = b * T + tl.arange(0, T)
-    mask_out_2 = (offs_out0_2[:, None] < out_shape0) & (offs_out1_2[None, :] < out_shape1)
-    tl.store(
-        out_ptr + offs_out0_2[:, None] * out_stride0 + offs_out1_2[None, :] * out_stride1,
-        (mixed - r.to(tl.float32) * -1.0).to(out_ptr.dtype.element_ty),
-        mask=mask_out_2,
-    )
-    r = rows[2]
-    # row k: the blend, minus what signal k alone contributed
-    offs_out0_3 = 2 * 1 + tl.arange(0, 1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0_3 = offs_out0_3.to(tl.int64)
-        offs_out1_3 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-    else:
-        offs_out1_3 = b * T + tl.arange(0, T)
-    mask_out_3 = (offs_out0_3[:, None] < out_shape0) & (offs_out1_3[None, :] < out_shape1)
-    tl.store(
-        out_ptr + offs_out0_3[:, None] * out_stride0 + offs_out1_3[None, :] * out_stride1,
-        (mixed - r.to(tl.float32) * 2.0).to(out_ptr.dtype.element_ty),
-        mask=mask_out_3,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            b = block_x
+            offs_x0 = tl.arange(0, 1)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0 = offs_x0.to(tl.int64)
+                offs_x1 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
+            else:
+                offs_x1 = b * T + tl.arange(0, T)
+            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            offs_x0_2 = 1 + tl.arange(0, 1)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0_2 = offs_x0_2.to(tl.int64)
+                offs_x1_2 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
+            else:
+                offs_x1_2 = b * T + tl.arange(0, T)
+            mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
+            offs_x0_3 = 2 * 1 + tl.arange(0, 1)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0_3 = offs_x0_3.to(tl.int64)
+                offs_x1_3 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
+            else:
+                offs_x1_3 = b * T + tl.arange(0, T)
+            mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
+            rows = (
+                tl.load(
+                    x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                    mask=mask_x,
+                    other=0.0,
+                ),
+                tl.load(
+                    x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1,
+                    mask=mask_x_2,
+                    other=0.0,
+                ),
+                tl.load(
+                    x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1,
+                    mask=mask_x_3,
+                    other=0.0,
+                ),
+            )
+            mixed = tl.full((1, T), 0.0, tl.float32)
+            # ct.static_iter: 3 iterations, unrolled
+            r = rows[0]
+            mixed = mixed + r.to(tl.float32) * 0.25
+            r = rows[1]
+            mixed = mixed + r.to(tl.float32) * -1.0
+            r = rows[2]
+            mixed = mixed + r.to(tl.float32) * 2.0
+            # ct.static_iter: 3 iterations, unrolled
+            r = rows[0]
+            # row k: the blend, minus what signal k alone contributed
+            offs_out0 = tl.arange(0, 1)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = offs_out0.to(tl.int64)
+                offs_out1 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
+            else:
+                offs_out1 = b * T + tl.arange(0, T)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                (mixed - r.to(tl.float32) * 0.25).to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
+            r = rows[1]
+            # row k: the blend, minus what signal k alone contributed
+            offs_out0_2 = 1 + tl.arange(0, 1)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0_2 = offs_out0_2.to(tl.int64)
+                offs_out1_2 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
+            else:
+                offs_out1_2 = b * T + tl.arange(0, T)
+            mask_out_2 = (offs_out0_2[:, None] < out_shape0) & (offs_out1_2[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0_2[:, None] * out_stride0 + offs_out1_2[None, :] * out_stride1,
+                (mixed - r.to(tl.float32) * -1.0).to(out_ptr.dtype.element_ty),
+                mask=mask_out_2,
+            )
+            r = rows[2]
+            # row k: the blend, minus what signal k alone contributed
+            offs_out0_3 = 2 * 1 + tl.arange(0, 1)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0_3 = offs_out0_3.to(tl.int64)
+                offs_out1_3 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
+            else:
+                offs_out1_3 = b * T + tl.arange(0, T)
+            mask_out_3 = (offs_out0_3[:, None] < out_shape0) & (offs_out1_3[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0_3[:, None] * out_stride0 + offs_out1_3[None, :] * out_stride1,
+                (mixed - r.to(tl.float32) * 2.0).to(out_ptr.dtype.element_ty),
+                mask=mask_out_3,
+            )
 
 
 def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
@@ -149,6 +156,12 @@ def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
     x = _as_tensor(x)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = T
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -157,6 +170,7 @@ def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
         *out.shape,
         *out.stride(),
         T,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -184,6 +198,7 @@ def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, out),
     )
     with _on_stream(stream):

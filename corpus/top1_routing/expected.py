@@ -16,7 +16,7 @@ from _t2t_corpus_runtime import (
 )
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def top1_router_kernel(
     logits_ptr,
     logits_shape0,
@@ -31,9 +31,11 @@ def top1_router_kernel(
     gate_stride0,
     TT: tl.constexpr,
     TE: tl.constexpr,
+    grid_x,
     logits_div: tl.constexpr,
     expert_div: tl.constexpr,
     gate_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """Top-1 mixture-of-experts routing of TT tokens per block.
@@ -52,45 +54,52 @@ def top1_router_kernel(
     expert_shape0 = expert_shape0 // expert_div[1] * expert_div[1]
     gate_stride0 = gate_stride0 // gate_div[0] * gate_div[0]
     gate_shape0 = gate_shape0 // gate_div[1] * gate_div[1]
-    pid = tl.program_id(0)
-    offs_logits1 = tl.arange(0, TE)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_logits0 = tl.cast(pid, tl.int64) * TT + tl.arange(0, TT)
-        offs_logits1 = offs_logits1.to(tl.int64)
-    else:
-        offs_logits0 = pid * TT + tl.arange(0, TT)
-    mask_logits = (offs_logits0[:, None] < logits_shape0) & (offs_logits1[None, :] < logits_shape1)
-    scores = tl.load(
-        logits_ptr
-        + offs_logits0[:, None] * logits_stride0
-        + offs_logits1[None, :] * logits_stride1,
-        mask=mask_logits,
-        other=float("-inf"),
-    )
-    scores = scores.to(tl.float32)
-    best = tl.argmax(scores, axis=1, tie_break_left=True)
-    top = tl.max(scores, axis=1, keep_dims=True)
-    denom = tl.sum(tl.exp(scores - top), axis=1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_expert0 = tl.cast(pid, tl.int64) * TT + tl.arange(0, TT)
-    else:
-        offs_expert0 = pid * TT + tl.arange(0, TT)
-    mask_expert = offs_expert0 < expert_shape0
-    tl.store(
-        expert_ptr + offs_expert0 * expert_stride0,
-        best.to(expert_ptr.dtype.element_ty),
-        mask=mask_expert,
-    )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_gate0 = tl.cast(pid, tl.int64) * TT + tl.arange(0, TT)
-    else:
-        offs_gate0 = pid * TT + tl.arange(0, TT)
-    mask_gate = offs_gate0 < gate_shape0
-    tl.store(
-        gate_ptr + offs_gate0 * gate_stride0,
-        (1.0 / denom).to(gate_ptr.dtype.element_ty),
-        mask=mask_gate,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            pid = block_x
+            offs_logits1 = tl.arange(0, TE)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_logits0 = tl.cast(pid, tl.int64) * TT + tl.arange(0, TT)
+                offs_logits1 = offs_logits1.to(tl.int64)
+            else:
+                offs_logits0 = pid * TT + tl.arange(0, TT)
+            mask_logits = (offs_logits0[:, None] < logits_shape0) & (
+                offs_logits1[None, :] < logits_shape1
+            )
+            scores = tl.load(
+                logits_ptr
+                + offs_logits0[:, None] * logits_stride0
+                + offs_logits1[None, :] * logits_stride1,
+                mask=mask_logits,
+                other=float("-inf"),
+            )
+            scores = scores.to(tl.float32)
+            best = tl.argmax(scores, axis=1, tie_break_left=True)
+            top = tl.max(scores, axis=1, keep_dims=True)
+            denom = tl.sum(tl.exp(scores - top), axis=1)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_expert0 = tl.cast(pid, tl.int64) * TT + tl.arange(0, TT)
+            else:
+                offs_expert0 = pid * TT + tl.arange(0, TT)
+            mask_expert = offs_expert0 < expert_shape0
+            tl.store(
+                expert_ptr + offs_expert0 * expert_stride0,
+                best.to(expert_ptr.dtype.element_ty),
+                mask=mask_expert,
+            )
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_gate0 = tl.cast(pid, tl.int64) * TT + tl.arange(0, TT)
+            else:
+                offs_gate0 = pid * TT + tl.arange(0, TT)
+            mask_gate = offs_gate0 < gate_shape0
+            tl.store(
+                gate_ptr + offs_gate0 * gate_stride0,
+                (1.0 / denom).to(gate_ptr.dtype.element_ty),
+                mask=mask_gate,
+            )
 
 
 def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hints=None):
@@ -102,6 +111,12 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
     expert = _as_tensor(expert)
     gate = _as_tensor(gate)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = max(TT * TE, TT)
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         logits,
         *logits.shape,
@@ -114,6 +129,7 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
         *gate.stride(),
         TT,
         TE,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -148,6 +164,7 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
         logits_div=_multiples(logits),
         expert_div=_multiples(expert),
         gate_div=_multiples(gate),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(logits, expert, gate),
     )
     with _on_stream(stream):

@@ -16,7 +16,7 @@ from _t2t_corpus_runtime import (
 )
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def transpose_kernel(
     x_ptr,
     x_shape0,
@@ -30,8 +30,10 @@ def transpose_kernel(
     out_stride1,
     TM: tl.constexpr,
     TN: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out = x.T. Block (i, j) reads the (TM, TN) tile (i, j) of x and writes it,
@@ -45,28 +47,35 @@ def transpose_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    i = tl.program_id(0)
-    j = tl.program_id(1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-        offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_x0 = i * TM + tl.arange(0, TM)
-        offs_x1 = j * TN + tl.arange(0, TN)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    tile = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-        offs_out1 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-    else:
-        offs_out0 = j * TN + tl.arange(0, TN)
-        offs_out1 = i * TM + tl.arange(0, TM)
-    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(
-        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-        tl.trans(tile).to(out_ptr.dtype.element_ty),
-        mask=mask_out,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            i = block_x
+            j = tl.program_id(1)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+                offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_x0 = i * TM + tl.arange(0, TM)
+                offs_x1 = j * TN + tl.arange(0, TN)
+            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            tile = tl.load(
+                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
+            )
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+                offs_out1 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+            else:
+                offs_out0 = j * TN + tl.arange(0, TN)
+                offs_out1 = i * TM + tl.arange(0, TM)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                tl.trans(tile).to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
 
 
 def launch_transpose_kernel(stream, grid, x, out, TM, TN, *, hints=None):
@@ -77,6 +86,12 @@ def launch_transpose_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     x = _as_tensor(x)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = max(TM * TN, TN * TM)
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -86,6 +101,7 @@ def launch_transpose_kernel(stream, grid, x, out, TM, TN, *, hints=None):
         *out.stride(),
         TM,
         TN,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -114,6 +130,7 @@ def launch_transpose_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, out),
     )
     with _on_stream(stream):

@@ -16,7 +16,7 @@ from _t2t_corpus_runtime import (
 )
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def vector_add_kernel(
     a_ptr,
     a_shape0,
@@ -28,9 +28,11 @@ def vector_add_kernel(
     out_shape0,
     out_stride0,
     TILE: tl.constexpr,
+    grid_x,
     a_div: tl.constexpr,
     b_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out = a + b over 1-D arrays; each block handles one TILE-sized chunk."""
@@ -41,32 +43,37 @@ def vector_add_kernel(
     b_shape0 = b_shape0 // b_div[1] * b_div[1]
     out_stride0 = out_stride0 // out_div[0] * out_div[0]
     out_shape0 = out_shape0 // out_div[1] * out_div[1]
-    pid = tl.program_id(0)
-    # A bare integer is accepted as a 1-D tile index: chunk `pid` covers
-    # elements [pid * TILE, (pid + 1) * TILE).
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_a0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_a0 = pid * TILE + tl.arange(0, TILE)
-    mask_a = offs_a0 < a_shape0
-    a_tile = tl.load(a_ptr + offs_a0 * a_stride0, mask=mask_a)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_b0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_b0 = pid * TILE + tl.arange(0, TILE)
-    mask_b = offs_b0 < b_shape0
-    b_tile = tl.load(b_ptr + offs_b0 * b_stride0, mask=mask_b)
-    # Lanes past the end of the array hold unspecified values; store drops them.
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_out0 = pid * TILE + tl.arange(0, TILE)
-    mask_out = offs_out0 < out_shape0
-    tl.store(
-        out_ptr + offs_out0 * out_stride0,
-        (a_tile + b_tile).to(out_ptr.dtype.element_ty),
-        mask=mask_out,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            pid = block_x
+            # A bare integer is accepted as a 1-D tile index: chunk `pid` covers
+            # elements [pid * TILE, (pid + 1) * TILE).
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_a0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+            else:
+                offs_a0 = pid * TILE + tl.arange(0, TILE)
+            mask_a = offs_a0 < a_shape0
+            a_tile = tl.load(a_ptr + offs_a0 * a_stride0, mask=mask_a)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_b0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+            else:
+                offs_b0 = pid * TILE + tl.arange(0, TILE)
+            mask_b = offs_b0 < b_shape0
+            b_tile = tl.load(b_ptr + offs_b0 * b_stride0, mask=mask_b)
+            # Lanes past the end of the array hold unspecified values; store drops them.
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+            else:
+                offs_out0 = pid * TILE + tl.arange(0, TILE)
+            mask_out = offs_out0 < out_shape0
+            tl.store(
+                out_ptr + offs_out0 * out_stride0,
+                (a_tile + b_tile).to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
 
 
 def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
@@ -78,6 +85,12 @@ def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
     b = _as_tensor(b)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = TILE
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         a,
         *a.shape,
@@ -89,6 +102,7 @@ def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
         *out.shape,
         *out.stride(),
         TILE,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -122,6 +136,7 @@ def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
         a_div=_multiples(a),
         b_div=_multiples(b),
         out_div=_multiples(out),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(a, b, out),
     )
     with _on_stream(stream):

@@ -16,7 +16,7 @@ from _t2t_corpus_runtime import (
 )
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def add_2d_kernel(
     a_ptr,
     a_shape0,
@@ -35,9 +35,11 @@ def add_2d_kernel(
     out_stride1,
     TM: tl.constexpr,
     TN: tl.constexpr,
+    grid_x,
     a_div: tl.constexpr,
     b_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out = a + b for 2-D arrays, one (TM, TN) tile per block on a 2-D grid."""
@@ -54,40 +56,45 @@ def add_2d_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_a1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_a0 = pid_m * TM + tl.arange(0, TM)
-        offs_a1 = pid_n * TN + tl.arange(0, TN)
-    mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
-    a_tile = tl.load(
-        a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1, mask=mask_a
-    )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_b0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_b0 = pid_m * TM + tl.arange(0, TM)
-        offs_b1 = pid_n * TN + tl.arange(0, TN)
-    mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
-    b_tile = tl.load(
-        b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1, mask=mask_b
-    )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_out1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_out0 = pid_m * TM + tl.arange(0, TM)
-        offs_out1 = pid_n * TN + tl.arange(0, TN)
-    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(
-        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-        (a_tile + b_tile).to(out_ptr.dtype.element_ty),
-        mask=mask_out,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            pid_m = block_x
+            pid_n = tl.program_id(1)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_a1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_a0 = pid_m * TM + tl.arange(0, TM)
+                offs_a1 = pid_n * TN + tl.arange(0, TN)
+            mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
+            a_tile = tl.load(
+                a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1, mask=mask_a
+            )
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_b0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_b0 = pid_m * TM + tl.arange(0, TM)
+                offs_b1 = pid_n * TN + tl.arange(0, TN)
+            mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
+            b_tile = tl.load(
+                b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1, mask=mask_b
+            )
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_out1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_out0 = pid_m * TM + tl.arange(0, TM)
+                offs_out1 = pid_n * TN + tl.arange(0, TN)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                (a_tile + b_tile).to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
 
 
 def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
@@ -99,6 +106,12 @@ def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
     b = _as_tensor(b)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = TM * TN
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         a,
         *a.shape,
@@ -111,6 +124,7 @@ def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
         *out.stride(),
         TM,
         TN,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -145,6 +159,7 @@ def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
         a_div=_multiples(a),
         b_div=_multiples(b),
         out_div=_multiples(out),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(a, b, out),
     )
     with _on_stream(stream):

@@ -17,8 +17,9 @@ from functools import lru_cache
 import jinja2
 import libcst as cst
 
+from .coarsen import coarsenable, coarsened_body
 from .diagnostics import LocatedFailure, TranslationError
-from .layout import lay_out, layout_simple
+from .layout import after_docstring as _after_docstring, lay_out, layout_simple
 from .model import USE_INT64, FunctionInfo
 from .names import Renamer, source_identifiers
 from .parse import ParsedModule
@@ -54,10 +55,14 @@ def kernel_hints(pm: ParsedModule, fn: FunctionInfo, features: set) -> dict:
 
 
 def _function_text(pm: ParsedModule, fn: FunctionInfo, params: list[str], body: str,
-                   debug: bool = False) -> str:
+                   debug: bool = False, no_specialize: tuple = ()) -> str:
     # device asserts are compiled only in Triton's debug mode; a long signature is wrapped
-    # by layout.py with the rest of the generated code
-    lines = ["@triton.jit(debug=True)" if debug else "@triton.jit",
+    # by layout.py with the rest of the generated code. `no_specialize`: integer arguments
+    # whose value changes from launch to launch (a grid size) and must not recompile
+    options = (["debug=True"] if debug else []) + (
+        ["do_not_specialize=[" + ", ".join(f'"{n}"' for n in no_specialize) + "]"]
+        if no_specialize else [])
+    lines = [f"@triton.jit({', '.join(options)})" if options else "@triton.jit",
              f"def {fn.name}({', '.join(params)}):"]
     return "\n".join(lines) + "\n" + body
 
@@ -111,31 +116,30 @@ def with_multiples(body: str, arrays: list) -> str:
     return "\n".join(text[:at] + note + lines + text[at:])
 
 
-def _after_docstring(lines: list) -> int:
-    """Index of the first body line after a leading docstring (0 when there is none)."""
-    import ast
-    import textwrap
-    try:
-        tree = ast.parse(textwrap.dedent("\n".join(lines)))
-    except SyntaxError:
-        return 0
-    first = tree.body[0] if tree.body else None
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
-            first.value.value, str):
-        return first.end_lineno
-    return 0
-
-
 # Host helpers the launcher template calls, spelled per module (names.py)
 LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype",
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
                     "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
-                   "constexprs", "compiled")
+                   "constexprs", "compiled", "grid_x", "grid_rest", "blocks_per_program")
+# Kernel parameters of a coarsened kernel (coarsen.py): the launch's own grid size along axis 0
+# and the number of blocks each program runs
+GRID_X, PER_PROGRAM = "grid_x", "BLOCKS_PER_PROGRAM"
 
 
-def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> str:
+def launcher_tile_elems(fn: FunctionInfo, unit) -> list:
+    """The kernel's tile sizes the launcher can evaluate (constants and constexprs)."""
+    constexprs = {p.name for p in fn.params if p.kind == "constexpr"}
+    elems = []
+    for e in unit.tile_elems:
+        if source_identifiers(e) <= constexprs and e not in elems:
+            elems.append(e)
+    return elems
+
+
+def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
+                    coarse: bool = False) -> str:
     names = pm.names
     arrays = [p.name for p in fn.params if p.kind == "array"]
     ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array" and not p.array.flat}
@@ -178,6 +182,9 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
     constexpr_args = [f"{multiples_name(p.array)}="
                       + ("(1, 1)" if p.array.flat else f"{h['_multiples']}({p.name})")
                       for p in fn.params if p.kind == "array" and p.array.rank]
+    if coarse:      # the kernel's extra arguments (coarsen.py)
+        call_args.append(local["grid_x"])
+        constexpr_args.append(f"{names[PER_PROGRAM]}={local['blocks_per_program']}")
     # What the direct launch path keys on: everything Triton specializes on (dtypes, 16-byte
     # alignment of pointers, integer values, constexprs) and everything the launcher's own
     # choices read (shapes, strides, constants, num_ctas). Lists of arrays take the plain path.
@@ -207,17 +214,13 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict) -> st
             others = [x for x in arrays if x != b]
             k_major.append((b, f"{a}.shape[-2]", ", ".join(others) + (
                 "," if len(others) == 1 else "")))
-    constexprs = {p.name for p in fn.params if p.kind == "constexpr"}
-    elems = []
-    for e in unit.tile_elems:  # only sizes the launcher can evaluate (constants and constexprs)
-        used = source_identifiers(e)
-        if used <= constexprs and e not in elems:
-            elems.append(e)
+    elems = launcher_tile_elems(fn, unit)
     return _env().get_template("launcher.py.j2").render(
         kernel=fn.name, launch=names[f"launch_{fn.name}"], h=h, v=local,
         params=signature, unpack=unpack, arrays=arrays, ranks=ranks,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
+        coarse=coarse,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
         int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints).rstrip("\n")
 
@@ -617,7 +620,7 @@ class SharedRuntime:
 
 
 def render_module(pm: ParsedModule, mc, units: dict, functions: list,
-                  shared: SharedRuntime | None = None) -> str:
+                  shared: SharedRuntime | None = None, coarsen: bool = True) -> str:
     names = pm.names
     sources = {}  # device helper name -> source, in the order kernels first use them
     kernel_stmts, device_stmts, launchers = {}, {}, {}
@@ -627,11 +630,21 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
     for name, (fn, unit) in units.items():
         sources.update(unit.helper_sources)
         hinted = [p.array for p in fn.params if p.kind == "array" and p.array.rank]
-        params = kernel_params(fn.params) + [f"{multiples_name(a)}: tl.constexpr"
-                                             for a in hinted] + [f"{USE_INT64}: tl.constexpr"]
+        coarse = coarsen and bool(launcher_tile_elems(fn, unit)) and coarsenable(
+            fn, unit, kernel_params(fn.params))
+        body, extra, per_program = unit.text, [], []
+        if coarse:      # several small independent blocks per program (coarsen.py)
+            body = coarsened_body(body, names["block_x"], names[GRID_X], names[PER_PROGRAM],
+                                  names["_blk"])
+            extra = [names[GRID_X]]
+            per_program = [f"{names[PER_PROGRAM]}: tl.constexpr"]
+        params = (kernel_params(fn.params) + extra
+                  + [f"{multiples_name(a)}: tl.constexpr" for a in hinted] + per_program
+                  + [f"{USE_INT64}: tl.constexpr"])
         hints = kernel_hints(pm, fn, features)
-        text = (_function_text(pm, fn, params, with_multiples(unit.text, hinted), unit.debug) + "\n"
-                + render_launcher(pm, fn, unit, hints))
+        text = (_function_text(pm, fn, params, with_multiples(body, hinted), unit.debug,
+                               tuple(extra)) + "\n"
+                + render_launcher(pm, fn, unit, hints, coarse))
         generated.append(text)
         stmts = _statements(text)
         launchers[name] = stmts[-1]

@@ -813,3 +813,18 @@ class Layout(cst.CSTTransformer):
 def lay_out(stmt, column: int = 0):
     """A generated statement (any depth of nesting) laid out."""
     return stmt.visit(Layout(column))
+
+
+def after_docstring(lines: list) -> int:
+    """Index of the first body line after a leading docstring (0 when there is none)."""
+    import ast
+    import textwrap
+    try:
+        tree = ast.parse(textwrap.dedent("\n".join(lines)))
+    except SyntaxError:
+        return 0
+    first = tree.body[0] if tree.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+            first.value.value, str):
+        return first.end_lineno
+    return 0

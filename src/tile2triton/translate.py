@@ -128,12 +128,14 @@ def _python_refuses(pm: ParsedModule, text: str, path: str) -> Optional[Diagnost
 def translate_source(text: str, path: str = "<input>",
                      shared_runtime: Optional[str] = None,
                      shared_device: bool = True,
-                     specialize: Optional[Specialization] = None) -> ModuleResult:
+                     specialize: Optional[Specialization] = None,
+                     coarsen: bool = True) -> ModuleResult:
     """Translate one module. `shared_runtime`: the name of a module the output imports its
     helpers from (see `ModuleResult.runtime`) instead of defining them itself; with
     `shared_device=False` only the host helpers, the device helpers staying in the output (the
     corpus goldens' form). `specialize`: translate kernel `specialize.kernel` for one launch's
-    arguments (live.translate_kernel)."""
+    arguments (live.translate_kernel). `coarsen=False`: one Triton program per cuTile block
+    always (coarsen.py; the pattern examples show each construct's own translation)."""
     try:
         pm = parse_source(text, path)
     except TranslationError as e:
@@ -194,7 +196,7 @@ def translate_source(text: str, path: str = "<input>",
         return result
     shared = emit.SharedRuntime(shared_runtime, shared_device) if shared_runtime else None
     try:
-        result.output = emit.render_module(pm, mc, units, functions, shared)
+        result.output = emit.render_module(pm, mc, units, functions, shared, coarsen)
         result.runtime = shared.pieces if shared is not None else []
     except emit.HostErrors as e:
         result.module_diagnostics.extend(err.diagnostic for err in e.errors)

@@ -38,7 +38,7 @@ def test_exec_user_program_end_to_end(tmp_path):
 
 def test_corpus_paths_with_a_planted_translation_and_reports(tmp_path, capsys):
     golden = (ROOT / "corpus" / "vector_add_1d" / "expected.py").read_text()
-    old = "(a_tile + b_tile).to(out_ptr.dtype.element_ty),\n        mask=mask_out,\n"
+    old = "(a_tile + b_tile).to(out_ptr.dtype.element_ty),\n                mask=mask_out,\n"
     assert golden.count(old) == 1
     planted = tmp_path / "nomask.py"
     # the store loses its mask
@@ -71,7 +71,7 @@ def test_usage_errors_exit_2(argv, monkeypatch):
 def test_pytest_plugin_fails_a_test_whose_launch_disagrees(tmp_path):
     golden = (ROOT / "corpus" / "vector_add_1d" / "expected.py").read_text()
     planted = tmp_path / "nomask.py"
-    old = "(a_tile + b_tile).to(out_ptr.dtype.element_ty),\n        mask=mask_out,\n"
+    old = "(a_tile + b_tile).to(out_ptr.dtype.element_ty),\n                mask=mask_out,\n"
     assert golden.count(old) == 1
     planted.write_text(golden.replace(old, "(a_tile + b_tile).to(out_ptr.dtype.element_ty),\n"))
     (tmp_path / "test_user.py").write_text(

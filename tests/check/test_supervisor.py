@@ -45,15 +45,17 @@ def _args(n=300):
 
 
 def test_hang_is_a_timeout_then_crash_replaces_worker_then_pass(kernel, sup, tmp_path):
-    hang = _edit(tmp_path, "hang", "    pid = tl.program_id(0)\n",
-                 "    pid = tl.program_id(0)\n    while pid >= 0:\n        pid = pid + 0\n")
+    # (the golden runs its blocks inside the launcher's block coarsening loop, coarsen.py)
+    hang = _edit(tmp_path, "hang", "            pid = block_x\n",
+                 "            pid = block_x\n            while pid >= 0:\n"
+                 "                pid = pid + 0\n")
     rec = check_launch(kernel, (3,), _args(), translation=hang, supervisor=sup)
     assert rec["verdict"] == "timeout", rec["findings"]
     assert rec["findings"][0]["stage"] == "translation"
     assert "running (and compiling) the translation" in rec["findings"][0]["detail"]
 
-    wild = _edit(tmp_path, "wild", "tl.store(\n        out_ptr + offs_out0",
-                 "tl.store(\n        out_ptr + (1 << 44) + offs_out0")
+    wild = _edit(tmp_path, "wild", "tl.store(\n                out_ptr + offs_out0",
+                 "tl.store(\n                out_ptr + (1 << 44) + offs_out0")
     rec = check_launch(kernel, (3,), _args(), translation=wild, supervisor=sup)
     assert rec["verdict"] == "illegal-address", rec["findings"]
     assert "died" in rec["findings"][0]["detail"]

@@ -96,7 +96,7 @@ PLANTED = [
                      "says, so tf32 rounding can only be seen on the GPU"),
     Planted("scalar-pointer-tile-atomic", "vector_add_1d",
             lambda t: in_function(t, "vector_add_kernel",
-                                  "tl.store(\n        out_ptr + offs_out0 * out_stride0,",
+                                  "tl.store(\n                out_ptr + offs_out0 * out_stride0,",
                                   "tl.atomic_add(\n        out_ptr,", count=1),
             {"compile-error"}, message="pointer and value disagree in shape"),
     Planted("atomic-into-unzeroed-output", "threshold_count",
@@ -114,7 +114,7 @@ PLANTED = [
     Planted("store-without-mask", "vector_add_1d",
             lambda t: in_function(t, "vector_add_kernel",
                                   "(a_tile + b_tile).to(out_ptr.dtype.element_ty),\n"
-                                  "        mask=mask_out,\n",
+                                  "                mask=mask_out,\n",
                                   "(a_tile + b_tile).to(out_ptr.dtype.element_ty),\n", count=1),
             {"out-of-bounds-write"}, message="past the end"),
     Planted("truncating-floordiv-on-negatives", "int_floor_div_mod",
@@ -213,8 +213,8 @@ def test_illegal_address_is_isolated_and_located(tmp_path):
     if detect_backend() != "gpu":
         pytest.skip("GPU only: an illegal address needs a real device")
     text = (CORPUS / "vector_add_1d" / "expected.py").read_text()
-    edited = in_function(text, "vector_add_kernel", "        out_ptr + offs_out0 * out_stride0,",
-                         "        out_ptr + (1 << 40) + offs_out0 * out_stride0,", count=1)
+    edited = in_function(text, "vector_add_kernel", "                out_ptr + offs_out0 * out_stride0,",
+                         "                out_ptr + (1 << 40) + offs_out0 * out_stride0,", count=1)
     planted = tmp_path / "wild_store.py"
     planted.write_text(edited)
     sup = shared_supervisor("gpu", workers=1)

@@ -25,7 +25,7 @@ def row_scale(w, alpha, rows: tl.constexpr):
     return tl.reshape(s, (rows, 1))
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def scaled_add_rows(
     x_ptr,
     x_shape0,
@@ -48,10 +48,12 @@ def scaled_add_rows(
     alpha,
     TM: tl.constexpr,
     TN: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     y_div: tl.constexpr,
     w_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out[i, :] = x[i, :] * row_scale(w[i]) + y[i, :], on one (TM, TN) block."""
@@ -70,45 +72,54 @@ def scaled_add_rows(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    i, j = (tl.program_id(0), tl.program_id(1))
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-        offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_x0 = i * TM + tl.arange(0, TM)
-        offs_x1 = j * TN + tl.arange(0, TN)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-    xt = tl.load(
-        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
-    ).to(tl.float32)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_y0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-        offs_y1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_y0 = i * TM + tl.arange(0, TM)
-        offs_y1 = j * TN + tl.arange(0, TN)
-    mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
-    yt = tl.load(
-        y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1, mask=mask_y, other=0.0
-    ).to(tl.float32)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_w0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-    else:
-        offs_w0 = i * TM + tl.arange(0, TM)
-    mask_w = offs_w0 < w_shape0
-    wt = tl.load(w_ptr + offs_w0 * w_stride0, mask=mask_w, other=0.0)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-        offs_out1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_out0 = i * TM + tl.arange(0, TM)
-        offs_out1 = j * TN + tl.arange(0, TN)
-    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(
-        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-        (xt * row_scale(wt, alpha, TM) + yt).to(out_ptr.dtype.element_ty),
-        mask=mask_out,
-    )
+    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
+    # (block coarsening, chosen by the launcher; docs/performance.md)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            i, j = (block_x, tl.program_id(1))
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+                offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_x0 = i * TM + tl.arange(0, TM)
+                offs_x1 = j * TN + tl.arange(0, TN)
+            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            xt = tl.load(
+                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                mask=mask_x,
+                other=0.0,
+            ).to(tl.float32)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_y0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+                offs_y1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_y0 = i * TM + tl.arange(0, TM)
+                offs_y1 = j * TN + tl.arange(0, TN)
+            mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
+            yt = tl.load(
+                y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1,
+                mask=mask_y,
+                other=0.0,
+            ).to(tl.float32)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_w0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+            else:
+                offs_w0 = i * TM + tl.arange(0, TM)
+            mask_w = offs_w0 < w_shape0
+            wt = tl.load(w_ptr + offs_w0 * w_stride0, mask=mask_w, other=0.0)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
+                offs_out1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_out0 = i * TM + tl.arange(0, TM)
+                offs_out1 = j * TN + tl.arange(0, TN)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                (xt * row_scale(wt, alpha, TM) + yt).to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
 
 
 def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=None):
@@ -121,6 +132,12 @@ def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=N
     w = _as_tensor(w)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program (block coarsening, docs/performance.md)
+    tile_elems = max(TM * TN, TM)
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -137,6 +154,7 @@ def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=N
         alpha,
         TM,
         TN,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -178,6 +196,7 @@ def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=N
         y_div=_multiples(y),
         w_div=_multiples(w),
         out_div=_multiples(out),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, y, w, out),
     )
     with _on_stream(stream):

@@ -1,0 +1,97 @@
+"""Block coarsening: one Triton program runs several consecutive cuTile blocks along axis 0.
+
+Why: a kernel whose blocks each move one small tile (vector add with 128-wide tiles) is limited
+by how many blocks the GPU keeps resident, not by memory: on the H200 such a kernel reaches 60 %
+of copy bandwidth, in cuTile and in a one-to-one translation alike, and 103 % when each program
+runs two blocks (GPU run 20, benchmarks/memory_bound_forms.py; docs/performance.md).
+
+When it is safe: CUDA lets blocks run in any order, one after another included, so running
+blocks 2p and 2p+1 in sequence inside program p is a schedule the original could have had,
+unless a block waits for another (a spin on an atomic) or learns the grid's size. Taken only
+for kernels whose generated code has no atomics, no loops, no early return, no dot, no
+`tl.num_programs`, and whose helpers do not read the block id themselves; the launcher then
+chooses how many blocks per program from the tile size (at least 256 elements of work per
+program, at most 8 blocks) and passes the original grid size, below which every block runs.
+"""
+from __future__ import annotations
+
+import re
+
+from .layout import after_docstring
+
+# Kernel body lines that keep a kernel one block per program.
+_BLOCKERS = re.compile(
+    r"tl\.atomic_|tl\.num_programs|inline_asm|tl\.debug_barrier|^\s*(for|while|return)\b"
+    r"|'''|\"\"\"", re.M)
+# Device helper sources that do (a helper with its own loop is fine, a spinning one is not).
+_HELPER_BLOCKERS = re.compile(r"tl\.atomic_|tl\.program_id|tl\.num_programs|inline_asm"
+                              r"|tl\.debug_barrier|^\s*while\b", re.M)
+
+BLOCK_ID = "tl.program_id(0)"
+# Elements of work per program the launcher aims for (the launcher template says the same)
+MIN_WORK = 256
+
+
+def coarsenable(fn, unit, params: list) -> bool:
+    """Whether kernel `fn` (lowered to `unit`, with the Triton parameters `params`) may run
+    several blocks per program."""
+    if unit.uses_dot or not unit.tile_elems or BLOCK_ID not in unit.text:
+        return False
+    sizes = [_literal(e) for e in unit.tile_elems]
+    if all(n is not None for n in sizes) and max(sizes) >= MIN_WORK:
+        return False                # tiles known to be large enough: leave the kernel as is
+    if any(p.kind == "array_list" for p in fn.params):
+        return False                # lists of arrays launch through their own tables
+    if _BLOCKERS.search(_without_docstring(unit.text)):
+        return False
+    if any(_HELPER_BLOCKERS.search(src) for src in unit.helper_sources.values()):
+        return False
+    # a parameter the body assigns (`n = 100.0` after a use of `n`) would carry the first
+    # block's value into the next one: every other name is bound afresh in each block
+    names = {p.split(":")[0].strip() for p in params}
+    return not (_assigned(unit.text) & names)
+
+
+def _assigned(body: str) -> set:
+    import ast
+    import textwrap
+    out = set()
+    for node in ast.walk(ast.parse(textwrap.dedent(body))):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+    return out
+
+
+def coarsened_body(body: str, block: str, grid_x: str, per_program: str, step: str) -> str:
+    """The kernel body run for `per_program` consecutive blocks, the block id read from
+    `block` instead of tl.program_id(0); blocks at or past `grid_x` (the launch's own grid)
+    do nothing."""
+    lines = body.split("\n")
+    at = after_docstring(lines)
+    inner = ["        " + ln.replace(BLOCK_ID, block) if ln.strip() else ""
+             for ln in lines[at:]]
+    head = [
+        f"    # small independent blocks: each program runs {per_program} consecutive ones",
+        "    # (block coarsening, chosen by the launcher; docs/performance.md)",
+        f"    for {step} in tl.static_range({per_program}):",
+        f"        {block} = {BLOCK_ID} * {per_program} + {step}",
+        f"        if {block} < {grid_x}:",
+    ]
+    while inner and not inner[0]:
+        inner.pop(0)
+    return "\n".join(lines[:at] + head + inner)
+
+
+def _without_docstring(body: str) -> str:
+    lines = body.split("\n")
+    return "\n".join(lines[after_docstring(lines):])
+
+
+def _literal(expr: str):
+    """The value of a tile size written with integer literals only (`128`, `16 * 32`)."""
+    if not re.fullmatch(r"[\d\s*()]+", str(expr)):
+        return None
+    try:
+        return int(eval(str(expr), {"__builtins__": {}}))   # digits, *, parentheses only
+    except (SyntaxError, ValueError, TypeError):
+        return None

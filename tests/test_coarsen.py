@@ -1,0 +1,89 @@
+"""Block coarsening (src/tile2triton/coarsen.py): several small independent cuTile blocks per
+Triton program. The translation must stay exact for any grid (blocks past the launch's grid do
+nothing, a grid smaller than the array leaves the rest alone) and must not coarsen a kernel
+whose blocks may depend on each other or on the grid's size."""
+import textwrap
+
+import pytest
+import torch
+
+from tile2triton import interp
+from tile2triton.translate import translate_source
+from tile2triton.verify.corpus import load_module
+
+HEADER = "import cuda.tile as ct\n\n"
+
+SMALL_TILES = """
+@ct.kernel
+def axpy(x, y, out, alpha, TILE: ct.Constant[int]):
+    b = ct.bid(0)
+    tx = ct.load(x, index=(b,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ty = ct.load(y, index=(b,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(b,), tile=tx * alpha + ty)
+"""
+
+
+def _translate(src):
+    res = translate_source(HEADER + textwrap.dedent(src), "<test>")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    return res.output
+
+
+def _modules(tmp_path, src):
+    path = tmp_path / "k_cutile.py"
+    path.write_text(HEADER + textwrap.dedent(src))
+    out = tmp_path / "k_triton.py"
+    out.write_text(_translate(src))
+    return interp.load_module_with_interpreter(str(path)), load_module(out, "k_triton_coarse")
+
+
+def test_small_tiles_are_coarsened():
+    out = _translate(SMALL_TILES)
+    assert "for _blk in tl.static_range(BLOCKS_PER_PROGRAM):" in out
+    assert "if block_x < grid_x:" in out
+    assert '@triton.jit(do_not_specialize=["grid_x"])' in out
+    assert "blocks_per_program = max(1, min(8, 256 // tile_elems))" in out
+
+
+@pytest.mark.parametrize("n,tile,grid", [(1000, 32, 32), (1000, 32, 29), (777, 64, 13),
+                                         (300, 16, 19)])
+def test_coarsened_kernel_matches_for_any_grid(tmp_path, n, tile, grid):
+    """Grids that are not multiples of the blocks per program, and grids covering only part
+    of the arrays: only the launched blocks write."""
+    orig, trans = _modules(tmp_path, SMALL_TILES)
+    g = torch.Generator().manual_seed(n + grid)
+    x, y = torch.randn(n, generator=g), torch.randn(n, generator=g)
+    ref = torch.full((n,), float("nan"), dtype=torch.float64)
+    covered = min(n, grid * tile)
+    ref[:covered] = x[:covered].double() * 1.5 + y[:covered].double()
+    o1 = torch.full((n,), float("nan"))
+    o2 = torch.full((n,), float("nan"))
+    interp.run_kernel(orig.axpy, (grid,), (x, y, o1, 1.5, tile))
+    trans.launch_axpy(None, (grid,), x, y, o2, 1.5, tile)
+    torch.testing.assert_close(o2.double(), ref, rtol=1e-6, atol=1e-6, equal_nan=True)
+    torch.testing.assert_close(o1.double(), ref, rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("body", [
+    # blocks that may wait on each other, or that learn the grid's size
+    "ct.atomic_add(out, b, ct.load(x, index=(b,), shape=()))",
+    "ct.store(out, index=(b,), tile=ct.full((TILE,), ct.num_blocks(0), dtype=ct.float32))",
+    # per-block loops: not small blocks
+    "for i in range(3):\n        ct.store(out, index=(b,), tile=ct.load(x, index=(b,), "
+    "shape=(TILE,)))",
+])
+def test_dependent_or_large_blocks_are_not_coarsened(body):
+    src = f"""
+@ct.kernel
+def k(x, out, TILE: ct.Constant[int]):
+    b = ct.bid(0)
+    {body}
+"""
+    out = _translate(src)
+    assert "BLOCKS_PER_PROGRAM" not in out and "grid_x" not in out
+
+
+def test_literal_large_tiles_are_left_alone():
+    out = _translate(SMALL_TILES.replace("TILE: ct.Constant[int]", "UNUSED: ct.Constant[int]")
+                     .replace("(TILE,)", "(512,)"))
+    assert "BLOCKS_PER_PROGRAM" not in out
