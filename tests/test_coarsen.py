@@ -68,6 +68,10 @@ def test_coarsened_kernel_matches_for_any_grid(tmp_path, n, tile, grid):
     # blocks that may wait on each other, or that learn the grid's size
     "ct.atomic_add(out, b, ct.load(x, index=(b,), shape=()))",
     "ct.store(out, index=(b,), tile=ct.full((TILE,), ct.num_blocks(0), dtype=ct.float32))",
+    # a parameter re-bound after a use: the next block would see the first block's value
+    "ct.store(out, index=(b,), tile=ct.load(x, index=(b,), shape=(TILE,)) + s)\n"
+    "    s = 1.0\n"
+    "    ct.store(out, index=(b,), tile=ct.load(x, index=(b,), shape=(TILE,)) * s)",
     # per-block loops: not small blocks
     "for i in range(3):\n        ct.store(out, index=(b,), tile=ct.load(x, index=(b,), "
     "shape=(TILE,)))",
@@ -75,7 +79,7 @@ def test_coarsened_kernel_matches_for_any_grid(tmp_path, n, tile, grid):
 def test_dependent_or_large_blocks_are_not_coarsened(body):
     src = f"""
 @ct.kernel
-def k(x, out, TILE: ct.Constant[int]):
+def k(x, out, s, TILE: ct.Constant[int]):
     b = ct.bid(0)
     {body}
 """
