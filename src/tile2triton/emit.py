@@ -676,6 +676,10 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         if fn.role == "function" and fn.name not in device_stmts:
             uncalled[fn.name] = (f"# `{fn.name}` (@ct.function) is not called by any kernel in "
                                  "this module, so it was not translated.")
+    for name in sorted(pm.context_managers):
+        if name not in device_stmts and name not in uncalled:
+            uncalled[name] = (f"# `{name}` (a context manager) is inlined where kernels enter "
+                              "it with `with`.")
     rewriter = _HostRewriter(pm, kernel_stmts, device_stmts, uncalled)
     rewriter.linked_helpers = {mc.spec_base.get(n, n) for n in linked}
     rewriter.nested = {id(fn.nested.node): fn.nested for fn, _ in units.values()

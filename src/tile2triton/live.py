@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import dataclasses
 import enum
 import hashlib
@@ -275,6 +276,10 @@ class _Namespace:
                 self.imports[name] = f"from {modname.rsplit('.', 1)[0]} import {name}"
             else:
                 self.imports[name] = f"import {modname} as {name}"
+            return
+        if value is contextlib.contextmanager:
+            self.imports[name] = "from contextlib import contextmanager" + (
+                f" as {name}" if name != "contextmanager" else "")
             return
         member = _is_ct_member(value)
         if member is not None:       # `from cuda.tile import load` keeps the import style
@@ -579,6 +584,20 @@ def extract(kernel) -> Extracted:
             e.help, src.rstrip("\n") if src else None)) from None
 
 
+def _is_contextmanager(func, dec) -> bool:
+    expr = dec
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if not isinstance(expr, ast.Name):
+        return False
+    v = _resolve(func, expr.id)
+    for p in reversed(parts):
+        v = getattr(v, p, _MISSING) if v is not _MISSING else v
+    return v is contextlib.contextmanager
+
+
 def _extract(kernel, func) -> Extracted:
     ns = _Namespace()
     kname = func.__name__
@@ -601,6 +620,8 @@ def _extract(kernel, func) -> Extracted:
             if _decorator_is_ct(f, dec, "kernel") and role == "kernel" or \
                     _decorator_is_ct(f, dec, "function") and role != "kernel":
                 keep.append(dec)
+            elif role != "kernel" and _is_contextmanager(f, dec):
+                keep.append(dec)    # a generator context manager entered by `with`
         # free names: bind each to its value
         a = fdef.args
         annotated = {arg.annotation.id: arg.arg for arg in a.posonlyargs + a.args + a.kwonlyargs

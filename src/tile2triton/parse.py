@@ -45,6 +45,9 @@ class ParsedModule:
     # functions defined inside kernels and helpers (lower/nested_defs.py), hoisted to module
     # level: hoisted name -> (enclosing function, names it captures from there)
     hoisted: dict = field(default_factory=dict)
+    # generator context managers that kernels enter with `with` (context_managers.py): inlined,
+    # so their definitions leave the translated module
+    context_managers: set = field(default_factory=set)
 
     _positions: Optional[dict] = None
     _names: Optional[Names] = None

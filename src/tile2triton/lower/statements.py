@@ -9,6 +9,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..context_managers import ContextInliner
 from ..control_flow import ExitRewriter, indent_suites
 from ..diagnostics import LocatedFailure, TranslationError
 from ..model import (ArrayInfo, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
@@ -44,6 +45,7 @@ class Statements:
     def lower_body(self) -> list[str]:
         # one-line suites (`def f(x): return x`, `if c: a = 1`) are the blocks they stand for
         body = indent_suites(self.fn.node.body, self.pm.origins)
+        body = ContextInliner(self.pm, self.error, self.pm.names).function_body(body)
         body = ExitRewriter(self.error, self.pm.origins, self.pm.names).function_body(body)
         self.mutable = reassigned_names(body)
         self.block(body)
