@@ -166,6 +166,8 @@ class _UseScanner(cst.CSTVisitor):
         self.list_uses: dict[str, list] = {}  # name -> [(rank or None, node)] for `xs[i]`
         self.aliases: dict[str, str] = {}  # local name -> list parameter it is an element of
         self.array_aliases: dict[str, str] = {}  # local view name -> array parameter
+        self.plain_aliases: dict[str, set] = {}  # `alias = x`: local name -> parameters
+        self.tuple_aliases: dict[str, list] = {}  # `t = (x, y)`: name -> parameters per item
         self.local_tuples: dict[str, int] = {}  # `idx = (i, j)`: name -> length
         self.shape_index: dict[str, int] = {}
         # local name -> what calling it may call (`f = ct.static_eval(TABLE[Op(k)])`)
@@ -240,6 +242,16 @@ class _UseScanner(cst.CSTVisitor):
             return
         if isinstance(first, cst.Name) and first.value in self.names:
             self._note(first.value, self._rank_of(pattern, bound), node)
+        # `ct.store(t[0], ...)` where `t = (x, y)`: a use of each array `t[0]` may be
+        if isinstance(first, cst.Subscript) and isinstance(first.value, cst.Name) \
+                and first.value.value in self.tuple_aliases and len(first.slice) == 1 \
+                and isinstance(first.slice[0].slice, cst.Index) \
+                and isinstance(first.slice[0].slice.value, cst.Integer):
+            k = int(first.slice[0].slice.value.value)
+            parts = self.tuple_aliases[first.value.value]
+            if 0 <= k < len(parts):
+                for base in sorted(parts[k]):
+                    self._note(base, self._rank_of(pattern, bound), node)
 
     def _note_view(self, base, method, node: cst.Call) -> None:
         """`x.tiled_view(shape)`: a view with a tile shape tells the array's rank."""
@@ -355,6 +367,39 @@ class _UseScanner(cst.CSTVisitor):
             self.array_aliases[alias] = base
             self.names = self.names | {alias}
             return
+        # `alias = x` (maybe bound to several arrays: `alias = y` in a loop or a branch):
+        # uses of alias count for each of them
+        if isinstance(v, cst.Name) and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name) \
+                and (v.value in self.names or v.value in self.plain_aliases) \
+                and v.value not in self.aliases and v.value not in self.array_aliases:
+            alias = node.targets[0].target.value
+            bases = self.plain_aliases.get(v.value, {v.value})
+            self.plain_aliases.setdefault(alias, set()).update(bases)
+            self.names = self.names | {alias}
+            return
+        # `t = (x, y)` (maybe bound to several tuples of arrays)
+        if isinstance(v, cst.Tuple) and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name) and v.elements and all(
+                    isinstance(e.value, cst.Name) and (e.value.value in self.names or
+                                                       e.value.value in self.plain_aliases)
+                    for e in v.elements):
+            parts = self.tuple_aliases.setdefault(node.targets[0].target.value, [])
+            for i, e in enumerate(v.elements):
+                if i == len(parts):
+                    parts.append(set())
+                bases = self.plain_aliases.get(e.value.value, {e.value.value})
+                parts[i].update(b for b in bases if b in self.names)
+        # `a, b = (x, y)`: each name an alias as above
+        if isinstance(v, (cst.Tuple, cst.List)) and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, (cst.Tuple, cst.List)) \
+                and len(node.targets[0].target.elements) == len(v.elements):
+            for t, e in zip(node.targets[0].target.elements, v.elements):
+                if isinstance(t.value, cst.Name) and isinstance(e.value, cst.Name) and (
+                        e.value.value in self.names or e.value.value in self.plain_aliases):
+                    bases = self.plain_aliases.get(e.value.value, {e.value.value})
+                    self.plain_aliases.setdefault(t.value.value, set()).update(bases)
+                    self.names = self.names | {t.value.value}
         # `A = As[g]`: A is an element of the list parameter As
         if isinstance(v, cst.Subscript) and isinstance(v.value, cst.Name) \
                 and v.value.value in self.names and len(node.targets) == 1 \
@@ -388,6 +433,11 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo,
     fn.node.body.visit(scanner)
     for alias, lst in scanner.aliases.items():  # uses of `A = As[g]` count for As
         scanner.list_uses[lst] += scanner.array_uses.pop(alias, [])
+    for alias, bases in scanner.plain_aliases.items():  # uses of `alias = x` count for x
+        uses = scanner.array_uses.pop(alias, [])
+        for base in sorted(bases):
+            if base in names:
+                scanner.array_uses.setdefault(base, []).extend(uses)
     for alias, base in scanner.array_aliases.items():  # and uses of a view count for its array
         uses = [(r, n) for r, n in scanner.array_uses.pop(alias, []) if r is not None]
         scanner.array_uses.setdefault(base, []).extend(uses)

@@ -232,6 +232,18 @@ class Statements:
             if split is not None:
                 return split
             single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+            if isinstance(low.val, ArrayV) and single:
+                if node.targets[0].target.value in self.mutable:
+                    return self.bind_mutable_array(node.targets[0].target, low.val.info)
+                if low.val.info.shape_codes is None:
+                    # `alias = x` bound once: the name reads as the array itself, no line
+                    self.static_names.pop(node.targets[0].target.value, None)
+                    self.env[node.targets[0].target.value] = low.val
+                    return None
+            if single and node.targets[0].target.value in self.mutable and isinstance(
+                    low.val, TupleV) and low.items and all(
+                    isinstance(i.val, ArrayV) for i in low.items):
+                return self.bind_mutable_tuple(node.targets[0].target, low)
             if isinstance(low.val, ArrayV) and low.val.info.shape_codes is not None and single:
                 return self.bind_array_view(node.targets[0].target.value, low.val.info)
             if isinstance(low.val, TiledViewV) and single \
@@ -293,7 +305,7 @@ class Statements:
         if low.items is None or len(low.items) != len(els) \
                 or not all(isinstance(e.value, cst.Name) for e in els) \
                 or not any(isinstance(i.val, (DTypeV, TupleV, TiledViewV, EnumV, CtRefV, PyRefV,
-                                              RawMemoryV)) for i in low.items):
+                                              RawMemoryV, ArrayV)) for i in low.items):
             return None
         names = {e.value.value for e in els}
         if names & {n.value for n in _walk(node.value) if isinstance(n, cst.Name)}:
@@ -307,6 +319,14 @@ class Statements:
 
     def assign_lowered(self, name: cst.Name, low: Lowered):
         """`name = <low>` for an already lowered value (see split_unpacking)."""
+        if isinstance(low.val, ArrayV):
+            if name.value in self.mutable:
+                return self.bind_mutable_array(name, low.val.info)
+            if low.val.info.shape_codes is None:
+                self.static_names.pop(name.value, None)
+                self.env[name.value] = low.val
+                return None
+            return self.bind_array_view(name.value, low.val.info)
         if isinstance(low.val, (TiledViewV, RawMemoryV, EnumV, CtRefV, PyRefV)):
             self.env[name.value] = low.val
             return None
@@ -360,6 +380,57 @@ class Statements:
         lines += [f"{info.shape(d)} = {view.array.shape(d)}" for d in range(info.rank)]
         lines += [f"{info.stride(d)} = {view.array.stride(d)}" for d in range(info.rank)]
         self.env[name] = TiledViewV(info, list(view.tile_shape), view.padding, view.steps)
+        return lines
+
+    def bind_mutable_array(self, target: cst.Name, array: ArrayInfo) -> list:
+        """`alias = x` where `alias` is bound again (in a loop, or in both branches of an
+        `if`): which array it names is a runtime value, so its pointer, shapes and strides live
+        in its own variables, assigned at each binding (the arrays must share a dtype and a
+        rank, as Triton's merged pointer type requires)."""
+        name = target.value
+        if array.rank is None:
+            raise self.error(target, "T2T101", "an array name bound to several arrays needs "
+                             "arrays of a known rank", help="index the arrays with tuples of "
+                             "their rank, or use one name per array")
+        old = self.env.get(name)
+        if isinstance(old, ArrayV) and old.info.name == name and old.info.rank != array.rank:
+            raise self.error(target, "T2T105", f"`{name}` is bound to arrays of ranks "
+                             f"{old.info.rank} and {array.rank}",
+                             help="use one name per rank of array")
+        if isinstance(old, ArrayV) and old.info.name == name:
+            info = old.info
+        else:
+            info = ArrayInfo(name, rank=array.rank, abi_prefix=self.pm.names.array_prefix(name))
+        self.static_names.pop(name, None)
+        lines = [f"{info.pointer} = {array.pointer}"]
+        lines += [f"{info.shape(d)} = {array.shape(d)}" for d in range(info.rank)]
+        lines += [f"{info.stride(d)} = {array.stride(d)}" for d in range(info.rank)]
+        self.env[name] = ArrayV(info)
+        return lines
+
+    def bind_mutable_tuple(self, target: cst.Name, low: Lowered) -> list:
+        """`t = (x, y)` where `t` is bound again to tuples of arrays (`t = (y, x)` in a loop):
+        each item is an array name of its own (`t_0`, `t_1`) bound as above, and `t` reads as
+        the tuple of them."""
+        name = target.value
+        old = self.static_names.get(name)
+        if old is not None and isinstance(old.val, TupleV) and old.items is not None \
+                and len(old.items) != len(low.items):
+            raise self.error(target, "T2T105", f"`{name}` is bound to tuples of lengths "
+                             f"{len(old.items)} and {len(low.items)}",
+                             help="use one name per length of tuple")
+        lines, items = [], []
+        for i, item in enumerate(low.items):
+            part = self.pm.names[f"{name}_{i}"]
+            lines += self.bind_mutable_array(cst.Name(part), item.val.info)
+            items.append(Lowered(part, self.env[part]))
+        # one parallel assignment: `t = (t[1], t[0])` swaps
+        pairs = [line.split(" = ", 1) for line in lines]
+        lines = [", ".join(p[0] for p in pairs) + " = " + ", ".join(p[1] for p in pairs)]
+        vals = [it.val for it in items]
+        self.env[name] = TupleV(vals)
+        self.static_names[name] = Lowered("(" + ", ".join(it.code for it in items) + ",)",
+                                          TupleV(vals), items=items)
         return lines
 
     def bind_array_view(self, name: str, element: ArrayInfo) -> list:
