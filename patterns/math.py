@@ -5,7 +5,7 @@ TRITON_INTERPRET), so their helpers compute them from exp / sin / cos in fp32. `
 the real erf, never a tanh approximation."""
 import math as pymath
 
-from tile2triton.model import FLOAT_DTYPES, WIDE_DTYPES, ConstV, Lowered, TileV
+from tile2triton.model import FLOAT_DTYPES, WIDE_DTYPES, ConstExprV, ConstV, Lowered, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import reject_directed_rounding
@@ -118,6 +118,11 @@ def k(x, TILE: ct.Constant[int]):
         if isinstance(x.val, ConstV):
             return cx.fold(call.node, fold, x.val.value)
         d = dtype_of(x)
+        if isinstance(x.val, ConstExprV) or d == "scalar_param":
+            # a scalar parameter or a constexpr: a Python number to Triton (which has no
+            # `.dtype`, and tl.floor needs a tensor); cuTile computes it in fp32
+            x = Lowered(f"tl.full((), {x.code}, tl.float32)", TileV(shape=(), dtype="float32"))
+            d = "float32"
         out_dtype = d if d in ("float16", "bfloat16", "float32", "float64") else (
             "float32" if d else None)
         val = TileV(shape=tile_shape(x), dtype=out_dtype)
