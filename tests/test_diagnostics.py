@@ -23,7 +23,7 @@ def k(x, TILE: ct.Constant[int]):
     t = ct.load(x, (0,), (TILE,))
     with open("f") as f:
         pass
-""", "T2T101", 7, 5, "`With` statements are not supported"),
+""", "T2T101", 7, 10, "a `with` statement in a kernel must enter a generator context"),
     ("""@ct.kernel
 def k(x, TILE: ct.Constant[int]):
     t = ct.load(x, (0,), (TILE,))
