@@ -45,6 +45,11 @@ def k(x, TM: ct.Constant[int], TN: ct.Constant[int]):
                                f"ct.full: fill_value must be a number, not {value!r}",
                                help="fill tiles with a number, a boolean or a scalar")
             val.nonneg = value >= 0
+            if isinstance(value, float) and (dtype.name or "").startswith(("int", "uint")) \
+                    and value == value and abs(value) != float("inf"):
+                # a float literal for an integer tile: converted (toward zero) here, as Triton's
+                # full takes no float for an integer dtype
+                fill = repr(int(value))
         return Lowered(f"tl.full({shape}, {fill}, {dtype.triton})", val)
 
 

@@ -242,7 +242,9 @@ class ExitRewriter:
         self.origins[test] = s
         self.origins[pre[0]] = s
         self.origins[step_line] = s
-        return _Seq(pre, loop_node, s)
+        seq = _Seq(pre, loop_node, s)
+        self.origins[seq.items[-1]] = s
+        return seq
 
     def while_stmt(self, s: cst.While):
         kinds = self.exits(s.body, False)
@@ -260,7 +262,11 @@ class ExitRewriter:
         new = s.with_changes(test=test, body=s.body.with_changes(body=body))
         self.origins[new] = s
         pre = [_stmt(f"{loop.broke} = 0")] if "break" in kinds else []
-        return _Seq(pre, new, s) if pre else new
+        if not pre:
+            return new
+        seq = _Seq(pre, new, s)
+        self.origins[seq.items[-1]] = s
+        return seq
 
 
 class _Identity:
@@ -330,3 +336,135 @@ def _stmt(code: str) -> cst.SimpleStatementLine:
 
 def _small(code: str):
     return cst.parse_statement(code + "\n").body[0]
+
+
+# ------------------------------------------------------------------ constants at a loop's exit
+def exit_constants(loop: cst.While) -> dict:
+    """`while True:` left only by `break`s: the names that every `break` leaves bound to the
+    same literal (the last assignment to the name on the way to each `break` within the
+    iteration is `name = <literal>`). cuTile folds such a name after the loop; so does the
+    lowering (name -> value)."""
+    if not (isinstance(loop.test, cst.Name) and loop.test.value == "True") \
+            or not isinstance(loop.body, cst.IndentedBlock):
+        return {}
+    found: list = []          # one dict per break: name -> literal or None
+
+    def walk(stmts: list, chain: list) -> None:
+        for i, s in enumerate(stmts):
+            here = chain + [(stmts, i)]
+            if isinstance(s, cst.SimpleStatementLine):
+                for small in s.body:
+                    if isinstance(small, cst.Break):
+                        found.append(here)
+                        return
+                    if isinstance(small, (cst.Continue, cst.Return)):
+                        return
+                continue
+            if isinstance(s, cst.If):
+                node = s
+                while node is not None:
+                    body = node.body if isinstance(node, (cst.If, cst.Else)) else None
+                    if isinstance(body, cst.IndentedBlock):
+                        walk(list(body.body), here)
+                    node = node.orelse if isinstance(node, cst.If) else None
+            # (breaks inside inner loops leave those loops; other statements hold none)
+
+    walk(list(loop.body.body), [])
+    if not found:
+        return {}
+    names = _assigned_names(loop.body)
+    out = {}
+    for name in names:
+        values = set()
+        for chain in found:
+            v = _last_literal(chain, name)
+            if v is _UNKNOWN:
+                break
+            values.add((type(v), v))
+        else:
+            if len(values) == 1:
+                out[name] = next(iter(values))[1]
+    return out
+
+
+_UNKNOWN = object()
+
+
+def _last_literal(chain: list, name: str):
+    """The value `name` last got on the path to a `break` (its enclosing blocks, innermost
+    first, each read backwards from the statement holding the path)."""
+    for stmts, i in reversed(chain):
+        # the statement at i holds the path: in the innermost block it is the `break` line,
+        # whose own earlier small statements count too
+        s = stmts[i]
+        if isinstance(s, cst.SimpleStatementLine):
+            for small in reversed(list(s.body)):
+                got = _assigns(small, name)
+                if got is not None:
+                    return got
+        for prev in reversed(stmts[:i]):
+            if isinstance(prev, cst.SimpleStatementLine):
+                for small in reversed(list(prev.body)):
+                    got = _assigns(small, name)
+                    if got is not None:
+                        return got
+            elif name in _assigned_names(prev):
+                return _UNKNOWN
+    return _UNKNOWN
+
+
+def _assigns(small, name: str):
+    """None when `small` does not bind `name`; its literal value, or _UNKNOWN."""
+    if isinstance(small, cst.Assign):
+        hit = any(name in _target_names(t.target) for t in small.targets)
+        if not hit:
+            return None
+        if len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            return _literal(small.value)
+        return _UNKNOWN
+    if isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+        return _UNKNOWN if name in _target_names(small.target) else None
+    return None
+
+
+def _literal(expr):
+    if isinstance(expr, cst.Integer):
+        return int(expr.value, 0)
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False"):
+        return expr.value == "True"
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) \
+            and isinstance(expr.expression, cst.Integer):
+        return -int(expr.expression.value, 0)
+    return _UNKNOWN
+
+
+def _target_names(t) -> set:
+    if isinstance(t, cst.Name):
+        return {t.value}
+    if isinstance(t, (cst.Tuple, cst.List)):
+        out = set()
+        for el in t.elements:
+            out |= _target_names(el.value)
+        return out
+    if isinstance(t, cst.StarredElement):
+        return _target_names(t.value)
+    return set()
+
+
+def _assigned_names(node) -> set:
+    out = set()
+
+    def walk(n):
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return
+        if isinstance(n, cst.AssignTarget):
+            out.update(_target_names(n.target))
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For)):
+            out.update(_target_names(n.target))
+        elif isinstance(n, cst.NamedExpr):
+            out.update(_target_names(n.target))
+        for c in n.children:
+            walk(c)
+
+    walk(node)
+    return out

@@ -9,11 +9,12 @@ from typing import Optional
 
 import libcst as cst
 
+from ..closure_factories import ClosureInliner
 from ..context_managers import ContextInliner
-from ..control_flow import ExitRewriter, indent_suites
+from ..control_flow import ExitRewriter, exit_constants, indent_suites
 from ..diagnostics import LocatedFailure, TranslationError
 from ..model import (ArrayInfo, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
-                     DTypeV, EnumClassV, EnumV, Lowered, PREC, PyRefV, RawMemoryV, TableV, TiledViewV,
+                     DTypeV, EnumClassV, EnumV, FuncV, Lowered, PREC, PyRefV, RawMemoryV, TableV, TiledViewV,
                      TileV, TupleV)
 from .expressions import AUGOP_SYMBOL
 from .values import reassigned_names
@@ -45,6 +46,7 @@ class Statements:
     def lower_body(self) -> list[str]:
         # one-line suites (`def f(x): return x`, `if c: a = 1`) are the blocks they stand for
         body = indent_suites(self.fn.node.body, self.pm.origins)
+        body = ClosureInliner(self.pm, self.pm.names).function_body(body)
         body = ContextInliner(self.pm, self.error, self.pm.names).function_body(body)
         body = ExitRewriter(self.error, self.pm.origins, self.pm.names).function_body(body)
         self.mutable = reassigned_names(body)
@@ -213,6 +215,12 @@ class Statements:
         test = self.no_statements_before(node.test)  # it is evaluated every iteration
         self.line(f"while {test.code}:", self.header_comment(node))
         self.block(node.body)
+        original = self.pm.origins.get(node, node)
+        if isinstance(original, cst.While):
+            for name, value in exit_constants(original).items():
+                # every `break` leaves `name` bound to this literal: a constant after the loop
+                self.env[name] = ConstV(value)
+                self.static_names[name] = Lowered(repr(value), ConstV(value))
 
     # --------------------------------------------------------------------- small statements
     def small(self, node) -> Optional[str]:
@@ -250,7 +258,7 @@ class Statements:
                     and node.targets[0].target.value in self.mutable:
                 return self.bind_mutable_view(node.targets[0].target, low.val)
             if isinstance(low.val, (TiledViewV, RawMemoryV, EnumV, CtRefV, PyRefV, ChoiceV,
-                                    TableV, EnumClassV, ConstExprEnumV)) and single:
+                                    TableV, EnumClassV, ConstExprEnumV, FuncV)) and single:
                 # tiled views, enum members (`zero_pad = ct.PaddingMode.ZERO`) and references
                 # to modules exist only at translation time: the name is an alias, no line
                 self.env[node.targets[0].target.value] = low.val
