@@ -111,6 +111,10 @@ class NestedDefs:
             v = self.env.get(n)
             if isinstance(v, FuncV) and v.name in pm.hoisted:
                 siblings[n] = v.name
+                # what the sibling captures, this function must pass it at its calls
+                for c in pm.hoisted[v.name][1]:
+                    if c in enclosing and c not in captures and c not in scan.bound:
+                        captures.append(c)
             elif n in enclosing:
                 captures.append(n)
         key = id(node) if key is None else key
