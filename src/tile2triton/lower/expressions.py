@@ -37,7 +37,7 @@ CMP_SYMBOL = {
 UNARY_SYMBOL = {cst.Minus: "unary -", cst.BitInvert: "~"}
 # Python builtins kernels may call (cuTile gives them tile meanings: max is ct.maximum, ...)
 BUILTINS = ("range", "min", "max", "len", "float", "int", "bool", "abs", "print", "divmod",
-            "tuple")
+            "tuple", "sum")
 
 
 class Expressions:
@@ -223,6 +223,8 @@ class Expressions:
                 if low is not None:
                     return low
                 return self.identity_compare(node, left, right, op is cst.Is)
+            if op in (cst.In, cst.NotIn) and len(node.comparisons) == 1:
+                return self.membership(node, comp, left, op is cst.In)
             if op not in CMP_SYMBOL:
                 raise self.error(comp, "T2T101", "`in`/`not in` comparisons are not supported")
             right = self.expr(comp.comparator)
@@ -246,6 +248,44 @@ class Expressions:
             return results[0]
         code = " & ".join(r.wrap(PREC["&"] + 1) for r in results)
         return Lowered(code, results[0].val, PREC["&"])
+
+    def membership(self, node, comp, left: Lowered, positive: bool) -> Lowered:
+        """`x in (a, b, ...)`: `x == a`, then `x == b`, ... as cuTile compares them: an item
+        equal at translation time ends the search (later items are not compared), items unequal
+        at translation time drop out, and the rest are or-ed at run time (`not in`: the
+        negation)."""
+        right = self.expr(comp.comparator)
+        if not isinstance(right.val, TupleV):
+            raise self.error(comp, "T2T101", "`in`/`not in` needs a tuple on its right")
+        items = right.items if right.items is not None and len(right.items) == len(
+            right.val.items) else [self.const(v.value) if isinstance(v, ConstV) else None
+                                   for v in right.val.items]
+        runtime = []
+        for item in items:
+            if item is None:
+                raise self.error(comp, "T2T101", "`in` over a tuple whose items are not "
+                                 "known here is not supported")
+            eq = self.operator("==", node, left, item)
+            if isinstance(eq.val, ConstV):
+                if eq.val.value:
+                    return self.const(positive) if not runtime else self._any(
+                        runtime, positive, done=True)
+                continue
+            runtime.append(eq)
+        if not runtime:
+            return self.const(not positive)
+        return self._any(runtime, positive, done=False)
+
+    def _any(self, tests: list, positive: bool, done: bool) -> Lowered:
+        """Runtime `t0 | t1 | ...` (done: a later item matched at translation time, so the
+        result is True whatever the tests give)."""
+        if done:
+            return self.const(positive)
+        code = " | ".join(t.wrap(PREC["|"] + 1) for t in tests)
+        val = TileV(shape=(), dtype="bool_")
+        if positive:
+            return Lowered(code, val, PREC["|"] if len(tests) > 1 else tests[0].prec)
+        return Lowered(f"({code}) == 0", val, PREC["cmp"])
 
     def tuple_equal(self, left: Lowered, right: Lowered) -> Optional[Lowered]:
         """`t.shape == (TM, 4)`: tuples of compile-time items are equal item by item, as in
@@ -383,6 +423,9 @@ class Expressions:
     def builtin_call(self, name: str, node: cst.Call) -> Lowered:
         if name == "tuple":
             return self.tuple_call(node)
+        if name == "sum" and len(node.args) in (1, 2) and all(
+                a.keyword is None and not a.star for a in node.args):
+            return self.builtin_sum(node)
         args = [self.expr(a.value) for a in node.args]
         if name in ("min", "max"):
             if len(args) < 2 or any(a.keyword is not None for a in node.args):
@@ -419,6 +462,30 @@ class Expressions:
         if name == "print":  # cuTile treats the builtin as ct.print
             return self.construct("print", node)
         raise self.error(node, "T2T101", f"builtin `{name}()` is not supported here")
+
+    def builtin_sum(self, node: cst.Call) -> Lowered:
+        """`sum(t)` of a tuple (or of a comprehension over a sequence known here, `sum([i * i
+        for i in tup])`): the items added left to right from `start` (0), folded when they are
+        constants."""
+        arg = node.args[0].value
+        if isinstance(arg, (cst.ListComp, cst.GeneratorExp)):
+            gen = cst.GeneratorExp(elt=arg.elt, for_in=arg.for_in)
+            self.pm.origins[gen] = arg
+            seq = self.tuple_comprehension(gen)
+        else:
+            seq = self.expr(arg)
+        if not isinstance(seq.val, TupleV):
+            raise self.error(arg, "T2T101", "sum() in kernels adds the items of a tuple",
+                             help="use ct.sum for the elements of a tile")
+        items = seq.items if seq.items is not None and len(seq.items) == len(seq.val.items) \
+            else [self.const(v.value) if isinstance(v, ConstV) else None for v in seq.val.items]
+        if any(i is None for i in items):
+            raise self.error(arg, "T2T101", "sum() of a tuple whose items are not known here "
+                             "is not supported")
+        acc = self.expr(node.args[1].value) if len(node.args) == 2 else self.const(0)
+        for item in items:
+            acc = self.operator("+", node, acc, item)
+        return acc
 
     def bind_helper_args(self, name: str, node: cst.Call) -> list:
         """The call's arguments in the helper's parameter order, as Python binds them

@@ -120,6 +120,10 @@ class Values:
 
     def x_Attribute(self, node: cst.Attribute) -> Lowered:
         attr = node.attr.value
+        if isinstance(node.value, cst.Attribute) and isinstance(node.value.value, cst.Name) \
+                and node.value.value.value not in self.env \
+                and self.pm.qualname(node.value) == "cuda.tile":
+            return self.ct_ref(f"cuda.tile.{attr}", node)    # `cuda.tile.load` after `import cuda.tile`
         base = self.expr(node.value)
         v = base.val
         if isinstance(v, CtRefV):
