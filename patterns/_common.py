@@ -2,6 +2,8 @@
 broadcasting. Reading arguments is `_args.py`."""
 from __future__ import annotations
 
+import re
+
 from tile2triton.model import (FLOAT_DTYPES, INT_DTYPES, PROMOTION_ORDER, ConstExprV, ConstV,
                                Lowered, TileV)
 
@@ -72,7 +74,11 @@ def broadcast_shapes(s1, s2):
         elif str(d2) == "1" or str(d1) == str(d2):
             out.append(d1)
         else:
-            out.append(d1)  # unknown relation of symbolic sizes: keep the left
+            # sizes known only per specialization (`MASK_N`, `X_N`): broadcasting makes them
+            # equal or one of them 1, so the result is the left one unless it is 1; Triton
+            # folds the conditional per specialization (and the launcher can evaluate it)
+            a = str(d1) if re.fullmatch(r"[\w.]+", str(d1)) else f"({d1})"
+            out.append(f"({a} if {a} != 1 else {d2})")
     return tuple(reversed(out))
 
 

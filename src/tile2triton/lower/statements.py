@@ -134,7 +134,9 @@ class Statements:
         if isinstance(test.val, ConstV) and isinstance(test.val.value, (bool, int, float, str)):
             return self.constant_if(node, keyword, bool(test.val.value))
         self.line(f"{keyword} {test.code}:", self.header_comment(node))
+        before = dict(self.env)
         self.block(node.body)
+        after_body = dict(self.env)
         orelse = node.orelse
         if isinstance(orelse, cst.If):
             self.leading(orelse)
@@ -143,6 +145,26 @@ class Statements:
             self.leading(orelse)
             self.line("else:", self.header_comment(orelse))
             self.block(orelse.body)
+        if isinstance(test.val, ConstExprV):
+            self.merge_branch_tiles(test, after_body, self.env if orelse is not None else before)
+
+    def merge_branch_tiles(self, test: Lowered, taken: dict, other: dict) -> None:
+        """After an `if` on a constexpr (Triton compiles one branch per specialization), a tile
+        bound to other shapes or dtypes in the two paths is known as either: a size that
+        differs is `(a if test else b)`, a rank or dtype that differs is unknown."""
+        cond = test.wrap(PREC["ifexp"] + 1)
+        for name, a in taken.items():
+            b = other.get(name)
+            if not isinstance(a, TileV) or not isinstance(b, TileV) or a == b:
+                continue
+            shape = None
+            if a.shape is not None and b.shape is not None and len(a.shape) == len(b.shape):
+                shape = tuple(x if str(x) == str(y) else f"({x} if {cond} else {y})"
+                              for x, y in zip(a.shape, b.shape))
+            self.env[name] = TileV(shape=shape, dtype=a.dtype if a.dtype == b.dtype else None,
+                                   tf32=a.tf32 and b.tf32, nonneg=a.nonneg and b.nonneg,
+                                   loaded_from=a.loaded_from if a.loaded_from == b.loaded_from
+                                   else None)
 
     def constant_if(self, node: cst.If, keyword: str, taken: bool) -> None:
         """An `if` on a compile-time constant: only the branch taken is translated, as cuTile
