@@ -416,7 +416,25 @@ def launch_flash_attn_fwd_kernel(
     _check_ndim("flash_attn_fwd_kernel", "k", k, 3)
     _check_ndim("flash_attn_fwd_kernel", "v", v, 3)
     _check_ndim("flash_attn_fwd_kernel", "out", out, 3)
-    tile_elems = max(TQ * D, TQ, TK * D, TQ * TK, TK)
+    tile_elems = max(
+        TQ * D,
+        TQ,
+        TK * D,
+        TQ * TK,
+        TK,
+        (
+            TQ
+            if TQ != 1
+            else (
+                TQ
+                if TQ != 1
+                else (
+                    TQ if TQ != 1 else ((TQ if CAUSAL else 1) if (TQ if CAUSAL else 1) != 1 else TQ)
+                )
+            )
+        )
+        * D,
+    )
     # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
