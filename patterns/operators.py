@@ -6,7 +6,7 @@ non-negative or compile-time; `**` has no Triton operator.
 """
 import operator as op
 
-from tile2triton.model import PREC, ConstExprV, ConstV, Lowered, TileV
+from tile2triton.model import PREC, ConstExprV, ConstV, Lowered, TileV, TupleV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import reject_directed_rounding
@@ -111,6 +111,36 @@ def compile_time(low):
     return isinstance(low.val, (ConstV, ConstExprV))
 
 
+def _tuple_items(low):
+    """The entries of a tuple (written, or a constant), else None."""
+    v = low.val
+    if isinstance(v, TupleV):
+        if low.items is not None:
+            return list(low.items)
+        return [Lowered(f"{low.wrap(100)}[{i}]", it) for i, it in enumerate(v.items)]
+    if isinstance(v, ConstV) and isinstance(v.value, tuple):
+        return [Lowered(repr(it), ConstV(it)) for it in v.value]
+    return None
+
+
+def tuple_arith(name, x, y):
+    """`(0,) * n` and `t1 + t2` of tuples: a tuple at translation time, as in cuTile (whose
+    kernels are Python)."""
+    tx, ty = _tuple_items(x), _tuple_items(y)
+    items = None
+    if name == "add" and tx is not None and ty is not None:
+        items = tx + ty
+    elif name == "mul" and (tx is None) != (ty is None):
+        n = y if tx is not None else x
+        if isinstance(n.val, ConstV) and isinstance(n.val.value, int) \
+                and not isinstance(n.val.value, bool):
+            items = (tx if tx is not None else ty) * max(n.val.value, 0)
+    if items is None:
+        return None
+    code = "(" + ", ".join(i.code for i in items) + ("," if len(items) == 1 else "") + ")"
+    return Lowered(code, TupleV([i.val for i in items]), items=items)
+
+
 class BinaryOperator(Pattern):
     constructs = ("add", "sub", "mul", "truediv", "bitwise_and", "bitwise_or", "bitwise_xor",
                   "bitwise_lshift", "bitwise_rshift", "less", "less_equal", "greater",
@@ -142,6 +172,9 @@ def k(x):
         name = call.name
         reject_directed_rounding(call, cx)
         x, y = call.arg("x"), call.arg("y")
+        joined = tuple_arith(name, x, y) if name in ("add", "mul") else None
+        if joined is not None:
+            return joined
         if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
             return cx.fold(call.node, FOLD[name], x.val.value, y.val.value)
         if compile_time(x) and compile_time(y):

@@ -1,6 +1,6 @@
 """Shape manipulation: ct.expand_dims, ct.broadcast_to, ct.reshape, ct.permute, ct.transpose.
 (`x[:, None]` / `x[None, :]` indexing is handled by the engine and reads the same in Triton.)"""
-from tile2triton.model import ConstV, Lowered, TileV
+from tile2triton.model import CT_TO_TL_DTYPE, ConstV, Lowered, TileV
 from tile2triton.pattern_api import Example, Pattern
 
 from ._args import const_value, require_tile, static_shape
@@ -90,6 +90,12 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
             total = " * ".join(str(s) for s in shape)
             rest = " * ".join(d for d in dims if d != "-1") or "1"
             dims = [f"{total} // ({rest})" if d == "-1" else d for d in dims]
+        if isinstance(x.val, ConstV) and dtype_of(x) is not None and dims:
+            # a number (`ct.reshape(4, (1, 1, 1))`): a tile of its dtype (int32, float32 or
+            # bool, as cuTile types a Python number); Triton cannot broadcast a constexpr
+            dt = {"weak_int": "int32", "weak_float": "float32"}.get(dtype_of(x), dtype_of(x))
+            return Lowered(f"tl.full({shape_code(dims)}, {x.code}, {CT_TO_TL_DTYPE[dt]})",
+                           TileV(shape=tuple(dims), dtype=dt))
         if tile_shape(x) == () and dims:
             # a 0-d tile to a shape of ones: tl.reshape needs a block, broadcasting a scalar
             # gives the same single element

@@ -169,6 +169,8 @@ class _UseScanner(cst.CSTVisitor):
         self.plain_aliases: dict[str, set] = {}  # `alias = x`: local name -> parameters
         self.tuple_aliases: dict[str, list] = {}  # `t = (x, y)`: name -> parameters per item
         self.local_tuples: dict[str, int] = {}  # `idx = (i, j)`: name -> length
+        # `idx = ct.static_eval((0,) * len(shape))`: tuples of a length not known here
+        self.opaque_tuples: set = set()
         self.shape_index: dict[str, int] = {}
         # local name -> what calling it may call (`f = ct.static_eval(TABLE[Op(k)])`)
         self.callees: dict[str, list] = {}
@@ -286,7 +288,8 @@ class _UseScanner(cst.CSTVisitor):
             if rank == 0:
                 rank = None  # shape=() is a 0-d tile of an array of any rank
         if rank is None and index is not None and not isinstance(index, cst.Tuple) and not (
-                isinstance(index, cst.Name) and index.value in self.helper_params):
+                isinstance(index, cst.Name) and (index.value in self.helper_params
+                                                 or index.value in self.opaque_tuples)):
             rank = 1  # a bare index addresses a 1-D array (a helper's parameter may be a tuple)
         return rank
 
@@ -357,6 +360,9 @@ class _UseScanner(cst.CSTVisitor):
         if isinstance(v, cst.Tuple) and len(node.targets) == 1 \
                 and isinstance(node.targets[0].target, cst.Name):
             self.local_tuples[node.targets[0].target.value] = len(v.elements)
+        elif len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                and _builds_tuple(v):
+            self.opaque_tuples.add(node.targets[0].target.value)
         # `sub = x.slice(...)` / `tv = x.tiled_view(shape)`: uses of sub/tv are uses of x
         if isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) \
                 and isinstance(v.func.value, cst.Name) and v.func.value.value in self.names \
@@ -528,3 +534,15 @@ def read_only_arrays(pm: ParsedModule, fn: FunctionInfo, names) -> set[str]:
         if n.value in out and id(n) not in scan.reads:
             out.discard(n.value)
     return out
+
+
+def _builds_tuple(expr) -> bool:
+    """`(0,) * n`, `t + (1,)`, `ct.static_eval(...)` of them: a tuple whose length the scan
+    does not compute (the launch's argument tells the array's rank instead)."""
+    if isinstance(expr, cst.Call) and len(expr.args) == 1:
+        return _builds_tuple(expr.args[0].value)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add,
+                                                                           cst.Multiply)):
+        return any(isinstance(side, cst.Tuple) or _builds_tuple(side)
+                   for side in (expr.left, expr.right))
+    return False

@@ -148,27 +148,51 @@ class Expressions:
         parts = []
         shape = list(base.val.shape) if base.val.shape is not None else None
         new_shape = [] if shape is not None else None
+        kinds = [self.new_axis_kind(el) for el in node.slice]
+        if kinds.count("...") > 1:
+            raise self.error(node, "T2T101", "a tile index may hold one `...`")
+        if "..." in kinds:
+            # `...` stands for as many `:` as the tile has axes not named by the others
+            if shape is None:
+                raise self.error(node, "T2T105", "`...` in a tile index needs the tile's rank, "
+                                 "which is not known here", help="write the `:` out")
+            fill = len(shape) - kinds.count(":")
+            if fill < 0:
+                raise self.error(node, "T2T105", f"too many `:` for a tile of rank {len(shape)}")
+            at = kinds.index("...")
+            kinds[at:at + 1] = [":"] * fill
         src = 0
-        for el in node.slice:
-            s = el.slice
-            if isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None:
+        for kind in kinds:
+            if kind == ":":
                 parts.append(":")
                 if new_shape is not None:
                     new_shape.append(shape[src] if src < len(shape) else None)
                 src += 1
-            elif isinstance(s, cst.Index) and isinstance(s.value, cst.Name) and s.value.value == "None":
+            else:
                 parts.append("None")
                 if new_shape is not None:
                     new_shape.append(1)
-            else:
-                raise self.error(el, "T2T101", "tiles can only be indexed with `:` and `None`",
-                                 help="use ct.extract or ct.item to take parts of a tile")
         if new_shape is not None and shape is not None:
             new_shape.extend(shape[src:])
         v = base.val
         return Lowered(f"{base.wrap(100)}[{', '.join(parts)}]",
                        TileV(shape=tuple(new_shape) if new_shape is not None else None,
                              dtype=v.dtype, tf32=v.tf32, nonneg=v.nonneg))
+
+    def new_axis_kind(self, el: cst.SubscriptElement) -> str:
+        """One entry of a tile index: ":" (a whole axis), "None" (a new axis: `None`,
+        `np.newaxis`) or "..." (the axes not named)."""
+        s = el.slice
+        if isinstance(s, cst.Slice) and s.lower is None and s.upper is None and s.step is None:
+            return ":"
+        if isinstance(s, cst.Index) and isinstance(s.value, cst.Ellipsis):
+            return "..."
+        if isinstance(s, cst.Index) and (
+                (isinstance(s.value, cst.Name) and s.value.value == "None")
+                or self.resolve(s.value) in ("numpy.newaxis", "torch.newaxis")):
+            return "None"
+        raise self.error(el, "T2T101", "tiles can only be indexed with `:`, `None` and `...`",
+                         help="use ct.extract or ct.item to take parts of a tile")
 
     def x_BinaryOperation(self, node: cst.BinaryOperation) -> Lowered:
         symbol = BINOP_SYMBOL[type(node.operator)]
