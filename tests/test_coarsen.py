@@ -91,3 +91,28 @@ def test_literal_large_tiles_are_left_alone():
     out = _translate(SMALL_TILES.replace("TILE: ct.Constant[int]", "UNUSED: ct.Constant[int]")
                      .replace("(TILE,)", "(512,)"))
     assert "BLOCKS_PER_PROGRAM" not in out
+
+
+def test_module_with_an_early_returning_helper_is_not_coarsened():
+    """Triton cannot compile a helper that returns early when it is called inside the
+    coarsening loop's `if` (PassManager::run failed on sm_90, upstream's
+    test_helper_function_early_return in GPU run 21): such a module keeps one block per
+    program."""
+    src = """
+def pick(tx, ty, early):
+    if early:
+        return tx
+    return tx + ty
+
+
+@ct.kernel
+def k(x, y, out, early: bool, TILE: ct.Constant[int]):
+    b = ct.bid(0)
+    tx = ct.load(x, index=(b,), shape=(TILE,))
+    ty = ct.load(y, index=(b,), shape=(TILE,))
+    ct.store(out, index=(b,), tile=pick(tx, ty, early))
+"""
+    out = _translate(src)
+    assert "def pick(" in out and "BLOCKS_PER_PROGRAM" not in out
+    assert "BLOCKS_PER_PROGRAM" in _translate(src.replace(
+        "    if early:\n        return tx\n    return tx + ty", "    return tx + ty * early"))

@@ -260,7 +260,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
         _remember_launch(outer_kernel, known, compiled, args, constexprs)
 
 
-@triton.jit(do_not_specialize=["grid_x"])
+@triton.jit
 def pool_permute_kernel(
     x_ptr,
     x_shape0,
@@ -279,10 +279,8 @@ def pool_permute_kernel(
     TB: tl.constexpr,
     TM: tl.constexpr,
     TH: tl.constexpr,
-    grid_x,
     x_div: tl.constexpr,
     out_div: tl.constexpr,
-    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out[h, b, m] = x[b, m, 2h] + x[b, m, 2h + 1].
@@ -304,46 +302,41 @@ def pool_permute_kernel(
     out_shape0 = out_shape0 // out_div[3] * out_div[3]
     out_shape1 = out_shape1 // out_div[4] * out_div[4]
     out_shape2 = out_shape2 // out_div[5] * out_div[5]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
-    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
-        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
-        if block_x < grid_x:
-            pid_b = block_x
-            pid_m = tl.program_id(1)
-            pid_h = tl.program_id(2)
-            t = _load_tile_3d(
-                x_ptr,
-                x_shape0,
-                x_shape1,
-                x_shape2,
-                x_stride0,
-                x_stride1,
-                x_stride2,
-                pid_b,
-                pid_m,
-                pid_h,
-                TB,
-                TM,
-                2 * TH,
-                USE_INT64,
-            )
-            pairs = tl.reshape(t, (TB, TM, TH, 2))
-            pooled = _sum(pairs, 3, False)  # (TB, TM, TH)
-            _store_tile_3d(
-                out_ptr,
-                out_shape0,
-                out_shape1,
-                out_shape2,
-                out_stride0,
-                out_stride1,
-                out_stride2,
-                pid_h,
-                pid_b,
-                pid_m,
-                tl.permute(pooled, (2, 0, 1)),
-                USE_INT64,
-            )
+    pid_b = tl.program_id(0)
+    pid_m = tl.program_id(1)
+    pid_h = tl.program_id(2)
+    t = _load_tile_3d(
+        x_ptr,
+        x_shape0,
+        x_shape1,
+        x_shape2,
+        x_stride0,
+        x_stride1,
+        x_stride2,
+        pid_b,
+        pid_m,
+        pid_h,
+        TB,
+        TM,
+        2 * TH,
+        USE_INT64,
+    )
+    pairs = tl.reshape(t, (TB, TM, TH, 2))
+    pooled = _sum(pairs, 3, False)  # (TB, TM, TH)
+    _store_tile_3d(
+        out_ptr,
+        out_shape0,
+        out_shape1,
+        out_shape2,
+        out_stride0,
+        out_stride1,
+        out_stride2,
+        pid_h,
+        pid_b,
+        pid_m,
+        tl.permute(pooled, (2, 0, 1)),
+        USE_INT64,
+    )
 
 
 def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
@@ -354,12 +347,6 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
     x = _as_tensor(x)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
-    tile_elems = max(TB * TM * (2 * TH), TH * TB * TM)
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
-    grid_x, *grid_rest = _grid(grid)
-    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -370,7 +357,6 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
         TB,
         TM,
         TH,
-        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -400,7 +386,6 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
-        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, out),
     )
     with _on_stream(stream):

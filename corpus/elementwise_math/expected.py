@@ -221,7 +221,7 @@ def _log2(x):
     return y
 
 
-@triton.jit(do_not_specialize=["grid_x"])
+@triton.jit
 def math_kernel(
     x_ptr,
     x_shape0,
@@ -242,14 +242,12 @@ def math_kernel(
     out_misc_shape0,
     out_misc_stride0,
     TILE: tl.constexpr,
-    grid_x,
     x_div: tl.constexpr,
     y_div: tl.constexpr,
     out_explog_div: tl.constexpr,
     out_trig_div: tl.constexpr,
     out_round_div: tl.constexpr,
     out_misc_div: tl.constexpr,
-    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """A tour of the unary/binary math functions on float32 data.
@@ -269,81 +267,70 @@ def math_kernel(
     out_round_shape0 = out_round_shape0 // out_round_div[1] * out_round_div[1]
     out_misc_stride0 = out_misc_stride0 // out_misc_div[0] * out_misc_div[0]
     out_misc_shape0 = out_misc_shape0 // out_misc_div[1] * out_misc_div[1]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
-    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
-        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
-        if block_x < grid_x:
-            pid = block_x
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_x0 = pid * TILE + tl.arange(0, TILE)
-            mask_x = offs_x0 < x_shape0
-            xt = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_y0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_y0 = pid * TILE + tl.arange(0, TILE)
-            mask_y = offs_y0 < y_shape0
-            yt = tl.load(y_ptr + offs_y0 * y_stride0, mask=mask_y)
+    pid = tl.program_id(0)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_x0 = pid * TILE + tl.arange(0, TILE)
+    mask_x = offs_x0 < x_shape0
+    xt = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_y0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_y0 = pid * TILE + tl.arange(0, TILE)
+    mask_y = offs_y0 < y_shape0
+    yt = tl.load(y_ptr + offs_y0 * y_stride0, mask=mask_y)
 
-            explog = _exp(-xt) + _log(xt) + _sqrt(xt) + _rsqrt(xt)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out_explog0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_out_explog0 = pid * TILE + tl.arange(0, TILE)
-            mask_out_explog = offs_out_explog0 < out_explog_shape0
-            tl.store(
-                out_explog_ptr + offs_out_explog0 * out_explog_stride0,
-                explog.to(out_explog_ptr.dtype.element_ty),
-                mask=mask_out_explog,
-            )
+    explog = _exp(-xt) + _log(xt) + _sqrt(xt) + _rsqrt(xt)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out_explog0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_out_explog0 = pid * TILE + tl.arange(0, TILE)
+    mask_out_explog = offs_out_explog0 < out_explog_shape0
+    tl.store(
+        out_explog_ptr + offs_out_explog0 * out_explog_stride0,
+        explog.to(out_explog_ptr.dtype.element_ty),
+        mask=mask_out_explog,
+    )
 
-            trig = _sin(yt) * _cos(xt) + _tanh(yt) + _atan2(yt, xt - 1.0)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out_trig0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_out_trig0 = pid * TILE + tl.arange(0, TILE)
-            mask_out_trig = offs_out_trig0 < out_trig_shape0
-            tl.store(
-                out_trig_ptr + offs_out_trig0 * out_trig_stride0,
-                trig.to(out_trig_ptr.dtype.element_ty),
-                mask=mask_out_trig,
-            )
+    trig = _sin(yt) * _cos(xt) + _tanh(yt) + _atan2(yt, xt - 1.0)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out_trig0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_out_trig0 = pid * TILE + tl.arange(0, TILE)
+    mask_out_trig = offs_out_trig0 < out_trig_shape0
+    tl.store(
+        out_trig_ptr + offs_out_trig0 * out_trig_stride0,
+        trig.to(out_trig_ptr.dtype.element_ty),
+        mask=mask_out_trig,
+    )
 
-            rounded = _floor(yt) * 10.0 + _ceil(xt) + tl.abs(yt)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out_round0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_out_round0 = pid * TILE + tl.arange(0, TILE)
-            mask_out_round = offs_out_round0 < out_round_shape0
-            tl.store(
-                out_round_ptr + offs_out_round0 * out_round_stride0,
-                rounded.to(out_round_ptr.dtype.element_ty),
-                mask=mask_out_round,
-            )
+    rounded = _floor(yt) * 10.0 + _ceil(xt) + tl.abs(yt)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out_round0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_out_round0 = pid * TILE + tl.arange(0, TILE)
+    mask_out_round = offs_out_round0 < out_round_shape0
+    tl.store(
+        out_round_ptr + offs_out_round0 * out_round_stride0,
+        rounded.to(out_round_ptr.dtype.element_ty),
+        mask=mask_out_round,
+    )
 
-            # sqrt of a negative number is NaN; isnan + where turns those lanes into -1.
-            root = _sqrt(yt)
-            safe_root = tl.where(root != root, -1.0, root)
-            misc = (
-                _exp2(yt)
-                + _log2(xt)
-                + safe_root
-                + tl.maximum(xt, yt) * 0.5
-                - tl.minimum(xt, yt) * 0.25
-            )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out_misc0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_out_misc0 = pid * TILE + tl.arange(0, TILE)
-            mask_out_misc = offs_out_misc0 < out_misc_shape0
-            tl.store(
-                out_misc_ptr + offs_out_misc0 * out_misc_stride0,
-                misc.to(out_misc_ptr.dtype.element_ty),
-                mask=mask_out_misc,
-            )
+    # sqrt of a negative number is NaN; isnan + where turns those lanes into -1.
+    root = _sqrt(yt)
+    safe_root = tl.where(root != root, -1.0, root)
+    misc = _exp2(yt) + _log2(xt) + safe_root + tl.maximum(xt, yt) * 0.5 - tl.minimum(xt, yt) * 0.25
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out_misc0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
+    else:
+        offs_out_misc0 = pid * TILE + tl.arange(0, TILE)
+    mask_out_misc = offs_out_misc0 < out_misc_shape0
+    tl.store(
+        out_misc_ptr + offs_out_misc0 * out_misc_stride0,
+        misc.to(out_misc_ptr.dtype.element_ty),
+        mask=mask_out_misc,
+    )
 
 
 def launch_math_kernel(
@@ -360,12 +347,6 @@ def launch_math_kernel(
     out_round = _as_tensor(out_round)
     out_misc = _as_tensor(out_misc)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
-    tile_elems = TILE
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
-    grid_x, *grid_rest = _grid(grid)
-    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -386,7 +367,6 @@ def launch_math_kernel(
         *out_misc.shape,
         *out_misc.stride(),
         TILE,
-        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -438,7 +418,6 @@ def launch_math_kernel(
         out_trig_div=_multiples(out_trig),
         out_round_div=_multiples(out_round),
         out_misc_div=_multiples(out_misc),
-        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, y, out_explog, out_trig, out_round, out_misc),
     )
     with _on_stream(stream):

@@ -56,7 +56,7 @@ def _gather_2d(
         return tl.load(ptr + offs)
 
 
-@triton.jit(do_not_specialize=["grid_x"])
+@triton.jit
 def embedding_kernel(
     table_ptr,
     table_shape0,
@@ -73,11 +73,9 @@ def embedding_kernel(
     out_stride1,
     TT: tl.constexpr,
     TD: tl.constexpr,
-    grid_x,
     table_div: tl.constexpr,
     ids_div: tl.constexpr,
     out_div: tl.constexpr,
-    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out[t, :] = table[ids[t], :] for a block of TT tokens and TD embedding columns.
@@ -96,45 +94,40 @@ def embedding_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
-    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
-        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
-        if block_x < grid_x:
-            vocab, dim = (table_shape0, table_shape1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_ids0 = tl.cast(block_x, tl.int64) * TT + tl.arange(0, TT)
-            else:
-                offs_ids0 = block_x * TT + tl.arange(0, TT)
-            mask_ids = offs_ids0 < ids_shape0
-            tok = tl.load(ids_ptr + offs_ids0 * ids_stride0, mask=mask_ids, other=0.0)
-            cols = tl.program_id(1) * TD + tl.arange(0, TD)
-            known = (tok >= 0) & (tok < vocab)
-            inside = known[:, None] & (cols < dim)[None, :]
-            rows = _gather_2d(
-                table_ptr,
-                table_shape0,
-                table_shape1,
-                table_stride0,
-                table_stride1,
-                tok[:, None],
-                cols[None, :],
-                USE_INT64,
-                MASK=inside,
-                CHECK_BOUNDS=False,
-            )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(block_x, tl.int64) * TT + tl.arange(0, TT)
-                offs_out1 = tl.cast(tl.program_id(1), tl.int64) * TD + tl.arange(0, TD)
-            else:
-                offs_out0 = block_x * TT + tl.arange(0, TT)
-                offs_out1 = tl.program_id(1) * TD + tl.arange(0, TD)
-            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-            tl.store(
-                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-                rows.to(out_ptr.dtype.element_ty),
-                mask=mask_out,
-            )
+    vocab, dim = (table_shape0, table_shape1)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_ids0 = tl.cast(tl.program_id(0), tl.int64) * TT + tl.arange(0, TT)
+    else:
+        offs_ids0 = tl.program_id(0) * TT + tl.arange(0, TT)
+    mask_ids = offs_ids0 < ids_shape0
+    tok = tl.load(ids_ptr + offs_ids0 * ids_stride0, mask=mask_ids, other=0.0)
+    cols = tl.program_id(1) * TD + tl.arange(0, TD)
+    known = (tok >= 0) & (tok < vocab)
+    inside = known[:, None] & (cols < dim)[None, :]
+    rows = _gather_2d(
+        table_ptr,
+        table_shape0,
+        table_shape1,
+        table_stride0,
+        table_stride1,
+        tok[:, None],
+        cols[None, :],
+        USE_INT64,
+        MASK=inside,
+        CHECK_BOUNDS=False,
+    )
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = tl.cast(tl.program_id(0), tl.int64) * TT + tl.arange(0, TT)
+        offs_out1 = tl.cast(tl.program_id(1), tl.int64) * TD + tl.arange(0, TD)
+    else:
+        offs_out0 = tl.program_id(0) * TT + tl.arange(0, TT)
+        offs_out1 = tl.program_id(1) * TD + tl.arange(0, TD)
+    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    tl.store(
+        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        rows.to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
 
 
 def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None):
@@ -146,12 +139,6 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
     ids = _as_tensor(ids)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
-    tile_elems = max(TT, TD, TT * TD)
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
-    grid_x, *grid_rest = _grid(grid)
-    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         table,
         *table.shape,
@@ -164,7 +151,6 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
         *out.stride(),
         TT,
         TD,
-        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -199,7 +185,6 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
         table_div=_multiples(table),
         ids_div=_multiples(ids),
         out_div=_multiples(out),
-        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(table, ids, out),
     )
     with _on_stream(stream):

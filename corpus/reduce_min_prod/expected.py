@@ -29,7 +29,7 @@ def _prod(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
     return tl.reduce(x, AXIS, _multiply, keep_dims=KEEP_DIMS)
 
 
-@triton.jit(do_not_specialize=["grid_x"])
+@triton.jit
 def min_prod_kernel(
     x_ptr,
     x_shape0,
@@ -44,11 +44,9 @@ def min_prod_kernel(
     row_prod_stride0,
     TM: tl.constexpr,
     TILE_N: tl.constexpr,
-    grid_x,
     x_div: tl.constexpr,
     row_min_div: tl.constexpr,
     row_prod_div: tl.constexpr,
-    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """row_min[i] = min_j x[i, j] (in x's dtype) and row_prod[i] = prod_j x[i, j] (float32).
@@ -65,48 +63,43 @@ def min_prod_kernel(
     row_min_shape0 = row_min_shape0 // row_min_div[1] * row_min_div[1]
     row_prod_stride0 = row_prod_stride0 // row_prod_div[0] * row_prod_div[0]
     row_prod_shape0 = row_prod_shape0 // row_prod_div[1] * row_prod_div[1]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
-    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
-        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
-        if block_x < grid_x:
-            pid = block_x
-            n = x_shape1
-            offs_x1 = tl.arange(0, TILE_N)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-                offs_x1 = offs_x1.to(tl.int64)
-            else:
-                offs_x0 = pid * TM + tl.arange(0, TM)
-            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-            t = tl.load(
-                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
-                mask=mask_x,
-                other=float("inf"),
-            )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_row_min0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-            else:
-                offs_row_min0 = pid * TM + tl.arange(0, TM)
-            mask_row_min = offs_row_min0 < row_min_shape0
-            tl.store(
-                row_min_ptr + offs_row_min0 * row_min_stride0,
-                tl.min(t, axis=1).to(row_min_ptr.dtype.element_ty),
-                mask=mask_row_min,
-            )
+    pid = tl.program_id(0)
+    n = x_shape1
+    offs_x1 = tl.arange(0, TILE_N)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+        offs_x1 = offs_x1.to(tl.int64)
+    else:
+        offs_x0 = pid * TM + tl.arange(0, TM)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    t = tl.load(
+        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+        mask=mask_x,
+        other=float("inf"),
+    )
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_row_min0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+    else:
+        offs_row_min0 = pid * TM + tl.arange(0, TM)
+    mask_row_min = offs_row_min0 < row_min_shape0
+    tl.store(
+        row_min_ptr + offs_row_min0 * row_min_stride0,
+        tl.min(t, axis=1).to(row_min_ptr.dtype.element_ty),
+        mask=mask_row_min,
+    )
 
-            cols = tl.arange(0, TILE_N)
-            t32 = tl.where(cols[None, :] < n, t.to(tl.float32), 1.0)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_row_prod0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-            else:
-                offs_row_prod0 = pid * TM + tl.arange(0, TM)
-            mask_row_prod = offs_row_prod0 < row_prod_shape0
-            tl.store(
-                row_prod_ptr + offs_row_prod0 * row_prod_stride0,
-                _prod(t32, 1, False).to(row_prod_ptr.dtype.element_ty),
-                mask=mask_row_prod,
-            )
+    cols = tl.arange(0, TILE_N)
+    t32 = tl.where(cols[None, :] < n, t.to(tl.float32), 1.0)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_row_prod0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
+    else:
+        offs_row_prod0 = pid * TM + tl.arange(0, TM)
+    mask_row_prod = offs_row_prod0 < row_prod_shape0
+    tl.store(
+        row_prod_ptr + offs_row_prod0 * row_prod_stride0,
+        _prod(t32, 1, False).to(row_prod_ptr.dtype.element_ty),
+        mask=mask_row_prod,
+    )
 
 
 def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hints=None):
@@ -118,12 +111,6 @@ def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hi
     row_min = _as_tensor(row_min)
     row_prod = _as_tensor(row_prod)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
-    tile_elems = max(TM * TILE_N, TM, TILE_N)
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
-    grid_x, *grid_rest = _grid(grid)
-    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -136,7 +123,6 @@ def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hi
         *row_prod.stride(),
         TM,
         TILE_N,
-        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -171,7 +157,6 @@ def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hi
         x_div=_multiples(x),
         row_min_div=_multiples(row_min),
         row_prod_div=_multiples(row_prod),
-        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, row_min, row_prod),
     )
     with _on_stream(stream):

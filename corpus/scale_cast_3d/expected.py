@@ -109,7 +109,7 @@ def _store_tile_3d(
         tl.store(ptrs, value)
 
 
-@triton.jit(do_not_specialize=["grid_x"])
+@triton.jit
 def scale_cast_kernel(
     x_ptr,
     x_shape0,
@@ -130,10 +130,8 @@ def scale_cast_kernel(
     TB: tl.constexpr,
     TM: tl.constexpr,
     TN: tl.constexpr,
-    grid_x,
     x_div: tl.constexpr,
     out_div: tl.constexpr,
-    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out = (x * alpha + beta) on a 3-D float32 array, narrowed to out's dtype on store.
@@ -153,47 +151,42 @@ def scale_cast_kernel(
     out_shape0 = out_shape0 // out_div[3] * out_div[3]
     out_shape1 = out_shape1 // out_div[4] * out_div[4]
     out_shape2 = out_shape2 // out_div[5] * out_div[5]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
-    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
-        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
-        if block_x < grid_x:
-            pid_n = block_x
-            pid_m = tl.program_id(1)
-            pid_b = tl.program_id(2)
-            t = _load_tile_3d(
-                x_ptr,
-                x_shape0,
-                x_shape1,
-                x_shape2,
-                x_stride0,
-                x_stride1,
-                x_stride2,
-                pid_b,
-                pid_m,
-                pid_n,
-                TB,
-                TM,
-                TN,
-                USE_INT64,
-            )
-            y = t * alpha
-            if beta != 0.0:  # runtime branch on a scalar argument
-                y = y + beta
-            _store_tile_3d(
-                out_ptr,
-                out_shape0,
-                out_shape1,
-                out_shape2,
-                out_stride0,
-                out_stride1,
-                out_stride2,
-                pid_b,
-                pid_m,
-                pid_n,
-                y.to(out_ptr.dtype.element_ty),
-                USE_INT64,
-            )
+    pid_n = tl.program_id(0)
+    pid_m = tl.program_id(1)
+    pid_b = tl.program_id(2)
+    t = _load_tile_3d(
+        x_ptr,
+        x_shape0,
+        x_shape1,
+        x_shape2,
+        x_stride0,
+        x_stride1,
+        x_stride2,
+        pid_b,
+        pid_m,
+        pid_n,
+        TB,
+        TM,
+        TN,
+        USE_INT64,
+    )
+    y = t * alpha
+    if beta != 0.0:  # runtime branch on a scalar argument
+        y = y + beta
+    _store_tile_3d(
+        out_ptr,
+        out_shape0,
+        out_shape1,
+        out_shape2,
+        out_stride0,
+        out_stride1,
+        out_stride2,
+        pid_b,
+        pid_m,
+        pid_n,
+        y.to(out_ptr.dtype.element_ty),
+        USE_INT64,
+    )
 
 
 def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN, *, hints=None):
@@ -204,12 +197,6 @@ def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN, *, h
     x = _as_tensor(x)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
-    tile_elems = TB * TM * TN
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
-    grid_x, *grid_rest = _grid(grid)
-    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -222,7 +209,6 @@ def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN, *, h
         TB,
         TM,
         TN,
-        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -254,7 +240,6 @@ def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN, *, h
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
-        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, out),
     )
     with _on_stream(stream):

@@ -140,7 +140,7 @@ def _store_tile_3d(
         tl.store(ptrs, value)
 
 
-@triton.jit(do_not_specialize=["grid_x"])
+@triton.jit
 def transpose_load_f_kernel(
     x_ptr,
     x_shape0,
@@ -154,10 +154,8 @@ def transpose_load_f_kernel(
     out_stride1,
     TN: tl.constexpr,
     TM: tl.constexpr,
-    grid_x,
     x_div: tl.constexpr,
     out_div: tl.constexpr,
-    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out (N, M) = x (M, N).T, transposing in the load itself.
@@ -175,28 +173,21 @@ def transpose_load_f_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
-    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
-        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
-        if block_x < grid_x:
-            i = block_x
-            j = tl.program_id(1)
-            t = _load_tile_2d(
-                x_ptr, x_shape1, x_shape0, x_stride1, x_stride0, i, j, TN, TM, USE_INT64
-            )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(i, tl.int64) * TN + tl.arange(0, TN)
-                offs_out1 = tl.cast(j, tl.int64) * TM + tl.arange(0, TM)
-            else:
-                offs_out0 = i * TN + tl.arange(0, TN)
-                offs_out1 = j * TM + tl.arange(0, TM)
-            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-            tl.store(
-                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-                t.to(out_ptr.dtype.element_ty),
-                mask=mask_out,
-            )
+    i = tl.program_id(0)
+    j = tl.program_id(1)
+    t = _load_tile_2d(x_ptr, x_shape1, x_shape0, x_stride1, x_stride0, i, j, TN, TM, USE_INT64)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = tl.cast(i, tl.int64) * TN + tl.arange(0, TN)
+        offs_out1 = tl.cast(j, tl.int64) * TM + tl.arange(0, TM)
+    else:
+        offs_out0 = i * TN + tl.arange(0, TN)
+        offs_out1 = j * TM + tl.arange(0, TM)
+    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    tl.store(
+        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        t.to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
 
 
 def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
@@ -207,12 +198,6 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
     x = _as_tensor(x)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
-    tile_elems = TN * TM
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
-    grid_x, *grid_rest = _grid(grid)
-    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -222,7 +207,6 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
         *out.stride(),
         TN,
         TM,
-        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -251,7 +235,6 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
-        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, out),
     )
     with _on_stream(stream):
@@ -261,7 +244,7 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
         _remember_launch(transpose_load_f_kernel, known, compiled, args, constexprs)
 
 
-@triton.jit(do_not_specialize=["grid_x"])
+@triton.jit
 def transpose_store_kernel(
     x_ptr,
     x_shape0,
@@ -279,10 +262,8 @@ def transpose_store_kernel(
     out_stride2,
     TM: tl.constexpr,
     TN: tl.constexpr,
-    grid_x,
     x_div: tl.constexpr,
     out_div: tl.constexpr,
-    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """Batched transpose out (B, N, M) = x (B, M, N).transpose(1, 2), transposing in the store.
@@ -303,44 +284,39 @@ def transpose_store_kernel(
     out_shape0 = out_shape0 // out_div[3] * out_div[3]
     out_shape1 = out_shape1 // out_div[4] * out_div[4]
     out_shape2 = out_shape2 // out_div[5] * out_div[5]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
-    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
-        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
-        if block_x < grid_x:
-            i = block_x
-            j = tl.program_id(1)
-            b = tl.program_id(2)
-            t = _load_tile_3d(
-                x_ptr,
-                x_shape0,
-                x_shape1,
-                x_shape2,
-                x_stride0,
-                x_stride1,
-                x_stride2,
-                b,
-                i,
-                j,
-                1,
-                TM,
-                TN,
-                USE_INT64,
-            )
-            _store_tile_3d(
-                out_ptr,
-                out_shape0,
-                out_shape2,
-                out_shape1,
-                out_stride0,
-                out_stride2,
-                out_stride1,
-                b,
-                i,
-                j,
-                t,
-                USE_INT64,
-            )
+    i = tl.program_id(0)
+    j = tl.program_id(1)
+    b = tl.program_id(2)
+    t = _load_tile_3d(
+        x_ptr,
+        x_shape0,
+        x_shape1,
+        x_shape2,
+        x_stride0,
+        x_stride1,
+        x_stride2,
+        b,
+        i,
+        j,
+        1,
+        TM,
+        TN,
+        USE_INT64,
+    )
+    _store_tile_3d(
+        out_ptr,
+        out_shape0,
+        out_shape2,
+        out_shape1,
+        out_stride0,
+        out_stride2,
+        out_stride1,
+        b,
+        i,
+        j,
+        t,
+        USE_INT64,
+    )
 
 
 def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
@@ -351,12 +327,6 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     x = _as_tensor(x)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
-    tile_elems = TM * TN
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
-    grid_x, *grid_rest = _grid(grid)
-    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (
         x,
         *x.shape,
@@ -366,7 +336,6 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
         *out.stride(),
         TM,
         TN,
-        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -395,7 +364,6 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
-        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, out),
     )
     with _on_stream(stream):

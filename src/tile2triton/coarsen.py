@@ -32,9 +32,18 @@ BLOCK_ID = "tl.program_id(0)"
 MIN_WORK = 256
 
 
-def coarsenable(fn, unit, params: list) -> bool:
+def early_return(text: str) -> bool:
+    """Whether a device function's text may return early (more than one `return`): Triton
+    fails to compile such a function called inside the coarsening loop's `if` (sm_90,
+    PassManager::run failed), so a module with one keeps one block per program."""
+    return len(re.findall(r"^\s*return\b", text, re.M)) > 1
+
+
+def coarsenable(fn, unit, params: list, helpers: tuple = ()) -> bool:
     """Whether kernel `fn` (lowered to `unit`, with the Triton parameters `params`) may run
-    several blocks per program."""
+    several blocks per program. `helpers`: the texts of the module's translated helpers."""
+    if any(early_return(t) for t in (*helpers, *unit.helper_sources.values())):
+        return False
     if unit.uses_dot or not unit.tile_elems or BLOCK_ID not in unit.text:
         return False
     sizes = [_literal(e) for e in unit.tile_elems]

@@ -631,7 +631,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         sources.update(unit.helper_sources)
         hinted = [p.array for p in fn.params if p.kind == "array" and p.array.rank]
         coarse = coarsen and bool(launcher_tile_elems(fn, unit)) and coarsenable(
-            fn, unit, kernel_params(fn.params))
+            fn, unit, kernel_params(fn.params),
+            tuple(mc.helper_specs[spec][1].text for spec in mc.helper_order))
         body, extra, per_program = unit.text, [], []
         if coarse:      # several small independent blocks per program (coarsen.py)
             body = coarsened_body(body, names["block_x"], names[GRID_X], names[PER_PROGRAM],
