@@ -472,3 +472,20 @@ def test_local_product_of_constants_runs(tmp_path):
     ref = (x.double() + torch.arange(a * b, dtype=torch.float64)).reshape(rows, a, b).sum(2)
     torch.testing.assert_close(a2[1].double(), ref, rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(a1[1].double(), ref, rtol=1e-5, atol=1e-5)
+
+
+FLOAT_CONST_SRC = """
+@ct.kernel
+def k(x: ct.Constant[float], y: ct.Constant[float], z, TILE: ct.Constant[int]):
+    c = x % y
+    ct.store(z, index=(ct.bid(0),), tile=ct.full((TILE,), c, dtype=z.dtype))
+"""
+
+
+def test_local_of_float_constants_stays_a_runtime_value(tmp_path):
+    """A float constexpr local would reach tl.full as a float constant, which Triton cannot
+    convert to an integer tile (the H200 compile error of upstream's test_scalar_mod)."""
+    assert "c = x % y" in translate(FLOAT_CONST_SRC)
+    a1, a2 = run_both(tmp_path, FLOAT_CONST_SRC, "k", (3,),
+                      lambda: [100.0, 2.3, torch.full((70,), -1, dtype=torch.int32), 32])
+    assert torch.equal(a2[2], a1[2]) and int(a2[2][0]) == int(100.0 % 2.3)

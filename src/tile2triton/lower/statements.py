@@ -298,11 +298,13 @@ class Statements:
                 # slice) is a compile-time value in cuTile: Triton needs the annotation to use
                 # it as a shape (a plain assignment makes it a tensor)
                 return f"{targets[0]}: tl.constexpr = {low.code}"
-            if single and isinstance(low.val, ConstExprV) and low.val.kind in (
-                    "int", "bool", "float") and targets[0] not in self.mutable \
-                    and targets[0] not in {p.name for p in self.params}:
-                # `n = F0 * F1` of ct.Constant parameters is a compile-time value too, usable
-                # as a tile shape (`ct.arange(n)`): keep it a constexpr in Triton
+            if single and isinstance(low.val, ConstExprV) and low.val.kind in ("int", "bool") \
+                    and targets[0] not in self.mutable \
+                    and targets[0] not in {p.name for p in self.params} \
+                    and self.integer_constexpr_code(low.code):
+                # `n = F0 * F1` of integer ct.Constant parameters is a compile-time value too,
+                # usable as a tile shape (`ct.arange(n)`): keep it a constexpr in Triton. (Not a
+                # float one: Triton's tl.full cannot convert a float constexpr to an int tile)
                 return f"{targets[0]}: tl.constexpr = {low.code}"
             return " = ".join(targets) + " = " + low.code
         if isinstance(node, cst.AnnAssign):
@@ -324,6 +326,14 @@ class Statements:
             return self.construct("assert_", cst.Call(func=cst.Name("assert_"), args=args)).code
         kind = type(node).__name__
         raise self.error(node, "T2T101", f"`{kind}` statements are not supported in kernels")
+
+    def integer_constexpr_code(self, code: str) -> bool:
+        """Whether `code` reads only ct.Constant parameters not annotated as floats, and has no
+        true division."""
+        from ..names import source_identifiers
+        floats = {p.name.value for p in self.fn.node.params.params if p.annotation is not None
+                  and "float" in self.pm.module.code_for_node(p.annotation.annotation).lower()}
+        return not (source_identifiers(code) & floats) and "/" not in code.replace("//", "")
 
     def split_unpacking(self, node: cst.Assign, low: Lowered) -> Optional[list]:
         """`dt, shape = view.dtype, view.tile_shape`: values that exist only at translation
