@@ -419,7 +419,8 @@ def merge_states(states: list[dict]) -> dict:
                     cur[ph] = r
     metas = [s["meta"] for s in states]
     for key in ("commands",):
-        out["meta"][key] = [c for m in metas for c in m.get(key, [])]
+        # a state carried into a later run repeats the earlier commands: each once, in order
+        out["meta"][key] = list(dict.fromkeys(c for m in metas for c in m.get(key, [])))
     return out
 
 
