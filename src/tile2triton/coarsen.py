@@ -98,9 +98,17 @@ def _without_docstring(body: str) -> str:
 
 def _literal(expr: str):
     """The value of a tile size written with integer literals only (`128`, `16 * 32`)."""
-    if not re.fullmatch(r"[\d\s*()]+", str(expr)):
-        return None
+    import ast
+    import math
     try:
-        return int(eval(str(expr), {"__builtins__": {}}))   # digits, *, parentheses only
-    except (SyntaxError, ValueError, TypeError):
+        node = ast.parse(str(expr), mode="eval").body
+    except SyntaxError:
         return None
+    factors = []
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        factors.append(node.right)
+        node = node.left
+    factors.append(node)
+    if not all(isinstance(f, ast.Constant) and type(f.value) is int for f in factors):
+        return None
+    return math.prod(f.value for f in factors)
