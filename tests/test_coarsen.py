@@ -116,3 +116,25 @@ def k(x, y, out, early: bool, TILE: ct.Constant[int]):
     assert "def pick(" in out and "BLOCKS_PER_PROGRAM" not in out
     assert "BLOCKS_PER_PROGRAM" in _translate(src.replace(
         "    if early:\n        return tx\n    return tx + ty", "    return tx + ty * early"))
+
+
+def test_module_whose_helper_reads_the_block_id_is_not_coarsened(tmp_path):
+    """A helper that calls ct.bid(0) itself would read the program's id, not the block's."""
+    src = """
+def here(x, TILE: ct.Constant[int]):
+    return ct.load(x, index=(ct.bid(0),), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+
+
+@ct.kernel
+def k(x, out, TILE: ct.Constant[int]):
+    ct.store(out, index=(ct.bid(0),), tile=here(x, TILE) * 2.0)
+"""
+    out = _translate(src)
+    assert "BLOCKS_PER_PROGRAM" not in out
+    orig, trans = _modules(tmp_path, src)
+    x = torch.randn(300, generator=torch.Generator().manual_seed(3))
+    o1, o2 = torch.full((300,), float("nan")), torch.full((300,), float("nan"))
+    interp.run_kernel(orig.k, (10,), (x, o1, 32))
+    trans.launch_k(None, (10,), x, o2, 32)
+    torch.testing.assert_close(o2.double(), x.double() * 2.0)
+    torch.testing.assert_close(o1.double(), x.double() * 2.0)

@@ -53,8 +53,8 @@ def coarsenable(fn, unit, params: list, helpers: tuple = ()) -> bool:
         return False                # lists of arrays launch through their own tables
     if _BLOCKERS.search(_without_docstring(unit.text)):
         return False
-    if any(_HELPER_BLOCKERS.search(src) for src in unit.helper_sources.values()):
-        return False
+    if any(_HELPER_BLOCKERS.search(src) for src in (*helpers, *unit.helper_sources.values())):
+        return False                # (the module's own helpers too: one may call ct.bid)
     # a parameter the body assigns (`n = 100.0` after a use of `n`) would carry the first
     # block's value into the next one: every other name is bound afresh in each block
     names = {p.split(":")[0].strip() for p in params}
