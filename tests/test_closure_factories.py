@@ -3,13 +3,13 @@ values are frozen when the closure is made, including non-constant values, value
 branch, defaults of the inner function, and helpers of the closure that capture too. Each
 translation runs under TRITON_INTERPRET=1 and is compared with the cuTile reference interpreter
 and a float64 torch reference on data whose length is not a multiple of the tile."""
-import importlib.util
 import textwrap
 
 import pytest
 import torch
 
-from tile2triton import interp, translate_source
+from side_by_side import Both
+from tile2triton import translate_source
 
 HEADER = "import cuda.tile as ct\nimport torch\n"
 
@@ -61,25 +61,11 @@ def loop_constant(x, T: ct.Constant[int]):
 
 @pytest.fixture(scope="module")
 def mods(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("closures")
-    (tmp / "cl_cutile.py").write_text(HEADER + textwrap.dedent(SRC))
-    orig = interp.load_module_with_interpreter(str(tmp / "cl_cutile.py"))
-    res = translate_source(HEADER + textwrap.dedent(SRC), "<closures>")
-    assert res.ok, "\n".join(d.format() for d in res.diagnostics())
-    (tmp / "cl_triton.py").write_text(res.output)
-    spec = importlib.util.spec_from_file_location("t2t_closures", tmp / "cl_triton.py")
-    trans = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(trans)
-    return orig, trans
+    return Both(tmp_path_factory.mktemp("closures"), SRC, "cl")
 
 
 def _both(mods, kernel, grid, args):
-    orig, trans = mods
-    a1 = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
-    a2 = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
-    interp.run_kernel(getattr(orig, kernel), grid, tuple(a1))
-    getattr(trans, f"launch_{kernel}")(None, grid, *a2)
-    return a1, a2
+    return mods.run(kernel, grid, args)
 
 
 @pytest.mark.parametrize("flag", [0, 1])

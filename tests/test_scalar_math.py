@@ -2,16 +2,12 @@
 ct.Constant[float] parameter, and runtime scalar parameters (which the Triton interpreter
 passes as Python numbers too). Compared with the cuTile reference interpreter and Python's
 math on an output whose length is not a multiple of the tile."""
-import importlib.util
 import math
-import textwrap
 
 import pytest
 import torch
 
-from tile2triton import interp, translate_source
-
-HEADER = "import cuda.tile as ct\nimport torch\n"
+from side_by_side import Both
 
 SRC = """
 @ct.kernel
@@ -29,25 +25,11 @@ def runtime_floor(x, n, y, T: ct.Constant[int]):
 
 @pytest.fixture(scope="module")
 def mods(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("scalar_math")
-    (tmp / "sm_cutile.py").write_text(HEADER + textwrap.dedent(SRC))
-    orig = interp.load_module_with_interpreter(str(tmp / "sm_cutile.py"))
-    res = translate_source(HEADER + textwrap.dedent(SRC), "<scalar-math>")
-    assert res.ok, "\n".join(d.format() for d in res.diagnostics())
-    (tmp / "sm_triton.py").write_text(res.output)
-    spec = importlib.util.spec_from_file_location("t2t_scalar_math", tmp / "sm_triton.py")
-    trans = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(trans)
-    return orig, trans
+    return Both(tmp_path_factory.mktemp("scalar_math"), SRC, "sm")
 
 
 def _both(mods, kernel, grid, args):
-    orig, trans = mods
-    a1 = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
-    a2 = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
-    interp.run_kernel(getattr(orig, kernel), grid, tuple(a1))
-    getattr(trans, f"launch_{kernel}")(None, grid, *a2)
-    return a1, a2
+    return mods.run(kernel, grid, args)
 
 
 N, T = 203, 64

@@ -141,7 +141,6 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
         return
     _check_ndim("affine4", "x", x, 2)
     _check_ndim("affine4", "out", out, 2)
-    tile_elems = max(TM * 4, 4, 2 * 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

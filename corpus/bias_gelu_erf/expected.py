@@ -202,7 +202,6 @@ def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
     _check_ndim("bias_gelu_kernel", "x", x, 2)
     _check_ndim("bias_gelu_kernel", "bias", bias, 1)
     _check_ndim("bias_gelu_kernel", "out", out, 2)
-    tile_elems = max(TM * TN, TN)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

@@ -241,7 +241,6 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
     _check_ndim("outer_kernel", "u", u, 1)
     _check_ndim("outer_kernel", "v", v, 1)
     _check_ndim("outer_kernel", "out", out, 2)
-    tile_elems = max(TM, TN, TM * TN)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

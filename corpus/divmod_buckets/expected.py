@@ -203,7 +203,6 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
     _check_ndim("bucket_kernel", "bucket", bucket, 1)
     _check_ndim("bucket_kernel", "slot", slot, 1)
     _check_ndim("bucket_kernel", "weight", weight, 1)
-    tile_elems = TILE
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

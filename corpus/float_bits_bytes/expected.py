@@ -181,7 +181,6 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
     _check_ndim("float_bits_kernel", "x", x, 1)
     _check_ndim("float_bits_kernel", "raw", raw, 1)
     _check_ndim("float_bits_kernel", "exponent", exponent, 1)
-    tile_elems = TILE
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

@@ -463,7 +463,6 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     _check_ndim("functional_ops_kernel", "j", j, 1)
     _check_ndim("functional_ops_kernel", "fres", fres, 2)
     _check_ndim("functional_ops_kernel", "ires", ires, 2)
-    tile_elems = TILE
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

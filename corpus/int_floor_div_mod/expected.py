@@ -299,7 +299,6 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
     _check_ndim("floor_div_mod_kernel", "r", r, 2)
     _check_ndim("floor_div_mod_kernel", "qs", qs, 2)
     _check_ndim("floor_div_mod_kernel", "rs", rs, 2)
-    tile_elems = TM * TN
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

@@ -161,7 +161,6 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     _check_ndim("residual", "x", x, 2)
     _check_ndim("residual", "y", y, 2)
     _check_ndim("residual", "out", out, 2)
-    tile_elems = TM * tile_n
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)
@@ -291,7 +290,6 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
         return
     _check_ndim("clip_rows", "src", src, 2)
     _check_ndim("clip_rows", "dst", dst, 2)
-    tile_elems = 64
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

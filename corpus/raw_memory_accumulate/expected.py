@@ -95,7 +95,6 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     if _launch_known(reset_kernel, known, stream, grid, args):
         return
     _check_ndim("reset_kernel", "cells", cells, 2)
-    tile_elems = TILE
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

@@ -155,7 +155,6 @@ def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hint
     _check_ndim("rmsnorm_kernel", "x", x, 2)
     _check_ndim("rmsnorm_kernel", "weight", weight, 1)
     _check_ndim("rmsnorm_kernel", "out", out, 2)
-    tile_elems = max(TM * TILE_N, TILE_N)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

@@ -128,7 +128,6 @@ def launch_softmax_kernel(stream, grid, x, out, BLOCK_N, *, hints=None):
         return
     _check_ndim("softmax_kernel", "x", x, 2)
     _check_ndim("softmax_kernel", "out", out, 2)
-    tile_elems = BLOCK_N
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

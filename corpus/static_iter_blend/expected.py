@@ -190,7 +190,6 @@ def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
         return
     _check_ndim("blend_signals", "x", x, 2)
     _check_ndim("blend_signals", "out", out, 2)
-    tile_elems = T
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

@@ -155,7 +155,6 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
     _check_ndim("top1_router_kernel", "logits", logits, 2)
     _check_ndim("top1_router_kernel", "expert", expert, 1)
     _check_ndim("top1_router_kernel", "gate", gate, 1)
-    tile_elems = max(TT * TE, TT)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

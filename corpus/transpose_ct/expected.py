@@ -122,7 +122,6 @@ def launch_transpose_kernel(stream, grid, x, out, TM, TN, *, hints=None):
         return
     _check_ndim("transpose_kernel", "x", x, 2)
     _check_ndim("transpose_kernel", "out", out, 2)
-    tile_elems = max(TM * TN, TN * TM)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

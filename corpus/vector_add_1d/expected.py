@@ -127,7 +127,6 @@ def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
     _check_ndim("vector_add_kernel", "a", a, 1)
     _check_ndim("vector_add_kernel", "b", b, 1)
     _check_ndim("vector_add_kernel", "out", out, 1)
-    tile_elems = TILE
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

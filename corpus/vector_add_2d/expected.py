@@ -150,7 +150,6 @@ def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
     _check_ndim("add_2d_kernel", "a", a, 2)
     _check_ndim("add_2d_kernel", "b", b, 2)
     _check_ndim("add_2d_kernel", "out", out, 2)
-    tile_elems = TM * TN
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)

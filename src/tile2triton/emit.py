@@ -19,7 +19,7 @@ import libcst as cst
 
 from .coarsen import coarsenable, coarsened_body
 from .diagnostics import LocatedFailure, TranslationError
-from .layout import after_docstring as _after_docstring, lay_out, layout_simple
+from .layout import after_docstring, lay_out, layout_simple
 from .model import USE_INT64, FunctionInfo
 from .names import Renamer, source_identifiers
 from .parse import ParsedModule
@@ -111,7 +111,7 @@ def with_multiples(body: str, arrays: list) -> str:
     if not lines:
         return body
     text = body.split("\n")
-    at = _after_docstring(text)
+    at = after_docstring(text)
     note = ["    # strides and row lengths are multiples the launcher checked (its *_div arguments)"]
     return "\n".join(text[:at] + note + lines + text[at:])
 

@@ -186,7 +186,6 @@ def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=N
     _check_ndim("scaled_add_rows", "y", y, 2)
     _check_ndim("scaled_add_rows", "w", w, 1)
     _check_ndim("scaled_add_rows", "out", out, 2)
-    tile_elems = max(TM * TN, TM)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)
