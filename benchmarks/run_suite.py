@@ -25,16 +25,21 @@ sys.path.insert(0, str(ROOT / "src"))
 ORDER = ["matmul", "batched_matmul", "grouped_gemm", "persistent_matmul", "layernorm_fwd",
          "softmax", "rmsnorm", "vector_add", "transpose", "attention_fwd", "layernorm_bwd"]
 
-# Launch options measured beside the launcher's own choice (first BENCH config only).
+# Launch options measured beside the launcher's own choice. The memory-bound kernels are swept
+# at every BENCH configuration (a warp rule has to hold for fp16 and fp32 rows alike); the
+# matrix kernels, whose sweeps cost more, at their first configuration only.
 SWEEPS = {
-    "layernorm_fwd": "num_warps=1,2,4,8",
+    "layernorm_fwd": "num_warps=1,2,4,8,16",
     "softmax": "num_warps=2,4,8,16",
     "rmsnorm": "num_warps=2,4,8,16",
     "vector_add": "num_warps=1,2,4,8",
+    "transpose": "num_warps=2,4,8",
+    "fft": "num_warps=4,8,16",
     "persistent_matmul": "num_warps=4,8;num_stages=2,3,4",
     "batched_matmul": "num_warps=4,8;num_stages=3,4",
     "attention_fwd": "num_warps=4,8;num_stages=2,3",
 }
+SWEEP_ALL_CONFIGS = {"layernorm_fwd", "softmax", "rmsnorm", "vector_add", "transpose", "fft"}
 
 
 def run(cmd, timeout, env=None):
@@ -49,12 +54,14 @@ def run(cmd, timeout, env=None):
         return None, out, err, time.monotonic() - t0
 
 
-def bench_cmd(case, json_path, budget, variants=None, configs_first=False):
+def bench_cmd(case, json_path, budget, variants=None, all_configs=False):
     cmd = [sys.executable, "-c", "import sys; from tile2triton.cli import main; "
            "sys.exit(main(sys.argv[1:]))", "bench", str(SUITE / case), "--json",
            str(json_path), "--budget-s", str(max(budget - 20, 5)), "-q"]
     if variants:
-        cmd += ["--variants", variants, "--rounds", "9", "--first-config"]
+        cmd += ["--variants", variants, "--rounds", "9"]
+        if not all_configs:
+            cmd += ["--first-config"]
     if CPU_SMOKE:
         cmd += ["--allow-cpu", "--all-configs", "--rounds", "2"]
     return cmd
@@ -155,7 +162,8 @@ def main(argv=None) -> int:
                 continue
             out = tmp / f"{name}.sweep.json"
             limit = min(a.case_timeout, left() - 10)
-            rc, so, se, dt = run(bench_cmd(name, out, limit, variants=spec), limit, env)
+            rc, so, se, dt = run(bench_cmd(name, out, limit, variants=spec,
+                                             all_configs=name in SWEEP_ALL_CONFIGS), limit, env)
             recs = json.loads(out.read_text())["records"] if out.exists() else []
             result["sweeps"] += recs
             for r in recs:
