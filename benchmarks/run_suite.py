@@ -34,7 +34,7 @@ SWEEPS = {
     "rmsnorm": "num_warps=2,4,8,16",
     "vector_add": "num_warps=1,2,4,8",
     "transpose": "num_warps=2,4,8",
-    "fft": "num_warps=4,8,16",
+    "fft": "num_warps=4,8,16;ptx_options=-O1,-O3",
     "persistent_matmul": "num_warps=4,8;num_stages=2,3,4",
     "batched_matmul": "num_warps=4,8;num_stages=3,4",
     "attention_fwd": "num_warps=4,8;num_stages=2,3",

@@ -22,6 +22,9 @@ def test_parse_variants_gives_every_combination():
     assert bench.parse_variants("") == []
     got = bench.parse_variants("num_warps=2,4;num_stages=3")
     assert got == [dict(num_warps=2, num_stages=3), dict(num_warps=4, num_stages=3)]
+    # a string option (Triton's CUDAOptions.ptx_options) stays a string
+    got = bench.parse_variants("num_warps=8;ptx_options=-O1,-O3")
+    assert got == [dict(num_warps=8, ptx_options="-O1"), dict(num_warps=8, ptx_options="-O3")]
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in SUITE.iterdir()

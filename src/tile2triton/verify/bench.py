@@ -152,6 +152,14 @@ class _LaunchOverride:
         return getattr(self.kernel, name)
 
 
+def _option_value(text: str):
+    """Launch options are integers (num_warps=8) except a few strings (ptx_options=-O1)."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
 def parse_variants(text: str) -> list[dict]:
     """"num_warps=2,4,8;num_stages=2,3" -> every combination, as dicts."""
     if not text:
@@ -161,7 +169,8 @@ def parse_variants(text: str) -> list[dict]:
         if not part.strip():
             continue
         key, _, values = part.partition("=")
-        axes.append([(key.strip(), int(v)) for v in values.split(",") if v.strip()])
+        axes.append([(key.strip(), _option_value(v.strip())) for v in values.split(",")
+                     if v.strip()])
     combos = [{}]
     for axis in axes:
         combos = [dict(c, **{k: v}) for c in combos for k, v in axis]
