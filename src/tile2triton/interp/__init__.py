@@ -24,14 +24,14 @@ from ._errors import (TileError, TileTypeError, TileValueError, InterpreterUnsup
 from ._memory import Array
 from ._runtime import install, load_module_with_interpreter, run_kernel, launch, \
     rebind_to_interpreter
-from ._state import seed_undetermined
+from ._state import garbage_calls, seed_undetermined
 from ._tile import Tile
 from ._upstream import allow_private_imports
 from .module import ct
 
 __all__ = [
     "ct", "install", "load_module_with_interpreter", "run_kernel", "launch",
-    "rebind_to_interpreter", "allow_private_imports", "seed_undetermined", "Tile", "Array",
-    "DType", "TileError",
+    "rebind_to_interpreter", "allow_private_imports", "seed_undetermined", "garbage_calls",
+    "Tile", "Array", "DType", "TileError",
     "TileTypeError", "TileValueError", "InterpreterUnsupported", "UndefinedBehaviorWarning",
 ]

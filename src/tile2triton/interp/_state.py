@@ -24,6 +24,16 @@ _seed_env = os.environ.get("T2T_INTERP_SEED")
 _GEN.manual_seed(int(_seed_env) if _seed_env else int.from_bytes(os.urandom(8), "little") >> 1)
 
 
+# How many times `garbage` was called in this process: a checker compares it before and after a
+# run to learn whether that run produced undetermined values at all.
+GARBAGE_CALLS = [0]
+
+
+def garbage_calls() -> int:
+    """How many times this process produced undetermined values (see GARBAGE_CALLS)."""
+    return GARBAGE_CALLS[0]
+
+
 def seed_undetermined(seed: int) -> None:
     """Seed the source of the values that ``PaddingMode.UNDETERMINED`` (and other undefined
     results) produce.  Unseeded, it is seeded from os.urandom (or $T2T_INTERP_SEED) at import,
@@ -41,6 +51,7 @@ def garbage(shape, dtype_info, device) -> torch.Tensor:
     d = dtype_info
     shape = tuple(shape)
     with _GEN_LOCK:
+        GARBAGE_CALLS[0] += 1
         if d.is_bool:
             out = torch.randint(0, 2, shape, generator=_GEN).bool()
         elif d.is_int:

@@ -235,11 +235,11 @@ class Worker:
         device = self.device
         values = [t.values for t in snap.tensors]
 
-        def run_original(poison, fill=None):
+        def run_original(poison, fill=None, useed=None):
             pl = S.Placement(snap, device=device, poison=poison, values=fill)
             if self.backend == "cpu":
                 from .. import interp
-                interp.seed_undetermined(seed)
+                interp.seed_undetermined(seed if useed is None else useed)
                 interp.run_kernel(okern, grid, pl.args)
             else:
                 import cuda.tile as ct
@@ -249,8 +249,15 @@ class Worker:
             pl.free()
             return out
 
-        def run_translation(poison, first=False, fill=None):
+        def run_translation(poison, first=False, fill=None, launch=None):
             pl = S.Placement(snap, device=device, poison=poison, values=fill)
+            if launch is not None:
+                launch(None, grid, *pl.args)
+                if self.backend == "gpu":
+                    torch.cuda.synchronize()
+                out = pl.results(on_device=device != "cpu"), pl.band_writes()
+                pl.free()
+                return out
             from .compile_probe import capture_fd2
             try:
                 if self.backend == "gpu" and first:
@@ -292,7 +299,9 @@ class Worker:
             if only != "translation":
                 step("original")
                 try:
+                    garbage0 = self._garbage_calls()
                     O, ob = run_original(())
+                    made_undetermined = self._garbage_calls() != garbage0
                 except Exception as e:  # noqa: BLE001
                     if is_cuda_error(e):
                         raise Fatal(e) from e
@@ -357,11 +366,80 @@ class Worker:
         for f in oob_t + oob_o:
             f["name"] = names[f["tensor"]]
         oob_t, oob_o = _dedupe(oob_t), _dedupe(oob_o)
-        res = classify(names, values, O, R, R2, PO, PR, poisoned,
-                       _tolerances(meta.get("tolerance"), tfile, self.backend),
-                       oob_t, oob_o, CO=CO, CR=CR, canary=canary)
+        tols = _tolerances(meta.get("tolerance"), tfile, self.backend)
+        res = classify(names, values, O, R, R2, PO, PR, poisoned, tols, oob_t, oob_o,
+                       CO=CO, CR=CR, canary=canary)
+        if any(f.get("kind") in ("drift", "unwritten", "race") for f in res["findings"]):
+            # Do the differing elements hold values cuTile leaves undefined (undetermined
+            # padding)? One more run tells (undetermined.py); they are then not compared.
+            from . import undetermined as U
+            probe = U.probe_kind(self.backend)
+            masks = None
+            step("undetermined")
+            try:
+                if probe == "original" and self.backend == "cpu" and made_undetermined:
+                    OU, _ = run_original((), useed=seed + 104729)
+                    masks = U.changed_elements(O, OU)
+                elif probe == "translation":
+                    variant = self.fill_variant(kernel_file, modname, override, kname)
+                    if variant is not None:
+                        RU, _ = run_translation((), launch=variant)
+                        masks = U.changed_elements(R, RU)
+            except Exception as e:  # noqa: BLE001
+                if is_cuda_error(e):
+                    raise Fatal(e) from e
+                res.setdefault("notes", []).append(
+                    f"the run that looks for undetermined elements failed "
+                    f"({type(e).__name__}: {e}); every element was compared")
+                masks = None
+            if masks is not None and any(m is not None for m in masks):
+                step("compare")
+                notes = list(res.get("notes") or [])
+                res = classify(names, values, O, U.exclude(masks, O, R),
+                               U.exclude(masks, O, R2), PO, U.exclude(masks, PO, PR),
+                               poisoned, tols, oob_t, oob_o, CO=CO,
+                               CR=U.exclude(masks, CO, CR), canary=canary)
+                counts = {}
+                for info, m in zip(res["arrays"], masks):
+                    if m is not None:
+                        info["undetermined"] = counts[info["name"]] = int(m.sum())
+                res["undetermined"] = dict(probe=probe, elements=counts)
+                how = "the reference interpreter ran the original again with other " \
+                    "undetermined values" if probe == "original" else "the translation ran " \
+                    "again with its undetermined loads filling another value"
+                res["notes"] = notes + [
+                    f"{n} element(s) of `{name}` not compared: their value is undetermined "
+                    f"(cuTile's PaddingMode.UNDETERMINED, the default padding, or another "
+                    f"undefined result); they changed when {how}"
+                    for name, n in counts.items()]
         res.update(result_base)
         return done(res)
+
+    @staticmethod
+    def _garbage_calls() -> int:
+        """The reference interpreter's count of undetermined values made (0 on the GPU)."""
+        interp = sys.modules.get("tile2triton.interp")
+        return interp.garbage_calls() if interp is not None else 0
+
+    def fill_variant(self, kernel_file, modname, override, kname):
+        """The launcher of the translation whose undetermined loads fill another value
+        (undetermined.fill_variant), or None when it has none."""
+        from .undetermined import fill_variant
+        key = ("fill", kernel_file, override, modname)
+        if key not in self._translations:
+            src = override or kernel_file
+            tkey = (kernel_file, override, os.path.getmtime(src))
+            entry = self._translations.get(tkey)
+            text = entry[0] if isinstance(entry, tuple) else None
+            if override:
+                text = Path(override).read_text()
+            variant = fill_variant(text) if text else None
+            launcher = None
+            if variant is not None:
+                mod, _ = self._load_file(override or kernel_file, modname, "fill", text=variant)
+                launcher = getattr(mod, f"launch_{kname}", None)
+            self._translations[key] = launcher
+        return self._translations[key]
 
     def _translation_failure(self, e, tfile) -> dict:
         from .explain import compile_error_from_exception, interpreter_compile_error
