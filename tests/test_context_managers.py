@@ -201,3 +201,31 @@ def test_with_over_something_else_is_located():
     assert not res.ok
     d = res.diagnostics()[0]
     assert d.code == "T2T101" and d.line == 7 and "contextmanager" in d.message
+
+
+RANK_SRC = HEADER + """
+@contextmanager
+def holding(locks, slot):
+    while ct.atomic_cas(locks, slot, 0, 1, memory_order=ct.MemoryOrder.ACQUIRE) == 1:
+        pass
+    yield
+    ct.atomic_xchg(locks, slot, 0, memory_order=ct.MemoryOrder.RELEASE)
+
+
+@ct.kernel
+def k(x, locks, T: ct.Constant[int]):
+    b = ct.bid(0)
+    with holding(locks, {index}):
+        t = ct.load(x, (b,), (T,))
+        ct.store(x, (b,), t + 1)
+"""
+
+
+@pytest.mark.parametrize("index, rank", [("b % 4 + 1", 1), ("b", 1), ("(b, 0)", 2)])
+def test_array_indexed_only_through_a_context_manager_parameter(index, rank):
+    # `locks` is used only inside the generator, indexed by its parameter `slot`: the rank
+    # comes from what the kernel passes (a scalar: 1-D; a pair: 2-D), not a T2T104 error
+    res = translate_source(RANK_SRC.format(index=index), "k.py", coarsen=False)
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    assert f"locks_shape{rank - 1}" in res.output
+    assert f"locks_shape{rank}" not in res.output

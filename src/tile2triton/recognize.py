@@ -175,6 +175,8 @@ class _UseScanner(cst.CSTVisitor):
         # local name -> what calling it may call (`f = ct.static_eval(TABLE[Op(k)])`)
         self.callees: dict[str, list] = {}
         self.helper_params: set = set()  # when scanning a helper: its parameters
+        # when scanning a helper: parameter -> (the call's argument, the caller's scanner)
+        self.param_args: dict = {}
 
     def on_visit(self, node) -> bool:
         try:
@@ -282,16 +284,36 @@ class _UseScanner(cst.CSTVisitor):
         """Rank evidence from one call: the index tuple's length (a tuple literal or a local
         name bound to one), else the tile shape's, else 1 for a bare scalar index."""
         index = bound.get(pattern.index_param) if pattern.index_param else None
+        if isinstance(index, cst.Name) and index.value in self.param_args:
+            # a helper's parameter used as the index (`with holding(locks, g * nb + bn)`): what
+            # the caller passed decides, by the caller's own rules
+            arg, caller = self.param_args[index.value]
+            rank = caller._index_rank(arg)
+            if rank is not None:
+                return rank
         rank = self._tuple_len(index)
         if rank is None and pattern.shape_param:
             rank = self._tuple_len(bound.get(pattern.shape_param))
             if rank == 0:
                 rank = None  # shape=() is a 0-d tile of an array of any rank
-        if rank is None and index is not None and not isinstance(index, cst.Tuple) and not (
+        if rank is None:
+            rank = self._bare_index_rank(index)
+        return rank
+
+    def _index_rank(self, index):
+        """The rank an index expression written in this scope addresses, or None."""
+        if isinstance(index, cst.Name) and index.value in self.param_args:
+            arg, caller = self.param_args[index.value]
+            return caller._index_rank(arg)
+        rank = self._tuple_len(index)
+        return rank if rank is not None else self._bare_index_rank(index)
+
+    def _bare_index_rank(self, index):
+        if index is not None and not isinstance(index, cst.Tuple) and not (
                 isinstance(index, cst.Name) and (index.value in self.helper_params
                                                  or index.value in self.opaque_tuples)):
-            rank = 1  # a bare index addresses a 1-D array (a helper's parameter may be a tuple)
-        return rank
+            return 1  # a bare index addresses a 1-D array (a helper's parameter may be a tuple)
+        return None
 
     def _scan_helper(self, node: cst.Call, name: str) -> None:
         """A parameter passed to a helper that uses it as an array is an array, of the
@@ -307,6 +329,8 @@ class _UseScanner(cst.CSTVisitor):
             return
         inner = _UseScanner(self.pm, set(passed), self.depth + 1)
         inner.helper_params = {hp.name.value for hp in hparams}
+        inner.param_args = {hp.name.value: (arg.value, self) for arg, hp in zip(node.args, hparams)
+                            if arg.keyword is None and arg.star == ""}
         fdef.body.visit(inner)
         # uses of a view the helper makes (`s = a.slice(...)`) count for the parameter it views
         for hname, uses in inner.array_uses.items():

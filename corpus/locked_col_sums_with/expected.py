@@ -1,0 +1,341 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
+"""Column sums of a tall matrix through GROUPS partial buffers, each guarded by a spin lock
+that a `@contextmanager` helper takes on entry and gives back on exit: every block reduces
+TM rows of one column band, then, holding the lock of its group, adds its sums into the
+group's row of `partial` and counts itself in `visits`. The host adds the groups up."""
+
+from contextlib import contextmanager
+
+import triton
+import triton.language as tl
+
+from _t2t_corpus_runtime import (
+    _as_tensor,
+    _by_target,
+    _check_ndim,
+    _grid,
+    _launch_known,
+    _multiples,
+    _needs_int64,
+    _on_stream,
+    _remember_launch,
+)
+import torch
+
+
+@triton.jit
+def _mod(a, b):
+    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
+    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
+    if (a + b).dtype.is_floating():
+        # Triton's float % is C's fmod, which is exact; 16-bit floats take it in fp32, where
+        # their values and the remainder are exact too, and round once at the end
+        dt = (a + b).dtype
+        if dt.primitive_bitwidth < 32:
+            x = tl.cast(tl.cast(a, dt), tl.float32)
+            y = tl.cast(tl.cast(b, dt), tl.float32)
+        else:
+            x = tl.cast(a, dt)
+            y = tl.cast(b, dt)
+        r = x % y
+        r = tl.where((r != 0) & ((r < 0) != (y < 0)), r + y, r).to(dt)
+    else:
+        r = a % b
+        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+    return r
+
+
+@triton.jit
+def _elem_index(index, USE_INT64: tl.constexpr):
+    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
+    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    if USE_INT64:
+        return tl.cast(index, tl.int64)
+    else:
+        return index + tl.zeros((), tl.int32)
+
+
+@triton.jit
+def _atomic_cas_1d(
+    ptr,
+    shape0,
+    stride0,
+    index0,
+    expected,
+    desired,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+    SEM: tl.constexpr = None,
+    SCOPE: tl.constexpr = None,
+):
+    """ct.atomic_cas: where ptr[index0, ...] == expected, store desired; return the old values.
+    Out-of-bounds elements (negative indices included) are untouched and return `expected`.
+    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+    i0 = _elem_index(index0, USE_INT64)
+    offs = i0 * stride0
+    # tl.atomic_cas neither broadcasts nor casts its operands: bring them to the pointers'
+    # shape and the array's dtype.
+    offs, cmp = tl.broadcast(offs, tl.cast(expected, ptr.dtype.element_ty))
+    offs, val = tl.broadcast(offs, tl.cast(desired, ptr.dtype.element_ty))
+    if CHECK_BOUNDS:
+        # tl.atomic_cas takes no mask. Out-of-bounds lanes are sent to element 0 (always a
+        # valid address of a non-empty array) with desired == expected: such a swap either
+        # writes back the very bits it compared equal or writes nothing, so memory never
+        # changes, and concurrent atomics on element 0 lose nothing. (No "impossible value"
+        # to compare against exists: every bit pattern can be in memory.) An empty array has
+        # no element 0, so the CAS is skipped and every lane returns `expected`.
+        ok = (i0 >= 0) & (i0 < shape0)
+        if shape0 > 0:
+            old = tl.atomic_cas(
+                ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp), sem=SEM, scope=SCOPE
+            )
+        else:
+            old = cmp
+        return tl.where(ok, old, cmp)
+    else:
+        return tl.atomic_cas(ptr + offs, cmp, val, sem=SEM, scope=SCOPE)
+
+
+@triton.jit
+def _store_tile_1d(
+    ptr, shape0, stride0, index0, tile, USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True
+):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+    else:
+        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    ptrs = ptr + offs0 * stride0
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(ptrs, value, mask=offs0 < shape0)
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def _atomic_xchg_1d(
+    ptr,
+    shape0,
+    stride0,
+    index0,
+    update,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+    SEM: tl.constexpr = None,
+    SCOPE: tl.constexpr = None,
+):
+    """ct.atomic_xchg: atomically combine `update` into ptr[index0, ...] and return the old
+    values. Out-of-bounds elements (negative indices included) are left untouched.
+    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+    i0 = _elem_index(index0, USE_INT64)
+    offs = i0 * stride0
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0)
+        return tl.atomic_xchg(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
+    else:
+        return tl.atomic_xchg(ptr + offs, update, sem=SEM, scope=SCOPE)
+
+
+# `holding` (a context manager) is inlined where kernels enter it with `with`.
+
+
+
+
+@triton.jit
+def grouped_col_sums(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    partial_ptr,
+    partial_shape0,
+    partial_shape1,
+    partial_stride0,
+    partial_stride1,
+    visits_ptr,
+    visits_shape0,
+    visits_stride0,
+    locks_ptr,
+    locks_shape0,
+    locks_stride0,
+    GROUPS: tl.constexpr,
+    TM: tl.constexpr,
+    TN: tl.constexpr,
+    x_div: tl.constexpr,
+    partial_div: tl.constexpr,
+    visits_div: tl.constexpr,
+    locks_div: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    x_stride0 = x_stride0 // x_div[0] * x_div[0]
+    x_stride1 = x_stride1 // x_div[1] * x_div[1]
+    x_shape0 = x_shape0 // x_div[2] * x_div[2]
+    x_shape1 = x_shape1 // x_div[3] * x_div[3]
+    partial_stride0 = partial_stride0 // partial_div[0] * partial_div[0]
+    partial_stride1 = partial_stride1 // partial_div[1] * partial_div[1]
+    partial_shape0 = partial_shape0 // partial_div[2] * partial_div[2]
+    partial_shape1 = partial_shape1 // partial_div[3] * partial_div[3]
+    visits_stride0 = visits_stride0 // visits_div[0] * visits_div[0]
+    visits_shape0 = visits_shape0 // visits_div[1] * visits_div[1]
+    locks_stride0 = locks_stride0 // locks_div[0] * locks_div[0]
+    locks_shape0 = locks_shape0 // locks_div[1] * locks_div[1]
+    bm = tl.program_id(0)
+    bn = tl.program_id(1)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(bm, tl.int64) * TM + tl.arange(0, TM)
+        offs_x1 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_x0 = bm * TM + tl.arange(0, TM)
+        offs_x1 = bn * TN + tl.arange(0, TN)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    t = tl.load(
+        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
+    )
+    sums = tl.sum(t.to(tl.float32), axis=0, keep_dims=True)
+    g = _mod(bm, GROUPS)
+    _cm0_slot = g * tl.num_programs(1) + bn
+    while (
+        _atomic_cas_1d(
+            locks_ptr, locks_shape0, locks_stride0, _cm0_slot, 0, 1, USE_INT64, SEM="acquire"
+        )
+        == 1
+    ):
+        pass  # another block of this group is inside
+    slot = _cm0_slot
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_partial0 = tl.cast(g, tl.int64) + tl.arange(0, 1)
+        offs_partial1 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_partial0 = g + tl.arange(0, 1)
+        offs_partial1 = bn * TN + tl.arange(0, TN)
+    mask_partial = (offs_partial0[:, None] < partial_shape0) & (
+        offs_partial1[None, :] < partial_shape1
+    )
+    acc = tl.load(
+        partial_ptr
+        + offs_partial0[:, None] * partial_stride0
+        + offs_partial1[None, :] * partial_stride1,
+        mask=mask_partial,
+        other=0.0,
+    )
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_partial0_2 = tl.cast(g, tl.int64) + tl.arange(0, 1)
+        offs_partial1_2 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
+    else:
+        offs_partial0_2 = g + tl.arange(0, 1)
+        offs_partial1_2 = bn * TN + tl.arange(0, TN)
+    mask_partial_2 = (offs_partial0_2[:, None] < partial_shape0) & (
+        offs_partial1_2[None, :] < partial_shape1
+    )
+    tl.store(
+        partial_ptr
+        + offs_partial0_2[:, None] * partial_stride0
+        + offs_partial1_2[None, :] * partial_stride1,
+        (acc + sums).to(partial_ptr.dtype.element_ty),
+        mask=mask_partial_2,
+    )
+    n = tl.load(
+        visits_ptr + tl.cast(slot, tl.int64) * visits_stride0,
+        mask=(slot >= 0) & (slot < visits_shape0),
+    )
+    _store_tile_1d(
+        visits_ptr,
+        visits_shape0,
+        visits_stride0,
+        slot,
+        tl.full((1,), n + 1, visits_ptr.dtype.element_ty),
+        USE_INT64,
+    )
+    _atomic_xchg_1d(locks_ptr, locks_shape0, locks_stride0, _cm0_slot, 0, USE_INT64, SEM="release")
+
+
+def launch_grouped_col_sums(stream, grid, x, partial, visits, locks, GROUPS, TM, TN, *, hints=None):
+    """Run `grouped_col_sums` like `ct.launch(stream, grid, grouped_col_sums, (x, partial, visits, locks, GROUPS, TM, TN))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    x = _as_tensor(x)
+    partial = _as_tensor(partial)
+    visits = _as_tensor(visits)
+    locks = _as_tensor(locks)
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    args = (
+        x,
+        *x.shape,
+        *x.stride(),
+        partial,
+        *partial.shape,
+        *partial.stride(),
+        visits,
+        *visits.shape,
+        *visits.stride(),
+        locks,
+        *locks.shape,
+        *locks.stride(),
+        GROUPS,
+        TM,
+        TN,
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    known = (
+        x.dtype,
+        x.data_ptr() & 15,
+        x.shape,
+        x.stride(),
+        partial.dtype,
+        partial.data_ptr() & 15,
+        partial.shape,
+        partial.stride(),
+        visits.dtype,
+        visits.data_ptr() & 15,
+        visits.shape,
+        visits.stride(),
+        locks.dtype,
+        locks.data_ptr() & 15,
+        locks.shape,
+        locks.stride(),
+        GROUPS,
+        TM,
+        TN,
+        num_ctas,
+    )
+    if _launch_known(grouped_col_sums, known, stream, grid, args):
+        return
+    _check_ndim("grouped_col_sums", "x", x, 2)
+    _check_ndim("grouped_col_sums", "partial", partial, 2)
+    _check_ndim("grouped_col_sums", "visits", visits, 1)
+    _check_ndim("grouped_col_sums", "locks", locks, 1)
+    tile_elems = max(TM * TN, TN)
+    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
+    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_stages = 2
+    constexprs = dict(
+        x_div=_multiples(x),
+        partial_div=_multiples(partial),
+        visits_div=_multiples(visits),
+        locks_div=_multiples(locks),
+        USE_INT64=_needs_int64(x, partial, visits, locks),
+    )
+    with _on_stream(stream):
+        compiled = grouped_col_sums[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+        )
+        _remember_launch(grouped_col_sums, known, compiled, args, constexprs)
+
+
+def launch(stream, x, col_sum, visits):
+    groups, tm, tn = 4, 16, 32
+    m, n = x.shape
+    bands = triton.cdiv(n, tn)
+    partial = torch.zeros(groups, n, dtype=torch.float32, device=x.device)
+    locks = torch.zeros(groups * bands, dtype=torch.int32, device=x.device)
+    visits.zero_()
+    grid = (triton.cdiv(m, tm), bands, 1)
+    launch_grouped_col_sums(stream, grid, x, partial, visits, locks, groups, tm, tn)
+    col_sum.copy_(partial.sum(dim=0))

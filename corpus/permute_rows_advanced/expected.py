@@ -1,0 +1,384 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
+"""Row permutation of a matrix, both ways, as token routing does it: `gather_rows` builds
+y[i, :] = scale[i] * x[perm[i], :] (rows chosen by an index tile loaded from memory) and
+`scatter_rows` builds z[perm[i], :] = x[i, :]. Each block moves TILE_R rows times TILE_C
+columns; the column range is a dense `ct.Slice`. Rows past the end of `perm` are padded with
+index 0 when loaded and never stored (their destination rows are out of bounds or masked)."""
+
+import torch
+import triton
+import triton.language as tl
+
+from _t2t_corpus_runtime import (
+    _as_tensor,
+    _by_target,
+    _check_ndim,
+    _grid,
+    _launch_known,
+    _multiples,
+    _needs_int64,
+    _on_stream,
+    _remember_launch,
+)
+
+
+@triton.jit
+def _elem_index(index, USE_INT64: tl.constexpr):
+    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
+    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    if USE_INT64:
+        return tl.cast(index, tl.int64)
+    else:
+        return index + tl.zeros((), tl.int32)
+
+
+@triton.jit
+def _gather_2d(
+    ptr,
+    shape0,
+    shape1,
+    stride0,
+    stride1,
+    index0,
+    index1,
+    USE_INT64: tl.constexpr,
+    MASK=None,
+    PADDING=0,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
+    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
+    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
+    i0 = _elem_index(index0, USE_INT64)
+    i1 = _elem_index(index1, USE_INT64)
+    offs = i0 * stride0 + i1 * stride1
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
+        if MASK is not None:
+            ok = ok & MASK
+        return tl.load(ptr + offs, mask=ok, other=PADDING)
+    elif MASK is not None:
+        return tl.load(ptr + offs, mask=MASK, other=PADDING)
+    else:
+        return tl.load(ptr + offs)
+
+
+@triton.jit
+def _scatter_2d(
+    ptr,
+    shape0,
+    shape1,
+    stride0,
+    stride1,
+    index0,
+    index1,
+    value,
+    USE_INT64: tl.constexpr,
+    MASK=None,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
+    """ct.scatter: write `value` (broadcast to the indices' shape, cast to the array dtype) to
+    ptr[index0, ...]. Out-of-bounds elements (negative indices included) and elements where
+    MASK is False are not written."""
+    i0 = _elem_index(index0, USE_INT64)
+    i1 = _elem_index(index1, USE_INT64)
+    offs = i0 * stride0 + i1 * stride1
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
+        if MASK is not None:
+            ok = ok & MASK
+        tl.store(ptr + offs, value, mask=ok)
+    elif MASK is not None:
+        tl.store(ptr + offs, value, mask=MASK)
+    else:
+        tl.store(ptr + offs, value)
+
+
+@triton.jit
+def gather_rows(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    perm_ptr,
+    perm_shape0,
+    perm_stride0,
+    scale_ptr,
+    scale_shape0,
+    scale_stride0,
+    y_ptr,
+    y_shape0,
+    y_shape1,
+    y_stride0,
+    y_stride1,
+    TILE_R: tl.constexpr,
+    TILE_C: tl.constexpr,
+    x_div: tl.constexpr,
+    perm_div: tl.constexpr,
+    scale_div: tl.constexpr,
+    y_div: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    x_stride0 = x_stride0 // x_div[0] * x_div[0]
+    x_stride1 = x_stride1 // x_div[1] * x_div[1]
+    x_shape0 = x_shape0 // x_div[2] * x_div[2]
+    x_shape1 = x_shape1 // x_div[3] * x_div[3]
+    perm_stride0 = perm_stride0 // perm_div[0] * perm_div[0]
+    perm_shape0 = perm_shape0 // perm_div[1] * perm_div[1]
+    scale_stride0 = scale_stride0 // scale_div[0] * scale_div[0]
+    scale_shape0 = scale_shape0 // scale_div[1] * scale_div[1]
+    y_stride0 = y_stride0 // y_div[0] * y_div[0]
+    y_stride1 = y_stride1 // y_div[1] * y_div[1]
+    y_shape0 = y_shape0 // y_div[2] * y_div[2]
+    y_shape1 = y_shape1 // y_div[3] * y_div[3]
+    br = tl.program_id(0)
+    c0 = tl.program_id(1) * TILE_C
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_perm0 = tl.cast(br, tl.int64) * TILE_R + tl.arange(0, TILE_R)
+    else:
+        offs_perm0 = br * TILE_R + tl.arange(0, TILE_R)
+    mask_perm = offs_perm0 < perm_shape0
+    src = tl.load(perm_ptr + offs_perm0 * perm_stride0, mask=mask_perm, other=0.0)
+    rows = _gather_2d(
+        x_ptr,
+        x_shape0,
+        x_shape1,
+        x_stride0,
+        x_stride1,
+        src[:, None],
+        (c0 + tl.arange(0, TILE_C))[None, :],
+        USE_INT64,
+    )
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_scale0 = tl.cast(br, tl.int64) * TILE_R + tl.arange(0, TILE_R)
+    else:
+        offs_scale0 = br * TILE_R + tl.arange(0, TILE_R)
+    mask_scale = offs_scale0 < scale_shape0
+    s = tl.load(scale_ptr + offs_scale0 * scale_stride0, mask=mask_scale, other=0.0)
+    dst = br * TILE_R + tl.arange(0, TILE_R)
+    out = (rows.to(tl.float32) * s[:, None]).to(y_ptr.dtype.element_ty)
+    _scatter_2d(
+        y_ptr,
+        y_shape0,
+        y_shape1,
+        y_stride0,
+        y_stride1,
+        dst[:, None],
+        (c0 + tl.arange(0, TILE_C))[None, :],
+        out,
+        USE_INT64,
+    )
+
+
+def launch_gather_rows(stream, grid, x, perm, scale, y, TILE_R, TILE_C, *, hints=None):
+    """Run `gather_rows` like `ct.launch(stream, grid, gather_rows, (x, perm, scale, y, TILE_R, TILE_C))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    x = _as_tensor(x)
+    perm = _as_tensor(perm)
+    scale = _as_tensor(scale)
+    y = _as_tensor(y)
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    args = (
+        x,
+        *x.shape,
+        *x.stride(),
+        perm,
+        *perm.shape,
+        *perm.stride(),
+        scale,
+        *scale.shape,
+        *scale.stride(),
+        y,
+        *y.shape,
+        *y.stride(),
+        TILE_R,
+        TILE_C,
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    known = (
+        x.dtype,
+        x.data_ptr() & 15,
+        x.shape,
+        x.stride(),
+        perm.dtype,
+        perm.data_ptr() & 15,
+        perm.shape,
+        perm.stride(),
+        scale.dtype,
+        scale.data_ptr() & 15,
+        scale.shape,
+        scale.stride(),
+        y.dtype,
+        y.data_ptr() & 15,
+        y.shape,
+        y.stride(),
+        TILE_R,
+        TILE_C,
+        num_ctas,
+    )
+    if _launch_known(gather_rows, known, stream, grid, args):
+        return
+    _check_ndim("gather_rows", "x", x, 2)
+    _check_ndim("gather_rows", "perm", perm, 1)
+    _check_ndim("gather_rows", "scale", scale, 1)
+    _check_ndim("gather_rows", "y", y, 2)
+    tile_elems = max(TILE_R, TILE_R * TILE_C)
+    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
+    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_stages = 2
+    constexprs = dict(
+        x_div=_multiples(x),
+        perm_div=_multiples(perm),
+        scale_div=_multiples(scale),
+        y_div=_multiples(y),
+        USE_INT64=_needs_int64(x, perm, scale, y),
+    )
+    with _on_stream(stream):
+        compiled = gather_rows[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+        )
+        _remember_launch(gather_rows, known, compiled, args, constexprs)
+
+
+@triton.jit
+def scatter_rows(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    perm_ptr,
+    perm_shape0,
+    perm_stride0,
+    z_ptr,
+    z_shape0,
+    z_shape1,
+    z_stride0,
+    z_stride1,
+    TILE_R: tl.constexpr,
+    TILE_C: tl.constexpr,
+    x_div: tl.constexpr,
+    perm_div: tl.constexpr,
+    z_div: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    x_stride0 = x_stride0 // x_div[0] * x_div[0]
+    x_stride1 = x_stride1 // x_div[1] * x_div[1]
+    x_shape0 = x_shape0 // x_div[2] * x_div[2]
+    x_shape1 = x_shape1 // x_div[3] * x_div[3]
+    perm_stride0 = perm_stride0 // perm_div[0] * perm_div[0]
+    perm_shape0 = perm_shape0 // perm_div[1] * perm_div[1]
+    z_stride0 = z_stride0 // z_div[0] * z_div[0]
+    z_stride1 = z_stride1 // z_div[1] * z_div[1]
+    z_shape0 = z_shape0 // z_div[2] * z_div[2]
+    z_shape1 = z_shape1 // z_div[3] * z_div[3]
+    br = tl.program_id(0)
+    c0 = tl.program_id(1) * TILE_C
+    n_rows = x_shape0
+    own = br * TILE_R + tl.arange(0, TILE_R)
+    rows = _gather_2d(
+        x_ptr,
+        x_shape0,
+        x_shape1,
+        x_stride0,
+        x_stride1,
+        own[:, None],
+        (c0 + tl.arange(0, TILE_C))[None, :],
+        USE_INT64,
+    )
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_perm0 = tl.cast(br, tl.int64) * TILE_R + tl.arange(0, TILE_R)
+    else:
+        offs_perm0 = br * TILE_R + tl.arange(0, TILE_R)
+    mask_perm = offs_perm0 < perm_shape0
+    dst = tl.load(perm_ptr + offs_perm0 * perm_stride0, mask=mask_perm, other=0.0)
+    # padded lanes of `perm` read 0: send them past the end so that they write nothing
+    dst = tl.where(own < n_rows, dst, n_rows)
+    _scatter_2d(
+        z_ptr,
+        z_shape0,
+        z_shape1,
+        z_stride0,
+        z_stride1,
+        dst[:, None],
+        (c0 + tl.arange(0, TILE_C))[None, :],
+        rows,
+        USE_INT64,
+    )
+
+
+def launch_scatter_rows(stream, grid, x, perm, z, TILE_R, TILE_C, *, hints=None):
+    """Run `scatter_rows` like `ct.launch(stream, grid, scatter_rows, (x, perm, z, TILE_R, TILE_C))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    x = _as_tensor(x)
+    perm = _as_tensor(perm)
+    z = _as_tensor(z)
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    args = (
+        x,
+        *x.shape,
+        *x.stride(),
+        perm,
+        *perm.shape,
+        *perm.stride(),
+        z,
+        *z.shape,
+        *z.stride(),
+        TILE_R,
+        TILE_C,
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    known = (
+        x.dtype,
+        x.data_ptr() & 15,
+        x.shape,
+        x.stride(),
+        perm.dtype,
+        perm.data_ptr() & 15,
+        perm.shape,
+        perm.stride(),
+        z.dtype,
+        z.data_ptr() & 15,
+        z.shape,
+        z.stride(),
+        TILE_R,
+        TILE_C,
+        num_ctas,
+    )
+    if _launch_known(scatter_rows, known, stream, grid, args):
+        return
+    _check_ndim("scatter_rows", "x", x, 2)
+    _check_ndim("scatter_rows", "perm", perm, 1)
+    _check_ndim("scatter_rows", "z", z, 2)
+    tile_elems = max(TILE_R, TILE_R * TILE_C)
+    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
+    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_stages = 2
+    constexprs = dict(
+        x_div=_multiples(x),
+        perm_div=_multiples(perm),
+        z_div=_multiples(z),
+        USE_INT64=_needs_int64(x, perm, z),
+    )
+    with _on_stream(stream):
+        compiled = scatter_rows[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+        )
+        _remember_launch(scatter_rows, known, compiled, args, constexprs)
+
+
+def launch(stream, x, perm, scale, y, z):
+    tile_r, tile_c = 16, 64
+    grid = (triton.cdiv(x.shape[0], tile_r), triton.cdiv(x.shape[1], tile_c), 1)
+    launch_gather_rows(stream, grid, x, perm, scale, y, tile_r, tile_c)
+    launch_scatter_rows(stream, grid, x, perm, z, tile_r, tile_c)
