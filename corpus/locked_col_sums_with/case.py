@@ -8,15 +8,18 @@ CASES = [
 
 OUTPUTS = ("col_sum", "visits")
 
-GROUPS, TM, TN = 4, 16, 32   # as kernel.py's launch chooses them
+GROUPS, TM, TN = 4, 16, 32  # as kernel.py's launch chooses them
 
 
 def make_args(case, gen, device):
     m, n = case["shape"]
     x = torch.randn(m, n, generator=gen).to(case["dtype"])
     bands = -(-n // TN)
-    return {"x": x.to(device), "col_sum": torch.empty(n, dtype=torch.float32, device=device),
-            "visits": torch.empty(GROUPS * bands, dtype=torch.int32, device=device)}
+    return {
+        "x": x.to(device),
+        "col_sum": torch.empty(n, dtype=torch.float32, device=device),
+        "visits": torch.empty(GROUPS * bands, dtype=torch.int32, device=device),
+    }
 
 
 def reference(args):

@@ -141,8 +141,6 @@ def _atomic_xchg_1d(
 # `holding` (a context manager) is inlined where kernels enter it with `with`.
 
 
-
-
 @triton.jit
 def grouped_col_sums(
     x_ptr,

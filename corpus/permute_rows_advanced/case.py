@@ -14,8 +14,13 @@ def make_args(case, gen, device):
     x = torch.randn(m, n, generator=gen).to(case["dtype"])
     perm = torch.randperm(m, generator=gen).to(torch.int32)
     scale = 0.5 + torch.rand(m, generator=gen)
-    return {"x": x.to(device), "perm": perm.to(device), "scale": scale.to(device),
-            "y": torch.empty_like(x, device=device), "z": torch.empty_like(x, device=device)}
+    return {
+        "x": x.to(device),
+        "perm": perm.to(device),
+        "scale": scale.to(device),
+        "y": torch.empty_like(x, device=device),
+        "z": torch.empty_like(x, device=device),
+    }
 
 
 def reference(args):

@@ -14,8 +14,9 @@ def gather_rows(x, perm, scale, y, TILE_R: ConstInt, TILE_C: ConstInt):
     br = ct.bid(0)
     c0 = ct.bid(1) * TILE_C
     src = ct.load(perm, (br,), (TILE_R,), padding_mode=ct.PaddingMode.ZERO)
-    rows = ct.load_advanced_indexing(x, (src, ct.Slice(c0, TILE_C)),
-                                     padding_mode=ct.PaddingMode.ZERO)
+    rows = ct.load_advanced_indexing(
+        x, (src, ct.Slice(c0, TILE_C)), padding_mode=ct.PaddingMode.ZERO
+    )
     s = ct.load(scale, (br,), (TILE_R,), padding_mode=ct.PaddingMode.ZERO)
     dst = br * TILE_R + ct.arange(TILE_R, dtype=ct.int32)
     out = (rows.astype(ct.float32) * s[:, None]).astype(y.dtype)
@@ -28,8 +29,9 @@ def scatter_rows(x, perm, z, TILE_R: ConstInt, TILE_C: ConstInt):
     c0 = ct.bid(1) * TILE_C
     n_rows = x.shape[0]
     own = br * TILE_R + ct.arange(TILE_R, dtype=ct.int32)
-    rows = ct.load_advanced_indexing(x, (own, ct.Slice(c0, TILE_C)),
-                                     padding_mode=ct.PaddingMode.ZERO)
+    rows = ct.load_advanced_indexing(
+        x, (own, ct.Slice(c0, TILE_C)), padding_mode=ct.PaddingMode.ZERO
+    )
     dst = ct.load(perm, (br,), (TILE_R,), padding_mode=ct.PaddingMode.ZERO)
     # padded lanes of `perm` read 0: send them past the end so that they write nothing
     dst = ct.where(own < n_rows, dst, n_rows)

@@ -849,8 +849,12 @@ def _fold_markers(body: list, rewriter) -> list:
             carry += list(stmt.leading_lines) + [cst.EmptyLine(comment=cst.Comment(marker))]
             continue
         if carry:
-            stmt = stmt.with_changes(leading_lines=tuple(carry + [cst.EmptyLine()] * 2
-                                                         + list(stmt.leading_lines)))
+            # two blank lines between the comment and the statement, whatever blank lines the
+            # statement had (its own comments stay): the result is stable under ruff format
+            own = list(stmt.leading_lines)
+            while own and own[0].comment is None:
+                own.pop(0)
+            stmt = stmt.with_changes(leading_lines=tuple(carry + [cst.EmptyLine()] * 2 + own))
             carry = []
         out.append(stmt)
     if carry:
