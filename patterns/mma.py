@@ -227,7 +227,7 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
         acc = require_tile(call, "acc", cx)
         prec = precision(x, y)
         extra = f", input_precision={prec}" if prec else ""
-        cx.mark_dot()
+        cx.mark_dot(fma=prec == '"ieee"')
         # a tf32 product of tiles loaded straight from arrays: the launcher may lay B out
         # K-major, the only layout wgmma reads tf32 operands in (docs/performance.md)
         b_src, a_src = getattr(y.val, "loaded_from", None), getattr(x.val, "loaded_from", None)
@@ -275,7 +275,8 @@ def k(a, b, c, TN: ct.Constant[int], TK: ct.Constant[int]):
 
     def lower(self, call, cx):
         x, y = require_tile(call, "x", cx), require_tile(call, "y", cx)
-        prec = precision(x, y) or '"ieee"'
+        exact = precision(x, y)
+        prec = exact or '"ieee"'
         sx0, sy0 = tile_shape(x), tile_shape(y)
         vx, vy = sx0 is not None and len(sx0) == 1, sy0 is not None and len(sy0) == 1
         if (vx or vy) and (sx0 is None or sy0 is None):
@@ -286,7 +287,7 @@ def k(a, b, c, TN: ct.Constant[int], TK: ct.Constant[int]):
         if vy:   # a 1-D right operand is a column (K, 1)
             y = _as_matrix(y, (str(sy0[0]), "1"))
         xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
-        cx.mark_dot()
+        cx.mark_dot(fma=exact == '"ieee"')
         shape = out_shape(sx, sy)
         code = f"{cx.need(MATMUL)}({xc}, {yc}, {prec})"
         if vx or vy:

@@ -55,3 +55,71 @@ def test_kernel_options_are_evaluated_once(tmp_path):
     assert len(m.CALLS) == 1, "the option expression ran again on a launch"
     # the options live on the launcher, where replace_hints finds and extends them
     assert m.launch_scale.hints == {"num_ctas": 1, "occupancy": 2}
+
+
+FMA_SRC = '''import cuda.tile as ct
+
+
+@ct.kernel
+def mm(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        x = ct.load(a, (ct.bid(0), k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        y = ct.load(b, (k, ct.bid(1)), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(x, y, acc)
+    ct.store(c, (ct.bid(0), ct.bid(1)), acc.astype(c.dtype))
+
+
+def run(a, b, c):
+    grid = ((a.shape[0] + 15) // 16, (b.shape[1] + 15) // 16, 1)
+    ct.launch(None, grid, mm, (a, b, c, 16, 16, 16))
+'''
+
+
+class _Recorder:
+    """Stands in for the Triton kernel: records the launch options, then launches."""
+
+    def __init__(self, kernel, seen):
+        self.kernel, self.seen = kernel, seen
+
+    def __getitem__(self, grid):
+        def launch(*args, **kw):
+            self.seen.append(kw.get("ptx_options", "absent"))
+            return self.kernel[grid](*args, **kw)
+        return launch
+
+    def __getattr__(self, name):
+        return getattr(self.kernel, name)
+
+
+def test_fp32_cuda_core_products_compile_with_ptxas_O1(tmp_path):
+    # an fp32 product without tensor cores (input_precision="ieee") is long straight-line FMA
+    # code; ptxas -O3 spills it (docs/performance.md, FFT), so the launcher asks for -O1, but
+    # only when the launch's float arrays are all float32 (a float16 launch of the same kernel
+    # is a tensor-core product and keeps ptxas's default)
+    r = translate_source(FMA_SRC, "fma.py")
+    assert r.ok, [d.format() for d in r.diagnostics()]
+    assert 'input_precision="ieee"' in r.output or '"ieee")' in r.output
+    path = tmp_path / "fma_triton.py"
+    path.write_text(r.output)
+    m = load_module(path, "t2t_fma_ptx_options")
+    seen = []
+    m.mm = _Recorder(m.mm, seen)
+    g = torch.Generator().manual_seed(5)
+    for dt, want in ((torch.float32, "-O1"), (torch.float16, None)):
+        a = torch.randn(37, 45, generator=g, dtype=torch.float64)
+        b = torch.randn(45, 29, generator=g, dtype=torch.float64)
+        c = torch.full((37, 29), math.nan, dtype=dt)
+        m.run(a.to(dt), b.to(dt), c)
+        assert seen[-1] == want
+        tol = 1e-4 if dt == torch.float32 else 2e-2
+        torch.testing.assert_close(c.double(), a.to(dt).double() @ b.to(dt).double(),
+                                   atol=tol * 45 ** 0.5, rtol=tol)
+
+
+def test_tf32_and_16_bit_products_keep_ptxas_default():
+    src = FMA_SRC.replace("acc = ct.mma(x, y, acc)",
+                          "acc = ct.mma(x.astype(ct.tfloat32), y.astype(ct.tfloat32), acc)")
+    r = translate_source(src, "tf32.py")
+    assert r.ok, [d.format() for d in r.diagnostics()]
+    assert "ptx_options" not in r.output

@@ -280,6 +280,14 @@ def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
+    # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
+    # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
+    ptx_options = (
+        "-O1"
+        if all(t.dtype == torch.float32 for t in [a, b, c] if t.dtype.is_floating_point)
+        else None
+    )
     constexprs = dict(
         a_div=_multiples(a),
         b_div=_multiples(b),
@@ -288,7 +296,12 @@ def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     )
     with _on_stream(stream):
         compiled = bmm_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args,
+            **constexprs,
+            num_warps=num_warps,
+            num_stages=num_stages,
+            num_ctas=num_ctas,
+            ptx_options=ptx_options,
         )
         _remember_launch(bmm_kernel, known, compiled, args, constexprs)
 

@@ -272,12 +272,23 @@ def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
+    # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
+    # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
+    ptx_options = (
+        "-O1" if all(t.dtype == torch.float32 for t in [] if t.dtype.is_floating_point) else None
+    )
     constexprs = dict(
         USE_INT64=_needs_int64(*As, *Bs, *Cs),
     )
     with _on_stream(stream):
         compiled = grouped_gemm[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args,
+            **constexprs,
+            num_warps=num_warps,
+            num_stages=num_stages,
+            num_ctas=num_ctas,
+            ptx_options=ptx_options,
         )
 
 

@@ -6,6 +6,11 @@ CASES = [
     {"mnk": (70, 45, 99), "dtype": torch.float32},
 ]
 
+# GPU timing sizes (`tile2triton bench`): an fp32 product on CUDA cores, for the launcher's
+# ptxas level (docs/performance.md)
+BENCH = [{"mnk": (2048, 2048, 2048), "dtype": torch.float32},
+         {"mnk": (4096, 4096, 4096), "dtype": torch.float32}]
+
 OUTPUTS = ("c",)
 
 # Tight on purpose: float32 accumulation of float32 products stays far below this,

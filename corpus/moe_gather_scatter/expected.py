@@ -402,6 +402,18 @@ def launch_moe_expert_matmul_kernel(
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
+    # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
+    # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
+    ptx_options = (
+        "-O1"
+        if all(
+            t.dtype == torch.float32
+            for t in [x, w, order, offsets, out]
+            if t.dtype.is_floating_point
+        )
+        else None
+    )
     constexprs = dict(
         x_div=_multiples(x),
         w_div=_multiples(w),
@@ -412,7 +424,12 @@ def launch_moe_expert_matmul_kernel(
     )
     with _on_stream(stream):
         compiled = moe_expert_matmul_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args,
+            **constexprs,
+            num_warps=num_warps,
+            num_stages=num_stages,
+            num_ctas=num_ctas,
+            ptx_options=ptx_options,
         )
         _remember_launch(moe_expert_matmul_kernel, known, compiled, args, constexprs)
 

@@ -122,7 +122,8 @@ LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype
                     "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
-                   "constexprs", "compiled", "grid_x", "grid_rest", "blocks_per_program")
+                   "constexprs", "compiled", "grid_x", "grid_rest", "blocks_per_program",
+                   "ptx_options")
 # Kernel parameters of a coarsened kernel (coarsen.py): the launch's own grid size along axis 0
 # and the number of blocks each program runs
 GRID_X, PER_PROGRAM = "grid_x", "BLOCKS_PER_PROGRAM"
@@ -220,6 +221,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         params=signature, unpack=unpack, arrays=arrays, ranks=ranks,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
+        fma_dots=unit.fma_dots,
         coarse=coarse,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
         int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints).rstrip("\n")

@@ -86,8 +86,9 @@ class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, Comp
     def mark_debug(self) -> None:
         self.result.debug = True
 
-    def mark_dot(self) -> None:
+    def mark_dot(self, fma: bool = False) -> None:
         self.result.uses_dot = True
+        self.result.fma_dots |= fma
 
     def note_tf32_operands(self, b_array: str, a_array: str) -> None:
         if (b_array, a_array) not in self.result.k_major:

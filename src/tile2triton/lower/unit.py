@@ -21,6 +21,9 @@ class UnitResult:
     uses_dot: bool = False
     # dots inside a loop nested in a grid-stride loop (a persistent matmul): deeper pipeline
     persistent_dots: bool = False
+    # fp32 products on CUDA cores (input_precision="ieee"): compiled with ptxas -O1 when the
+    # launch's float arrays are all float32 (docs/performance.md, FFT)
+    fma_dots: bool = False
     # (B array, A array) of tf32 products whose operands are loaded straight from this
     # function's array parameters: candidates for a K-major copy of B (docs/performance.md)
     k_major: list = field(default_factory=list)
@@ -32,4 +35,5 @@ class UnitResult:
         self.helper_sources.update(callee.helper_sources)
         self.tile_elems += callee.tile_elems
         self.uses_dot |= callee.uses_dot
+        self.fma_dots |= callee.fma_dots
         self.debug |= callee.debug

@@ -91,8 +91,9 @@ def analyse(rep: KernelReport, asm: dict, metadata) -> None:
     rep.num_stages = getattr(metadata, "num_stages", None)
 
 
-def ptxas_usage(ptx: str, arch: int) -> tuple[int | None, int]:
-    """(registers, spill bytes) from `ptxas -v` on the PTX (Triton's bundled ptxas)."""
+def ptxas_usage(ptx: str, arch: int, extra=()) -> tuple[int | None, int]:
+    """(registers, spill bytes) from `ptxas -v` on the PTX (Triton's bundled ptxas), with the
+    kernel's own ptxas options (`extra`, e.g. the launcher's -O1 for fp32 FMA products)."""
     try:
         from triton import knobs
         ptxas = knobs.nvidia.ptxas.path
@@ -102,7 +103,7 @@ def ptxas_usage(ptx: str, arch: int) -> tuple[int | None, int]:
         src = Path(d, "k.ptx")
         src.write_text(ptx)
         suffix = "a" if arch >= 90 else ""
-        p = subprocess.run([ptxas, "-v", f"--gpu-name=sm_{arch}{suffix}", str(src), "-o",
+        p = subprocess.run([ptxas, "-v", *extra, f"--gpu-name=sm_{arch}{suffix}", str(src), "-o",
                             str(Path(d, "k.cubin"))], capture_output=True, text=True, timeout=120)
     text = p.stdout + p.stderr
     regs = re.search(r"Used (\d+) registers", text)
@@ -194,7 +195,9 @@ def compiling_for(arch: int, sink: list, with_ptxas: bool = True, keep_stages=()
             if compiled is not None:
                 analyse(rep, compiled.asm, compiled.metadata)
                 if with_ptxas and compiled.asm.get("ptx"):
-                    rep.registers, rep.spill_bytes = ptxas_usage(compiled.asm["ptx"], arch)
+                    extra = (getattr(options, "ptx_options", None) or "").split()
+                    rep.registers, rep.spill_bytes = ptxas_usage(compiled.asm["ptx"], arch,
+                                                                 extra)
                 rep.stages = {s: compiled.asm[s] for s in keep_stages if s in compiled.asm}
             elif cap["text"]:
                 rep.error = (rep.error or "") + "\n" + cap["text"][-3000:]
