@@ -318,6 +318,26 @@ def add_inspect_command(subparsers, common) -> None:
     p.set_defaults(func=cmd_inspect, _argparse=argparse)
 
 
+def _check_config_index(case: Path, bench: int | None, config: int) -> None:
+    """--bench N / --config N must name one of the case's configurations: a usage error
+    (exit 2) located at its case.py otherwise. A case.py that does not load is left to the
+    inspection, which reports it for that case."""
+    from ..diagnostics import UsageError
+    from .corpus import load_module
+    flag, name, idx = ("--bench", "BENCH", bench) if bench is not None else \
+        ("--config", "CASES", config)
+    try:
+        spec = load_module(case / "case.py", "t2t_inspect_check_" + re.sub(r"\W", "_", case.name))
+    except Exception:  # noqa: BLE001
+        return
+    configs = getattr(spec, name, None)
+    n = len(configs) if isinstance(configs, (list, tuple)) else 0
+    if not 0 <= idx < n:
+        have = f"{n} configuration(s), numbered 0 to {n - 1}" if n else "none"
+        raise UsageError(f"{case / 'case.py'}: {flag} {idx} is out of range: its {name} has "
+                         f"{have}")
+
+
 def cmd_inspect(args) -> int:
     from ..cli_support import check_report_path, write_report
     from ..diagnostics import UsageError
@@ -325,6 +345,8 @@ def cmd_inspect(args) -> int:
     cases = resolve_cases(args.paths, packages=False)
     if args.translation and len(cases) != 1:
         raise UsageError("--translation needs exactly one case")
+    for case in cases:             # before anything is compiled or written
+        _check_config_index(case, args.bench, args.config)
     if args.json:  # a report never overwrites a source file (cli_support)
         check_report_path("--json", args.json, [f for c in cases for f in c.iterdir()
                                                  if f.is_file()])
