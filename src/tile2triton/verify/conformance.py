@@ -503,8 +503,8 @@ def summarize(state: dict) -> dict:
                 g["count"] += 1
                 if len(g["tests"]) < 3 and x.get("test") not in g["tests"]:
                     g["tests"].append(x.get("test"))
-        bad_tests = {x.get("test") for x in launches if x["verdict"] not in ("pass", "skipped")
-                     + NOT_COUNTED}
+        bad_tests = {x.get("test") for x in launches if x["verdict"] not in (
+            "pass", "skipped", "both-failed-assert") + NOT_COUNTED}
         for n in sorted(passed_plain - passed_plug):
             if n not in gt:
                 continue
@@ -525,7 +525,7 @@ def render(state: dict) -> str:
     meta = state.get("meta", {})
     order = ["pass", "drift", "unwritten", "out-of-bounds-write", "illegal-address", "race",
              "timeout", "compile-error", "translate-error", "original-failed", "not-checked",
-             "error", "skipped", "expected-rejection"]
+             "error", "both-failed-assert", "skipped", "expected-rejection"]
     seen_v = [v for v in order if v in s["verdicts"]] + sorted(
         v for v in s["verdicts"] if v not in order)
     L = ["# Conformance: cuTile's test suite through tile2triton", "",

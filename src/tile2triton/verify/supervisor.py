@@ -451,11 +451,23 @@ class Supervisor:
         if res.get("verdict") == "original-failed" and meta.get("program_ok"):
             # The original went through in the program; only its replay here failed. That is a
             # limit of the checker, not a failure of the original.
-            why = next((f.get("detail") for f in res.get("findings") or []
-                        if f.get("kind") == "original-failed"), "")
+            failed = next((f for f in res.get("findings") or []
+                           if f.get("kind") == "original-failed"), {})
+            why = failed.get("detail") or ""
             res["verdict"] = "not-checked"
-            res["reason"] = ("the original ran in the program, but could not be replayed by the "
-                             f"checker: {why}")[:600]
+            if failed.get("cuda_error"):
+                # A kernel's failure shows at a later synchronization, not in ct.launch: the
+                # program's launch call returning says nothing about how the kernel ended.
+                res["reason"] = (
+                    f"{why[:300]} when the checker replayed it; in the program its launch call "
+                    "returned, and a kernel that fails shows it only at a later synchronization, "
+                    "so whether it failed there too is not known here"
+                    + ("; its kernel has a ct.assert_, and a failed assertion ends a cuTile "
+                       "kernel this way, but the error does not say so"
+                       if failed.get("has_assert") else ""))
+            else:
+                res["reason"] = ("the original ran in the program, but could not be replayed "
+                                 f"by the checker: {why}")[:600]
             res["findings"] = [dict(kind="not-checked", detail=res["reason"])] + [
                 f for f in res.get("findings") or [] if f.get("kind") != "original-failed"]
         rec.update(res)

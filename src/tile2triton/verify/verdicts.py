@@ -9,6 +9,9 @@ trial T1   the same, with every array the original writes poisoned (NaN, or the 
            poisoned, as the corpus driver leaves them, T1 is T0)
 trial T2   the same, with those arrays filled with random finite "canary" values instead:
            original -> CO, translation -> CR
+combined   launches without declared outputs (pytest plugin, --exec, check_launch) run T1 and
+           T2 as one trial: the canary holds the poison in a quarter of its elements
+           (_combined_trial); PO and PR are then None
 
 pass                 every array agrees within tolerance, nothing else found
 drift                values differ beyond the dtype's tolerance (T0 or T1), or the translation
@@ -18,6 +21,8 @@ unwritten            in T1 the original wrote an element and the translation lef
                      element before writing it turns the canary into something else: drift)
 out-of-bounds-write  sentinel bytes around (or in the gaps of) an array changed
 race                 two runs of the translation on identical inputs differ beyond rounding
+both-failed-assert   the original failed a device assertion (ct.assert_) and the translation's
+                     tl.device_assert failed on the same launch (worker.py); nothing compared
 """
 from __future__ import annotations
 
@@ -30,12 +35,12 @@ from .snapshot import is_poison, same_bits
 
 VERDICTS = ["pass", "drift", "unwritten", "out-of-bounds-write", "illegal-address", "race",
             "timeout", "compile-error", "original-failed", "translate-error", "error",
-            "skipped", "not-checked", "expected-rejection"]
+            "skipped", "not-checked", "expected-rejection", "both-failed-assert"]
 
 # When several findings apply, the first in this order names the launch.
 PRIORITY = ["translate-error", "compile-error", "original-failed", "timeout",
             "illegal-address", "error", "out-of-bounds-write", "unwritten", "race", "drift",
-            "skipped", "not-checked", "expected-rejection", "pass"]
+            "skipped", "not-checked", "expected-rejection", "both-failed-assert", "pass"]
 
 HIST_EDGES = list(range(-12, 5))      # log10 of |translation - original|
 
@@ -336,6 +341,9 @@ def classify(names, snapshot_values, O, R, R2, PO, PR, poisoned, tol_overrides,
                 findings.append(dict(kind="drift", array=name, count=n2, detail=(
                     f"the translation writes {n2} element(s) of `{name}` that the original "
                     "leaves untouched")))
+        elif CO is not None and CR is not None and canary is not None and i in canary:
+            flagged = _combined_trial(findings, info, name, o, CO[i], CR[i], canary[i], m,
+                                      tol, flagged)
         if R2 is not None:
             rm = mismatch_mask(R2[i], r, **resolve(tolerance_for(o.dtype, tol_overrides, 1.0),
                                                    o))
@@ -374,6 +382,57 @@ def classify(names, snapshot_values, O, R, R2, PO, PR, poisoned, tol_overrides,
     summary = _summary(arrays)
     return dict(verdict=pick(findings), findings=findings, arrays=arrays, metrics=summary,
                 error_hist=hist, heatmap=heat, notes=notes)
+
+
+def _combined_trial(findings, info, name, o, co, cr, c, m, tol, flagged):
+    """T1 and T2 in one run: the written array was filled with `c`, random finite values with
+    a quarter of the elements poison. An element the original writes no longer holds `c`'s
+    bits; the translation must write it too (a finite canary left bit for bit: unwritten; a
+    poison element left or propagated: drift), must not change the others, and its values must
+    not depend on what the array held."""
+    c = c.to(cr.device)
+    lanes = is_poison(c)
+    orig_wrote = ~same_bits(co, c)
+    kept = same_bits(cr, c)
+    unwritten = orig_wrote & kept & ~lanes
+    stale = orig_wrote & lanes & is_poison(cr)
+    n_un, n_st = int(unwritten.sum()), int(stale.sum())
+    info["unwritten"] = n_un
+    if n_un:
+        idx = [int(x) for x in torch.nonzero(unwritten)[0]]
+        findings.append(dict(kind="unwritten", array=name, count=n_un,
+                             of=int(orig_wrote.sum()), first_index=idx, detail=(
+                                 f"{n_un} element(s) of `{name}` that the original writes are "
+                                 f"never written by the translation (first at index "
+                                 f"{tuple(idx)})")))
+        flagged = flagged | unwritten.reshape(flagged.shape)
+    if n_st:
+        idx = [int(x) for x in torch.nonzero(stale)[0]]
+        findings.append(dict(kind="drift", array=name, count=n_st, first_index=idx, detail=(
+            f"the poison put in `{name}` before the run is still in {n_st} element(s) that the "
+            f"original writes (first at {tuple(idx)}): the translation leaves them unwritten, "
+            "or reads them before writing them")))
+        flagged = flagged | stale.reshape(flagged.shape)
+    if m["ok"]:
+        bad2 = mismatch_mask(cr, co, **tol) & ~unwritten & ~stale
+        n2 = int(bad2.sum())
+        # The original's own written elements changed with the canary: the array's old
+        # contents (or those of lock/counter arrays beside it) legitimately steer the result,
+        # and the two sides may order racing blocks differently: no verdict.
+        if n2 and bool((mismatch_mask(co, o, **tol) & orig_wrote).any()):
+            info["canary"] = ("inconclusive: the original's result also depends on what the "
+                              "written arrays held before the run")
+            n2 = 0
+        extra = ~orig_wrote & ~kept
+        if n2:
+            idx = [int(x) for x in torch.nonzero(bad2)[0]]
+            what = "writes elements the original leaves untouched, or its result depends " \
+                "on what the array held before" if bool((bad2 & extra).any()) else \
+                "the translation's result depends on what the array held before"
+            findings.append(dict(kind="drift", array=name, count=n2, first_index=idx, detail=(
+                f"with `{name}` filled with other values before the run, {n2} element(s) "
+                f"differ (first at {tuple(idx)}): {what}")))
+    return flagged
 
 
 def _summary(arrays) -> dict:

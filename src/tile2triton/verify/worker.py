@@ -35,7 +35,37 @@ CUDA_ERROR_MARKERS = ("illegal memory access", "CUDA error", "misaligned address
 
 
 class Fatal(Exception):
-    """The process can no longer be trusted (CUDA context lost)."""
+    """The process can no longer be trusted (CUDA context lost). `side`: whose run lost it,
+    "original" or "translation"."""
+
+    def __init__(self, *args, side: str = "translation", has_assert: bool = False):
+        super().__init__(*args)
+        self.side, self.has_assert = side, has_assert
+
+
+def fatal_result(e: Fatal) -> dict:
+    """The verdict of a launch whose check lost the CUDA context. A CUDA error while the
+    original ran is the original's failure (e.g. a failed ct.assert_ ends a cuTile kernel with
+    "unspecified launch failure"), not a fault of the translation."""
+    cause = e.__cause__ or e
+    if getattr(e, "side", None) == "original":
+        return dict(verdict="original-failed", fatal=True, findings=[dict(
+            kind="original-failed", cuda_error=True, has_assert=e.has_assert,
+            detail=f"the original ended with a CUDA error: {type(cause).__name__}: {cause}",
+            traceback=_short_tb(cause))])
+    return dict(verdict="illegal-address", fatal=True, findings=[dict(
+        kind="illegal-address", detail=f"{type(cause).__name__}: {cause}",
+        traceback=_short_tb(cause))])
+
+
+def failed_assertion(e: BaseException) -> str | None:
+    """The message of a failed device assertion, when `e` is one: ct.assert_ in the reference
+    interpreter, tl.device_assert under Triton's interpreter (an InterpreterError whose cause is
+    the AssertionError)."""
+    for x in (e, e.__cause__):
+        if isinstance(x, AssertionError):
+            return str(x)
+    return None
 
 
 def is_cuda_error(exc: BaseException) -> bool:
@@ -250,6 +280,10 @@ class Worker:
             return out
 
         def run_translation(poison, first=False, fill=None, launch=None):
+            with _interpreter_debug(self.backend == "cpu" and _debug_kernel(tfile)):
+                return _run_translation(poison, first, fill, launch)
+
+        def _run_translation(poison, first=False, fill=None, launch=None):
             pl = S.Placement(snap, device=device, poison=poison, values=fill)
             if launch is not None:
                 launch(None, grid, *pl.args)
@@ -284,12 +318,12 @@ class Worker:
         class _OriginalFailed(Exception):
             pass
 
-        def original_again(poison, fill=None):
+        def original_again(poison, fill=None, useed=None):
             try:
-                return run_original(poison, fill)
+                return run_original(poison, fill, useed)
             except Exception as e:  # noqa: BLE001
                 if is_cuda_error(e):
-                    raise Fatal(e) from e
+                    raise Fatal(e, side="original", has_assert=_debug_kernel(tfile)) from e
                 raise _OriginalFailed(f"{type(e).__name__}: {e}") from e
 
         R2 = PO = PR = CO = CR = canary = None
@@ -304,11 +338,14 @@ class Worker:
                     made_undetermined = self._garbage_calls() != garbage0
                 except Exception as e:  # noqa: BLE001
                     if is_cuda_error(e):
-                        raise Fatal(e) from e
+                        raise Fatal(e, side="original", has_assert=_debug_kernel(tfile)) from e
                     if type(e).__name__ == "InterpreterUnsupported":
                         return done(dict(result_base, verdict="skipped", findings=[dict(
                             kind="skipped", detail=f"the reference interpreter does not "
                             f"support this kernel ({e}); check it on the GPU backend")]))
+                    if failed_assertion(e) is not None:
+                        return done(dict(result_base, **self._after_failed_assertion(
+                            e, run_translation, tfile)))
                     return done(dict(result_base, verdict="original-failed", findings=[dict(
                         kind="original-failed",
                         detail=f"the original raised {type(e).__name__}: {e}",
@@ -331,21 +368,26 @@ class Worker:
                         if not bool(S.same_bits(O[i], values[i].to(O[i].device)).all())}
             poisoned |= set(meta.get("declared_outputs") or [])
             if req.get("poison", True) and poisoned:
-                if all(bool(S.is_poison(values[i]).all()) for i in poisoned) and \
-                        all(values[i].dtype != torch.bool for i in poisoned):
-                    PO, PR = O, R             # T0 already had them poisoned: T1 is T0
-                else:
-                    step("original-poisoned")
-                    PO, ob = original_again(poisoned)
-                    oob_o += ob
-                    step("translation-poisoned")
-                    PR, ob = run_translation(poisoned)
-                    oob_t += ob
                 # Arrays a corpus case declares as outputs are the ones whose old contents must
                 # not matter; other written arrays (counters, lock or scratch state a kernel
-                # reads back) legitimately steer the result, so they keep their values.
+                # reads back) legitimately steer the result, so they keep their values in T2.
                 declared = set(meta.get("declared_outputs") or [])
-                canary = _canaries(values, poisoned & declared if declared else poisoned, seed)
+                if not declared:
+                    # One trial does T1's and T2's work: a quarter of the canary's elements
+                    # are the poison (verdicts.py, "combined trial"). Saves a run of each side.
+                    canary = _canaries(values, poisoned, seed, poison_share=0.25)
+                else:
+                    if all(bool(S.is_poison(values[i]).all()) for i in poisoned) and \
+                            all(values[i].dtype != torch.bool for i in poisoned):
+                        PO, PR = O, R         # T0 already had them poisoned: T1 is T0
+                    else:
+                        step("original-poisoned")
+                        PO, ob = original_again(poisoned)
+                        oob_o += ob
+                        step("translation-poisoned")
+                        PR, ob = run_translation(poisoned)
+                        oob_t += ob
+                    canary = _canaries(values, poisoned & declared, seed)
                 step("original-canary")
                 CO, ob = original_again((), fill=canary)
                 oob_o += ob
@@ -378,7 +420,7 @@ class Worker:
             step("undetermined")
             try:
                 if probe == "original" and self.backend == "cpu" and made_undetermined:
-                    OU, _ = run_original((), useed=seed + 104729)
+                    OU, _ = original_again((), useed=seed + 104729)
                     masks = U.changed_elements(O, OU)
                 elif probe == "translation":
                     variant = self.fill_variant(kernel_file, modname, override, kname)
@@ -441,6 +483,28 @@ class Worker:
             self._translations[key] = launcher
         return self._translations[key]
 
+    def _after_failed_assertion(self, e, run_translation, tfile) -> dict:
+        """The original failed a device assertion (ct.assert_) on this launch: the translation
+        runs on the same arguments, and must fail its assertion too."""
+        said = failed_assertion(e)
+        try:
+            run_translation((), first=True)
+        except Exception as te:  # noqa: BLE001
+            if is_cuda_error(te):
+                raise Fatal(te) from te
+            theirs = failed_assertion(te)
+            if theirs is None:
+                return self._translation_failure(te, tfile)
+            return dict(verdict="both-failed-assert", findings=[dict(
+                kind="both-failed-assert", detail=(
+                    f"both sides failed a device assertion on this launch: the original "
+                    f"({said[:300] or 'no message'}) and the translation "
+                    f"({theirs[:300] or 'no message'}); nothing else is compared"),
+                original=said, translation=theirs)])
+        return dict(verdict="drift", findings=[dict(
+            kind="drift", detail=f"the original failed a device assertion ({said[:300]}), the "
+            "translation ran through without failing one")])
+
     def _translation_failure(self, e, tfile) -> dict:
         from .explain import compile_error_from_exception, interpreter_compile_error
         if is_cuda_error(e):
@@ -501,9 +565,64 @@ def _tolerances(overrides, tfile, backend) -> dict | None:
     return out
 
 
-def _canaries(values, indices, seed) -> dict:
-    """Random finite values, unlike anything a kernel computes by chance, for trial T2."""
+def _debug_kernel(tfile) -> bool:
+    """The translation was emitted with @triton.jit(debug=True) (it has device assertions)."""
+    import re
+    try:
+        return re.search(r"@triton\.jit\([^)]*\bdebug=True", Path(tfile).read_text()) is not None
+    except (OSError, TypeError):
+        return False
+
+
+def _interpreter_without_overflow_checks():
+    """Triton's interpreter checks every integer +, - and * for overflow (in int64, then a
+    tl.device_assert), and its device assertions are off (debug=False): the checks compute and
+    throw away, and dominate an integer reduction's run (test_reduction.py's `prod` over int8:
+    36 s of a 36 s check). Off, with the same results; a debug=True kernel gets both back
+    (_interpreter_debug), as on the GPU."""
+    try:
+        import dataclasses
+
+        from triton.runtime import interpreter as I
+    except Exception:  # noqa: BLE001
+        return
+    opts = I.interpreter_builder.options
+    if getattr(opts, "debug", False) is False and getattr(opts, "sanitize_overflow", False):
+        I.interpreter_builder.options = dataclasses.replace(opts, sanitize_overflow=False)
+
+
+class _interpreter_debug:
+    """Triton's interpreter ignores @triton.jit(debug=True): its one builder keeps debug off,
+    so tl.device_assert never fires on the CPU. While active, it is on, as the GPU does for
+    such a kernel."""
+
+    def __init__(self, on: bool):
+        self.on, self.old = on, None
+
+    def __enter__(self):
+        if self.on:
+            import dataclasses
+
+            from triton.runtime import interpreter as I
+            self.old = I.interpreter_builder.options
+            I.interpreter_builder.options = dataclasses.replace(self.old, debug=True,
+                                                                sanitize_overflow=True)
+        return self
+
+    def __exit__(self, *exc):
+        if self.old is not None:
+            from triton.runtime import interpreter as I
+            I.interpreter_builder.options = self.old
+        return False
+
+
+def _canaries(values, indices, seed, poison_share: float = 0.0) -> dict:
+    """Random finite values, unlike anything a kernel computes by chance, for trial T2; with
+    `poison_share`, that share of the elements (bool arrays excepted) holds the poison instead
+    (the combined trial, verdicts.py)."""
     import torch
+
+    from .snapshot import poison_value
     gen = torch.Generator().manual_seed(7919 + seed)
     out = {}
     for i in indices:
@@ -511,15 +630,19 @@ def _canaries(values, indices, seed) -> dict:
         if v.dtype.is_floating_point:
             scale = min(1000.0, float(torch.finfo(v.dtype).max) / 8)
             c = (torch.rand(v.shape, generator=gen, dtype=torch.float64) * 2 - 1) * scale + 0.25
-            out[i] = c.to(v.dtype)
+            c = c.to(v.dtype)
         elif v.dtype == torch.bool:
-            out[i] = torch.rand(v.shape, generator=gen) < 0.5
+            c = torch.rand(v.shape, generator=gen) < 0.5
         elif v.dtype.is_complex:
-            out[i] = torch.randn(v.shape, generator=gen, dtype=v.dtype)
+            c = torch.randn(v.shape, generator=gen, dtype=v.dtype)
         else:
             info = torch.iinfo(v.dtype)
             lo, hi = max(info.min + 1, -2**30), min(info.max, 2**30)
-            out[i] = torch.randint(lo, hi, v.shape, generator=gen).to(v.dtype)
+            c = torch.randint(lo, hi, v.shape, generator=gen).to(v.dtype)
+        if poison_share and v.dtype != torch.bool and v.numel():
+            lanes = torch.rand(v.shape, generator=gen) < poison_share
+            c = torch.where(lanes, torch.full_like(c, poison_value(v.dtype)), c)
+        out[i] = c
     return out
 
 
@@ -559,10 +682,7 @@ def serve(backend: str) -> int:
         try:
             result = worker.run_job(req, lambda s: send({"type": "stage", "stage": s}))
         except Fatal as e:
-            cause = e.__cause__ or e
-            result = dict(verdict="illegal-address", findings=[dict(
-                kind="illegal-address", detail=f"{type(cause).__name__}: {cause}",
-                traceback=_short_tb(cause))], fatal=True)
+            result = fatal_result(e)
         except BaseException as e:  # noqa: BLE001 - report, keep serving
             result = result_of_exception(e)
         send(dict(type="result", **result))
@@ -606,6 +726,7 @@ def _prepare(backend):
         os.environ["TRITON_INTERPRET"] = "1"
         import torch
         torch.set_num_threads(int(os.environ.get("T2T_WORKER_THREADS", "1")))
+        _interpreter_without_overflow_checks()
     import warnings
     warnings.filterwarnings("ignore", category=RuntimeWarning)
 
@@ -617,8 +738,7 @@ def one_shot(backend, job, result_path, only) -> int:
     try:
         res = worker.run_job(req, lambda s: print(f"[t2t worker] stage {s}", file=sys.stderr))
     except Fatal as e:
-        res = dict(verdict="illegal-address", fatal=True, findings=[dict(
-            kind="illegal-address", detail=str(e.__cause__ or e))])
+        res = fatal_result(e)
     Path(result_path).write_text(json.dumps(res, default=str))
     return 0
 
