@@ -67,6 +67,15 @@ def _mod(a, b):
     return r
 '''),
 }
+NEGATIVE = DeviceHelper("_negative", r'''@triton.jit
+def _negative(x):
+    """cuTile negates a boolean as an int32 (-True == -1); Triton's `-` would keep int1."""
+    if x.dtype == tl.int1:
+        y = -x.to(tl.int32)
+    else:
+        y = -x
+    return y
+''')
 POW = DeviceHelper("_pow", r'''@triton.jit
 def _pow(x, y):
     """x ** y for float tiles: exp2(y * log2|x|) in fp32, negative for odd integer powers of a
@@ -81,6 +90,7 @@ def _pow(x, y):
     return r.to((x + y).dtype)
 ''')
 COMPARISONS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
+BITWISE = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_lshift", "bitwise_rshift"}
 
 
 def _prec(symbol):
@@ -104,7 +114,9 @@ def result_val(name, x, y, cx):
     nonneg = name in ("add", "mul", "floordiv", "mod", "truediv", "minimum", "maximum",
                       "bitwise_and") and cx.is_nonneg(x) and cx.is_nonneg(y)
     tf32 = getattr(x.val, "tf32", False) or getattr(y.val, "tf32", False)
-    return TileV(shape=shape, dtype=dtype, nonneg=nonneg, tf32=tf32)
+    # cuTile's arithmetic rejects bool operands, so its results are never bool
+    numeric = name not in BITWISE
+    return TileV(shape=shape, dtype=dtype, nonneg=nonneg, tf32=tf32, numeric=numeric)
 
 
 def compile_time(low):
@@ -291,8 +303,13 @@ class Unary(Pattern):
 @ct.kernel
 def k(x, TILE: ct.Constant[int]):
     a = ct.load(x, (ct.bid(0),), (TILE,))
-    ct.store(x, (ct.bid(0),), -a + ct.negative(a))
-""", expect=["-a + -a"])]
+    ct.store(x, (ct.bid(0),), -(a * 2) + ct.negative(a > 0))
+""", expect=["-(a * 2) + -(a > 0).to(tl.int32)"]), Example("""
+@ct.kernel
+def k(x, TILE: ct.Constant[int]):
+    a = ct.load(x, (ct.bid(0),), (TILE,))
+    ct.store(x, (ct.bid(0),), -a)
+""", expect=["def _negative(x):", "if x.dtype == tl.int1:", "_negative(a)"])]
 
     def lower(self, call, cx):
         x = call.arg("x")
@@ -306,9 +323,12 @@ def k(x, TILE: ct.Constant[int]):
         v = x.val
         if sym == "-" and isinstance(v, TileV) and dtype_of(x) == "bool_":
             # cuTile negates a boolean as an int32 (-True == -1); Triton's `-` keeps int1.
-            # (A tile loaded from a bool array has its dtype only at launch: it keeps `-x`,
-            # docs/constructs-hard.md.)
             return Lowered(f"-{x.wrap(PREC['atom'])}.to(tl.int32)",
                            TileV(shape=tile_shape(x), dtype="int32"), PREC["unary"])
-        val = TileV(shape=tile_shape(x), dtype=dtype_of(x)) if isinstance(v, TileV) else v
+        if sym == "-" and isinstance(v, TileV) and v.dtype is None and not v.numeric:
+            # a tile whose dtype is known only at launch (loaded from an array) may be boolean
+            return Lowered(f"{cx.need(NEGATIVE)}({x.code})",
+                           TileV(shape=tile_shape(x), numeric=True))
+        val = TileV(shape=tile_shape(x), dtype=dtype_of(x), numeric=sym == "-") \
+            if isinstance(v, TileV) else v
         return Lowered(f"{sym}{x.wrap(PREC['unary'])}", val, PREC["unary"])

@@ -17,6 +17,16 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
+def _negative(x):
+    """cuTile negates a boolean as an int32 (-True == -1); Triton's `-` would keep int1."""
+    if x.dtype == tl.int1:
+        y = -x.to(tl.int32)
+    else:
+        y = -x
+    return y
+
+
+@triton.jit
 def _exp(x):
     """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
@@ -281,7 +291,7 @@ def math_kernel(
     mask_y = offs_y0 < y_shape0
     yt = tl.load(y_ptr + offs_y0 * y_stride0, mask=mask_y)
 
-    explog = _exp(-xt) + _log(xt) + _sqrt(xt) + _rsqrt(xt)
+    explog = _exp(_negative(xt)) + _log(xt) + _sqrt(xt) + _rsqrt(xt)
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_out_explog0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
     else:

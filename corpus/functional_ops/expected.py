@@ -73,6 +73,16 @@ def _pow(x, y):
 
 
 @triton.jit
+def _negative(x):
+    """cuTile negates a boolean as an int32 (-True == -1); Triton's `-` would keep int1."""
+    if x.dtype == tl.int1:
+        y = -x.to(tl.int32)
+    else:
+        y = -x
+    return y
+
+
+@triton.jit
 def _floor(x):
     """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
@@ -306,7 +316,7 @@ def functional_ops_kernel(
                 fres_stride1,
                 9,
                 pid,
-                tl.where(at > bt, at, -bt),
+                tl.where(at > bt, at, _negative(bt)),
                 TILE,
                 USE_INT64,
             )

@@ -17,6 +17,16 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
+def _negative(x):
+    """cuTile negates a boolean as an int32 (-True == -1); Triton's `-` would keep int1."""
+    if x.dtype == tl.int1:
+        y = -x.to(tl.int32)
+    else:
+        y = -x
+    return y
+
+
+@triton.jit
 def _exp(x):
     """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
@@ -62,7 +72,7 @@ def _store_tile_2d(
 @triton.jit
 def silu(x):
     """x * sigmoid(x), as a reusable tile function."""
-    return x / (1.0 + _exp(-x))
+    return x / (1.0 + _exp(_negative(x)))
 
 
 @triton.jit

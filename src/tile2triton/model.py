@@ -216,6 +216,7 @@ class TileV(Val):
     dtype: Optional[str] = None  # cuTile dtype name if statically known
     tf32: bool = False  # came through astype(ct.tfloat32)
     nonneg: bool = False  # provably >= 0 (used to emit plain // and %)
+    numeric: bool = False  # provably not bool (an arithmetic result): `-x` needs no promotion
     # the array parameter a ct.load read this tile from, in the array's own axis order (kept
     # by astype): the launcher may lay a tf32 product's B operand out K-major (patterns/mma.py)
     loaded_from: Optional[str] = None
