@@ -14,6 +14,7 @@ from ..model import (PREC, USE_INT64, ArrayListV, ArrayV, ChoiceV, ConstExprV, C
                      TileV,
                      TupleV)
 from . import pyconst
+from .memory_order import Access, access_of, barrier
 from .pyvalues import dtype_compare
 from ..pattern_api import bind, bind_operands
 
@@ -443,6 +444,12 @@ class Expressions:
                              help="see docs/constructs.md for the constructs tile2triton "
                                   "translates; rewrite this part or open an issue")
         call = bind(pattern, name, node, self, receiver)
+        access = access_of(name, call, receiver)
+        if access is not None:   # memory_order.py: a barrier where another thread may race
+            acc = Access(*access, pos=len(self.out) if self.can_insert else None,
+                         depth=self.depth)
+            if self.order.note(acc):
+                self.before(barrier(acc.array))
         return pattern.lower(call, self)
 
     def builtin_call(self, name: str, node: cst.Call) -> Lowered:

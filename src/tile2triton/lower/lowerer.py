@@ -10,6 +10,7 @@ from ..diagnostics import TranslationError
 from ..model import FuncV, FunctionInfo, Lowered, ParamInfo, Val
 from ..pattern_api import DeviceHelper
 from .expressions import Expressions
+from .memory_order import AccessOrder
 from .nested_defs import NestedDefs
 from .pyvalues import CompileTimePython
 from .statements import Statements
@@ -38,6 +39,7 @@ class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, Comp
         self.result = UnitResult(fn.name, "", params, fn=fn)
         self.mutable = reassigned_names(fn.node.body)
         self.can_insert = True  # patterns may put statements before the current one
+        self.order = AccessOrder()  # memory accesses, for barriers between them
         self.taken_names = {n.value for n in _names(fn.node)} | {
             a for p in params if p.array is not None for a in p.array.abi()}
 

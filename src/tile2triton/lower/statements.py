@@ -51,7 +51,7 @@ class Statements:
         body = ExitRewriter(self.error, self.pm.origins, self.pm.names).function_body(body)
         self.mutable = reassigned_names(body)
         self.block(body)
-        return self.out
+        return self.order.insert_late(self.out, INDENT)   # barriers found by loops
 
     def block(self, block: cst.BaseSuite) -> None:
         if not isinstance(block, cst.IndentedBlock):
@@ -217,7 +217,9 @@ class Statements:
         head = len(self.out)
         self.line(f"for {var} in range({', '.join(a.code for a in args)}):",
                   self.header_comment(node))
+        mark = self.order.loop_start()
         self.block(node.body)
+        self.order.loop_end(mark)
         self.result.persistent_dots |= self.persistent_dot_loop(args, self.out[head + 1:])
 
     @staticmethod
@@ -235,9 +237,11 @@ class Statements:
         if node.orelse is not None:
             raise self.error(node.orelse, "T2T101", "`while ... else` is not supported")
         self.inner_comments(node.test)
+        mark = self.order.loop_start()
         test = self.no_statements_before(node.test)  # it is evaluated every iteration
         self.line(f"while {test.code}:", self.header_comment(node))
         self.block(node.body)
+        self.order.loop_end(mark)
         original = self.pm.origins.get(node, node)
         if isinstance(original, cst.While):
             for name, value in exit_constants(original).items():

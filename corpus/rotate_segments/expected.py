@@ -1,0 +1,199 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
+"""Rotate every TILE-element segment of a vector, several rounds, in the output buffer.
+
+The segment is copied to `out`, then each round gathers it at shifted positions and stores it
+back over itself: a gather reads what the store before it wrote, and a store overwrites
+elements that other lanes gather. cuTile orders these accesses to `out` within a block.
+"""
+import torch
+import triton
+import triton.language as tl
+
+from _t2t_corpus_runtime import (
+    _as_tensor,
+    _by_target,
+    _check_ndim,
+    _grid,
+    _launch_known,
+    _multiples,
+    _needs_int64,
+    _on_stream,
+    _remember_launch,
+    _scalar_key,
+)
+
+
+@triton.jit
+def _mod(a, b):
+    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
+    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
+    if (a + b).dtype.is_floating():
+        # Triton's float % is C's fmod, which is exact; 16-bit floats take it in fp32, where
+        # their values and the remainder are exact too, and round once at the end
+        dt = (a + b).dtype
+        if dt.primitive_bitwidth < 32:
+            x = tl.cast(tl.cast(a, dt), tl.float32)
+            y = tl.cast(tl.cast(b, dt), tl.float32)
+        else:
+            x = tl.cast(a, dt)
+            y = tl.cast(b, dt)
+        r = x % y
+        r = tl.where((r != 0) & ((r < 0) != (y < 0)), r + y, r).to(dt)
+    else:
+        r = a % b
+        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+    return r
+
+
+@triton.jit
+def _elem_index(index, USE_INT64: tl.constexpr):
+    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
+    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    if USE_INT64:
+        return tl.cast(index, tl.int64)
+    else:
+        return index + tl.zeros((), tl.int32)
+
+
+@triton.jit
+def _gather_1d(
+    ptr,
+    shape0,
+    stride0,
+    index0,
+    USE_INT64: tl.constexpr,
+    MASK=None,
+    PADDING=0,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
+    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
+    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
+    i0 = _elem_index(index0, USE_INT64)
+    offs = i0 * stride0
+    if CHECK_BOUNDS:
+        ok = (i0 >= 0) & (i0 < shape0)
+        if MASK is not None:
+            ok = ok & MASK
+        return tl.load(ptr + offs, mask=ok, other=PADDING)
+    elif MASK is not None:
+        return tl.load(ptr + offs, mask=MASK, other=PADDING)
+    else:
+        return tl.load(ptr + offs)
+
+
+TILE = 256
+
+
+@triton.jit
+def rotate_segments(
+    x_ptr,
+    x_shape0,
+    x_stride0,
+    out_ptr,
+    out_shape0,
+    out_stride0,
+    shift,
+    rounds,
+    T: tl.constexpr,
+    x_div: tl.constexpr,
+    out_div: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    x_stride0 = x_stride0 // x_div[0] * x_div[0]
+    x_shape0 = x_shape0 // x_div[1] * x_div[1]
+    out_stride0 = out_stride0 // out_div[0] * out_div[0]
+    out_shape0 = out_shape0 // out_div[1] * out_div[1]
+    seg = tl.program_id(0)
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_x0 = tl.cast(seg, tl.int64) * T + tl.arange(0, T)
+    else:
+        offs_x0 = seg * T + tl.arange(0, T)
+    mask_x = offs_x0 < x_shape0
+    if USE_INT64:  # 64-bit offsets, chosen by the launcher
+        offs_out0 = tl.cast(seg, tl.int64) * T + tl.arange(0, T)
+    else:
+        offs_out0 = seg * T + tl.arange(0, T)
+    mask_out = offs_out0 < out_shape0
+    tl.store(
+        out_ptr + offs_out0 * out_stride0,
+        tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x).to(out_ptr.dtype.element_ty),
+        mask=mask_out,
+    )
+    start = seg * T
+    n = tl.minimum(T, x_shape0 - start)  # the last segment may be short
+    lane = tl.arange(0, T)
+    src = start + _mod(lane + shift, n)
+    for _ in range(rounds):
+        tl.debug_barrier()  # other threads touch `out` too: keep cuTile's order
+        moved = _gather_1d(out_ptr, out_shape0, out_stride0, src, USE_INT64, MASK=lane < n)
+        tl.debug_barrier()  # other threads touch `out` too: keep cuTile's order
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_out0_2 = tl.cast(seg, tl.int64) * T + tl.arange(0, T)
+        else:
+            offs_out0_2 = seg * T + tl.arange(0, T)
+        mask_out_2 = offs_out0_2 < out_shape0
+        tl.store(
+            out_ptr + offs_out0_2 * out_stride0, moved.to(out_ptr.dtype.element_ty), mask=mask_out_2
+        )
+
+
+def launch_rotate_segments(stream, grid, x, out, shift, rounds, T, *, hints=None):
+    """Run `rotate_segments` like `ct.launch(stream, grid, rotate_segments, (x, out, shift, rounds, T))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    x = _as_tensor(x)
+    out = _as_tensor(out)
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    args = (
+        x,
+        *x.shape,
+        *x.stride(),
+        out,
+        *out.shape,
+        *out.stride(),
+        shift,
+        rounds,
+        T,
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    known = (
+        x.dtype,
+        x.data_ptr() & 15,
+        x.shape,
+        x.stride(),
+        out.dtype,
+        out.data_ptr() & 15,
+        out.shape,
+        out.stride(),
+        _scalar_key(shift),
+        _scalar_key(rounds),
+        T,
+        num_ctas,
+    )
+    if _launch_known(rotate_segments, known, stream, grid, args):
+        return
+    _check_ndim("rotate_segments", "x", x, 1)
+    _check_ndim("rotate_segments", "out", out, 1)
+    tile_elems = T
+    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
+    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_stages = 2
+    constexprs = dict(
+        x_div=_multiples(x),
+        out_div=_multiples(out),
+        USE_INT64=_needs_int64(x, out),
+    )
+    with _on_stream(stream):
+        compiled = rotate_segments[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+        )
+        _remember_launch(rotate_segments, known, compiled, args, constexprs)
+
+
+def launch(stream, x, out, shift, rounds):
+    grid = (triton.cdiv(x.shape[0], TILE), 1, 1)
+    launch_rotate_segments(stream, grid, x, out, shift, rounds, TILE)
