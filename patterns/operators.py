@@ -190,8 +190,8 @@ def k(x):
         if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):
             return cx.fold(call.node, FOLD[name], x.val.value, y.val.value)
         if compile_time(x) and compile_time(y):
-            low = infix(name, x, y, ConstExprV(name))
-            return low
+            return infix(name, x, y, ConstExprV(name, kind="bool" if name in COMPARISONS
+                                                else "int"))
         return infix(name, x, y, result_val(name, x, y, cx))
 
 
@@ -314,9 +314,15 @@ def k(x, TILE: ct.Constant[int]):
     def lower(self, call, cx):
         x = call.arg("x")
         if isinstance(x.val, ConstV):
+            if call.name == "bitwise_not" and isinstance(x.val.value, bool):
+                return cx.const(not x.val.value)     # a bool's bitwise not is `not`, not -1/-2
             return cx.fold(call.node, op.neg if call.name == "negative" else op.invert,
                            x.val.value)
         sym = "-" if call.name == "negative" else "~"
+        if sym == "~" and isinstance(x.val, ConstExprV) and x.val.kind == "bool":
+            # a bool known when Triton compiles: Python's `~True` would be the int -2
+            return Lowered(f"not {x.wrap(100)}", ConstExprV("not", kind="bool"),
+                           PREC["not"])
         if sym == "~" and is_float(dtype_of(x)):
             raise cx.error(call.node, "T2T106", "`~` (bitwise not) is not defined on floats",
                            help="use it on integer or boolean tiles")

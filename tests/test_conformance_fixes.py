@@ -135,3 +135,74 @@ def test_barriers_compile_for_sm90(order):
                             "[((4,), torch.randn(203), torch.zeros(203), 64)]") == ["ok"]
     assert compile_messages(order.path, "swap_rounds",
                             "[((4,), torch.randn(256), 3, 64)]") == ["ok"]
+
+
+def test_no_barrier_between_branches_or_between_scalar_stores():
+    """Accesses in the two branches of an `if` never both run; stores of one element each are
+    made by one thread, in order; after the `if`, a scalar store may hit an element a lane of
+    either branch wrote."""
+    text = __import__("side_by_side").translate("""
+@ct.kernel
+def branches(x, T: ct.Constant[int]):
+    lane = ct.arange(T, dtype=ct.int32)
+    if ct.bid(0) == 0:
+        ct.scatter(x, lane, 1)
+    else:
+        ct.scatter(x, T - 1 - lane, 2)
+    ct.scatter(x, 0, 5)
+    ct.scatter(x, 1, 6)
+""")
+    kernel = _kernel_text(text, "branches")
+    assert kernel.count("tl.debug_barrier()") == 1
+    assert kernel.index("else:") < kernel.index("tl.debug_barrier()") < kernel.index(
+        "_scatter_1d(x_ptr, x_shape0, x_stride0, 0, 5")
+
+
+TUPLE_SRC = """
+@ct.kernel
+def tuple_tests(y, C: ct.Constant[int]):
+    a = ct.bid(0)
+    b = ct.bid(1)
+    base = (10, 20)
+    t = (*base, 30, *(40,), *())
+    r = t[2] + t[3] + len(t)
+    if (a, b) == (1, 0):
+        r += 100
+    if ((a, 2), b) != ((0, 2), 1):
+        r += 1000
+    if (a, b) in ((0, 0), (2, 1)):
+        r += 10000
+    big = ct.bitwise_not(C > 3)
+    if big:
+        r += 100000
+    if ct.bitwise_not(True):
+        r += 1000000
+    ct.scatter(y, (a, b), r)
+"""
+
+
+@pytest.fixture(scope="module")
+def tuples(tmp_path_factory):
+    return Both(tmp_path_factory.mktemp("tuples"), TUPLE_SRC, "tuples")
+
+
+@pytest.mark.parametrize("c", [2, 7])
+def test_tuple_equality_starred_items_and_bool_not(tuples, c):
+    """`(a, b) == (1, 0)` of runtime scalars is an and of item comparisons (nested tuples item
+    by item; `!=` its negation; `in` an or of them); `*t` in a tuple literal splices t's items;
+    `~` of a compile-time bool is `not` (Python's `~True` is -2)."""
+    y = torch.zeros((3, 2), dtype=torch.int32)
+    r1, r2 = tuples.run("tuple_tests", (3, 2), [y, c])
+    want = torch.zeros((3, 2), dtype=torch.int32)
+    for a in range(3):
+        for b in range(2):
+            r = 30 + 40 + 4
+            r += 100 if (a, b) == (1, 0) else 0
+            r += 1000 if ((a, 2), b) != ((0, 2), 1) else 0
+            r += 10000 if (a, b) in ((0, 0), (2, 1)) else 0
+            r += 100000 if not c > 3 else 0
+            want[a, b] = r
+    assert torch.equal(r2[0], want)
+    assert torch.equal(r1[0], r2[0])
+    assert "(a == 1) & (b == 0)" in tuples.text
+    assert "not (C > 3)" in tuples.text

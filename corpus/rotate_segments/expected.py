@@ -5,6 +5,7 @@ The segment is copied to `out`, then each round gathers it at shifted positions 
 back over itself: a gather reads what the store before it wrote, and a store overwrites
 elements that other lanes gather. cuTile orders these accesses to `out` within a block.
 """
+
 import torch
 import triton
 import triton.language as tl

@@ -649,7 +649,9 @@ def negative(x, /):
 def bitwise_not(x, /):
     def f(t, d):
         return torch.logical_not(t) if d.is_bool else torch.bitwise_not(t)
-    return _unary("bitwise_not", x, f, operator.invert, _BOOL_INT)
+    # a Python bool stays a bool (cuTile's bitwise not of a bool is `not`; Python's ~True is -2)
+    return _unary("bitwise_not", x, f, lambda v: not v if isinstance(v, bool) else ~v,
+                  _BOOL_INT)
 
 
 def isnan(x, /):

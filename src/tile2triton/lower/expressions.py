@@ -100,7 +100,24 @@ class Expressions:
 
 
     def x_Tuple(self, node: cst.Tuple) -> Lowered:
-        items = [self.expr(el.value) for el in node.elements]
+        items = []
+        for el in node.elements:
+            low = self.expr(el.value)
+            if isinstance(el, cst.StarredElement):   # `(7, *a, 8)`: a's items spliced in
+                if isinstance(low.val, ConstV) and isinstance(low.val.value, tuple):
+                    items.extend(self.const(v) for v in low.val.value)
+                elif isinstance(low.val, TupleV) and (low.items is not None or low.val.items
+                                                      or low.code == "()"):
+                    items.extend(self.const(i.val.value) if isinstance(i.val, ConstV) else i
+                                 for i in self.tuple_items(el.value, low))
+                elif isinstance(low.val, TupleV):
+                    raise self.error(el, "T2T103", "`*` needs a tuple whose length is known "
+                                     "here", help="write the tuple's items, or `*()` for none")
+                else:
+                    raise self.error(el, "T2T101", "`*` in a tuple takes a tuple here",
+                                     help="unpack a tuple whose length is known here")
+            else:
+                items.append(low)
         code = "(" + ", ".join(i.code for i in items) + ("," if len(items) == 1 else "") + ")"
         return Lowered(code, TupleV([i.val for i in items]), items=items)
 
@@ -263,11 +280,13 @@ class Expressions:
                 return dtype_compare(left, right, op is cst.Equal)
             if isinstance(left.val, TupleV) and isinstance(right.val, TupleV) and op in (
                     cst.Equal, cst.NotEqual) and len(node.comparisons) == 1:
-                same = self.tuple_equal(left, right)
+                same = self.tuple_equal(left, right, node)
                 if same is not None:
                     return same if op is cst.Equal else self.const(not same.val.value) \
                         if isinstance(same.val, ConstV) else Lowered(
-                            f"not ({same.code})", ConstExprV("cmp"), PREC["not"])
+                            f"not ({same.code})", ConstExprV("cmp", kind="bool"),
+                            PREC["not"]) if isinstance(same.val, ConstExprV) else Lowered(
+                            f"{same.wrap(100)} == 0", same.val, PREC["cmp"])
             results.append(self.operator(CMP_SYMBOL[op], node, left, right))
             left = right
         if len(results) == 1:
@@ -291,7 +310,7 @@ class Expressions:
             if item is None:
                 raise self.error(comp, "T2T101", "`in` over a tuple whose items are not "
                                  "known here is not supported")
-            eq = self.operator("==", node, left, item)
+            eq = self.equality(node, left, item)
             if isinstance(eq.val, ConstV):
                 if eq.val.value:
                     return self.const(positive) if not runtime else self._any(
@@ -313,22 +332,47 @@ class Expressions:
             return Lowered(code, val, PREC["|"] if len(tests) > 1 else tests[0].prec)
         return Lowered(f"({code}) == 0", val, PREC["cmp"])
 
-    def tuple_equal(self, left: Lowered, right: Lowered) -> Optional[Lowered]:
-        """`t.shape == (TM, 4)`: tuples of compile-time items are equal item by item, as in
-        cuTile (constants compared here, ct.Constant parameters left to Triton, which folds
-        them). None when an item is a runtime value."""
+    def equality(self, node, left: Lowered, right: Lowered) -> Lowered:
+        """`left == right`, tuples compared item by item."""
+        if isinstance(left.val, TupleV) and isinstance(right.val, TupleV):
+            same = self.tuple_equal(left, right, node)
+            if same is not None:
+                return same
+        return self.operator("==", node, left, right)
+
+    def tuple_equal(self, left: Lowered, right: Lowered, node=None) -> Optional[Lowered]:
+        """`t.shape == (TM, 4)`, `(a, b) == (0, 0)`: tuples are equal item by item, as in
+        cuTile: constants compared here, ct.Constant parameters left to Triton (which folds
+        them), runtime scalars compared at run time and the results and-ed (nested tuples
+        likewise). None when an item is something else (a tile)."""
         def parts(low):
             items = low.items if low.items is not None and len(low.items) == len(
                 low.val.items) else [Lowered(str(getattr(v, "value", getattr(v, "name", ""))), v)
+                                     if not isinstance(v, TupleV) else None
                                      for v in low.val.items]
             return items
         a, b = parts(left), parts(right)
+        if any(i is None for i in a + b):
+            return None
         if len(a) != len(b):
             return self.const(False)
-        codes = []
+        codes, runtime = [], []
         for x, y in zip(a, b):
             vx, vy = x.val, y.val
-            if isinstance(vx, ConstV) and isinstance(vy, ConstV):
+            if isinstance(vx, TupleV) and isinstance(vy, TupleV):
+                sub = self.tuple_equal(x, y, node)
+                if sub is None:
+                    return None
+                if isinstance(sub.val, ConstV):
+                    if not sub.val.value:
+                        return self.const(False)
+                elif isinstance(sub.val, ConstExprV):
+                    codes.append(sub.wrap(PREC["and"] + 1))
+                else:
+                    runtime.append(sub)
+            elif isinstance(vx, TupleV) or isinstance(vy, TupleV):
+                return self.const(False)
+            elif isinstance(vx, ConstV) and isinstance(vy, ConstV):
                 if vx.value != vy.value:
                     return self.const(False)
             elif isinstance(vx, ConstExprV) and isinstance(vy, ConstExprV) \
@@ -336,11 +380,26 @@ class Expressions:
                 continue
             elif isinstance(vx, (ConstV, ConstExprV)) and isinstance(vy, (ConstV, ConstExprV)):
                 codes.append(f"{x.wrap(PREC['cmp'] + 1)} == {y.wrap(PREC['cmp'] + 1)}")
+            elif node is not None and all(isinstance(v, (ConstV, ConstExprV)) or (
+                    isinstance(v, TileV) and v.shape == ()) for v in (vx, vy)):
+                eq = self.operator("==", node, x, y)     # runtime scalars
+                if isinstance(eq.val, ConstV):
+                    if not eq.val.value:
+                        return self.const(False)
+                else:
+                    runtime.append(eq)
             else:
                 return None
+        if runtime:
+            tests = [Lowered(c, ConstExprV("cmp", kind="bool"), PREC["cmp"]) for c in codes]
+            tests += runtime
+            code = " & ".join(t.wrap(PREC["&"] + 1) for t in tests)
+            # (an and of several is parenthesized inside `|` and `==` too, for the reader)
+            return Lowered(code, TileV(shape=(), dtype="bool_"),
+                           PREC["|"] if len(tests) > 1 else tests[0].prec)
         if not codes:
             return self.const(True)
-        return Lowered(" and ".join(codes), ConstExprV("cmp"),
+        return Lowered(" and ".join(codes), ConstExprV("cmp", kind="bool"),
                        PREC["and"] if len(codes) > 1 else PREC["cmp"])
 
     def identity_compare(self, node, left: Lowered, right: Lowered, is_: bool) -> Lowered:
@@ -446,8 +505,9 @@ class Expressions:
         call = bind(pattern, name, node, self, receiver)
         access = access_of(name, call, receiver)
         if access is not None:   # memory_order.py: a barrier where another thread may race
-            acc = Access(*access, pos=len(self.out) if self.can_insert else None,
-                         depth=self.depth)
+            array, elementwise, write, scalar = access
+            acc = Access(array, elementwise, write, pos=len(self.out) if self.can_insert
+                         else None, depth=self.depth, scalar=scalar)
             if self.order.note(acc):
                 self.before(barrier(acc.array))
         return pattern.lower(call, self)

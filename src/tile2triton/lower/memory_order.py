@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..model import ArrayV, RawMemoryV, TiledViewV
+from ..model import ArrayV, ConstV, RawMemoryV, TiledViewV, TileV, TupleV
 
 
 
@@ -50,11 +50,15 @@ class Access:
     write: bool
     pos: Optional[int]   # where in the function's lines a barrier before it goes (None: nowhere)
     depth: int
+    scalar: bool = False     # one element, every index a scalar
     barrier: bool = False
 
 
 def conflict(a: Access, b: Access) -> bool:
-    return a.array == b.array and (a.write or b.write) and (a.elementwise or b.elementwise)
+    if a.array != b.array or not (a.write or b.write) or not (a.elementwise or b.elementwise):
+        return False
+    # Triton makes a scalar store from one thread, so two of them keep their order
+    return not (a.write and b.write and a.scalar and b.scalar)
 
 
 @dataclass
@@ -72,6 +76,18 @@ class AccessOrder:
             return True
         self.pending.append(acc)
         return False
+
+    def branch_start(self) -> list:
+        return list(self.pending)
+
+    def branch_other(self, before: list) -> list:
+        """After the `if` branch: the other branch starts from what preceded the `if`."""
+        taken, self.pending = self.pending, list(before)
+        return taken
+
+    def branch_end(self, taken: list) -> None:
+        """After both branches: either may have run."""
+        self.pending = taken + [a for a in self.pending if a not in taken]
 
     def loop_start(self):
         return len(self.accesses), list(self.pending)
@@ -98,8 +114,22 @@ class AccessOrder:
         return lines
 
 
+def _is_scalar(v) -> bool:
+    if isinstance(v, TupleV):
+        return all(_is_scalar(i) for i in v.items)
+    return isinstance(v, ConstV) and not isinstance(v.value, tuple) or (
+        isinstance(v, TileV) and v.shape == ())
+
+
+def _scalar_write(name: str, call) -> bool:
+    """A scatter or raw store of one element (scalar indices and value)."""
+    where = {"scatter": "indices", "RawArrayMemory.store_offset": "offset"}.get(name)
+    return where is not None and _is_scalar(call.val(where)) and _is_scalar(call.val("value"))
+
+
 def access_of(name: str, call, receiver) -> Optional[tuple]:
-    """(array name, element-wise, writes) of a construct call that reads or writes memory."""
+    """(array name, element-wise, writes, one element written) of a construct call that reads
+    or writes memory."""
     kind = ACCESSES.get(name)
     if kind is None:
         return None
@@ -110,7 +140,7 @@ def access_of(name: str, call, receiver) -> Optional[tuple]:
             return None
         if isinstance(v, TiledViewV) and v.steps is not None:
             elementwise = True      # overlapping windows: not the same tiles
-        return v.array.name, elementwise, write
+        return v.array.name, elementwise, write, _scalar_write(name, call)
     if not call.has("array"):
         return None
     v = call.val("array")
@@ -118,4 +148,4 @@ def access_of(name: str, call, receiver) -> Optional[tuple]:
         return None
     if name in ("load", "store") and call.has("order"):
         elementwise = True          # a permuted tile: other threads own its elements
-    return v.info.name, elementwise, write
+    return v.info.name, elementwise, write, _scalar_write(name, call)

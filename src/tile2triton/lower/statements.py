@@ -135,8 +135,10 @@ class Statements:
             return self.constant_if(node, keyword, bool(test.val.value))
         self.line(f"{keyword} {test.code}:", self.header_comment(node))
         before = dict(self.env)
+        accesses = self.order.branch_start()    # memory accesses: one branch runs
         self.block(node.body)
         after_body = dict(self.env)
+        taken = self.order.branch_other(accesses)
         orelse = node.orelse
         if isinstance(orelse, cst.If):
             self.leading(orelse)
@@ -145,6 +147,7 @@ class Statements:
             self.leading(orelse)
             self.line("else:", self.header_comment(orelse))
             self.block(orelse.body)
+        self.order.branch_end(taken)
         if isinstance(test.val, ConstExprV):
             self.merge_branch_tiles(test, after_body, self.env if orelse is not None else before)
 
