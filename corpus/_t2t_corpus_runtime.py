@@ -356,6 +356,68 @@ def _k_major_copy_kernel(
     tl.store(dst + i * dst_sb + n[None, :] * dst_sn + k[:, None], x, mask=mask)
 
 
+# TMA loads (docs/performance.md): the dtypes they are used for (measured: fp16 products), and
+# per CUDA device index, whether Triton drives its TMA unit (sm_90 and later, not ROCm)
+_TMA_DTYPES = (torch.float16, torch.bfloat16)
+
+
+_TMA_GPUS = {}
+
+
+_TensorDescriptor = None
+
+
+def _tma_descriptor(x, block):
+    """A TMA descriptor of the 2-D array `x` for tiles of shape `block`, or None where TMA
+    would not read what the kernel's pointer loads read (the kernel then takes those): TMA
+    needs a 16-byte aligned base, 16-byte multiples for every stride but the last, a last
+    stride of 1, rows that do not overlap, and tile rows of at least 16 bytes; it fills
+    out-of-bounds elements with zeros. On a CPU (Triton's interpreter, or the compile probe
+    of `tile2triton inspect`) descriptors are used wherever the layout allows them."""
+    if x.dtype not in _TMA_DTYPES or x.dim() != 2:
+        return None
+    if x.is_cuda:
+        gpu = x.get_device()
+        ok = _TMA_GPUS.get(gpu)
+        if ok is None:
+            ok = _TMA_GPUS[gpu] = (
+                torch.version.hip is None and torch.cuda.get_device_capability(gpu)[0] >= 9
+            )
+        if not ok:
+            return None
+    elif not x.is_cpu:
+        return None
+    rows, cols = x.shape
+    row_stride, col_stride = x.stride()
+    size = x.element_size()
+    bm, bn = block
+    if (
+        col_stride != 1
+        or row_stride < cols
+        or row_stride * size % 16
+        or x.data_ptr() % 16
+        or not 0 < rows < 2**31
+        or not 0 < cols < 2**31
+        or type(bm) is not int
+        or type(bn) is not int
+        or not 0 < bm <= 256
+        or not 0 < bn <= 256
+        or bm & (bm - 1)
+        or bn & (bn - 1)
+        or bn * size < 16
+    ):
+        return None
+    global _TensorDescriptor
+    if _TensorDescriptor is None:  # imported once: a `from` import costs ~20 us per call
+        from triton.tools.tensor_descriptor import TensorDescriptor as _TensorDescriptor
+    # every condition its constructor asserts holds (checked above): built without them
+    desc = object.__new__(_TensorDescriptor)
+    desc.__dict__.update(
+        base=x, shape=[rows, cols], strides=[row_stride, 1], block_shape=[bm, bn], padding="zero"
+    )
+    return desc
+
+
 _LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time
 
 

@@ -128,6 +128,25 @@ def inline_access(cx, info, idx, block, masked: bool):
     return (ptrs, mask) if cx.before(*lines) else None
 
 
+def descriptor_load(call, cx, info, items, block, padding):
+    """(descriptor, `desc.load([row, col])`): the tile read through a TMA descriptor the launcher builds, for
+    2-D tiles that feed a matrix product (docs/performance.md); None where the load keeps its
+    pointer form only. TMA fills out-of-bounds elements with zeros: ZERO padding, and a valid
+    choice for UNDETERMINED. `allow_tma=False` keeps the pointer form, as it keeps cuTile's."""
+    allow = call.val("allow_tma")
+    if len(block) != 2 or padding not in (None, "0.0") or (
+            isinstance(allow, ConstV) and allow.value is False):
+        return None
+    desc = cx.tensor_descriptor(call.node, info, block)
+    if desc is None:
+        return None
+    coords = []
+    for i, b in zip(items, block):
+        size = b if b.isidentifier() or b.isdigit() else f"({b})"
+        coords.append("0" if i.code == "0" else f"{i.wrap(PREC['*'])} * {size}")
+    return desc, f"{desc}.load([{', '.join(coords)}])"
+
+
 def permuted_abi(info, order):
     return ([info.pointer] + [info.shape(a) for a in order] + [info.stride(a) for a in order])
 
@@ -232,8 +251,13 @@ def k(x, y):
             ptrs, mask = access
             kw = [f"mask={mask}"] + ([f"other={padding}"] if padding is not None else []) \
                 if mask else []
-            return Lowered(f"tl.load({', '.join([ptrs] + kw)})",
-                           TileV(shape=tuple(shape), loaded_from=source))
+            load = f"tl.load({', '.join([ptrs] + kw)})"
+            tma = descriptor_load(call, cx, info, items, shape, padding)
+            if tma is not None:  # the descriptor is None where the launcher could not build it
+                desc, desc_load = tma
+                return Lowered(f"{desc_load} if {desc} is not None else {load}",
+                               TileV(shape=tuple(shape), loaded_from=source), PREC["ifexp"])
+            return Lowered(load, TileV(shape=tuple(shape), loaded_from=source))
         helper = cx.need(LOAD_TILE, rank=rank)
         args = permuted_abi(info, order) + idx + shape + [USE_INT64]
         kw = ([f"PADDING={padding}"] if padding is not None else []) + (

@@ -18,6 +18,7 @@ from _t2t_corpus_runtime import (
     _needs_int64,
     _on_stream,
     _remember_launch,
+    _tma_descriptor,
 )
 
 
@@ -91,6 +92,8 @@ def gemm_select_kernel(
     BM: tl.constexpr,
     BN: tl.constexpr,
     BK: tl.constexpr,
+    X_desc,
+    W_desc,
     X_div: tl.constexpr,
     W_div: tl.constexpr,
     Y_div: tl.constexpr,
@@ -124,10 +127,14 @@ def gemm_select_kernel(
             offs_X0 = row_block * BM + tl.arange(0, BM)
             offs_X1 = kk * BK + tl.arange(0, BK)
         mask_X = (offs_X0[:, None] < X_shape0) & (offs_X1[None, :] < X_shape1)
-        x = tl.load(
-            X_ptr + offs_X0[:, None] * X_stride0 + offs_X1[None, :] * X_stride1,
-            mask=mask_X,
-            other=0.0,
+        x = (
+            X_desc.load([row_block * BM, kk * BK])
+            if X_desc is not None
+            else tl.load(
+                X_ptr + offs_X0[:, None] * X_stride0 + offs_X1[None, :] * X_stride1,
+                mask=mask_X,
+                other=0.0,
+            )
         )
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_W0 = tl.cast(kk, tl.int64) * BK + tl.arange(0, BK)
@@ -136,10 +143,14 @@ def gemm_select_kernel(
             offs_W0 = kk * BK + tl.arange(0, BK)
             offs_W1 = col_block * BN + tl.arange(0, BN)
         mask_W = (offs_W0[:, None] < W_shape0) & (offs_W1[None, :] < W_shape1)
-        w = tl.load(
-            W_ptr + offs_W0[:, None] * W_stride0 + offs_W1[None, :] * W_stride1,
-            mask=mask_W,
-            other=0.0,
+        w = (
+            W_desc.load([kk * BK, col_block * BN])
+            if W_desc is not None
+            else tl.load(
+                W_ptr + offs_W0[:, None] * W_stride0 + offs_W1[None, :] * W_stride1,
+                mask=mask_W,
+                other=0.0,
+            )
         )
         total = _dot_any_size(
             x.to(compute),
@@ -171,6 +182,10 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     Y = _as_tensor(Y)
     # B operands of tf32 matrix products: a K-major copy where that pays (docs/performance.md)
     W = _k_major_tf32(stream, W, X.shape[-2], (X, Y))
+    # Tiles of matrix products read through TMA descriptors where the arrays allow it (None:
+    # the kernel loads those tiles through pointers; docs/performance.md)
+    X_desc = _tma_descriptor(X, (BM, BK))
+    W_desc = _tma_descriptor(W, (BK, BN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
     args = (
         X,
@@ -185,6 +200,8 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
         BM,
         BN,
         BK,
+        X_desc,
+        W_desc,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -216,6 +233,11 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    if tile_elems < 128 * 256 and (X_desc is not None or W_desc is not None):
+        # TMA operands: 4 warps and 4 stages (hand-written TMA matmul on the H200, run 20:
+        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088)
+        num_warps = 4
+        num_stages = 4
     constexprs = dict(
         X_div=_multiples(X),
         W_div=_multiples(W),

@@ -119,7 +119,8 @@ def with_multiples(body: str, arrays: list) -> str:
 # Host helpers the launcher template calls, spelled per module (names.py)
 LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype",
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
-                    "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32")
+                    "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32",
+                    "_tma_descriptor")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
                    "constexprs", "compiled", "grid_x", "grid_rest", "blocks_per_program",
@@ -179,6 +180,10 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
             call_args.append(f"*{p.name}_tables")
         else:  # constexprs too: positional, in the kernel's parameter order
             call_args.append(p.name)
+    # TMA descriptors of 2-D tiles that feed matrix products (lower/tma.py): built per launch,
+    # None where the array does not allow one (the kernel then loads through pointers)
+    tma = [(desc, array, "(" + ", ".join(block) + ")") for array, block, desc in unit.tma]
+    call_args += [desc for desc, _, _ in tma]
     # a flat array (any shape, one dimension of numel elements): unit stride, no multiple
     constexpr_args = [f"{multiples_name(p.array)}="
                       + ("(1, 1)" if p.array.flat else f"{h['_multiples']}({p.name})")
@@ -220,6 +225,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         kernel=fn.name, launch=names[f"launch_{fn.name}"], h=h, v=local,
         params=signature, unpack=unpack, arrays=arrays, ranks=ranks,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
+        tma=tma,
         tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
         fma_dots=unit.fma_dots,
         coarse=coarse,
@@ -641,7 +647,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
                                   names["_blk"])
             extra = [names[GRID_X]]
             per_program = [f"{names[PER_PROGRAM]}: tl.constexpr"]
-        params = (kernel_params(fn.params) + extra
+        descriptors = [desc for _, _, desc in unit.tma]   # TMA descriptors or None (tma.py)
+        params = (kernel_params(fn.params) + descriptors + extra
                   + [f"{multiples_name(a)}: tl.constexpr" for a in hinted] + per_program
                   + [f"{USE_INT64}: tl.constexpr"])
         hints = kernel_hints(pm, fn, features)

@@ -129,6 +129,11 @@ class LoweringContext(Protocol):
         """A tf32 product's B and A operands are tiles loaded from these array parameters
         (the launcher may hand the kernel a K-major copy of B)."""
 
+    def tensor_descriptor(self, call_node, array, shape) -> Optional[str]:
+        """The name of a TMA descriptor parameter the launcher builds for `shape` tiles of
+        `array` (an ArrayInfo) loaded by `call_node`, or None where the load keeps its pointer
+        form only (not a kernel parameter, written by the kernel, not a matrix operand)."""
+
 
 class BoundCall:
     """A call bound to the pattern's cuTile signature. Arguments are lowered on first access.

@@ -15,6 +15,7 @@ from .nested_defs import NestedDefs
 from .pyvalues import CompileTimePython
 from .statements import Statements
 from .tables import CompileTimeTables
+from .tma import dot_operand_loads
 from .static_iter import StaticIteration
 from .unit import UnitResult
 from .values import Values, initial_env, reassigned_names
@@ -42,6 +43,8 @@ class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, Comp
         self.order = AccessOrder()  # memory accesses, for barriers between them
         self.taken_names = {n.value for n in _names(fn.node)} | {
             a for p in params if p.array is not None for a in p.array.abi()}
+        self.body = fn.node.body  # the body as lowered, after lower_body's rewrites
+        self._tma_facts = None  # (dot operand loads, read-only arrays), computed when asked
 
     # ------------------------------------------------- LoweringContext: services for patterns
     def error(self, node, code, message, help=None) -> TranslationError:
@@ -95,6 +98,36 @@ class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, Comp
     def note_tf32_operands(self, b_array: str, a_array: str) -> None:
         if (b_array, a_array) not in self.result.k_major:
             self.result.k_major.append((b_array, a_array))
+
+    def tensor_descriptor(self, call_node, array, shape) -> Optional[str]:
+        """The kernel parameter of a TMA descriptor for 2-D tiles of `shape` loaded from
+        `array` by `call_node`, or None: only for a kernel's own array parameter that the kernel
+        only reads, a load whose tile feeds a matrix product, and a tile shape the launcher can
+        evaluate (literals and ct.Constant parameters)."""
+        if self.fn.role != "kernel" or array.rank != 2 or array.flat \
+                or array.shape_codes is not None:
+            return None
+        param = next((p for p in self.params if p.kind == "array" and p.array is array), None)
+        if param is None:
+            return None
+        if self._tma_facts is None:
+            from ..recognize import read_only_arrays
+            arrays = {p.name for p in self.params if p.kind == "array"}
+            self._tma_facts = (dot_operand_loads(self.pm, self.body),
+                               read_only_arrays(self.pm, self.fn, arrays))
+        feeds_dot, read_only = self._tma_facts
+        if id(call_node) not in feeds_dot or param.name not in read_only:
+            return None
+        constexprs = {p.name for p in self.params if p.kind == "constexpr"}
+        if not all(str(d).isdigit() or str(d) in constexprs for d in shape):
+            return None
+        key = (param.name, tuple(str(d) for d in shape))
+        for name, block, desc in self.result.tma:
+            if (name, block) == key:
+                return desc
+        desc = self.fresh_name(f"{array.abi_prefix}_desc")
+        self.result.tma.append((*key, desc))
+        return desc
 
     def source_of(self, node) -> str:
         return self.pm.module.code_for_node(node)

@@ -50,6 +50,7 @@ class Statements:
         body = ContextInliner(self.pm, self.error, self.pm.names).function_body(body)
         body = ExitRewriter(self.error, self.pm.origins, self.pm.names).function_body(body)
         self.mutable = reassigned_names(body)
+        self.body = body  # what is lowered (lower/tma.py scans it for the operands of dots)
         self.block(body)
         return self.order.insert_late(self.out, INDENT)   # barriers found by loops
 

@@ -27,6 +27,9 @@ class UnitResult:
     # (B array, A array) of tf32 products whose operands are loaded straight from this
     # function's array parameters: candidates for a K-major copy of B (docs/performance.md)
     k_major: list = field(default_factory=list)
+    # TMA descriptors the kernel may load through (lower/tma.py): (array parameter, tile shape
+    # as source strings, the descriptor's parameter name); the launcher builds them
+    tma: list = field(default_factory=list)
     debug: bool = False  # uses device asserts: emit @triton.jit(debug=True)
 
     def merge(self, callee: "UnitResult") -> None:
