@@ -155,3 +155,63 @@ def test_product_is_right_through_either_form(module, mnk, layout_a, layout_b, d
     ref = a.double() @ b.double()
     err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
     assert err < 1e-2, err
+
+
+PERSISTENT = HEADER + '''@ct.kernel
+def pk(a, b, c, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    tiles_n = ct.cdiv(b.shape[1], TN)
+    tiles = ct.cdiv(a.shape[0], TM) * tiles_n
+    for tile in range(ct.bid(0), tiles, ct.num_blocks(0)):
+        acc = ct.zeros((TM, TN), dtype=ct.float32)
+        for i in range(ct.num_tiles(a, 1, (TM, TK))):
+            x = ct.load(a, (tile // tiles_n, i), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+            y = ct.load(b, (i, tile % tiles_n), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(x, y, acc)
+        ct.store(c, (tile // tiles_n, tile % tiles_n), acc.astype(c.dtype))
+
+
+def launch(stream, a, b, c, tiles, blocks):
+    tm, tn, tk = tiles
+    ct.launch(stream, (blocks, 1, 1), pk, (a, b, c, tm, tn, tk))
+'''
+
+
+def test_persistent_loop_over_tma_products_is_flattened_when_tma_is_taken(tmp_path):
+    """The persistent form, pinned: the grid-stride loop is a `tl.range` flattened by a
+    constexpr that the launcher sets when it built a descriptor."""
+    text, _ = _translate(PERSISTENT, tmp_path, "pers")
+    assert "for tile in tl.range(tl.program_id(0), tiles, tl.num_programs(0), " \
+           "flatten=FLATTEN):" in text
+    assert "    FLATTEN: tl.constexpr,\n    USE_INT64: tl.constexpr," in text
+    assert "FLATTEN=a_desc is not None or b_desc is not None," in text
+    path = ROOT / "benchmarks" / "suite" / "persistent_matmul" / "kernel.py"
+    out = translate_source(path.read_text(), str(path)).output
+    assert "tl.range(tl.program_id(0), tiles_m * tiles_n, tl.num_programs(0), " \
+           "flatten=FLATTEN)" in out
+    # without TMA loads (fp32 tiles through pointers are not the question here: a loop of
+    # products over arrays the kernel writes) the loop stays a plain range
+    plain, _ = _translate(PERSISTENT.replace("ct.store(c,", "ct.store(a, (0, 0), x)\n"
+                                             "        ct.store(c,").replace(
+        "y = ct.load(b, (i, tile % tiles_n), (TK, TN), padding_mode=ct.PaddingMode.ZERO)",
+        "y = ct.load(b, (i, tile % tiles_n), (TK, TN), padding_mode=ct.PaddingMode.NEG_INF)"),
+        tmp_path, "pers_plain")
+    assert "flatten=" not in plain and "for tile in range(" in plain
+
+
+@pytest.mark.parametrize("mnk, blocks, aligned", [
+    ((70, 56, 88), 3, True),     # ragged, descriptors for both operands, flattened loop
+    ((50, 30, 45), 2, False),    # 90-byte rows: pointers, nested loops
+])
+def test_persistent_product_is_right_either_way(tmp_path, mnk, blocks, aligned):
+    _, path = _translate(PERSISTENT, tmp_path, "pers_run")
+    mod = load_module(path, "pers_run")
+    m, n, k = mnk
+    gen = torch.Generator().manual_seed(m + n + k)
+    a = torch.randn(m, k, generator=gen).half()
+    b = torch.randn(k, n, generator=gen).half()
+    assert (mod._tma_descriptor(a, (32, 16)) is not None) == aligned
+    c = torch.full((m, n), float("nan"), dtype=torch.float16)
+    mod.launch(None, a, b, c, (32, 32, 16), blocks)
+    ref = a.double() @ b.double()
+    err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
+    assert err < 1e-2, err

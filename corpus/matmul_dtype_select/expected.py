@@ -234,8 +234,8 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     if tile_elems < 128 * 256 and (X_desc is not None or W_desc is not None):
-        # TMA operands: 4 warps and 4 stages (hand-written TMA matmul on the H200, run 20:
-        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088)
+        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200, run 20:
+        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
         num_warps = 4
         num_stages = 4
     constexprs = dict(

@@ -226,8 +226,8 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
-        # TMA operands: 4 warps and 4 stages (hand-written TMA matmul on the H200, run 20:
-        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088)
+        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200, run 20:
+        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
         num_warps = 4
         num_stages = 4
     constexprs = dict(

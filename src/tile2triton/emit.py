@@ -188,6 +188,9 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     constexpr_args = [f"{multiples_name(p.array)}="
                       + ("(1, 1)" if p.array.flat else f"{h['_multiples']}({p.name})")
                       for p in fn.params if p.kind == "array" and p.array.rank]
+    if unit.flatten:   # a persistent loop over TMA products: flattened when they are TMA
+        constexpr_args.append(f"{unit.flatten}=" + " or ".join(f"{d} is not None"
+                                                               for d, _, _ in tma))
     if coarse:      # the kernel's extra arguments (coarsen.py)
         call_args.append(local["grid_x"])
         constexpr_args.append(f"{names[PER_PROGRAM]}={local['blocks_per_program']}")
@@ -650,6 +653,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         descriptors = [desc for _, _, desc in unit.tma]   # TMA descriptors or None (tma.py)
         params = (kernel_params(fn.params) + descriptors + extra
                   + [f"{multiples_name(a)}: tl.constexpr" for a in hinted] + per_program
+                  + ([f"{unit.flatten}: tl.constexpr"] if unit.flatten else [])
                   + [f"{USE_INT64}: tl.constexpr"])
         hints = kernel_hints(pm, fn, features)
         text = (_function_text(pm, fn, params, with_multiples(body, hinted), unit.debug,

@@ -30,6 +30,8 @@ class UnitResult:
     # TMA descriptors the kernel may load through (lower/tma.py): (array parameter, tile shape
     # as source strings, the descriptor's parameter name); the launcher builds them
     tma: list = field(default_factory=list)
+    # the constexpr that flattens a persistent loop over TMA products (statements.py), if any
+    flatten: Optional[str] = None
     debug: bool = False  # uses device asserts: emit @triton.jit(debug=True)
 
     def merge(self, callee: "UnitResult") -> None:
