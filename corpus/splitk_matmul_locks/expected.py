@@ -17,6 +17,7 @@ from _t2t_corpus_runtime import (
     _needs_int64,
     _on_stream,
     _remember_launch,
+    _tma_descriptor,
 )
 import torch
 
@@ -191,6 +192,8 @@ def splitk_matmul_locked(
     TN: tl.constexpr,
     TK: tl.constexpr,
     SPLIT_K: tl.constexpr,
+    a_desc,
+    b_desc,
     a_div: tl.constexpr,
     b_div: tl.constexpr,
     c_div: tl.constexpr,
@@ -225,10 +228,14 @@ def splitk_matmul_locked(
             offs_a0 = pid_m * TM + tl.arange(0, TM)
             offs_a1 = k * TK + tl.arange(0, TK)
         mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
-        x = tl.load(
-            a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1,
-            mask=mask_a,
-            other=0.0,
+        x = (
+            a_desc.load([pid_m * TM, k * TK])
+            if a_desc is not None
+            else tl.load(
+                a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1,
+                mask=mask_a,
+                other=0.0,
+            )
         )
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
@@ -237,10 +244,14 @@ def splitk_matmul_locked(
             offs_b0 = k * TK + tl.arange(0, TK)
             offs_b1 = pid_n * TN + tl.arange(0, TN)
         mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
-        y = tl.load(
-            b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
-            mask=mask_b,
-            other=0.0,
+        y = (
+            b_desc.load([k * TK, pid_n * TN])
+            if b_desc is not None
+            else tl.load(
+                b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
+                mask=mask_b,
+                other=0.0,
+            )
         )
         acc = _dot_any_size(x, y, acc, "ieee")
     tile_id = pid_m * tl.num_programs(1) + pid_n
@@ -303,6 +314,10 @@ def launch_splitk_matmul_locked(
     c = _as_tensor(c)
     locks = _as_tensor(locks)
     counts = _as_tensor(counts)
+    # Tiles of matrix products read through TMA descriptors where the arrays allow it (None:
+    # the kernel loads those tiles through pointers; docs/performance.md)
+    a_desc = _tma_descriptor(a, (TM, TK))
+    b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
     args = (
         a,
@@ -324,6 +339,8 @@ def launch_splitk_matmul_locked(
         TN,
         TK,
         SPLIT_K,
+        a_desc,
+        b_desc,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -366,6 +383,11 @@ def launch_splitk_matmul_locked(
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
+        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200, run 20:
+        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
+        num_warps = 4
+        num_stages = 4
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
     # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)

@@ -21,6 +21,7 @@ from _t2t_corpus_runtime import (
     _needs_int64,
     _on_stream,
     _remember_launch,
+    _tma_descriptor,
     _with_hints,
 )
 
@@ -95,6 +96,8 @@ def tiled_matmul(
     TM: tl.constexpr,
     TN: tl.constexpr,
     TK: tl.constexpr,
+    a_desc,
+    b_desc,
     a_div: tl.constexpr,
     b_div: tl.constexpr,
     c_div: tl.constexpr,
@@ -122,10 +125,14 @@ def tiled_matmul(
             offs_a0 = tl.program_id(0) * TM + tl.arange(0, TM)
             offs_a1 = k * TK + tl.arange(0, TK)
         mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
-        x = tl.load(
-            a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1,
-            mask=mask_a,
-            other=0.0,
+        x = (
+            a_desc.load([tl.program_id(0) * TM, k * TK])
+            if a_desc is not None
+            else tl.load(
+                a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1,
+                mask=mask_a,
+                other=0.0,
+            )
         )
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
@@ -134,10 +141,14 @@ def tiled_matmul(
             offs_b0 = k * TK + tl.arange(0, TK)
             offs_b1 = tl.program_id(1) * TN + tl.arange(0, TN)
         mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
-        y = tl.load(
-            b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
-            mask=mask_b,
-            other=0.0,
+        y = (
+            b_desc.load([k * TK, tl.program_id(1) * TN])
+            if b_desc is not None
+            else tl.load(
+                b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
+                mask=mask_b,
+                other=0.0,
+            )
         )
         acc = _dot_any_size(x, y, acc, "ieee")
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
@@ -162,6 +173,10 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     a = _as_tensor(a)
     b = _as_tensor(b)
     c = _as_tensor(c)
+    # Tiles of matrix products read through TMA descriptors where the arrays allow it (None:
+    # the kernel loads those tiles through pointers; docs/performance.md)
+    a_desc = _tma_descriptor(a, (TM, TK))
+    b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas_1 = _by_target(hints.get("num_ctas", 1))
     args = (
         a,
@@ -176,6 +191,8 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         TM,
         TN,
         TK,
+        a_desc,
+        b_desc,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -207,6 +224,11 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
+        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200, run 20:
+        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
+        num_warps = 4
+        num_stages = 4
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
     # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
