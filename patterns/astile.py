@@ -13,7 +13,10 @@ ASTILE = DeviceHelper("_astile_{n}", r'''
 def _astile_{{ n }}({% for k in range(n) %}v{{ k }}, {% endfor %}DTYPE: tl.constexpr):
     """ct.astile of {{ n }} scalars: element k of the 1-D tile is v<k>, cast to DTYPE."""
     i = tl.arange(0, {{ n }})
-    t = tl.zeros(({{ n }},), DTYPE)
+    if DTYPE.is_fp8():  # Triton makes no fp8 constants: built in fp32, converted once
+        t = tl.zeros(({{ n }},), tl.float32)
+    else:
+        t = tl.zeros(({{ n }},), DTYPE)
 {% for k in range(n) %}
     t = tl.where(i == {{ k }}, v{{ k }}, t)
 {% endfor %}

@@ -206,3 +206,33 @@ def test_tuple_equality_starred_items_and_bool_not(tuples, c):
     assert torch.equal(r1[0], r2[0])
     assert "(a == 1) & (b == 0)" in tuples.text
     assert "not (C > 3)" in tuples.text
+
+
+FP8_SRC = """
+@ct.kernel
+def fp8_consts(x):
+    t = ct.astile(((0.5, -1.5), (2.0, 448.0)), dtype=x.dtype)
+    ct.store(x, (0, 0), t)
+"""
+
+
+@pytest.fixture(scope="module")
+def fp8(tmp_path_factory):
+    return Both(tmp_path_factory.mktemp("fp8"), FP8_SRC, "fp8")
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
+def test_astile_of_fp8(fp8, dtype):
+    """Triton cannot make fp8 constants (its builder has no fp8 constant maker): ct.astile
+    builds an fp8 tile in fp32 and converts it once."""
+    x = torch.randn(3, 5, generator=gen(4)).to(dtype)
+    r1, r2 = fp8.run("fp8_consts", (1,), [x])
+    want = x.clone()
+    want[:2, :2] = torch.tensor([[0.5, -1.5], [2.0, 448.0]]).to(dtype)
+    assert torch.equal(r2[0].view(torch.uint8), want.view(torch.uint8))
+    assert torch.equal(r1[0].view(torch.uint8), r2[0].view(torch.uint8))
+
+
+def test_astile_of_fp8_compiles_for_sm90(fp8):
+    assert compile_messages(fp8.path, "fp8_consts",
+                            "[((1,), torch.zeros(3, 5, dtype=torch.float8_e4m3fn))]") == ["ok"]

@@ -23,7 +23,10 @@ from _t2t_corpus_runtime import (
 def _astile_4(v0, v1, v2, v3, DTYPE: tl.constexpr):
     """ct.astile of 4 scalars: element k of the 1-D tile is v<k>, cast to DTYPE."""
     i = tl.arange(0, 4)
-    t = tl.zeros((4,), DTYPE)
+    if DTYPE.is_fp8():  # Triton makes no fp8 constants: built in fp32, converted once
+        t = tl.zeros((4,), tl.float32)
+    else:
+        t = tl.zeros((4,), DTYPE)
     t = tl.where(i == 0, v0, t)
     t = tl.where(i == 1, v1, t)
     t = tl.where(i == 2, v2, t)
