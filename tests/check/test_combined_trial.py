@@ -124,3 +124,28 @@ def test_planted_bugs_found_by_the_combined_trial(K, sup, tmp_path, name):
     rec = check_launch(kern, ((N + T - 1) // T,), (x, y, T), supervisor=sup, translation=acc)
     assert rec["verdict"] == "drift", rec["findings"]
     assert any("depends on what the array held" in f["detail"] for f in rec["findings"])
+
+
+def test_combined_trial_poison_kept_by_both_sides_is_no_finding():
+    # x += y (or a NaN-propagating maximum) over a poison element: the original leaves a NaN
+    # there too, with other bits; both sides agree, nothing is unwritten (GPU run 26 reported
+    # such launches as drift)
+    canary = {0: _t(500.25, nan, -77.5, 3.75)}
+    o = [_t(1, 2, 3, 4)]
+    co = [_t(501.25, float("nan"), -74.5, 7.75)]
+    res = _run(o, o, co, [_t(501.25, -nan, -74.5, 7.75)], canary)
+    assert res["verdict"] == "pass", res["findings"]
+    # the original writes a value there, the translation keeps the poison: still drift
+    res = _run(o, o, [_t(501.25, 2, -74.5, 7.75)], [_t(501.25, nan, -74.5, 7.75)], canary)
+    assert res["verdict"] == "drift"
+    assert any("still in 1 element" in f["detail"] for f in res["findings"])
+
+
+@pytest.mark.parametrize("dt", [torch.uint16, torch.uint32, torch.uint64])
+def test_canary_poison_share_for_unsigned_arrays(dt):
+    # torch.where has no CPU kernel for these dtypes (GPU run 26: 316 launches errored)
+    c = _canaries([torch.zeros(1000, dtype=dt)], [0], 5, poison_share=0.25)[0]
+    assert c.dtype == dt
+    lanes = c.view({torch.uint16: torch.int16, torch.uint32: torch.int32,
+                    torch.uint64: torch.int64}[dt]) == 0     # the unsigned poison is 0
+    assert 150 < int(lanes.sum()) < 350

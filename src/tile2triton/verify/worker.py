@@ -616,6 +616,15 @@ class _interpreter_debug:
         return False
 
 
+def _signed_of_unsigned() -> dict:
+    import torch
+    return {getattr(torch, f"uint{n}"): getattr(torch, f"int{n}") for n in (16, 32, 64)
+            if hasattr(torch, f"uint{n}")}
+
+
+_SIGNED_OF_UNSIGNED = _signed_of_unsigned()
+
+
 def _canaries(values, indices, seed, poison_share: float = 0.0) -> dict:
     """Random finite values, unlike anything a kernel computes by chance, for trial T2; with
     `poison_share`, that share of the elements (bool arrays excepted) holds the poison instead
@@ -641,7 +650,12 @@ def _canaries(values, indices, seed, poison_share: float = 0.0) -> dict:
             c = torch.randint(lo, hi, v.shape, generator=gen).to(v.dtype)
         if poison_share and v.dtype != torch.bool and v.numel():
             lanes = torch.rand(v.shape, generator=gen) < poison_share
-            c = torch.where(lanes, torch.full_like(c, poison_value(v.dtype)), c)
+            p = torch.full_like(c, poison_value(v.dtype))
+            signed = _SIGNED_OF_UNSIGNED.get(c.dtype)
+            if signed is not None:      # torch.where has no CPU kernel for uint16/32/64
+                c = torch.where(lanes, p.view(signed), c.view(signed)).view(c.dtype)
+            else:
+                c = torch.where(lanes, p, c)
         out[i] = c
     return out
 
