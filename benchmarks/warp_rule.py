@@ -10,7 +10,6 @@ dtypes, every warp count, each time against a device copy of the same bytes.
     python3 benchmarks/warp_rule.py [--json FILE]     (after source .gpu/activate.sh)
 """
 import argparse
-import importlib.util
 import json
 import sys
 import tempfile
@@ -21,26 +20,13 @@ import triton
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from memory_bound_forms import _copy_ms, _module  # noqa: E402
 from tile2triton.translate import translate_source  # noqa: E402
 from tile2triton.verify.bench import with_variant  # noqa: E402
 
 SHAPES = [(2048, 16384), (4096, 8192), (8192, 4096), (16384, 2048), (32768, 1024)]
 WARPS = [None, 1, 2, 4, 8, 16]   # None: the launcher's own choice
-
-
-def _module(text: str, name: str, tmp: Path):
-    path = tmp / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def _copy_ms(nbytes: int) -> float:
-    src = torch.empty(nbytes // 2, dtype=torch.uint8, device="cuda")
-    dst = torch.empty_like(src)
-    return triton.testing.do_bench(lambda: dst.copy_(src), warmup=50, rep=300)
 
 
 def main(argv=None):
