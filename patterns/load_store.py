@@ -129,9 +129,9 @@ def inline_access(cx, info, idx, block, masked: bool):
 
 
 def descriptor_load(call, cx, info, items, block, padding):
-    """(descriptor, `desc.load([row, col])`): the tile read through a TMA descriptor the launcher builds, for
-    2-D tiles that feed a matrix product (docs/performance.md); None where the load keeps its
-    pointer form only. TMA fills out-of-bounds elements with zeros: ZERO padding, and a valid
+    """(descriptor, `desc.load([row, col])`): the tile read through a TMA descriptor the
+    launcher builds, for 2-D tiles that feed a matrix product (docs/performance.md); None where
+    the load keeps its pointer form only. TMA fills out-of-bounds elements with zeros: ZERO padding, and a valid
     choice for UNDETERMINED. `allow_tma=False` keeps the pointer form, as it keeps cuTile's."""
     allow = call.val("allow_tma")
     if len(block) != 2 or padding not in (None, "0.0") or (

@@ -24,9 +24,9 @@ from typing import Optional
 from ..model import ArrayV, ConstV, RawMemoryV, TiledViewV, TileV, TupleV
 
 
-
 def barrier(array: str) -> str:
     return f"tl.debug_barrier()  # other threads touch `{array}` too: keep cuTile's order"
+
 
 # construct -> (element-wise addressing, writes)
 ACCESSES = {
