@@ -170,3 +170,19 @@ def test_usage_errors(tmp_path):
         C.main([])
     with pytest.raises(SystemExit):
         C.main([str(tmp_path)])                  # no test files there
+
+
+def test_longest_first_orders_by_earlier_runs():
+    earlier = {"files": {
+        "test_a.py": {"plain": {"seconds": 5.0}, "plugin": {"seconds": 40.0}},
+        "test_b.py": {"plugin": {"seconds": 300.0}},
+        "test_c.py": {"plugin": {"seconds": 12.0}},
+    }}
+    later = {"files": {"test_c.py": {"plugin": {"seconds": 90.0}}}}
+    durations = C.durations_of([earlier, later])
+    names = ["test_a.py", "test_b.py", "test_c.py", "test_new.py"]
+    assert C.longest_first(names, durations, ["plugin"]) == \
+        ["test_b.py", "test_c.py", "test_a.py", "test_new.py"]
+    # Both phases count when both are run; with no earlier state the order is kept.
+    assert C.longest_first(names, durations, ["plain", "plugin"])[2] == "test_a.py"
+    assert C.longest_first(names, {}, ["plugin"]) == names

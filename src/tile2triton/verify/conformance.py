@@ -332,7 +332,7 @@ class Runner:
         by_file: dict = defaultdict(list)
         for n, ph in todo:
             by_file[n].append(ph)
-        order = list(by_file)
+        order = longest_first(list(by_file), getattr(self.a, "durations", {}), self.a.phases)
         self.log(f"{len(order)} file(s) to run ({sum(len(v) for v in by_file.values())} pytest "
                  f"runs), backend {self.backend}, {self.a.jobs} at a time"
                  + (f", budget {self.a.budget_s:g} s" if self.a.budget_s else ""))
@@ -374,6 +374,27 @@ class Runner:
         self.state["meta"]["updated"] = _dt.datetime.now(_dt.timezone.utc).isoformat(
             timespec="seconds")
         write_atomic(self.state_path, json.dumps(self.state, indent=1, default=str))
+
+
+def durations_of(states: list[dict]) -> dict:
+    """(file, phase) -> the longest time a run of it took in these state files."""
+    out: dict = {}
+    for st in states:
+        for name, phases in st.get("files", {}).items():
+            for ph, r in phases.items():
+                secs = r.get("seconds") or 0.0
+                out[(name, ph)] = max(out.get((name, ph), 0.0), secs)
+    return out
+
+
+def longest_first(names: list[str], durations: dict, phases) -> list[str]:
+    """Files in the order to start them: the longest known first, so that the slowest files do
+    not start last and hold up the end of a parallel run (files with no known time keep their
+    order, after the known ones)."""
+    if not durations:
+        return names
+    known = {n: sum(durations.get((n, ph), 0.0) for ph in phases) for n in names}
+    return sorted(names, key=lambda n: (-known[n], names.index(n)))
 
 
 def _kill_group(proc):
@@ -660,6 +681,8 @@ def parse_args(argv=None):
     ap.add_argument("--gpus", default=None, metavar="all|N,M",
                     help="spread the concurrent runs over these GPUs (CUDA_VISIBLE_DEVICES per "
                     "run); 'all' = every GPU of the host")
+    ap.add_argument("--longest-first", nargs="+", default=[], metavar="STATE",
+                    help="start the files that took longest in these earlier state files first")
     ap.add_argument("--rerun", action="store_true", help="run again what the state file has")
     ap.add_argument("--retry-failed", action="store_true",
                     help="run again files whose last run crashed, or timed out without "
@@ -686,6 +709,7 @@ def main(argv=None) -> int:
     from .supervisor import gpu_list
     a = parse_args(argv)
     a.gpu_list = gpu_list(a.gpus)
+    a.durations = durations_of([load_state(Path(p)) for p in a.longest_first])
     if a.gpus and not a.gpu_list:
         print(f"tile2triton conformance: --gpus {a.gpus}: no CUDA device found", file=sys.stderr)
         return 2
