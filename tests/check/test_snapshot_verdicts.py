@@ -31,6 +31,22 @@ def test_snapshot_roundtrip_keeps_layout_and_aliasing(tmp_path):
     assert pl.band_writes() == []
 
 
+def test_broadcast_arrays_are_placed_and_poisoned():
+    # An `expand`ed array shares one location along its stride-0 axis; torch refuses to write such
+    # a view, so the checker writes one element per location.
+    col = torch.randn(7, 1, dtype=torch.float64)
+    x = col.expand(7, 5)
+    pl = S.Placement(S.take((x, torch.randn(3))), device="cpu")
+    v = pl.views[0]
+    assert v.stride() == (1, 0) and torch.equal(v, x)
+    assert pl.band_writes() == []
+    poisoned = S.Placement(S.take((x,)), device="cpu", poison=(0,)).views[0]
+    assert bool(torch.isnan(poisoned).all()) and poisoned.stride() == (1, 0)
+    other = torch.randn(7, 5, dtype=torch.float64)[:, :1].expand(7, 5)
+    replaced = S.Placement(S.take((x,)), device="cpu", values={0: other}).views[0]
+    assert torch.equal(replaced, other)
+
+
 def test_alignment_is_preserved():
     storage = torch.zeros(1000)
     x = storage[3:503]                      # 12 bytes past an aligned start

@@ -149,3 +149,16 @@ def test_checker_out_of_memory_is_not_checked_not_an_error():
     assert "32 GiB" in r["findings"][0]["detail"]
     r = result_of_exception(KeyError("x"))
     assert r["verdict"] == "error" and "internal error in the checker" in r["findings"][0]["detail"]
+
+
+def test_translation_out_of_memory_is_not_checked():
+    """GPU run 27: a translation's run that found the GPU full (other processes' arrays) was
+    reported as `error` ("the translation raised OutOfMemoryError")."""
+    import torch
+    from tile2triton.verify.worker import Worker
+    oom = torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 4.00 GiB")
+    r = Worker._translation_failure(None, oom, None)
+    assert r["verdict"] == "not-checked" and "not enough GPU memory" in r["findings"][0]["detail"]
+    r = Worker._translation_failure(None, ValueError("bad"), None)
+    assert r["verdict"] == "error" and "the translation raised ValueError" in \
+        r["findings"][0]["detail"]

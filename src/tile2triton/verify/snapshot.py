@@ -225,11 +225,12 @@ class Placement:
             view = torch.empty(0, dtype=rec.dtype, device=pg.buf.device)
             view.set_(pg.buf.untyped_storage(), (pg.start + rec.offset) // isz, rec.shape,
                       rec.stride)
+            target = _one_per_location(view)
             if i in poison:
-                fill_poison(view)
+                fill_poison(target)
             else:
                 src = values[i] if values is not None and i in values else rec.values
-                view.copy_(src.to(view.device))
+                target.copy_(_one_per_location(src.to(view.device), like=view))
             if pg.covered is not None and view.numel():
                 cov = torch.empty(0, dtype=torch.uint8, device=pg.buf.device)
                 cov_store = pg.covered.view(torch.uint8)
@@ -298,6 +299,17 @@ def _is_dense(rec: TensorRecord) -> bool:
             return False
         expected *= n
     return True
+
+
+def _one_per_location(t: torch.Tensor, like: torch.Tensor | None = None) -> torch.Tensor:
+    """`t` narrowed to index 0 along every axis that `like` (default: `t`) broadcasts with
+    stride 0: torch refuses to write a view whose elements share a location (an `expand`ed
+    array), and its elements along such an axis are one value anyway."""
+    like = t if like is None else like
+    for dim, (size, stride) in enumerate(zip(like.shape, like.stride())):
+        if stride == 0 and size > 1:
+            t = t.narrow(dim, 0, 1)
+    return t
 
 
 def poison_value(dtype):

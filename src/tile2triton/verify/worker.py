@@ -507,6 +507,10 @@ class Worker:
 
     def _translation_failure(self, e, tfile) -> dict:
         from .explain import compile_error_from_exception, interpreter_compile_error
+        if _out_of_memory(e):
+            # the translation's run needs room beside the original's arrays and the checker's
+            # copies: running out says nothing about the translation
+            return result_of_exception(e)
         if is_cuda_error(e):
             return dict(verdict="illegal-address", fatal=True, findings=[dict(
                 kind="illegal-address", detail=f"{type(e).__name__}: {e}",
