@@ -5,10 +5,10 @@ a time and spells `keep_dims`. Tuple axes become nested reductions from the high
 so the remaining axis numbers stay valid. cuTile keeps the input dtype: tl.sum promotes fp16,
 bf16 and small integers, so those go through `_sum`, which casts back.
 """
-from tile2triton.model import WIDE_DTYPES, ConstV, Lowered, TileV
+from tile2triton.model import INT_DTYPES, WIDE_DTYPES, ConstV, Lowered, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
-from ._args import axis_list, require_tile
+from ._args import axis_list, const_bool, require_tile
 from ._common import dtype_of, shape_code, tile_shape
 
 
@@ -36,30 +36,116 @@ def _prod(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
 ''')
 
 
-def _arg_all_source(fn, red, n):
+# propagate_nan=True: a NaN among the reduced elements makes the result NaN (Triton's tl.max and
+# tl.min skip NaN, as cuTile does by default)
+NAN_COMBINE = {red: DeviceHelper(f"_{red}imum_nan", f'''@triton.jit
+def _{red}imum_nan(a, b):
+    return tl.{red}imum(a, b, propagate_nan=tl.PropagateNan.ALL)
+''') for red in ("max", "min")}
+EXTREMUM_NAN = DeviceHelper("_{name}_nan", r'''@triton.jit
+def _{{ name }}_nan(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr, PROPAGATE_NAN: tl.constexpr):
+    """ct.{{ name }}(propagate_nan=...): with PROPAGATE_NAN, NaN where the reduced elements hold
+    a NaN (tl.{{ name }} skips NaN, as cuTile does by default)."""
+    if PROPAGATE_NAN and x.dtype.is_floating():
+        return tl.reduce(x, AXIS, _{{ name }}imum_nan, keep_dims=KEEP_DIMS)
+    else:
+        return tl.{{ name }}(x, axis=AXIS, keep_dims=KEEP_DIMS)
+''')
+
+
+def _arg_combine_source(fn, nan):
+    """The combine function of a NaN-aware argmax / argmin: the smallest index among equal
+    values, and a NaN ranks below every number (`propagate_nan=False`: skipped; a row of NaN
+    gives 0) or above them (`propagate_nan=True`: the first NaN wins). Triton's own combine
+    compares with `>` / `<` only, which leaves NaN's place to the reduction's order."""
+    cmp = ">" if fn == "argmax" else "<"
+    nan_wins = "n1 & ~n2" if nan == "propagating" else "n2 & ~n1"
+    return "\n".join([
+        "@triton.jit",
+        f"def _{fn}_combine_{nan}_nan(v1, i1, v2, i2):",
+        "    n1 = v1 != v1",
+        "    n2 = v2 != v2",
+        f"    first = (v1 {cmp} v2) | ({nan_wins}) | (((v1 == v2) | (n1 & n2)) & (i1 < i2))",
+        "    return tl.where(first, v1, v2), tl.where(first, i1, i2)",
+    ]) + "\n"
+
+
+ARG_COMBINE = DeviceHelper("_{fn}_combine_{nan}_nan", lambda fn, nan: _arg_combine_source(fn, nan))
+
+
+def _arg_axis_source(fn, nan, n, axis):
+    """`_argmax_<n>d_<axis>_<nan>(x, KEEP_DIMS[, PROPAGATE_NAN])`: ct.argmax / ct.argmin of a
+    float tile along one axis, NaN placed as cuTile places it (see the combine functions).
+    `nan`: "skipping", "propagating", or "either" (a ct.Constant[bool] decides at compile time)."""
+    sl = ", ".join(":" if j == axis else "None" for j in range(n))
+    how = dict(skipping="NaN skipped", propagating="the first NaN wins",
+               either="NaN skipped, or with PROPAGATE_NAN the first NaN wins")[nan]
+    flag = ", PROPAGATE_NAN: tl.constexpr" if nan == "either" else ""
+    lines = [
+        "@triton.jit",
+        f"def _{fn}_{n}d_{axis}_{nan}(x, KEEP_DIMS: tl.constexpr{flag}):",
+        f'    """ct.{fn} along axis {axis}: {how}."""',
+        f"    idx = tl.broadcast_to(tl.arange(0, x.shape[{axis}])[{sl}], x.shape)"]
+    red = f"tl.reduce((x, idx), {axis}, _{fn}_combine_{{}}_nan, keep_dims=KEEP_DIMS)"
+    if nan == "either":
+        lines += ["    if PROPAGATE_NAN:",
+                  f"        _, i = {red.format('propagating')}",
+                  "    else:",
+                  f"        _, i = {red.format('skipping')}"]
+    else:
+        lines.append(f"    _, i = {red.format(nan)}")
+    lines.append("    return i")
+    return "\n".join(lines) + "\n"
+
+
+ARG_AXIS = DeviceHelper("_{fn}_{n}d_{axis}_{nan}",
+                        lambda fn, nan, n, axis: _arg_axis_source(fn, nan, n, axis),
+                        requires=())
+
+
+def _arg_all_source(fn, red, n, nan=""):
     """`_argmax_all_<n>(x, S0, ..)`: the flat (row-major) index of the first max / min of an
     n-D tile. The flat index is computed in the tile's own n-D layout and the reductions only
     combine values, so no reshape is involved (on the GPU, an argmax of a 2-D tile reshaped to
-    1-D returned indices a few hundred elements off the first maximum)."""
+    1-D returned indices a few hundred elements off the first maximum). tl.max / tl.min skip
+    NaN, as cuTile's default does; with `nan="_nan"` (propagate_nan=True) the first NaN wins."""
     dims = ", ".join(f"S{k}: tl.constexpr" for k in range(n))
+    if nan == "_either_nan":
+        dims += ", PROPAGATE_NAN: tl.constexpr"
     terms = []
     for k in range(n):
         sl = ", ".join(":" if j == k else "None" for j in range(n))
         stride = " * ".join(f"S{j}" for j in range(k + 1, n))
         terms.append(f"tl.arange(0, S{k})[{sl}]" + (f" * ({stride})" if stride else ""))
     total = " * ".join(f"S{k}" for k in range(n))
-    lines = ["@triton.jit", f"def _{fn}_all_{n}(x, {dims}):",
-             f'    """ct.{fn} over all axes: the smallest row-major index of the {red}imum."""',
+    lines = ["@triton.jit", f"def _{fn}_all_{n}{nan}(x, {dims}):",
+             f'    """ct.{fn} over all axes: the smallest row-major index of the {red}imum'
+             + dict(_nan=' (the first NaN, if any)."""',
+                    _either_nan=' (with PROPAGATE_NAN: the first NaN, if any)."""').get(
+                        nan, '."""'),
              f"    flat = {' + '.join(terms)}",
              "    best = x"]
-    lines += [f"    best = tl.{red}(best, axis=0)"] * n
-    lines.append(f"    idx = tl.where(x == best, flat, {total})")
+    propagating = [f"    best = tl.reduce(best, 0, _{red}imum_nan)"] * n + [
+        "    hit = tl.where(best != best, x != x, x == best)"]
+    skipping = [f"    best = tl.{red}(best, axis=0)"] * n + ["    hit = x == best"]
+    if nan == "_either_nan":
+        lines += ["    if PROPAGATE_NAN:"] + ["    " + ln for ln in propagating] + \
+            ["    else:"] + ["    " + ln for ln in skipping]
+    else:
+        lines += propagating if nan else skipping
+    lines.append(f"    idx = tl.where(hit, flat, {total})")
     lines += ["    idx = tl.min(idx, axis=0)"] * n
     lines.append(f"    return tl.where(idx < {total}, idx, 0)      # no match: all NaN")
     return "\n".join(lines) + "\n"
 
 
-ARG_ALL = DeviceHelper("_{fn}_all_{n}", lambda fn, red, n: _arg_all_source(fn, red, n))
+ARG_ALL = DeviceHelper("_{fn}_all_{n}{nan}",
+                        lambda fn, red, n, nan: _arg_all_source(fn, red, n, nan))
+
+
+def propagate_nan(call, cx):
+    """True, False, or the name of the ct.Constant[bool] parameter that decides."""
+    return const_bool(call, cx, "propagate_nan")
 
 
 def reduced_shape(shape, axes, keep):
@@ -91,6 +177,12 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
 """, expect=["s = tl.sum(a, axis=1, keep_dims=True)", "m = tl.max(a, axis=0, keep_dims=True)"]),
         Example("""
 @ct.kernel
+def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int], NAN: ct.Constant[bool]):
+    a = ct.load(x, (0, 0), (TM, TN))
+    ct.store(y, (0,), ct.min(a, axis=1, propagate_nan=NAN))
+""", expect=["tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)", "_min_nan(a, 1, False, NAN)"]),
+        Example("""
+@ct.kernel
 def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
     a = ct.load(x, (0, 0, 0), (2, TM, TN))
     ct.store(y, (0,), ct.sum(a, axis=(1, 2)))
@@ -113,12 +205,16 @@ def k(x, y, TM: ct.Constant[int]):
             raise cx.error(call.node_of("keepdims"), "T2T103",
                            f"ct.{call.name}: keepdims must be a literal bool")
         keep = bool(keep_v.value)
-        nan = call.val("propagate_nan")
-        if isinstance(nan, ConstV) and nan.value:
-            raise cx.error(call.node_of("propagate_nan"), "T2T100",
-                           f"ct.{call.name}(propagate_nan=True) is not translated yet",
-                           help="Triton's reductions ignore NaN ordering; check isnan explicitly")
         d = dtype_of(x)
+        nan = propagate_nan(call, cx)
+        if nan is not False and call.name in ("max", "min") and d not in INT_DTYPES and \
+                d != "bool_":
+            cx.need(NAN_COMBINE[call.name])
+            helper = cx.need(EXTREMUM_NAN, name=call.name)
+            code = x.code
+            for a in ([None] if axes is None else sorted(axes, reverse=True)):
+                code = f"{helper}({code}, {a}, {keep}, {nan})"
+            return Lowered(code, TileV(shape=reduced_shape(shape, axes, keep), dtype=d))
         code = x.code
         order = [None] if axes is None else sorted(axes, reverse=True)
         for a in order:
@@ -152,9 +248,16 @@ class ArgReduce(Pattern):
         Example("""
 @ct.kernel
 def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
-    a = ct.load(x, (0, 0), (TM, TN))
+    a = ct.load(x, (0, 0), (TM, TN)).astype(ct.int32)
     ct.store(y, (0,), ct.argmax(a, axis=1))
 """, expect=["tl.argmax(a, axis=1, tie_break_left=True)"]),
+        Example("""
+@ct.kernel
+def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
+    a = ct.load(x, (0, 0), (TM, TN))
+    ct.store(y, (0,), ct.argmin(a, axis=1, propagate_nan=True))
+""", expect=["def _argmin_combine_propagating_nan(v1, i1, v2, i2):",
+             "_argmin_2d_1_propagating(a, False)"]),
         Example("""
 @ct.kernel
 def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
@@ -187,18 +290,40 @@ def k(x, y, TM: ct.Constant[int], KEEP: ct.Constant[bool]):
                            f"ct.{call.name}: keepdims must be a literal bool")
         keep = bool(keep_v.value)
         fn = f"tl.{call.name}"
+        nan = propagate_nan(call, cx)
+        d = dtype_of(x)
+        floating = d not in INT_DTYPES and d != "bool_"   # unknown counts: NaN may occur
+
+        def along(axis, keep_dims):
+            if not floating:
+                kd = ", keep_dims=True" if keep_dims else ""
+                return f"{fn}({x.code}, axis={axis}{kd}, tie_break_left=True)"
+            mode = {False: "skipping", True: "propagating"}.get(nan, "either")
+            for m in ("skipping", "propagating"):
+                if mode in (m, "either"):
+                    cx.need(ARG_COMBINE, fn=call.name, nan=m)
+            helper = cx.need(ARG_AXIS, fn=call.name, nan=mode, n=rank, axis=axis)
+            flag = f", {nan}" if mode == "either" else ""
+            return f"{helper}({x.code}, {keep_dims}{flag})"
+
         if rank == 0:  # a scalar is its own max and min: index 0
             return Lowered("tl.full((), 0, tl.int32)", TileV(shape=(), dtype="int32",
                                                               nonneg=True))
+        if rank is None and (floating or axes is None):
+            raise cx.error(call.node, "T2T105", f"ct.{call.name} needs the tile's rank (to "
+                           "place NaN as cuTile does), which is not known here")
         if axes is None:
-            if shape is None:
-                raise cx.error(call.node, "T2T105", f"ct.{call.name} over all axes needs the "
-                               "tile's shape, which is not known here")
             if rank == 1:
-                code = f"{fn}({x.code}, axis=0, tie_break_left=True)"
+                code = along(0, False)
             else:
-                helper = cx.need(ARG_ALL, fn=call.name, red=call.name[3:], n=rank)
-                code = f"{helper}({x.code}, {', '.join(str(s) for s in shape)})"
+                red = call.name[3:]
+                mode = "" if nan is False or not floating else \
+                    "_nan" if nan is True else "_either_nan"
+                if mode:
+                    cx.need(NAN_COMBINE[red])
+                helper = cx.need(ARG_ALL, fn=call.name, red=red, n=rank, nan=mode)
+                extra = f", {nan}" if mode == "_either_nan" else ""
+                code = f"{helper}({x.code}, {', '.join(str(s) for s in shape)}{extra})"
             if keep:
                 code = f"tl.full({shape_code(['1'] * rank)}, {code}, tl.int32)"   # 0-d -> 1,..
             return Lowered(code, TileV(shape=("1",) * rank if keep else (), dtype="int32",
@@ -206,6 +331,5 @@ def k(x, y, TM: ct.Constant[int], KEEP: ct.Constant[bool]):
         if len(axes) != 1:
             raise cx.error(call.node_of("axis"), "T2T102",
                            f"ct.{call.name} takes one axis (or None), as in cuTile")
-        kd = ", keep_dims=True" if keep else ""
-        return Lowered(f"{fn}({x.code}, axis={axes[0]}{kd}, tie_break_left=True)",
+        return Lowered(along(axes[0], keep),
                        TileV(shape=reduced_shape(shape, axes, keep), dtype="int32", nonneg=True))

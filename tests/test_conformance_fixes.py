@@ -236,3 +236,90 @@ def test_astile_of_fp8(fp8, dtype):
 def test_astile_of_fp8_compiles_for_sm90(fp8):
     assert compile_messages(fp8.path, "fp8_consts",
                             "[((1,), torch.zeros(3, 5, dtype=torch.float8_e4m3fn))]") == ["ok"]
+
+
+NAN_SRC = """
+@ct.kernel
+def extrema_rows(x, mx, mn, amx, amn, TM: ct.Constant[int], TN: ct.Constant[int],
+                 PROP: ct.Constant[bool]):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(TM, TN), padding_mode=ct.PaddingMode.NAN)
+    ct.store(mx, index=(ct.bid(0),), tile=ct.max(t, axis=1, propagate_nan=PROP))
+    ct.store(mn, index=(ct.bid(0),), tile=ct.min(t, axis=1, propagate_nan=PROP))
+    ct.store(amx, index=(ct.bid(0),), tile=ct.argmax(t, axis=1, propagate_nan=PROP))
+    ct.store(amn, index=(ct.bid(0),), tile=ct.argmin(t, axis=1, propagate_nan=PROP))
+
+
+@ct.kernel
+def arg_all(x, out, TM: ct.Constant[int], TN: ct.Constant[int], PROP: ct.Constant[bool]):
+    t = ct.load(x, index=(0, 0), shape=(TM, TN), padding_mode=ct.PaddingMode.NEG_INF)
+    ct.store(out, index=(0,), tile=ct.reshape(ct.argmax(t, propagate_nan=PROP), (1,)))
+    ct.store(out, index=(1,), tile=ct.reshape(ct.argmin(t, propagate_nan=PROP), (1,)))
+"""
+
+
+@pytest.fixture(scope="module")
+def nan_kernels(tmp_path_factory):
+    return Both(tmp_path_factory.mktemp("nan"), NAN_SRC, "nanred")
+
+
+def _rows_with_nan(m, n, seed):
+    x = torch.randn(m, n, generator=gen(seed), dtype=torch.float64)
+    x[torch.rand(m, n, generator=gen(seed + 1)) < 0.2] = float("nan")
+    x[1] = float("nan")                               # a row of NaN
+    x[2, :] = torch.randn(n, generator=gen(seed + 2), dtype=torch.float64)
+    x[2, n - 1] = float("nan")                        # one NaN, last
+    x[3, 0], x[3, 1] = float("nan"), float("-inf")    # NaN before the minimum
+    x[4, 2], x[4, 5] = float("inf"), float("inf")     # ties: the first index
+    return x.to(torch.float32)
+
+
+def _first_index(row, pick, prop):
+    """Reference: the first index of the row's max / min, NaN skipped (a row of NaN: 0) or,
+    with propagation, the first NaN."""
+    nan = torch.isnan(row)
+    if prop and nan.any():
+        return int(nan.nonzero()[0])
+    if nan.all():
+        return 0
+    vals = row.masked_fill(nan, float("-inf") if pick == "max" else float("inf"))
+    best = vals.max() if pick == "max" else vals.min()
+    return int(((vals == best) & ~nan).nonzero()[0])
+
+
+@pytest.mark.parametrize("prop", [False, True])
+def test_nan_in_row_extrema_and_their_indices(nan_kernels, prop):
+    """GPU run 28 (test_reduction, first complete run): argmax / argmin of rows with NaN were
+    wrong (Triton's combine compares with `>` only), and propagate_nan=True did not translate."""
+    m, n, tn = 7, 13, 16                                # columns padded with NaN by the load
+    x = _rows_with_nan(m, n, 5)
+    outs = [torch.zeros(m), torch.zeros(m), torch.zeros(m, dtype=torch.int32),
+            torch.zeros(m, dtype=torch.int32)]
+    r1, r2 = nan_kernels.run("extrema_rows", (m,), [x] + outs + [1, tn, prop])
+    xd = x.double()
+    for i in range(m):
+        row = xd[i]
+        want_mx = (row.max() if prop else torch.nan_to_num(row.nan_to_num(float("-inf")).max(),
+                                                           neginf=float("nan")))
+        if not prop and torch.isnan(row).all():
+            want_mx = torch.tensor(float("nan"))
+        assert torch.equal(torch.isnan(r2[1][i]), torch.isnan(want_mx)), i
+        assert int(r2[3][i]) == _first_index(row, "max", prop), i
+        assert int(r2[4][i]) == _first_index(row, "min", prop), i
+    for k in range(1, 5):
+        assert torch.equal(r1[k].nan_to_num(123.0), r2[k].nan_to_num(123.0)), k
+
+
+@pytest.mark.parametrize("prop", [False, True])
+def test_nan_in_argmax_over_all_axes(nan_kernels, prop):
+    m, n, tm, tn = 5, 6, 8, 8
+    x = torch.randn(m, n, generator=gen(9)).to(torch.float32)
+    x[1, 2] = x.max() + 1
+    x[2, 5] = x.min() - 1
+    x[3, 4] = float("nan")
+    out = torch.zeros(2, dtype=torch.int32)
+    r1, r2 = nan_kernels.run("arg_all", (1,), [x, out, tm, tn, prop])
+    # flat indices in the (TM, TN) tile, row * TN + column; the load pads columns 6 and 7 with
+    # -inf, so the first minimum of row 0 is its padding at column 6
+    want = [3 * tn + 4, 3 * tn + 4] if prop else [1 * tn + 2, 0 * tn + 6]
+    assert r2[1].tolist() == want
+    assert torch.equal(r1[1], r2[1])

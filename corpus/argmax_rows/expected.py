@@ -17,6 +17,22 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
+def _argmax_combine_skipping_nan(v1, i1, v2, i2):
+    n1 = v1 != v1
+    n2 = v2 != v2
+    first = (v1 > v2) | (n2 & ~n1) | (((v1 == v2) | (n1 & n2)) & (i1 < i2))
+    return tl.where(first, v1, v2), tl.where(first, i1, i2)
+
+
+@triton.jit
+def _argmax_2d_1_skipping(x, KEEP_DIMS: tl.constexpr):
+    """ct.argmax along axis 1: NaN skipped."""
+    idx = tl.broadcast_to(tl.arange(0, x.shape[1])[None, :], x.shape)
+    _, i = tl.reduce((x, idx), 1, _argmax_combine_skipping_nan, keep_dims=KEEP_DIMS)
+    return i
+
+
+@triton.jit
 def argmax_rows_kernel(
     x_ptr,
     x_shape0,
@@ -60,7 +76,7 @@ def argmax_rows_kernel(
         other=float("-inf"),
     )
     best_val = tl.max(first, axis=1, keep_dims=True)  # (TM, 1)
-    best_idx = tl.argmax(first, axis=1, keep_dims=True, tie_break_left=True)  # (TM, 1), int32
+    best_idx = _argmax_2d_1_skipping(first, True)  # (TM, 1), int32
     for j in range(1, tl.cdiv(x_shape1, TN)):
         if USE_INT64:  # 64-bit offsets, chosen by the launcher
             offs_x0_2 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
@@ -75,7 +91,7 @@ def argmax_rows_kernel(
             other=float("-inf"),
         )
         val = tl.max(t, axis=1, keep_dims=True)
-        idx = tl.argmax(t, axis=1, keep_dims=True, tie_break_left=True) + j * TN
+        idx = _argmax_2d_1_skipping(t, True) + j * TN
         better = val > best_val
         best_val = tl.where(better, val, best_val)
         best_idx = tl.where(better, idx, best_idx)

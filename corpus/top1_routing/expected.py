@@ -16,6 +16,22 @@ from _t2t_corpus_runtime import (
 )
 
 
+@triton.jit
+def _argmax_combine_skipping_nan(v1, i1, v2, i2):
+    n1 = v1 != v1
+    n2 = v2 != v2
+    first = (v1 > v2) | (n2 & ~n1) | (((v1 == v2) | (n1 & n2)) & (i1 < i2))
+    return tl.where(first, v1, v2), tl.where(first, i1, i2)
+
+
+@triton.jit
+def _argmax_2d_1_skipping(x, KEEP_DIMS: tl.constexpr):
+    """ct.argmax along axis 1: NaN skipped."""
+    idx = tl.broadcast_to(tl.arange(0, x.shape[1])[None, :], x.shape)
+    _, i = tl.reduce((x, idx), 1, _argmax_combine_skipping_nan, keep_dims=KEEP_DIMS)
+    return i
+
+
 @triton.jit(do_not_specialize=["grid_x"])
 def top1_router_kernel(
     logits_ptr,
@@ -77,7 +93,7 @@ def top1_router_kernel(
                 other=float("-inf"),
             )
             scores = scores.to(tl.float32)
-            best = tl.argmax(scores, axis=1, tie_break_left=True)
+            best = _argmax_2d_1_skipping(scores, False)
             top = tl.max(scores, axis=1, keep_dims=True)
             denom = tl.sum(tl.exp(scores - top), axis=1)
             if USE_INT64:  # 64-bit offsets, chosen by the launcher
