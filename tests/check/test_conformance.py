@@ -186,3 +186,21 @@ def test_longest_first_orders_by_earlier_runs():
     # Both phases count when both are run; with no earlier state the order is kept.
     assert C.longest_first(names, durations, ["plain", "plugin"])[2] == "test_a.py"
     assert C.longest_first(names, {}, ["plugin"]) == names
+
+
+def test_merged_report_names_the_commit_of_each_phase():
+    """A report merged from several runs names the tile2triton commits its plain and plugin
+    results were made at (the merged report of runs 21-28 named only the first state's)."""
+    def state(commit, updated, phase, finished):
+        st = C.new_state(dict(tile2triton_commit=commit, updated=updated))
+        st["files"]["test_a.py"] = {phase: dict(status="done", seconds=1.0, finished=finished,
+                                                tests={}, launches=[])}
+        return st
+    old = state("aaa1111", "2026-01-01T00:00:00+00:00", "plain", "2026-01-01T00:00:00+00:00")
+    new = state("bbb2222", "2026-02-01T00:00:00+00:00", "plugin", "2026-02-01T00:00:00+00:00")
+    later = state("ccc3333", "2026-03-01T00:00:00+00:00", "plugin", "2026-03-01T00:00:00+00:00")
+    later["files"]["test_b.py"] = later["files"].pop("test_a.py")
+    merged = C.merge_states([old, new, later])
+    text = C.render(merged)
+    assert "plain runs at `aaa1111`; plugin runs at `bbb2222`, `ccc3333`" in text
+    assert "last updated: 2026-03-01T00:00:00+00:00" in text

@@ -284,7 +284,9 @@ class Runner:
             status = "crashed"
         progress = bool(tests)
         runs = 1
+        commits = [self.state["meta"].get("tile2triton_commit")]
         if prev:
+            commits = run_commits(prev, self.state["meta"]) + commits
             tests = dict(prev.get("tests") or {}, **tests)
             launches = (prev.get("launches") or []) + launches
             seconds = round(seconds + (prev.get("seconds") or 0.0), 2)
@@ -296,6 +298,7 @@ class Runner:
                    stalled=status == "timeout" and not progress,
                    command=" ".join(shlex.quote(x) for x in argv[1:]),
                    gpu=env.get("CUDA_VISIBLE_DEVICES"),
+                   commits=list(dict.fromkeys(c for c in commits if c)),
                    finished=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
         if status != "done" or rc not in (0, 1, 5):
             res["log_tail"] = tail
@@ -426,6 +429,12 @@ def load_state(path: Path) -> dict:
     return data
 
 
+def run_commits(r: dict, meta: dict) -> list:
+    """The tile2triton commits a file's run was made at (state files older than this field:
+    the commit their state file names)."""
+    return list(r.get("commits") or [c for c in [meta.get("tile2triton_commit")] if c])
+
+
 def merge_states(states: list[dict]) -> dict:
     """Per file and phase, a finished run beats an unfinished one; among equals the latest."""
     def score(r):
@@ -437,8 +446,9 @@ def merge_states(states: list[dict]) -> dict:
             cur = out["files"].setdefault(name, {})
             for ph, r in phases.items():
                 if ph not in cur or score(r) > score(cur[ph]):
-                    cur[ph] = r
+                    cur[ph] = dict(r, commits=run_commits(r, s["meta"]))
     metas = [s["meta"] for s in states]
+    out["meta"]["updated"] = max((m.get("updated") or "" for m in metas), default="") or None
     for key in ("commands",):
         # a state carried into a later run repeats the earlier commands: each once, in order
         out["meta"][key] = list(dict.fromkeys(c for m in metas for c in m.get(key, [])))
@@ -556,8 +566,17 @@ def render(state: dict) -> str:
          "Triton translation. Launches inside `pytest.raises` (the test expects cuTile to "
          "reject them) are `expected-rejection` and are left out of the figures.", ""]
     up = meta.get("upstream", {})
+    by_phase = {ph: list(dict.fromkeys(
+        c for r in sorted((runs[ph] for runs in state.get("files", {}).values() if ph in runs),
+                          key=lambda r: r.get("finished") or "")
+        for c in run_commits(r, meta))) for ph in PHASES}
+    if any(by_phase.values()):
+        made_at = "; ".join(f"{ph} runs at " + ", ".join(f"`{c}`" for c in cs)
+                            for ph, cs in by_phase.items() if cs)
+    else:
+        made_at = f"`{meta.get('tile2triton_commit') or 'unknown'}`"
     L += ["## Run", "",
-          f"- tile2triton: `{meta.get('tile2triton_commit') or 'unknown'}`",
+          f"- tile2triton: {made_at}",
           f"- cutile-python tests: `{up.get('rev') or 'revision not given'}`; tree sha256 "
           f"`{up.get('sha256', '?')}` over {up.get('files', '?')} files",
           f"- backend: {meta.get('backend', '?')}; "
