@@ -6,7 +6,8 @@ is masked). cuTile's default ordering is MemoryOrder.ACQ_REL at MemoryScope.DEVI
 Triton's sem="acq_rel", scope="gpu" (Triton's own defaults: the helpers leave SEM/SCOPE None for
 them), so only other orders and scopes are spelled out. The update is broadcast to the indices'
 shape by the Triton atomic (tl.atomic_cas does not broadcast, so its helper does it with
-tl.broadcast), and cast to the array's dtype.
+tl.broadcast), and cast to the array's dtype. On a 0-d array (indices `()`) the one element is
+always in bounds: the Triton atomic is called on the pointer itself, without a helper.
 """
 from tile2triton.model import USE_INT64, ArrayV, EnumV, Lowered, NoneV, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
@@ -96,6 +97,14 @@ def order_kw(call, cx) -> list:
     return kw
 
 
+def zero_d_kw(kw: list) -> str:
+    """order_kw's helper arguments (SEM="acquire") as the Triton atomic's own keywords; a 0-d
+    array has no bounds to check, so CHECK_BOUNDS is dropped."""
+    out = [k.replace("SEM=", "sem=").replace("SCOPE=", "scope=") for k in kw
+           if not k.startswith("CHECK_BOUNDS=")]
+    return "".join(f", {k}" for k in out)
+
+
 def operand(call, cx, param):
     low = call.arg(param)
     if isinstance(low.val, (ArrayV, NoneV)):
@@ -116,7 +125,7 @@ class AtomicRMW(Pattern):
     summary = ("atomic read-modify-write at per-element indices, returning the old values "
                "(memory_order, memory_scope, check_bounds)")
     triton = ('masked tl.atomic_<op>(ptrs, update, mask, sem, scope) through '
-              '`_atomic_<op>_{rank}d`')
+              '`_atomic_<op>_{rank}d`; `tl.atomic_<op>(ptr, update)` on a 0-d array')
 
     def signature(array, indices, update, /, *, check_bounds=True,
                   memory_order=EnumV("MemoryOrder", "ACQ_REL"),
@@ -165,10 +174,13 @@ def k(x):
 
     def lower(self, call, cx):
         op = call.name[len("atomic_"):]
-        info = array_arg(call, cx)
+        info = array_arg(call, cx, zero_d=True)
         idx, shape = element_indices(call, cx, info.rank)
         update = operand(call, cx, "update")
         kw = check_bounds_kw(call, cx) + order_kw(call, cx)
+        if info.rank == 0:       # the one element; the Triton atomic casts the update
+            return Lowered(f"tl.atomic_{op}({info.pointer}, {update}{zero_d_kw(kw)})",
+                           TileV(shape=()))
         name = cx.need(ATOMIC_RMW, op=op, rank=info.rank)
         cx.note_tile(shape)
         args = abi(info) + idx + [update, USE_INT64] + kw
@@ -180,7 +192,8 @@ class AtomicCAS(Pattern):
     array_param, index_param = "array", "indices"
     summary = ("atomic compare-and-swap at per-element indices, returning the old values "
                "(out-of-bounds lanes return `expected`)")
-    triton = "tl.atomic_cas through `_atomic_cas_{rank}d` (out-of-bounds lanes made harmless)"
+    triton = ("tl.atomic_cas through `_atomic_cas_{rank}d` (out-of-bounds lanes made harmless); "
+              "`tl.atomic_cas(ptr, cmp, val)` on a 0-d array")
 
     def signature(array, indices, expected, desired, /, *, check_bounds=True,
                   memory_order=EnumV("MemoryOrder", "ACQ_REL"),
@@ -207,14 +220,29 @@ def k(lock):
     n = lock.shape[0]
     ct.atomic_cas(lock, 0, 1)
 """, error="T2T102", message="missing a required argument: 'desired'"),
+        Example("""
+@ct.kernel
+def k(x, lock, count):
+    while ct.atomic_cas(lock, (), 0, 1, memory_order=ct.MemoryOrder.ACQUIRE) == 1:
+        pass
+    ct.atomic_add(count, (), 1)
+    ct.atomic_xchg(lock, (), 0, memory_order=ct.MemoryOrder.RELEASE)
+""", expect=["tl.atomic_cas(lock_ptr, tl.cast(0, lock_ptr.dtype.element_ty), "
+             'tl.cast(1, lock_ptr.dtype.element_ty), sem="acquire")',
+             "tl.atomic_add(count_ptr, 1)",
+             'tl.atomic_xchg(lock_ptr, 0, sem="release")']),
     ]
 
     def lower(self, call, cx):
-        info = array_arg(call, cx)
+        info = array_arg(call, cx, zero_d=True)
         idx, shape = element_indices(call, cx, info.rank)
         expected = operand(call, cx, "expected")
         desired = operand(call, cx, "desired")
         kw = check_bounds_kw(call, cx) + order_kw(call, cx)
+        if info.rank == 0:       # the one element; tl.atomic_cas does not cast its operands
+            ty = f"{info.pointer}.dtype.element_ty"
+            return Lowered(f"tl.atomic_cas({info.pointer}, tl.cast({expected}, {ty}), "
+                           f"tl.cast({desired}, {ty}){zero_d_kw(kw)})", TileV(shape=()))
         name = cx.need(ATOMIC_CAS, rank=info.rank)
         cx.note_tile(shape)
         args = abi(info) + idx + [expected, desired, USE_INT64] + kw

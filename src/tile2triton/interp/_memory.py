@@ -513,6 +513,11 @@ def _atomic(what, array, indices, operands, combine, check_bounds, oob_result=No
     old_all = garbage(shape, d, arr._t.device) if oob_result is None else oob_result(ops).clone()
     if not bool(valid.any()):
         return Tile(old_all, d)
+    if not safe:                                    # a 0-d array: its one element
+        old = D.to_repr_from_array(arr._t[()], d).clone()
+        new = combine(Tile(old, d), *[Tile(o, d) for o in ops])
+        arr._t[()] = D.to_array_from_repr(D.convert(new._t, new._dtype, d), d, arr._t.dtype)
+        return Tile(old, d)
     flat_idx = tuple(t[valid] for t in safe)
     flat_ops = [o[valid] for o in ops]
     lin = _linear(flat_idx, arr._t.shape)
