@@ -8,12 +8,15 @@ shares memory with, so that aliasing views are rebuilt aliasing.
 A *placement* rebuilds a snapshot on a device with every memory group inside a larger allocation:
 a band of sentinel bytes (0xFF: NaN for every float dtype, -1 for integers) before and after it,
 and in the gaps of strided views. The data pointer keeps its alignment modulo 256 bytes. After a
-run, :meth:`Placement.band_writes` lists the sentinel bytes that changed: writes out of bounds.
+run, :meth:`Placement.band_writes` lists the sentinel bytes that changed: writes out of bounds,
+with a digest of where and what was written, so that a translation's stray writes can be told
+apart from the very same writes of an original that addresses memory past its array.
 Reads out of bounds read NaN, so they show up as drift.
 """
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from dataclasses import dataclass, field
 
 import torch
@@ -261,7 +264,7 @@ class Placement:
             rec = self.snap.tensors[members[0]]
             isz = _itemsize(rec.dtype)
             f = dict(tensor=members[0], path=rec.path, bytes_before=n_before,
-                     bytes_after=n_after, bytes_in_gaps=n_gaps)
+                     bytes_after=n_after, bytes_in_gaps=n_gaps, digest=_digest(pg))
             if n_before:
                 first = int(torch.nonzero(before)[0])
                 f["lowest_element"] = (first - pg.start - rec.offset) // isz
@@ -284,6 +287,22 @@ class Placement:
         self.groups.clear()
         self.views.clear()
         self.args = None
+
+
+def _digest(pg: _PlacedGroup) -> str:
+    """A hash of every changed sentinel byte of a group (its position relative to the group's
+    first data byte, and its value): equal digests, the same stray writes."""
+    changed = pg.buf != SENTINEL
+    data = changed[pg.start:pg.start + pg.nbytes]
+    if pg.covered is None:
+        data.fill_(False)
+    else:
+        data &= ~pg.covered
+    pos = torch.nonzero(changed).flatten()
+    vals = pg.buf[pos].to("cpu")
+    h = hashlib.sha256((pos - pg.start).to("cpu").numpy().tobytes())
+    h.update(vals.numpy().tobytes())
+    return h.hexdigest()[:16]
 
 
 def _itemsize(dtype) -> int:

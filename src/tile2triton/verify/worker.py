@@ -667,7 +667,8 @@ def _canaries(values, indices, seed, poison_share: float = 0.0) -> dict:
 def _dedupe(findings):
     seen, out = set(), []
     for f in findings:
-        key = (f["tensor"], f["bytes_before"], f["bytes_after"], f["bytes_in_gaps"])
+        key = (f["tensor"], f["bytes_before"], f["bytes_after"], f["bytes_in_gaps"],
+               f.get("digest"))
         if key not in seen:
             seen.add(key)
             out.append(f)
