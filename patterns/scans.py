@@ -11,13 +11,15 @@ helper of its own), or operator.add / ct.maximum and the like. Triton needs no i
 combines the tile's own elements only, so `identity` is checked but not used. A tuple of tiles
 gives a tuple of results, as in cuTile (tl.reduce / tl.associative_scan take tuples too).
 """
+import functools
+
 import libcst as cst
 
 from tile2triton.model import WIDE_DTYPES, ConstV, EnumV, Lowered, TileV, TupleV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import axis_arg, const_bool, require_tile, tuple_items
-from ._common import dtype_of, tile_shape
+from ._common import broadcast_shapes, dtype_of, shape_code, tile_shape
 
 # dtypes for which tl.cumsum / tl.cumprod already scan in the input dtype: the wide ones, and
 # float16 (bf16 and small integers are widened)
@@ -137,6 +139,29 @@ def k(x, y, TM: ct.Constant[int]):
         return Lowered(out, TileV(shape=shape, dtype=d))
 
 
+def _broadcast_together(items):
+    """cuTile broadcasts a tuple's tiles to one shape; tl.reduce / tl.associative_scan need the
+    shapes equal, so the smaller tiles are broadcast here (when all shapes are known)."""
+    shapes = [tile_shape(it) for it in items if isinstance(it.val, TileV)]
+    if not shapes or any(s is None for s in shapes):
+        return items
+    common = functools.reduce(broadcast_shapes, shapes)
+    if common is None:
+        return items
+    out = []
+    for it in items:
+        shape = it.val.shape if isinstance(it.val, TileV) else None
+        if shape is not None and tuple(map(str, shape)) != tuple(map(str, common)):
+            code = it.code
+            if len(shape) < len(common):       # tl.broadcast_to wants equal ranks
+                code += "[" + ", ".join(["None"] * (len(common) - len(shape)) +
+                                        [":"] * len(shape)) + "]"
+            it = Lowered(f"tl.broadcast_to({code}, {shape_code([str(d) for d in common])})",
+                         TileV(shape=common, dtype=dtype_of(it)))
+        out.append(it)
+    return out
+
+
 def _inputs(call, cx):
     """The scanned / reduced tiles: one tile, or a tuple of tiles (is_tuple)."""
     low = call.arg("x")
@@ -149,7 +174,7 @@ def _inputs(call, cx):
             if not isinstance(it.val, (TileV, ConstV)):
                 raise cx.error(call.node_of("x"), "T2T102",
                                f"ct.{call.name}: every input must be a tile")
-        return items, True
+        return _broadcast_together(items), True
     return [require_tile(call, "x", cx)], False
 
 
@@ -284,6 +309,17 @@ def k(x, y, TM: ct.Constant[int]):
     a = ct.load(x, (0,), (TM,))
     ct.store(y, (0,), ct.reduce(a, 0, lambda u: u, 0.0))
 """, error="T2T102", message="the combiner must take 2 arguments"),
+        Example("""
+def first_min(v1, i1, v2, i2):
+    take1 = (v1 < v2) | ((v1 == v2) & (i1 < i2))
+    return ct.where(take1, v1, v2), ct.where(take1, i1, i2)
+
+@ct.kernel
+def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
+    a = ct.load(x, (0, 0), (TM, TN))
+    _, where = ct.reduce((a, ct.arange(TN, dtype=ct.int32)), 1, first_min, (0.0, 0))
+    ct.store(y, (0,), where)
+""", expect=["tl.reduce((a, tl.broadcast_to(tl.arange(0, TN)[None, :], (TM, TN))), 1, first_min)"]),
     ]
 
     def lower(self, call, cx):

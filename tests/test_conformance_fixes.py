@@ -323,3 +323,65 @@ def test_nan_in_argmax_over_all_axes(nan_kernels, prop):
     want = [3 * tn + 4, 3 * tn + 4] if prop else [1 * tn + 2, 0 * tn + 6]
     assert r2[1].tolist() == want
     assert torch.equal(r1[1], r2[1])
+
+
+BCAST_SRC = """
+def min_with_index(v1, i1, v2, i2):
+    first = (v1 < v2) | ((v1 == v2) & (i1 < i2))
+    return ct.where(first, v1, v2), ct.where(first, i1, i2)
+
+
+def add_pair(a1, b1, a2, b2):
+    return a1 + a2, b1 + b2
+
+
+@ct.kernel
+def row_min_and_col(x, vals, idx, TM: ct.Constant[int], TN: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(TM, TN), padding_mode=ct.PaddingMode.POS_INF)
+    cols = ct.arange(TN, dtype=ct.int32)              # (TN,): broadcast against (TM, TN)
+    v, i = ct.reduce((t, cols), 1, min_with_index, (float("inf"), 0))
+    ct.store(vals, index=(ct.bid(0),), tile=v)
+    ct.store(idx, index=(ct.bid(0),), tile=i)
+
+
+@ct.kernel
+def scan_pair(w, y, out_a, out_b, TM: ct.Constant[int], TN: ct.Constant[int]):
+    a = ct.load(w, index=(0,), shape=(TN,))
+    b = ct.load(y, index=(0, 0), shape=(TM, TN))
+    sa, sb = ct.scan((a, b), axis=-1, func=add_pair, identity=(0, 0))
+    ct.store(out_a, index=(0, 0), tile=sa)
+    ct.store(out_b, index=(0, 0), tile=sb)
+"""
+
+
+@pytest.fixture(scope="module")
+def bcast(tmp_path_factory):
+    return Both(tmp_path_factory.mktemp("bcast"), BCAST_SRC, "bcast")
+
+
+def test_reduce_broadcasts_a_tuples_tiles(bcast):
+    """GPU run 28: `ct.reduce((tile2d, arange1d), ...)` was a compile error ("all reduction
+    inputs must have the same shape"); cuTile broadcasts a tuple's tiles to one shape."""
+    m, n, tm, tn = 11, 13, 4, 16
+    x = torch.randint(-6, 6, (m, n), generator=gen(3)).to(torch.float32)  # ties on purpose
+    vals, idx = torch.zeros(m), torch.zeros(m, dtype=torch.int32)
+    r1, r2 = bcast.run("row_min_and_col", (-(-m // tm),), [x, vals, idx, tm, tn])
+    xd = x.double()
+    assert torch.equal(r2[1].double(), xd.min(dim=1).values)
+    want = [int((xd[i] == xd[i].min()).nonzero()[0]) for i in range(m)]
+    assert r2[2].tolist() == want
+    assert torch.equal(r1[1], r2[1]) and torch.equal(r1[2], r2[2])
+
+
+def test_scan_broadcasts_a_tuples_tiles_and_takes_the_axis_of_the_result(bcast):
+    tm, tn = 4, 8
+    w = torch.randint(-9, 9, (tn + 3,), generator=gen(4)).to(torch.int32)
+    y = torch.randint(-9, 9, (tm + 2, tn + 3), generator=gen(5)).to(torch.int32)
+    out_a = torch.zeros(tm + 1, tn + 1, dtype=torch.int32)
+    out_b = torch.zeros(tm + 1, tn + 1, dtype=torch.int32)
+    r1, r2 = bcast.run("scan_pair", (1,), [w, y, out_a, out_b, tm, tn])
+    want_a = torch.cumsum(w[:tn].long(), 0).expand(tm, tn)
+    want_b = torch.cumsum(y[:tm, :tn].long(), 1)
+    assert torch.equal(r2[2][:tm, :tn].long(), want_a)
+    assert torch.equal(r2[3][:tm, :tn].long(), want_b)
+    assert torch.equal(r1[2], r2[2]) and torch.equal(r1[3], r2[3])
