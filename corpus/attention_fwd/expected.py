@@ -439,14 +439,11 @@ def launch_flash_attn_fwd_kernel(
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    float_dtypes = {t.dtype for t in [q, k, v, out] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
     # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
-    ptx_options = (
-        "-O1"
-        if all(t.dtype == torch.float32 for t in [q, k, v, out] if t.dtype.is_floating_point)
-        else None
-    )
+    ptx_options = "-O1" if float_dtypes == {torch.float32} else None
     constexprs = dict(
         q_div=_multiples(q),
         k_div=_multiples(k),

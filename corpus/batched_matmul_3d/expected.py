@@ -280,14 +280,11 @@ def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    float_dtypes = {t.dtype for t in [a, b, c] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
     # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
-    ptx_options = (
-        "-O1"
-        if all(t.dtype == torch.float32 for t in [a, b, c] if t.dtype.is_floating_point)
-        else None
-    )
+    ptx_options = "-O1" if float_dtypes == {torch.float32} else None
     constexprs = dict(
         a_div=_multiples(a),
         b_div=_multiples(b),

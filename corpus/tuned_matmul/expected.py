@@ -229,14 +229,11 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
         num_warps = 4
         num_stages = 4
+    float_dtypes = {t.dtype for t in [a, b, c] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
     # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
-    ptx_options = (
-        "-O1"
-        if all(t.dtype == torch.float32 for t in [a, b, c] if t.dtype.is_floating_point)
-        else None
-    )
+    ptx_options = "-O1" if float_dtypes == {torch.float32} else None
     constexprs = dict(
         a_div=_multiples(a),
         b_div=_multiples(b),

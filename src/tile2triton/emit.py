@@ -124,7 +124,7 @@ LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
                    "constexprs", "compiled", "grid_x", "grid_rest", "blocks_per_program",
-                   "ptx_options")
+                   "ptx_options", "float_dtypes")
 # Kernel parameters of a coarsened kernel (coarsen.py): the launch's own grid size along axis 0
 # and the number of blocks each program runs
 GRID_X, PER_PROGRAM = "grid_x", "BLOCKS_PER_PROGRAM"
