@@ -385,3 +385,47 @@ def test_scan_broadcasts_a_tuples_tiles_and_takes_the_axis_of_the_result(bcast):
     assert torch.equal(r2[2][:tm, :tn].long(), want_a)
     assert torch.equal(r2[3][:tm, :tn].long(), want_b)
     assert torch.equal(r1[2], r2[2]) and torch.equal(r1[3], r2[3])
+
+
+CAPTURE_SRC = """
+@ct.kernel
+def wrap_sum(x, y, TN: ct.Constant[int]):
+    modulus = 7
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(1, TN), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(ct.bid(0),), tile=ct.reduce(t, 1, lambda a, b: (a + b) % modulus, 0))
+
+
+@ct.kernel
+def wrap_sum_5(x, y, TN: ct.Constant[int]):
+    modulus = 5        # the same lambda text: its own helper
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(1, TN), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(ct.bid(0),), tile=ct.reduce(t, 1, lambda a, b: (a + b) % modulus, 0))
+"""
+
+
+@pytest.fixture(scope="module")
+def capture(tmp_path_factory):
+    return Both(tmp_path_factory.mktemp("capture"), CAPTURE_SRC, "capture")
+
+
+def test_combiner_lambda_reads_a_compile_time_value_of_the_kernel(capture):
+    m, n = 9, 21
+    x = torch.randint(0, 50, (m, n), generator=gen(12)).to(torch.int32)
+    y = torch.zeros(m, dtype=torch.int32)
+    for kernel, mod in (("wrap_sum", 7), ("wrap_sum_5", 5)):
+        r1, r2 = capture.run(kernel, (m,), [x, y, 32])
+        # (a + b) % mod combined in any order is the row sum mod mod (the padding adds zeros)
+        assert torch.equal(r2[1].long(), x.long().sum(dim=1) % mod)
+        assert torch.equal(r1[1], r2[1])
+
+
+def test_combiner_lambda_reading_a_runtime_value_is_a_located_error():
+    """Upstream's test_custom_reduction_with_capture: was "unknown name `modulo` inside kernel
+    `_lambda_<hash>`", a name the user never wrote."""
+    from tile2triton.translate import translate_source
+    src = CAPTURE_SRC.replace("modulus = 7", "modulus = ct.gather(x, (0, 0)) + 2")
+    res = translate_source("import cuda.tile as ct\n" + src, "cap.py")
+    assert not res.ok
+    text = "\n".join(d.format() for d in res.diagnostics())
+    assert "T2T101 this lambda reads `modulus`, a runtime value of `wrap_sum`" in text
+    assert "cap.py:7:" in text and "_lambda_" not in text

@@ -137,11 +137,30 @@ class ModuleContext:
 
     def lower_lambda(self, lam: cst.Lambda, args: Sequence[Val], caller: Lowerer) -> UnitResult:
         """`lambda a, b: ...` passed as a value: a @triton.jit helper with the lambda's body,
-        named after its text (identical lambdas share one helper)."""
+        named after its text and the compile-time values it reads from the enclosing function."""
         ps = lam.params
         names = [p.name.value for p in list(ps.posonly_params) + list(ps.params)]
         body_code = self.pm.module.code_for_node(lam.body)
-        digest = hashlib.sha1(f"{names}:{body_code}".encode()).hexdigest()[:8]
+        captured = {}
+        for ref in _read_names(lam.body):
+            # a name of the enclosing function: its compile-time value is copied in; a runtime
+            # value cannot be, since Triton calls a combiner with the combined values only
+            outer = caller.env.get(ref.value)
+            if ref.value in names or outer is None:
+                continue
+            if isinstance(outer, ConstV):
+                captured[ref.value] = caller.const(outer.value)
+            elif isinstance(outer, DTypeV) and outer.array is None and outer.code is None:
+                captured[ref.value] = Lowered(outer.triton, outer)
+            else:
+                raise caller.error(ref, "T2T101", f"this lambda reads `{ref.value}`, a runtime "
+                                   f"value of `{caller.fn.name}`; Triton calls a combiner with "
+                                   "the values it combines and nothing else",
+                                   help="make the value a compile-time constant, or carry it "
+                                        "through the reduction as one more tile of the tuple")
+        # identical lambdas share one helper, unless they read different compile-time values
+        key = f"{names}:{body_code}" + "".join(f":{k}={v.code}" for k, v in captured.items())
+        digest = hashlib.sha1(key.encode()).hexdigest()[:8]
         fname = f"_lambda_{digest}"
         fdef = cst.FunctionDef(
             name=cst.Name(fname), params=cst.Parameters(params=[cst.Param(cst.Name(n))
@@ -151,11 +170,25 @@ class ModuleContext:
         lw = Lowerer(self, FunctionInfo(fname, fdef, "helper", params), params)
         for n, v in zip(names, args):
             lw.env[n] = v
+        lw.static_names.update(captured)
         lines = lw.lower_body()
         unit = lw.result
         unit.text = "\n".join(lines)
         caller.need_source(fname, f"@triton.jit\ndef {fname}({', '.join(names)}):\n" + unit.text)
         return unit
+
+
+def _read_names(node):
+    """The names an expression reads (not attribute names or keyword names)."""
+    if isinstance(node, cst.Name):
+        yield node
+        return
+    for child in node.children:
+        if isinstance(node, cst.Attribute) and child is node.attr:
+            continue
+        if isinstance(node, cst.Arg) and child is node.keyword:
+            continue
+        yield from _read_names(child)
 
 
 def view_dims(v: TiledViewV) -> list:
