@@ -127,7 +127,17 @@ def k(x, TM: ct.Constant[int], TN: ct.Constant[int]):
 def k(x, TM: ct.Constant[int], TN: ct.Constant[int]):
     n = ct.num_tiles(x, 0, (TM, TN), order="F")
     ct.store(x, (0, 0), ct.full((TM, TN), n, dtype=ct.float32))
-""", expect=["n = tl.cdiv(x_shape1, TM)"])]
+""", expect=["n = tl.cdiv(x_shape1, TM)"]), Example("""
+@ct.kernel
+def k(x):
+    n = ct.num_tiles(x, -1, ())
+    ct.store(x, (0,), n)
+""", expect=["n = x_shape0"]), Example("""
+@ct.kernel
+def k(x, TM: ct.Constant[int]):
+    n = ct.num_tiles(x, 1, (TM,))
+    ct.store(x, (0,), n)
+""", error="T2T102", message="axis 1 is out of range for array `x` of rank 1")]
 
     def lower(self, call, cx):
         arr = call.arg("array")
@@ -138,7 +148,21 @@ def k(x, TM: ct.Constant[int], TN: ct.Constant[int]):
         axis = const_value(call, "axis", cx)
         shape = static_shape(call, "shape", cx)
         order = array_order(call, cx, info.rank)
-        if not 0 <= axis < len(shape):
-            raise cx.error(call.node_of("axis"), "T2T102", "ct.num_tiles: axis out of range")
-        return Lowered(f"tl.cdiv({info.shape(order[axis])}, {shape[axis]})",
+        rank = info.rank
+        if not shape:                # cuTile: a 0-d tile shape is the shape of ones
+            shape = ["1"] * rank
+        if len(shape) != rank:
+            raise cx.error(call.node_of("shape"), "T2T105",
+                           f"ct.num_tiles: a tile shape of {len(shape)} entries for array "
+                           f"`{info.name}` of rank {rank}",
+                           help="give one tile extent per array dimension (or `()` for ones)")
+        if not -rank <= axis < rank:
+            raise cx.error(call.node_of("axis"), "T2T102",
+                           f"ct.num_tiles: axis {axis} is out of range for array `{info.name}` "
+                           f"of rank {rank}")
+        axis %= rank
+        extent = info.shape(order[axis])
+        if shape[axis] == "1":       # tiles of one element: as many as elements
+            return Lowered(extent, TileV(shape=(), dtype="int32", nonneg=True))
+        return Lowered(f"tl.cdiv({extent}, {shape[axis]})",
                        TileV(shape=(), dtype="int32", nonneg=True))
