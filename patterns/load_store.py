@@ -4,7 +4,8 @@
 axes before the tile space is built, which is the same as passing the array's shapes and strides
 in permuted order. Partial tiles are masked; `padding_mode` becomes the `other=` value.
 """
-from tile2triton.model import PREC, USE_INT64, ArrayV, ConstV, EnumV, Lowered, NoneV, TileV
+from tile2triton.model import (PREC, USE_INT64, ArrayV, ConstExprV, ConstV, EnumV, Lowered,
+                               NoneV, TileV)
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import array_arg, array_order, check_bounds_code, static_shape, tile_index
@@ -305,8 +306,9 @@ def k(x):
             raise cx.error(call.node_of("tile"), "T2T102", "ct.store: the value is an array; "
                            "load a tile from it first")
         ones = shape_code(["1"] * rank)
-        if isinstance(v, ConstV) or (isinstance(v, TileV) and v.shape == ()):
-            # a scalar is stored as a tile of ones-shape (cuTile broadcasts it)
+        if isinstance(v, (ConstV, ConstExprV)) or (isinstance(v, TileV) and v.shape == ()):
+            # a scalar (a ct.Constant or a compile-time stride too) is stored as a tile of
+            # ones-shape (cuTile broadcasts it)
             value = f"tl.full({ones}, {tile.code}, {info.pointer}.dtype.element_ty)"
         elif isinstance(v, TileV):
             if v.rank is not None and v.rank != rank:
