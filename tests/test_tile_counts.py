@@ -78,3 +78,37 @@ def test_storing_compile_time_scalars(both, transposed):
     r1, r2 = both.run("constants", (1,), [x, out, 12, 2.5])
     assert r2[1].tolist() == [12.0, float(x.stride(0)), float(x.stride(1)), 2.5]
     assert torch.equal(r1[1], r2[1])
+
+
+HELPER_SRC = """
+def pick(a, b, c):
+    return c, (a, b), c.shape[0]
+
+
+def swapped(a, b):
+    return b, a
+
+
+@ct.kernel
+def via_helper(x: ct.Array, y: ct.Array, z: ct.Array, T: ct.Constant[int]):
+    n = x.shape[0] + y.shape[0]     # (ranks: arrays used only through helpers are not ranked)
+    first = pick(x, y, z)[1:]
+    inner = first[0]
+    dst = swapped(x, y)[:1][0]
+    t = ct.load(inner[0], (ct.bid(0),), (T,)) + ct.load(z, (ct.bid(0),), (T,))
+    ct.store(dst, (ct.bid(0),), t * (1, 2, 3, 4)[::-2][1])
+"""
+
+
+def test_tuple_slices_and_arrays_returned_by_helpers(tmp_path):
+    """`t[a:b:c]` with constant bounds, on a tuple of tiles or of arrays; an array a helper
+    returns (its own parameter) is the caller's argument."""
+    h = Both(tmp_path, HELPER_SRC, "helper_arrays")
+    n, T = 203, 64
+    x = torch.randn(n, generator=gen(6), dtype=torch.float64)
+    y = torch.zeros(n, dtype=torch.float64)
+    z = torch.randn(n, generator=gen(7), dtype=torch.float64)
+    r1, r2 = h.run("via_helper", (-(-n // T),), [x, y, z, T])
+    assert torch.allclose(r2[1], (x + z) * 2, rtol=1e-12, atol=0)
+    assert torch.equal(r1[1], r2[1])
+    assert "return (c_ptr, (a_ptr, b_ptr), c_shape0)" in h.text

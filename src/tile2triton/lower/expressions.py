@@ -128,8 +128,11 @@ class Expressions:
         base = self.expr(node.value)
         v = base.val
         if isinstance(v, TupleV):
+            if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice):
+                return self.tuple_slice(node, base)
             if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-                raise self.error(node, "T2T101", "tuples can only be indexed with one integer")
+                raise self.error(node, "T2T101", "tuples can only be indexed with one integer "
+                                 "or sliced with constant bounds")
             idx = self.expr(node.slice[0].slice.value)
             if isinstance(idx.val, ConstExprV) and (base.items is not None or v.items):
                 return self.tuple_choice(node, base, idx)   # tables.py
@@ -160,6 +163,35 @@ class Expressions:
             idx = self.expr(node.slice[0].slice.value)
             return Lowered(f"{v.info.name}[{idx.code}]", ArrayV(v.info.element(idx.wrap(100))))
         raise self.error(node, "T2T101", "this subscript is not supported in kernels")
+
+    def tuple_slice(self, node: cst.Subscript, base: Lowered) -> Lowered:
+        """`t[a:b:c]` with compile-time bounds: the tuple of the chosen items (Triton slices its
+        tuples the same way when the items are only known there)."""
+        sl = node.slice[0].slice
+        bounds = []
+        for part in (sl.lower, sl.upper, sl.step):
+            if part is None:
+                bounds.append(None)
+                continue
+            b = self.expr(part)
+            if not isinstance(b.val, ConstV) or not isinstance(b.val.value, int) \
+                    or isinstance(b.val.value, bool):
+                raise self.error(part, "T2T103", "a tuple slice's bounds must be compile-time "
+                                 "integers")
+            bounds.append(b.val.value)
+        if bounds[2] == 0:
+            raise self.error(sl.step, "T2T102", "a slice step cannot be zero")
+        v = base.val
+        chosen = slice(*bounds)
+        if base.items is not None:
+            items = base.items[chosen]
+            code = "(" + ", ".join(i.code for i in items) + ("," if len(items) == 1 else "") + ")"
+            return Lowered(code, TupleV([i.val for i in items]), items=items)
+        if not v.items:
+            raise self.error(node, "T2T103", "slicing a tuple needs its length known here")
+        text = ":".join("" if b is None else str(b) for b in bounds).rstrip(":") or ":"
+        indices = list(range(len(v.items)))[chosen]
+        return Lowered(f"{base.wrap(100)}[{text}]", TupleV([v.items[i] for i in indices]))
 
     def tile_index(self, node: cst.Subscript, base: Lowered) -> Lowered:
         """`x[:, None]`, `x[None, :]`: new axes. Other tile indexing is not cuTile syntax."""
@@ -641,7 +673,19 @@ class Expressions:
     def caller_view(self, name: str, args, ret):
         """The helper's return value as the caller sees it: a tile shape that names the
         helper's parameters (`view_dim0`, `TM`) is respelled with the caller's arguments;
-        a shape naming other helper locals is unknown here."""
+        a shape naming other helper locals is unknown here. An array the helper returns (one
+        of its array parameters, alone or in a tuple) is the caller's argument."""
+        if isinstance(ret, (ArrayV, TupleV)):
+            arrays = {p.name.value: a.val for p, a in zip(self.pm.functions[name].params.params,
+                                                          args) if isinstance(a.val, ArrayV)}
+
+            def outside(v):
+                if isinstance(v, TupleV):
+                    return TupleV([outside(i) for i in v.items])
+                if isinstance(v, ArrayV):
+                    return arrays.get(v.info.name, TileV())
+                return v
+            return outside(ret)
         if not isinstance(ret, TileV) or not ret.shape:
             return ret
         mapping, local = {}, set()

@@ -345,7 +345,7 @@ class Statements:
             if node.value is None:
                 return "return"
             low = self.expr(node.value)
-            return "return " + low.code
+            return "return " + returned_code(low)
         if isinstance(node, cst.Pass):
             return "pass"
         if isinstance(node, cst.Assert):  # cuTile treats `assert` as ct.assert_
@@ -536,3 +536,16 @@ def _walk(node):
     yield node
     for child in node.children:
         yield from _walk(child)
+
+
+def returned_code(low: Lowered) -> str:
+    """A return value as Triton code: an array returned (alone or in a tuple) is its pointer.
+    Its caller reads the array it stands for from the call's value (`caller_view`), so the
+    pointer only keeps the returned tuple's shape."""
+    if isinstance(low.val, ArrayV):
+        return low.val.info.pointer
+    if isinstance(low.val, TupleV) and low.items is not None \
+            and any(isinstance(i.val, (ArrayV, TupleV)) for i in low.items):
+        codes = [returned_code(i) for i in low.items]
+        return "(" + ", ".join(codes) + ("," if len(codes) == 1 else "") + ")"
+    return low.code
