@@ -149,7 +149,11 @@ class Expressions:
             if base.items is not None:
                 return base.items[i]
             if v.items:
-                return Lowered(f"{base.wrap(100)}[{i}]", v.items[i])
+                item = v.items[i]
+                if isinstance(item, ConstV) and type(item.value) in (int, bool) \
+                        and base.code.startswith("("):   # `(4, 8)[0]` of a literal tuple: 4
+                    return Lowered(repr(item.value), item)
+                return Lowered(f"{base.wrap(100)}[{i}]", item)
             return Lowered(f"{base.wrap(100)}[{i}]", TileV(shape=()))
         if isinstance(v, TileV):
             return self.tile_index(node, base)
@@ -674,7 +678,12 @@ class Expressions:
         """The helper's return value as the caller sees it: a tile shape that names the
         helper's parameters (`view_dim0`, `TM`) is respelled with the caller's arguments;
         a shape naming other helper locals is unknown here. An array the helper returns (one
-        of its array parameters, alone or in a tuple) is the caller's argument."""
+        of its array parameters, alone or in a tuple) is the caller's argument. A compile-time
+        value the helper computes from its constexpr parameters (`return n + 1`) reaches the
+        caller as what a Triton call returns: a runtime scalar, not a constexpr."""
+        if isinstance(ret, ConstExprV):
+            dtype = {"int": "int32", "float": "float32", "bool": "bool_"}.get(ret.kind)
+            return TileV(shape=(), dtype=dtype, numeric=ret.kind in ("int", "float"))
         if isinstance(ret, (ArrayV, TupleV)):
             arrays = {p.name.value: a.val for p, a in zip(self.pm.functions[name].params.params,
                                                           args) if isinstance(a.val, ArrayV)}

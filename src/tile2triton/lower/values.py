@@ -195,7 +195,8 @@ class Values:
             if attr == "shape":
                 if v.shape is None:
                     return Lowered(f"{base.wrap(100)}.shape", TupleV([]))
-                items = [ConstV(s) if isinstance(s, int) else ConstExprV(str(s)) for s in v.shape]
+                items = [ConstV(int(s)) if isinstance(s, int) or str(s).isdigit()
+                         else ConstExprV(str(s)) for s in v.shape]
                 code = "(" + ", ".join(str(s) for s in v.shape) + ("," if len(v.shape) == 1 else "") + ")"
                 return Lowered(code, TupleV(items))
             if attr == "ndim":
