@@ -44,3 +44,31 @@ def test_helper_result_of_constants_is_a_runtime_scalar(tmp_path):
     launches = (f"[((4,), torch.zeros({N}), torch.zeros({N}), torch.zeros(4, dtype=torch.int32),"
                 f" {T})]")
     assert compile_messages(both.path, "scaled", launches) == ["ok"]
+
+
+# --------------------------------------------- tuples spliced with `*`, unpacked into tuples
+TUPLES_SRC = """
+@ct.kernel
+def spliced(x, y, T: ct.Constant[int]):
+    lead = ()
+    tail = (T,)
+    t = ct.load(x, index=(*lead, ct.bid(0)), shape=(*lead, *tail),
+                padding_mode=ct.PaddingMode.ZERO)
+    pair = (t, (t * 2.0, 3))
+    [(lo, [hi, k]), n] = pair, len((*lead, 7, *tail, *lead))
+    ct.store(y, index=(ct.bid(0),), tile=lo + hi * k + n)
+"""
+
+
+def test_empty_tuple_splice_and_nested_unpacking(tmp_path):
+    """`*lead` of a name bound to `()` splices nothing (its length was unknown); a nested
+    target `[(a, [b, c]), d] = ...` binds each name to its item."""
+    both = Both(tmp_path, TUPLES_SRC, "tuples")
+    x = torch.randn(N, generator=gen(4), dtype=torch.float64).to(torch.float32)
+    r1, r2 = both.run("spliced", GRID, [x, torch.zeros(N), T])
+    want = x.to(torch.float64) * 7 + 2
+    assert torch.allclose(r2[1].to(torch.float64), want, rtol=1e-6, atol=1e-6)
+    assert torch.equal(r1[1], r2[1])
+    assert "k = 3" in both.text and "n = 2" in both.text
+    launches = f"[((4,), torch.zeros({N}), torch.zeros({N}), {T})]"
+    assert compile_messages(both.path, "spliced", launches) == ["ok"]

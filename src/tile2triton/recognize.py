@@ -271,7 +271,13 @@ class _UseScanner(cst.CSTVisitor):
 
     def _tuple_len(self, expr):
         if isinstance(expr, cst.Tuple):
-            return len(expr.elements)
+            n = 0
+            for el in expr.elements:       # `(*lead, i)`: a spliced tuple counts its items
+                k = self._tuple_len(el.value) if isinstance(el, cst.StarredElement) else 1
+                if k is None:
+                    return None
+                n += k
+            return n
         if isinstance(expr, cst.Name) and expr.value in self.local_tuples:
             return self.local_tuples[expr.value]
         if isinstance(expr, cst.Name) and expr.value not in self.helper_params:
@@ -383,7 +389,11 @@ class _UseScanner(cst.CSTVisitor):
                 self.callees[node.targets[0].target.value] = callees
         if isinstance(v, cst.Tuple) and len(node.targets) == 1 \
                 and isinstance(node.targets[0].target, cst.Name):
-            self.local_tuples[node.targets[0].target.value] = len(v.elements)
+            n = self._tuple_len(v)
+            if n is not None:
+                self.local_tuples[node.targets[0].target.value] = n
+            else:
+                self.opaque_tuples.add(node.targets[0].target.value)
         elif len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
                 and _builds_tuple(v):
             self.opaque_tuples.add(node.targets[0].target.value)

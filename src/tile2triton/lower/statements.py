@@ -285,6 +285,8 @@ class Statements:
                 self.nested_lambda(node.targets[0].target.value, node.value)  # nested_defs.py
                 return None
             low = self.expr(node.value)
+            if len(node.targets) == 1 and _nested_target(node.targets[0].target):
+                return self.unpack_nested(node.targets[0].target, low, node.value)
             split = self.split_unpacking(node, low)
             if split is not None:
                 return split
@@ -312,6 +314,13 @@ class Statements:
                 # to modules exist only at translation time: the name is an alias, no line
                 self.env[node.targets[0].target.value] = low.val
                 return None
+            if single and isinstance(low.val, TupleV) and low.items == [] \
+                    and node.targets[0].target.value not in self.mutable:
+                # `b = ()`: an alias of the empty tuple, so `*b` and static_iter(b) know its
+                # length (a tuple value with no items may otherwise be one of unknown length)
+                self.static_names[node.targets[0].target.value] = low
+                self.env[node.targets[0].target.value] = low.val
+                return None
             if isinstance(low.val, DTypeV) and low.val.code is not None and single:
                 # a dtype chosen per specialization: later uses read the local name
                 name = node.targets[0].target.value
@@ -324,6 +333,12 @@ class Statements:
                 # a name bound once to a constant (`n = 16`, `n = sub.shape[0]` of a constant
                 # slice) is a compile-time value in cuTile: Triton needs the annotation to use
                 # it as a shape (a plain assignment makes it a tensor)
+                return f"{targets[0]}: tl.constexpr = {low.code}"
+            if single and isinstance(low.val, TupleV) and low.val.items \
+                    and _compile_time_tuple(low.val) and targets[0] not in self.mutable \
+                    and targets[0] not in {p.name for p in self.params}:
+                # `tail = (T, 4)`: a Triton tuple bound by plain assignment holds tensors, so
+                # `tail[0]` could no longer be a tile size; the annotation keeps it constexpr
                 return f"{targets[0]}: tl.constexpr = {low.code}"
             if single and isinstance(low.val, ConstExprV) and low.val.kind in ("int", "bool") \
                     and targets[0] not in self.mutable \
@@ -380,6 +395,36 @@ class Statements:
         lines = []
         for e, item in zip(els, low.items):
             line = self.assign_lowered(e.value, item)
+            if line is not None:
+                lines.extend(line if isinstance(line, list) else [line])
+        return lines
+
+    def unpack_nested(self, target, low: Lowered, value) -> list:
+        """`(a, (b, c)), d = t`: nested targets take a tuple whose items are known here, one
+        binding per name (a number is bound as itself, other items as `t[0][1]`)."""
+        if not isinstance(low.val, TupleV) or low.items is None and not low.val.items:
+            raise self.error(value, "T2T103", "a nested unpacking needs a tuple whose items "
+                             "are known here", help="unpack one level at a time")
+        items = self.tuple_items(value, low)
+        els = target.elements
+        if len(items) != len(els):
+            raise self.error(target, "T2T105",
+                             f"cannot unpack {len(items)} values into {len(els)} targets")
+        reads = {n.value for n in _walk(value) if isinstance(n, cst.Name)}
+        lines = []
+        for el, item in zip(els, items):
+            if isinstance(item.val, ConstV) and type(item.val.value) in (bool, int, float):
+                item = self.const(item.val.value)
+            if isinstance(el.value, (cst.Tuple, cst.List)):
+                lines += self.unpack_nested(el.value, item, value)
+                continue
+            if not isinstance(el.value, cst.Name):
+                raise self.error(el.value, "T2T101", "only names can be unpacked into")
+            if el.value.value in reads:
+                raise self.error(el.value, "T2T101", f"`{el.value.value}` is read on the right "
+                                 "of a nested unpacking that binds it",
+                                 help="unpack into other names")
+            line = self.assign_lowered(el.value, item)
             if line is not None:
                 lines.extend(line if isinstance(line, list) else [line])
         return lines
@@ -549,3 +594,16 @@ def returned_code(low: Lowered) -> str:
         codes = [returned_code(i) for i in low.items]
         return "(" + ", ".join(codes) + ("," if len(codes) == 1 else "") + ")"
     return low.code
+
+
+def _nested_target(target) -> bool:
+    """Whether an assignment target unpacks into a tuple inside a tuple: `(a, (b, c)) = t`."""
+    return isinstance(target, (cst.Tuple, cst.List)) and any(
+        isinstance(el.value, (cst.Tuple, cst.List)) for el in target.elements)
+
+
+def _compile_time_tuple(v: TupleV) -> bool:
+    """A tuple of numbers, integer/boolean/float ct.Constant values and such tuples."""
+    return all(isinstance(i, ConstV) and type(i.value) in (bool, int, float)
+               or isinstance(i, ConstExprV) and i.kind in ("int", "bool", "float")
+               or isinstance(i, TupleV) and _compile_time_tuple(i) for i in v.items)
