@@ -177,6 +177,8 @@ class _UseScanner(cst.CSTVisitor):
         self.helper_params: set = set()  # when scanning a helper: its parameters
         # when scanning a helper: parameter -> (the call's argument, the caller's scanner)
         self.param_args: dict = {}
+        # functions defined in the scanned body (`def view_of(arr, n): ...`), called as helpers
+        self.local_defs: dict = {}
 
     def on_visit(self, node) -> bool:
         try:
@@ -185,6 +187,9 @@ class _UseScanner(cst.CSTVisitor):
             raise
         except Exception as e:  # noqa: BLE001 - a translator bug, located at this node
             raise LocatedFailure(node, e) from e
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.local_defs[node.name.value] = node
 
     def _note(self, name, rank, node):
         self.array_uses.setdefault(name, []).append((rank, node))
@@ -215,7 +220,7 @@ class _UseScanner(cst.CSTVisitor):
             n = expr.value
             if n in self.callees:
                 return self.callees[n]
-            if n in self.pm.functions:
+            if n in self.local_defs or n in self.pm.functions:
                 return [("helper", n)]
             if n in self.pm.globals:
                 return self._callees(self.pm.globals[n], depth + 1)
@@ -265,7 +270,13 @@ class _UseScanner(cst.CSTVisitor):
         if shape is None:
             return
         n = self._tuple_len(shape)
-        if n is None and not (isinstance(shape, cst.Name) and shape.value in self.helper_params):
+        if n is None and isinstance(shape, cst.Name) and shape.value in self.param_args:
+            shape, scanner = self.param_args[shape.value]   # a helper's parameter: as passed
+            n = scanner._tuple_len(shape)
+        else:
+            scanner = self
+        if n is None and not (isinstance(shape, cst.Name)
+                              and shape.value in scanner.helper_params):
             n = 1                          # one tile size: a 1-D view
         self._note(base, n or None, node)  # (tile shape (): any rank)
 
@@ -324,7 +335,7 @@ class _UseScanner(cst.CSTVisitor):
     def _scan_helper(self, node: cst.Call, name: str) -> None:
         """A parameter passed to a helper that uses it as an array is an array, of the
         helper's rank."""
-        fdef = self.pm.functions[name]
+        fdef = self.local_defs.get(name) or self.pm.functions[name]
         hparams = list(fdef.params.params)
         passed = {}
         for arg, hp in zip(node.args, hparams):
@@ -335,6 +346,7 @@ class _UseScanner(cst.CSTVisitor):
             return
         inner = _UseScanner(self.pm, set(passed), self.depth + 1)
         inner.helper_params = {hp.name.value for hp in hparams}
+        inner.local_defs = dict(self.local_defs)
         inner.param_args = {hp.name.value: (arg.value, self) for arg, hp in zip(node.args, hparams)
                             if arg.keyword is None and arg.star == ""}
         fdef.body.visit(inner)

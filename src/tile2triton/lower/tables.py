@@ -17,7 +17,7 @@ from typing import Optional
 import libcst as cst
 
 from ..diagnostics import TranslationError
-from ..model import (PREC, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
+from ..model import (PREC, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
                      EnumClassV, EnumV, FuncV, Lowered, NoneV, PyRefV, RawMemoryV, TableV,
                      TiledViewV, TileV, TupleV)
 
@@ -245,11 +245,17 @@ class CompileTimeTables:
         ps = fdef.params
         # only expressions that can name a handle (`a.get_raw_memory().atomic_add_offset`,
         # `TABLE[k]`, a name): arithmetic and calls are runtime values, translated as functions
-        if not isinstance(expr, (cst.Attribute, cst.Name, cst.Subscript)) or ps.posonly_params or ps.kwonly_params or any(
+        names = [p.name.value for p in ps.params]
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and isinstance(
+                expr.func.value, cst.Name) and expr.func.value.value in names:
+            # `arr.tiled_view(T)`: a method of an array parameter may make a view
+            expr_ok, receiver = True, names.index(expr.func.value.value)
+        else:
+            expr_ok, receiver = isinstance(expr, (cst.Attribute, cst.Name, cst.Subscript)), None
+        if not expr_ok or ps.posonly_params or ps.kwonly_params or any(
                 p.default is not None for p in ps.params) or ps.star_arg not in (
                 None, cst.MaybeSentinel.DEFAULT) or ps.star_kwarg is not None:
             return None
-        names = [p.name.value for p in ps.params]
         if len(node.args) != len(names) or any(a.keyword is not None or a.star
                                                 for a in node.args):
             return None
@@ -259,7 +265,8 @@ class CompileTimeTables:
         try:
             args = [self.expr(a.value) for a in node.args]
             self.env, self.static_names = {}, dict(zip(names, args))
-            low = self.expr(expr)
+            low = self.expr(expr) if receiver is None or isinstance(
+                args[receiver].val, ArrayV) else None
         except TranslationError:
             low = None
         finally:
