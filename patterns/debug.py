@@ -197,6 +197,19 @@ def k(x, TM: ct.Constant[int]):
 """, expect=['tl.static_assert(TM % 16 == 0, "TM must be a multiple of 16")',
              'tl.static_assert(a.dtype == x_ptr.dtype.element_ty, "bad dtype {a}")']),
         Example("""
+def factorial(n):
+    out = 1
+    for k in range(2, n + 1):
+        out *= k
+    return out
+
+@ct.kernel
+def k(x, TM: ct.Constant[int]):
+    ct.static_assert(factorial(TM) < 10 ** 6, "TM is too large")
+    ct.store(x, (0,), ct.load(x, (0,), (TM,)) * 2)
+""", expect=["@triton.constexpr_function\ndef factorial(n):",
+             'tl.static_assert(factorial(TM) < 10**6, "TM is too large")']),
+        Example("""
 @ct.kernel
 def k(x, TM: ct.Constant[int]):
     a = ct.load(x, (0,), (TM,))
@@ -205,7 +218,8 @@ def k(x, TM: ct.Constant[int]):
     ]
 
     def lower(self, call, cx):
-        cond = call.arg("condition")
+        node = call.syntax("condition")
+        cond = cx.static_expr(node) if node is not None else call.arg("condition")
         if isinstance(cond.val, TileV) and not _compile_time_code(cond.code):
             raise cx.error(call.node_of("condition"), "T2T103",
                            "ct.static_assert: this is not a compile-time condition",
@@ -261,7 +275,7 @@ def k(x, TM: ct.Constant[int]):
     def lower(self, call, cx):
         node = call.syntax("expr")
         try:
-            low = cx.expr(node)
+            low = cx.static_expr(node)
         except TranslationError as e:
             d = e.diagnostic
             raise cx.error(node, "T2T103", "ct.static_eval: this expression cannot be evaluated "

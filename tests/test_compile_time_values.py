@@ -72,3 +72,93 @@ def test_empty_tuple_splice_and_nested_unpacking(tmp_path):
     assert "k = 3" in both.text and "n = 2" in both.text
     launches = f"[((4,), torch.zeros({N}), torch.zeros({N}), {T})]"
     assert compile_messages(both.path, "spliced", launches) == ["ok"]
+
+
+# ---------------------------------------------- plain Python run at compile time, tuple lengths
+COMPILE_TIME_SRC = """
+def triangle(n):
+    total = 0
+    for k in range(1, n + 1):
+        total += k
+    return total
+
+
+def next_pow2(n):
+    p = 1
+    while p < n:
+        p *= 2
+    return p
+
+
+@ct.kernel
+def scaled_rows(x, y, cfg, T: ct.Constant[int], LIMIT: ct.Constant[int]):
+    ct.static_assert(triangle(T) < LIMIT, f"T = {T} is too large")
+    width = ct.static_eval(next_pow2(T))
+    t = ct.load(x, index=(ct.bid(0),), shape=(width,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(ct.bid(0),), tile=t * len(cfg) + cfg[1])
+"""
+
+
+def test_plain_python_runs_at_compile_time(tmp_path):
+    """A loop over range(n) in a module function called inside ct.static_assert or
+    ct.static_eval is not constant folding: Triton runs it (@triton.constexpr_function), and
+    host code may still call the function. `len(cfg)` of a tuple argument is launch-time
+    constant the launcher passes."""
+    both = Both(tmp_path, COMPILE_TIME_SRC, "compile_time")
+    assert "@triton.constexpr_function\ndef triangle(n):" in both.text
+    assert "@triton.constexpr_function\ndef next_pow2(n):" in both.text
+    assert "tl.static_assert(triangle(T) < LIMIT" in both.text
+    assert both.trans.next_pow2(20) == 32             # still plain Python on the host
+    width = 64
+    n = width * 4 + 11
+    x = torch.randn(n, generator=gen(5), dtype=torch.float64).to(torch.float32)
+    grid = (-(-n // width),)
+    r1, r2 = both.run("scaled_rows", grid, [x, torch.zeros(n), (2.0, -1.5, 7), 40, 1000])
+    want = x.to(torch.float64) * 3 - 1.5
+    assert torch.allclose(r2[1].to(torch.float64), want, rtol=1e-6, atol=1e-6)
+    assert torch.equal(r1[1], r2[1])
+    launches = (f"[((4,), torch.zeros({n}), torch.zeros({n}), (2.0, -1.5, 7), T, 1000) "
+                "for T in (40, 33)]")
+    assert compile_messages(both.path, "scaled_rows", launches) == ["ok", "ok"]
+    too_large = compile_messages(both.path, "scaled_rows", f"[((4,), torch.zeros({n}), "
+                                 f"torch.zeros({n}), (1.0, 2.0), 60, 1000)]")
+    assert "T = {T} is too large" in too_large[0]
+
+
+# ------------------------------------------ views made by nested functions, nested comprehensions
+VIEWS_SRC = """
+@ct.kernel
+def copy_by_views(x, y, z, T: ct.Constant[int]):
+    def view_of(arr, size):
+        return arr.tiled_view(size)
+
+    def move(src, dst, i):
+        dst.store(i, src.load(i) * 2.0)
+
+    vx = view_of(x, T)
+    for i in range(vx.num_tiles(0)):
+        move(vx, view_of(y, T), i)
+    rows = tuple(tuple(j * 10 + i for i in ct.static_iter(range(j)))
+                 for j in ct.static_iter(range(4)))
+    k = 0
+    for row in ct.static_iter(rows):
+        for v in ct.static_iter(row):
+            ct.scatter(z, k, v)
+            k += 1
+"""
+
+
+def test_views_from_nested_helpers_and_ragged_static_tuples(tmp_path):
+    """A nested function that returns `arr.tiled_view(size)` hands back a view (inlined), and
+    makes its argument an array of rank 1; `rows` holds tuples of lengths 0 to 3, the first
+    one empty, each iterated with ct.static_iter."""
+    both = Both(tmp_path, VIEWS_SRC, "views")
+    x = torch.randn(N, generator=gen(8), dtype=torch.float64).to(torch.float32)
+    z = torch.zeros(6, dtype=torch.int32)
+    r1, r2 = both.run("copy_by_views", (1,), [x, torch.zeros(N), z, T])
+    assert torch.allclose(r2[1].to(torch.float64), x.to(torch.float64) * 2, rtol=0, atol=0)
+    assert torch.equal(r1[1], r2[1])
+    assert r2[2].tolist() == [10, 20, 21, 30, 31, 32] == r1[2].tolist()
+    launches = (f"[((1,), torch.zeros({N}), torch.zeros({N}), torch.zeros(6, dtype=torch.int32),"
+                f" {T})]")
+    assert compile_messages(both.path, "copy_by_views", launches) == ["ok"]

@@ -161,7 +161,8 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         name, path = leaf_of[p.name]
         if name not in signature:
             signature.append(name)
-        unpack.append(f"{p.name} = {name}" + "".join(f"[{i}]" for i in path))
+        unpack.append(f"{p.name} = len({name})" if path == ("len",) else
+                      f"{p.name} = {name}" + "".join(f"[{i}]" for i in path))
     taken = {p.name for p in fn.params} | set(signature) | set(local.values()) | set(h.values())
     for n in ("stream", "grid"):
         spelled, k = n, 0
@@ -253,6 +254,7 @@ class _HostRewriter(cst.CSTTransformer):
         self.host_features: set = set()
         self.introduced: set = set()  # generated names the rewritten host code refers to
         self.linked_helpers: set = set()   # helpers linked from other modules (packages.py)
+        self.constexpr_functions: set = set()  # run at compile time: @triton.constexpr_function
         self.nested: dict = {}     # id(kernel def inside a host function) -> NestedKernel
         self.columns = [0]  # where the current block's statements start
 
@@ -332,6 +334,11 @@ class _HostRewriter(cst.CSTTransformer):
             marker = cst.SimpleStatementLine([cst.Pass()], leading_lines=original.leading_lines)
             self.uncalled_markers[marker] = self.uncalled[name]
             return marker
+        if name in self.constexpr_functions:
+            # plain Python that kernels call on compile-time values: Triton runs it while
+            # compiling; host code calls it as before
+            return updated.with_changes(decorators=[cst.Decorator(
+                cst.parse_expression("triton.constexpr_function"))] + list(updated.decorators))
         return updated
 
     def leave_SimpleStatementLine(self, original, updated):
@@ -695,6 +702,13 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
             uncalled[name] = (f"# `{name}` (a context manager) is inlined where kernels enter "
                               "it with `with`.")
     rewriter = _HostRewriter(pm, kernel_stmts, device_stmts, uncalled)
+    rewriter.constexpr_functions = set().union(
+        *(unit.constexpr_functions for _, unit in units.values()))
+    for name in sorted(rewriter.constexpr_functions & set(device_stmts)):
+        raise pm.error(pm.functions[name].name, "T2T102", f"`{name}` is called both at compile "
+                       "time (ct.static_eval, ct.static_assert) and as device code",
+                       help="use two functions: one of plain Python for compile-time values, "
+                            "one for tiles")
     rewriter.linked_helpers = {mc.spec_base.get(n, n) for n in linked}
     rewriter.nested = {id(fn.nested.node): fn.nested for fn, _ in units.values()
                        if fn.nested is not None}

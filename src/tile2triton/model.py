@@ -236,12 +236,16 @@ class ConstV(Val):
 class ConstExprV(Val):
     """A compile-time constant whose value is only known at launch (ct.Constant parameter)."""
     name: str
-    kind: str = "int"  # int | bool | float | other
+    # int | bool | float | other | python (what a @triton.constexpr_function returns)
+    kind: str = "int"
 
 
 @dataclass
 class TupleV(Val):
     items: list
+    # False: a tuple whose length is not known here (the shape of a tile of unknown rank);
+    # `items` is then empty. True: `items` are all of them (none for `()`)
+    known: bool = True
 
 
 @dataclass

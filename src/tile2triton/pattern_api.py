@@ -84,6 +84,11 @@ class LoweringContext(Protocol):
     def expr(self, node: cst.BaseExpression) -> Lowered:
         """Lower an expression of the user's code (e.g. an element of `*args`)."""
 
+    def static_expr(self, node: cst.BaseExpression) -> Lowered:
+        """Lower an expression cuTile evaluates while compiling (ct.static_eval, the condition
+        of ct.static_assert): a plain Python function of the module called there on
+        compile-time values runs when Triton compiles (`@triton.constexpr_function`)."""
+
     def const(self, value) -> Lowered:
         """A translation-time value (number, bool, string, None, tuple, enum) as Triton source."""
 

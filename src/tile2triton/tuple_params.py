@@ -48,6 +48,13 @@ class _Uses(cst.CSTVisitor):
             return False
         return True
 
+    def visit_Call(self, node: cst.Call):
+        # `len(p)`: the tuple's length, a part of its own (path LEN)
+        if _is_len_of(node, self.names):
+            self.paths[node.args[0].value.value].setdefault(LEN, node)
+            return False
+        return True
+
     def visit_Name(self, node: cst.Name):
         if node.value in self.names:
             self.bare.add(node.value)
@@ -59,6 +66,25 @@ class _Uses(cst.CSTVisitor):
     def visit_Arg(self, node: cst.Arg):
         node.value.visit(self)      # a keyword's name is no use of a name
         return False
+
+
+LEN = ("len",)   # the path of a tuple parameter's length (`len(p)`)
+
+
+def _is_len_of(node: cst.Call, names) -> bool:
+    return isinstance(node.func, cst.Name) and node.func.value == "len" and len(
+        node.args) == 1 and not node.args[0].star and node.args[0].keyword is None and isinstance(
+        node.args[0].value, cst.Name) and node.args[0].value.value in names
+
+
+def _constant_int(pm):
+    """`ct.Constant[int]` as this module spells it (None: it imports no way to say it)."""
+    for local, q in pm.imports.items():
+        if q == "cuda.tile":
+            return cst.parse_expression(f"{local}.Constant[int]")
+        if q == "cuda.tile.Constant":
+            return cst.parse_expression(f"{local}[int]")
+    return None
 
 
 def _part_annotation(pm, ann, i: int):
@@ -86,6 +112,15 @@ class _Replace(cst.CSTTransformer):
     def __init__(self, leaves: dict, origins: dict):
         self.leaves = leaves       # (name, path) -> leaf name
         self.origins = origins
+
+    def leave_Call(self, original, updated):
+        if _is_len_of(original, {n for n, _ in self.leaves}):
+            leaf = self.leaves.get((original.args[0].value.value, LEN))
+            if leaf is not None:
+                new = cst.Name(leaf, lpar=original.lpar, rpar=original.rpar)
+                self.origins[new] = original
+                return new
+        return updated
 
     def leave_Subscript(self, original, updated):
         c = _chain(original)
@@ -120,14 +155,16 @@ def split_tuple_params(pm, fn) -> list:
             new_params.append(p)
             continue
         parts = []
-        for path in sorted(paths):
+        for path in sorted(paths, key=lambda q: (q == LEN, q)):
             leaf = name + "_" + "_".join(map(str, path))
             while leaf in taken:
                 leaf += "_"
             taken.add(leaf)
             leaves[(name, path)] = leaf
             ann = p.annotation.annotation if p.annotation is not None else None
-            for i in path:
+            if path == LEN:
+                ann = _constant_int(pm)      # a tuple's length is part of its type
+            for i in () if path == LEN else path:
                 ann = _part_annotation(pm, ann, i)
             param = cst.Param(cst.Name(leaf),
                               annotation=cst.Annotation(ann) if ann is not None else None)

@@ -106,8 +106,7 @@ class Expressions:
             if isinstance(el, cst.StarredElement):   # `(7, *a, 8)`: a's items spliced in
                 if isinstance(low.val, ConstV) and isinstance(low.val.value, tuple):
                     items.extend(self.const(v) for v in low.val.value)
-                elif isinstance(low.val, TupleV) and (low.items is not None or low.val.items
-                                                      or low.code == "()"):
+                elif isinstance(low.val, TupleV) and low.val.known:
                     items.extend(self.const(i.val.value) if isinstance(i.val, ConstV) else i
                                  for i in self.tuple_items(el.value, low))
                 elif isinstance(low.val, TupleV):
@@ -141,7 +140,7 @@ class Expressions:
                                  "a tuple index must be a compile-time integer")
             i = idx.val.value
             n = len(base.items if base.items is not None else v.items)
-            if (n or base.items is not None) and not -n <= i < n:
+            if (n or base.items is not None or v.known) and not -n <= i < n:
                 raise self.error(node.slice[0], "T2T105",
                                  f"index {i} is out of range for a tuple of {n} item"
                                  f"{'' if n == 1 else 's'}",
@@ -657,7 +656,15 @@ class Expressions:
         inlined = self.inline_handle_helper(name, node)   # tables.py: `return x.method`
         if inlined is not None:
             return inlined
-        args = self.bind_helper_args(name, node) + self.capture_args(name, node)
+        args = self.bind_helper_args(name, node)
+        if self.compile_time and self.plain_python(name) and all(
+                _compile_time(a.val) for a in args):
+            # cuTile runs Python called in ct.static_eval / static_assert while compiling;
+            # so does Triton, for a @triton.constexpr_function (emit.py adds the decorator)
+            self.result.constexpr_functions.add(name)
+            code = f"{name}({', '.join(a.code for a in args)})"
+            return Lowered(code, ConstExprV(code, kind="python"))
+        args += self.capture_args(name, node)
         unit, ret = self.mc.specialize(name, node, args)
         codes = []
         for a in args:
@@ -673,6 +680,15 @@ class Expressions:
             codes.append(USE_INT64)
         self.result.merge(unit)
         return Lowered(f"{unit.name}({', '.join(codes)})", self.caller_view(name, args, ret))
+
+    def plain_python(self, name: str) -> bool:
+        """Whether module function `name` is plain Python: undecorated, defined in this module
+        at module level, and naming nothing of cuda.tile."""
+        fdef = self.pm.functions.get(name)
+        return fdef is not None and not fdef.decorators and name not in self.pm.hoisted \
+            and name not in self.pm.foreign and not any(
+                isinstance(n, (cst.Name, cst.Attribute)) and self.pm.ct_name(n) is not None
+                for n in _walk(fdef))
 
     def caller_view(self, name: str, args, ret):
         """The helper's return value as the caller sees it: a tile shape that names the
@@ -743,3 +759,19 @@ def _literal_only(node) -> bool:
         return type(node.operator) in BINOP_SYMBOL and _literal_only(node.left) \
             and _literal_only(node.right)
     return False
+
+
+def _compile_time(v) -> bool:
+    """A value a @triton.constexpr_function can take: a number, a string, an integer, float or
+    boolean ct.Constant, or a tuple of them."""
+    if isinstance(v, ConstV):
+        return type(v.value) in (bool, int, float, str) or isinstance(v.value, tuple)
+    if isinstance(v, ConstExprV):
+        return v.kind in ("int", "bool", "float")
+    return isinstance(v, TupleV) and v.known and all(_compile_time(i) for i in v.items)
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)

@@ -45,6 +45,7 @@ class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, Comp
             a for p in params if p.array is not None for a in p.array.abi()}
         self.body = fn.node.body  # the body as lowered, after lower_body's rewrites
         self._tma_facts = None  # (dot operand loads, read-only arrays), computed when asked
+        self.compile_time = 0   # > 0 while lowering an expression cuTile evaluates compiling
 
     # ------------------------------------------------- LoweringContext: services for patterns
     def error(self, node, code, message, help=None) -> TranslationError:
@@ -64,6 +65,13 @@ class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, Comp
         """A device helper whose full source the pattern gives (same as `need` of a
         DeviceHelper without options)."""
         return self.need(DeviceHelper(name, lambda: source))
+
+    def static_expr(self, node) -> Lowered:
+        self.compile_time += 1
+        try:
+            return self.expr(node)
+        finally:
+            self.compile_time -= 1
 
     def fresh_name(self, hint: str) -> str:
         name, k = hint, 1

@@ -340,6 +340,11 @@ class Statements:
                 # `tail = (T, 4)`: a Triton tuple bound by plain assignment holds tensors, so
                 # `tail[0]` could no longer be a tile size; the annotation keeps it constexpr
                 return f"{targets[0]}: tl.constexpr = {low.code}"
+            if single and isinstance(low.val, ConstExprV) and low.val.kind == "python" \
+                    and targets[0] not in self.mutable \
+                    and targets[0] not in {p.name for p in self.params}:
+                # `w = ct.static_eval(next_pow2(T))`: Python run while compiling, a constexpr
+                return f"{targets[0]}: tl.constexpr = {low.code}"
             if single and isinstance(low.val, ConstExprV) and low.val.kind in ("int", "bool") \
                     and targets[0] not in self.mutable \
                     and targets[0] not in {p.name for p in self.params} \
@@ -402,7 +407,7 @@ class Statements:
     def unpack_nested(self, target, low: Lowered, value) -> list:
         """`(a, (b, c)), d = t`: nested targets take a tuple whose items are known here, one
         binding per name (a number is bound as itself, other items as `t[0][1]`)."""
-        if not isinstance(low.val, TupleV) or low.items is None and not low.val.items:
+        if not isinstance(low.val, TupleV) or not low.val.known:
             raise self.error(value, "T2T103", "a nested unpacking needs a tuple whose items "
                              "are known here", help="unpack one level at a time")
         items = self.tuple_items(value, low)

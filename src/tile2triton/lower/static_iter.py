@@ -84,8 +84,7 @@ class StaticIteration:
 
     def tuple_items(self, node, low: Lowered) -> list:
         v = low.val
-        if not isinstance(v, TupleV) or (low.items is None and not v.items
-                                         and low.code not in ("()", "[]")):
+        if not isinstance(v, TupleV) or not v.known:
             raise self.error(node, "T2T103", "ct.static_iter needs a sequence known at "
                              "translation time",
                              help="iterate over range() of constants, a tuple, or enumerate/"

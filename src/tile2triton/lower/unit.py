@@ -33,6 +33,9 @@ class UnitResult:
     # the constexpr that flattens a persistent loop over TMA products (statements.py), if any
     flatten: Optional[str] = None
     debug: bool = False  # uses device asserts: emit @triton.jit(debug=True)
+    # plain Python functions of the module called at compile time (ct.static_eval, static_assert
+    # conditions): emitted with @triton.constexpr_function
+    constexpr_functions: set = field(default_factory=set)
 
     def merge(self, callee: "UnitResult") -> None:
         """What a called function needs, its caller needs too: the one way a helper's results
@@ -42,3 +45,4 @@ class UnitResult:
         self.uses_dot |= callee.uses_dot
         self.fma_dots |= callee.fma_dots
         self.debug |= callee.debug
+        self.constexpr_functions |= callee.constexpr_functions

@@ -194,7 +194,7 @@ class Values:
                 return Lowered(f"{base.wrap(100)}.dtype", DTypeV(code=f"{base.wrap(100)}.dtype"))
             if attr == "shape":
                 if v.shape is None:
-                    return Lowered(f"{base.wrap(100)}.shape", TupleV([]))
+                    return Lowered(f"{base.wrap(100)}.shape", TupleV([], known=False))
                 items = [ConstV(int(s)) if isinstance(s, int) or str(s).isdigit()
                          else ConstExprV(str(s)) for s in v.shape]
                 code = "(" + ", ".join(str(s) for s in v.shape) + ("," if len(v.shape) == 1 else "") + ")"
