@@ -248,6 +248,7 @@ class _HostRewriter(cst.CSTTransformer):
         self.device_funcs = device_funcs  # helper name -> its generated @triton.jit statements
         self.uncalled = uncalled  # @ct.function name -> comment saying it was not translated
         self.uncalled_markers: dict = {}  # marker statement -> that comment
+        self.method_markers: dict = {}  # the same, for a dataclass method (leave_ClassDef)
         self.import_anchor = None
         self.depth = 0
         self.errors = []
@@ -276,6 +277,8 @@ class _HostRewriter(cst.CSTTransformer):
 
     def visit_FunctionDef(self, node):
         self.depth += 1
+        if id(node) in self.pm.device_methods:
+            return False        # a dataclass method kernels call: device code (records.py)
         if self.depth > 1 and id(node) not in self.nested:
             from .recognize import decorator_role
             role = next((r for r in (decorator_role(self.pm, d)[0] for d in node.decorators)
@@ -309,8 +312,41 @@ class _HostRewriter(cst.CSTTransformer):
             [cst.Assign([cst.AssignTarget(cst.Name(nk.name))], value)],
             leading_lines=original.leading_lines)
 
+    def leave_ClassDef(self, original, updated):
+        """A dataclass whose methods kernels call keeps its fields and other methods; each
+        translated method leaves a comment naming its device helpers (records.py)."""
+        if not self.method_markers or not isinstance(updated.body, cst.IndentedBlock):
+            return updated
+        body, carry = [], []
+        for stmt in updated.body.body:
+            comment = self.method_markers.pop(stmt, None)
+            if comment is not None:
+                carry += [cst.EmptyLine(comment=cst.Comment(comment))]
+                continue
+            if carry:
+                stmt = stmt.with_changes(leading_lines=list(stmt.leading_lines) + carry)
+                carry = []
+            body.append(stmt)
+        if not body:
+            body.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=carry))
+            carry = []
+        return updated.with_changes(body=updated.body.with_changes(
+            body=body, footer=carry + list(updated.body.footer)))
+
     def leave_FunctionDef(self, original, updated):
         self.depth -= 1
+        if id(original) in self.pm.device_methods:
+            cls, helpers = self.pm.device_methods[id(original)]
+            marker = cst.SimpleStatementLine([cst.Pass()])
+            names = ", ".join(f"`{h}`" for h in helpers)
+            what = f"`{cls}.{original.name.value}`"
+            self.method_markers[marker] = (
+                f"# {what} is tile code that no kernel here calls: not translated"
+                if not helpers else
+                f"# {what} is a context manager, inlined where kernels enter it with `with`"
+                if all(h in self.pm.context_managers for h in helpers) else
+                f"# {what} runs in kernels: translated as {names}")
+            return marker
         nk = self.nested.get(id(original))
         if nk is not None:
             return self._nested_kernel(original, nk)

@@ -220,7 +220,10 @@ class _Namespace:
         self.functions: list = []    # (name, func) in emission order
         self.func_names: dict = {}   # id(func) -> name
         self.classes: dict = {}      # name -> `class NAME(enum.Enum): ...` (user enums)
-        self.class_names: dict = {}  # id(enum class) -> name
+        self.class_names: dict = {}  # id(enum class or dataclass) -> name
+        # dataclass name -> [(line in its text, lines, path, first line, column shift)] of the
+        # methods written in it (for diagnostics)
+        self.class_segments: dict = {}
         self.late: set = set()       # assigns naming helpers: written after the helpers
         self.names_function = False  # set by _expr when the value it writes names a helper
         self.ct_alias: Optional[str] = None
@@ -289,6 +292,9 @@ class _Namespace:
         if _is_user_enum(value):
             self.enum_class(value, name)
             return
+        if _is_user_dataclass(value):
+            self.record_class(value, name, where)
+            return
         f = kernel_function(value) if not isinstance(value, type) else None
         if f is not None:
             if id(f) in self.func_names and self.func_names[id(f)] != name:
@@ -355,6 +361,111 @@ class _Namespace:
             lines.append("    pass")
         self.classes[name] = "\n".join(lines)
         return name
+
+
+    def record_class(self, cls, name=None, where=None) -> str:
+        """The name of a user dataclass in the extracted module, whose definition is written
+        there: the decorator's options, the fields (annotated `typing.Any`, with their
+        defaults), class constants and the user's methods (their source, whose names are
+        bound like a helper's). Base classes come first."""
+        if id(cls) in self.class_names:
+            have = self.class_names[id(cls)]
+            if name is not None and name != have:
+                self.assigns[name] = f"{name} = {have}"
+            return have
+        where = where or {}
+        bases = []
+        for b in cls.__bases__:
+            if b is object:
+                continue
+            if not _is_user_dataclass(b):
+                raise _Unsupported(f"dataclass `{cls.__qualname__}` derives from "
+                                   f"{_describe(b)}, which tile2triton cannot write out",
+                                   help="derive dataclasses from dataclasses only", **where)
+            bases.append(self.record_class(b, None, where))
+        if name is None:
+            name = cls.__name__ if not self.taken(cls.__name__) else self.fresh(cls.__name__)
+            self.values[name] = cls
+        self.class_names[id(cls)] = name
+        dc = self.module_name("dataclasses", "dataclasses")
+        lines, segments = [], []
+        params = cls.__dict__.get("__dataclass_params__")
+        if params is not None:            # (a plain subclass of a dataclass has none)
+            opts = [f"{k}={not d}" for k, d in (("frozen", False), ("init", True))
+                    if getattr(params, k, d) != d]
+            lines.append(f"@{dc}.dataclass" + (f"({', '.join(opts)})" if opts else ""))
+        lines.append(f"class {name}" + (f"({', '.join(bases)})" if bases else "") + ":")
+        own = cls.__dict__.get("__annotations__", {})
+        fields = {f.name: f for f in dataclasses.fields(cls)} if params is not None else {}
+        for fname in own:
+            f = fields.get(fname)
+            if f is None:
+                continue             # a ClassVar
+            ann = _type_expr(self, f.type) if isinstance(f.type, type) else None
+            ann = ann if ann in ("int", "float", "bool", "str") else \
+                f"{self.module_name('typing', 'typing')}.Any"
+            if f.default_factory is not dataclasses.MISSING:
+                raise _Unsupported(f"field `{cls.__qualname__}.{fname}` has a default_factory, "
+                                   "which cuTile does not support in kernels",
+                                   help="give the field a plain default", **where)
+            default = None
+            if f.default is not dataclasses.MISSING:
+                default = _expr(self, f.default)
+                if default is None:
+                    raise _Unsupported(f"field `{cls.__qualname__}.{fname}` has the default "
+                                       f"{_describe(f.default)}, which tile2triton cannot "
+                                       "write as a constant", **where)
+            if not f.init:
+                default = f"{dc}.field(init=False" + (
+                    f", default={default})" if default is not None else ")")
+            lines.append(f"    {fname}: {ann}" + (f" = {default}" if default is not None else ""))
+        for k, v in cls.__dict__.items():
+            if k.startswith("__") and k.endswith("__") and not callable(v) or k in fields:
+                continue
+            func = v.fget if isinstance(v, property) else v.__func__ if isinstance(
+                v, (staticmethod, classmethod)) else v
+            while isinstance(getattr(func, "__wrapped__", None), types.FunctionType):
+                func = func.__wrapped__          # @contextmanager
+            if isinstance(func, types.FunctionType):
+                if k in _DATACLASS_MADE and func.__code__.co_filename == "<string>":
+                    continue                     # written by @dataclass itself
+                if getattr(func, "_cutile_python_static_def", False) or getattr(
+                        v, "_cutile_python_static_def", False):
+                    raise _Unsupported(f"`{cls.__qualname__}.{k}` is a static_def (Python "
+                                       "that cuTile runs while compiling), which tile2triton "
+                                       "does not translate",
+                                       help="write the method as ordinary kernel code", **where)
+                mlines, first, path = _function_source(func)
+                text, shift = _dedent(mlines)
+                fdef = _parse_def(text, path, first, func.__qualname__)
+                _bind_free_names(self, func, fdef, fdef.decorator_list, None, path, first,
+                                 shift)
+                body = text.rstrip("\n").split("\n")
+                segments.append((len(lines), len(body), path, first, shift - 4))
+                lines.extend("    " + ln if ln.strip() else "" for ln in body)
+                continue
+            if k.startswith("_"):
+                continue
+            expr = _expr(self, v)
+            if expr is None:
+                raise _Unsupported(f"`{cls.__qualname__}.{k}` is {_describe(v)}, which "
+                                   "tile2triton cannot write as a constant", **where)
+            lines.append(f"    {k} = {expr}")
+        if len(lines) == 1 + (params is not None):
+            lines.append("    pass")
+        self.classes[name] = "\n".join(lines)
+        self.class_segments[name] = segments
+        return name
+
+
+_DATACLASS_MADE = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__",
+                   "__lt__", "__le__", "__gt__", "__ge__", "__getstate__", "__setstate__")
+
+
+def _is_user_dataclass(value) -> bool:
+    """A class made by @dataclasses.dataclass (or deriving from one) outside cuda.tile."""
+    return isinstance(value, type) and dataclasses.is_dataclass(value) \
+        and _is_ct_member(value) is None and not issubclass(value, enum.Enum)
 
 
 def _is_user_enum(value) -> bool:
@@ -455,6 +566,13 @@ def _expr(ns: _Namespace, v) -> Optional[str]:
         if any(p is None for p in parts):
             return None
         return f"{ns.module_name('typing', 'typing')}.Annotated[{', '.join(parts)}]"
+    if not isinstance(v, type) and _is_user_dataclass(type(v)):
+        # an instance of the user's dataclass (a global `cfg = Config(4, 8)`): built again
+        fields = [(f.name, _expr(ns, getattr(v, f.name))) for f in dataclasses.fields(v)
+                  if f.init]
+        if any(e is None for _, e in fields) or not all(f.init for f in dataclasses.fields(v)):
+            return None
+        return f"{ns.record_class(type(v))}(" + ", ".join(f"{n}={e}" for n, e in fields) + ")"
     if dataclasses.is_dataclass(v) and not isinstance(v, type) \
             and _is_ct_member(type(v)) is not None:
         # cuTile's annotation objects (ct.ArrayAnnotation(static_stride_dims=(0,)), ...)
@@ -598,6 +716,40 @@ def _is_contextmanager(func, dec) -> bool:
     return v is contextlib.contextmanager
 
 
+def _bind_free_names(ns, f, fdef, keep, name, path, first, shift) -> list:
+    """Bind each name function `f` reads but does not bind (its definition `fdef`, whose
+    decorators `keep` are kept) to its value in `ns`; the helper functions this adds."""
+    added = []
+    a = fdef.args
+    annotated = {arg.annotation.id: arg.arg for arg in a.posonlyargs + a.args + a.kwonlyargs
+                 if isinstance(arg.annotation, ast.Name)}
+    for n, node in _free_names(fdef).items():
+        if n == name:
+            continue
+        skip_dec = any(node in set(ast.walk(d)) for d in fdef.decorator_list
+                       if d not in keep)
+        if skip_dec:
+            continue
+        v = _resolve(f, n)
+        if v is _MISSING and n in annotated:
+            # a name used only as a parameter's annotation (`def k(pair: annotation)` in a
+            # factory) is no free variable of the code: its value is the annotation itself
+            v = getattr(f, "__annotations__", {}).get(annotated[n], _MISSING)
+            if isinstance(v, str):
+                v = _MISSING
+        if v is _MISSING:
+            continue        # a builtin, or undefined (the translator reports it)
+        if n in vars(builtins) and (getattr(builtins, n) is v
+                                    or getattr(v, "_t2t_tile_aware", False)):
+            continue        # (the interpreter makes min/max tile-aware in module globals)
+        where = dict(path=path, line=first + node.lineno - 1,
+                     col=node.col_offset + 1 + shift)
+        before = len(ns.functions)
+        ns.bind(n, v, where)
+        added.extend(ns.functions[before:])
+    return added
+
+
 def _extract(kernel, func) -> Extracted:
     ns = _Namespace()
     kname = func.__name__
@@ -622,35 +774,8 @@ def _extract(kernel, func) -> Extracted:
                 keep.append(dec)
             elif role != "kernel" and _is_contextmanager(f, dec):
                 keep.append(dec)    # a generator context manager entered by `with`
-        # free names: bind each to its value
-        a = fdef.args
-        annotated = {arg.annotation.id: arg.arg for arg in a.posonlyargs + a.args + a.kwonlyargs
-                     if isinstance(arg.annotation, ast.Name)}
-        for n, node in _free_names(fdef).items():
-            if n == name:
-                continue
-            skip_dec = any(node in set(ast.walk(d)) for d in fdef.decorator_list
-                           if d not in keep)
-            if skip_dec:
-                continue
-            v = _resolve(f, n)
-            if v is _MISSING and n in annotated:
-                # a name used only as a parameter's annotation (`def k(pair: annotation)` in a
-                # factory) is no free variable of the code: its value is the annotation itself
-                v = getattr(f, "__annotations__", {}).get(annotated[n], _MISSING)
-                if isinstance(v, str):
-                    v = _MISSING
-            if v is _MISSING:
-                continue        # a builtin, or undefined (the translator reports it)
-            if n in vars(builtins) and (getattr(builtins, n) is v
-                                        or getattr(v, "_t2t_tile_aware", False)):
-                continue        # (the interpreter makes min/max tile-aware in module globals)
-            where = dict(path=path, line=first + node.lineno - 1,
-                         col=node.col_offset + 1 + shift)
-            before = len(ns.functions)
-            ns.bind(n, v, where)
-            for fn_name, hf, hv in ns.functions[before:]:
-                queue.append((fn_name, hf, hv, "helper"))
+        for fn_name, hf, hv in _bind_free_names(ns, f, fdef, keep, name, path, first, shift):
+            queue.append((fn_name, hf, hv, "helper"))
         text, added = _rewrite_header(ns, text, fdef, keep, name, role, kernel)
         pieces.append((name, text, path, first - added, shift))
     # assemble: imports, constants, helpers (in discovery order), kernel last
@@ -661,10 +786,13 @@ def _extract(kernel, func) -> Extracted:
     imports = sorted(set(ns.imports.values()))
     out.extend(imports)
     out.append("")
+    segments = []
     for n in ns.classes:          # user enums, before the constants that name their members
+        for at, count, path, first, shift in ns.class_segments.get(n, ()):
+            start = len(out) + at + 1
+            segments.append(_Segment(start, start + count - 1, path, first, shift))
         out.extend(ns.classes[n].split("\n") + [""])
     out.extend(ns.assigns[n] for n in sorted(ns.assigns) if n not in ns.late)
-    segments = []
     text_lines = "\n".join(out).split("\n")
     order = pieces[1:] + pieces[:1]
     for name, text, path, first, shift in order:

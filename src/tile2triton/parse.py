@@ -48,6 +48,9 @@ class ParsedModule:
     # generator context managers that kernels enter with `with` (context_managers.py): inlined,
     # so their definitions leave the translated module
     context_managers: set = field(default_factory=set)
+    # methods of dataclasses that kernels call (records.py): id(method def) -> (class name,
+    # the device helpers translating it); the host module keeps the class without them
+    device_methods: dict = field(default_factory=dict)
 
     _positions: Optional[dict] = None
     _names: Optional[Names] = None

@@ -17,6 +17,7 @@ from .names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_node
 from .nested import find_nested_kernels
 from .packages import link_imports
 from .parse import ParsedModule, parse_source
+from .records import rewrite_records
 from .recognize import classify_params, find_cutile_functions
 from .registry import load_registry
 from .tuple_params import split_tuple_params
@@ -152,6 +153,8 @@ def translate_source(text: str, path: str = "<input>",
     link_imports(pm)      # helpers and kernels imported from the user's other modules
     mc = ModuleContext(pm, load_registry())
     try:
+        # frozen dataclasses in kernels: one local per field (records.py)
+        rewrite_records(pm, [f.name for f in find_cutile_functions(pm)])
         functions = find_cutile_functions(pm)
     except Exception as e:  # noqa: BLE001 - reported with its location
         return ModuleResult(path, True, None,
