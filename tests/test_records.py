@@ -195,10 +195,12 @@ def test_generated_code_reads_as_fields(mods):
     # __post_init__ runs on the bound fields
     assert "c_slot=tl.program_id(0)Counted_post_init(log_ptr,log_shape0,log_stride0," \
            "c_slot," in flat
-    # the host keeps the classes, each translated method leaving a comment
-    assert "# `Clamp.__call__` runs in kernels: translated as `Clamp_call`" in out
+    # the host keeps the classes and their plain Python methods; each method of tile code
+    # leaves a comment
+    assert "# `Clamp.apply` runs in kernels: translated as `Clamp_apply`" in out
     assert "# `Counted.visiting` is a context manager, inlined where kernels enter it" in out
     assert "def apply" not in out and "def __post_init__" not in out
+    assert "def __call__(self, t, bias=0.0):" in out and "def width(self):" in out
 
 
 BAD = [

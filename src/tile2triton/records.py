@@ -178,10 +178,9 @@ def rewrite_records(pm, roles) -> None:
     classes = find_records(pm)
     if not classes:
         return
-    pm.positions              # noqa: B018 - positions of the user's nodes, before rewriting
     instances = {n: v for n, v in pm.globals.items() if isinstance(v, cst.Call)
                  and isinstance(v.func, cst.Name) and v.func.value in classes}
-    for c in classes.values():       # methods using cuda.tile are device code: not host code
+    for c in classes.values():       # methods using cuda.tile are tile code: not host code
         for m in _own_methods(c):
             if any(isinstance(n, (cst.Name, cst.Attribute)) and pm.ct_name(n) is not None
                    for n in _walk(m)):
@@ -226,6 +225,7 @@ class _ModulePass:
         self.generated: list = []
 
     def replace(self, name, old, new) -> None:
+        self.pm.positions     # noqa: B018 - positions of the user's nodes, before rewriting
         self.pm.origins[new] = old
         self.pm.functions[name] = new
         body = [new if s is old else s for s in self.pm.module.body]
@@ -273,8 +273,8 @@ class _ModulePass:
         self.pm.origins[new] = fdef
         self.pm.functions[name] = new
         self.pm.hoisted[name] = (owner, [])
-        if owner in self.classes:
-            self.pm.device_methods.setdefault(id(fdef), (owner, []))[1].append(name)
+        if id(fdef) in self.pm.device_methods:
+            self.pm.device_methods[id(fdef)][1].append(name)
         self.generated.append(name)
         return name
 
