@@ -160,8 +160,14 @@ class Moments:
     total: Any
     squares: Any
     count: Any = 0
-    # `Moments.mean` runs in kernels: translated as `Moments_mean`
-    # `Moments.variance` runs in kernels: translated as `Moments_variance`
+
+    @property
+    def mean(self):
+        return self.total / self.count
+
+    def variance(self, eps):
+        m = self.mean
+        return self.squares / self.count - m * m + eps
 
 
 @dataclass(frozen=True)

@@ -46,8 +46,12 @@ class RowTiles:
     TN: Any
 
     def __getitem__(self, j):
-        t = ct.load(self.src, index=(self.row, j), shape=(self.TM, self.TN),
-                    padding_mode=ct.PaddingMode.ZERO)
+        t = ct.load(
+            self.src,
+            index=(self.row, j),
+            shape=(self.TM, self.TN),
+            padding_mode=ct.PaddingMode.ZERO,
+        )
         return t.astype(ct.float32)
 
     def __setitem__(self, j, tile):
@@ -60,8 +64,11 @@ def standardize_rows(x, y, n_cols: int, TM: ConstInt, TN: ConstInt):
     acc = Moments(ct.zeros((TM, 1), ct.float32), ct.zeros((TM, 1), ct.float32))
     for j in range(ct.cdiv(n_cols, TN)):
         t = tiles[j]
-        acc = dataclasses.replace(acc, total=acc.total + ct.sum(t, axis=1, keepdims=True),
-                                  squares=acc.squares + ct.sum(t * t, axis=1, keepdims=True))
+        acc = dataclasses.replace(
+            acc,
+            total=acc.total + ct.sum(t, axis=1, keepdims=True),
+            squares=acc.squares + ct.sum(t * t, axis=1, keepdims=True),
+        )
     stats = dataclasses.replace(acc, count=n_cols)
     inv = OPTIONS.scale / ct.sqrt(stats.variance(OPTIONS.eps))
     for j in range(ct.cdiv(n_cols, TN)):
