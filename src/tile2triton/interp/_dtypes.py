@@ -72,6 +72,13 @@ class DType:
 
     def __call__(self, value=0):
         from ._tile import astype
+        if isinstance(value, str):
+            # a constant goes through the category's Python type first (`float32("-inf")`)
+            try:
+                value = (bool, int, float)[self.category](value)
+            except ValueError:
+                from ._errors import TileTypeError
+                raise TileTypeError(f"Invalid argument type for {self.name}") from None
         return astype(value, self)
 
 

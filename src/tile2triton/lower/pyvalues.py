@@ -71,6 +71,13 @@ class CompileTimePython:
         arg = self.expr(node.args[0].value)
         if isinstance(arg.val, ConstV):
             value = arg.val.value
+            if isinstance(value, str):
+                # cuTile converts the constant with the kind's Python type first:
+                # `ct.float32("-inf")`, `ct.int32("7")`
+                try:
+                    value = {"bool": bool, "int": int, "uint": int}.get(d.kind, float)(value)
+                except ValueError:
+                    pass
             if not isinstance(value, (bool, int, float)):
                 raise self.error(node.args[0].value, "T2T102",
                                  f"ct.{d.name}() of {value!r}: not a number",
