@@ -1,5 +1,5 @@
 """Debugging and compile-time constructs: ct.printf, ct.print, ct.assert_, ct.static_assert,
-ct.static_eval.
+ct.static_eval, ct.ensure_constant.
 
 Triton prints with tl.device_print(prefix, *tiles): one line per element, headed by the block
 and element index, so a C format string cannot be honoured exactly. The literal text of the
@@ -288,3 +288,38 @@ def k(x, TM: ct.Constant[int]):
                 and low.code != repr(low.val.value):
             return cx.const(low.val.value)
         return low
+
+
+class EnsureConstant(Pattern):
+    constructs = ("ensure_constant",)
+    summary = "asserts that a value is a compile-time constant and gives it back"
+    triton = "the value itself (a constant, a constexpr expression, a dtype)"
+
+    def signature(value, /):
+        pass
+
+    examples = [
+        Example("""
+@ct.kernel
+def k(x, C: ct.Constant[int]):
+    c = ct.ensure_constant(C + 1)
+    if ct.ensure_constant(C > 2):
+        ct.scatter(x, 0, c)
+""", expect=["c: tl.constexpr = C + 1", "if C > 2:"]),
+        Example("""
+@ct.kernel
+def k(x):
+    ct.scatter(x, 0, ct.ensure_constant(ct.bid(0)))
+""", error="T2T103", message="not a compile-time constant"),
+    ]
+
+    def lower(self, call, cx):
+        low = call.arg("value")
+        if isinstance(low.val, (ConstV, ConstExprV, NoneV)) or isinstance(low.val, DTypeV) \
+                and low.val.tf32_when is None or isinstance(low.val, TupleV) and all(
+                    isinstance(i, (ConstV, ConstExprV, NoneV)) for i in low.val.items):
+            return low
+        raise cx.error(call.node_of("value"), "T2T103",
+                       "ct.ensure_constant: this is not a compile-time constant",
+                       help="cuTile rejects it too; pass constants, ct.Constant parameters or "
+                            "expressions of them")

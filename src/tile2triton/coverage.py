@@ -103,7 +103,6 @@ NOT_TRANSLATED = {
     "static_exception": ("T2T101", "`raise` inside a kernel: Triton kernels cannot raise; "
                                    "check the condition on the host or with ct.static_assert"),
     "assume_divisible_by": ("T2T100", "not translated yet (would be tl.multiple_of)"),
-    "ensure_constant": ("T2T100", "not translated yet: compile-time values fold without it"),
     "Slice": ("T2T100", "translated only as an entry of the indices of "
                         "ct.load_advanced_indexing / ct.store_advanced_indexing"),
     "Array.foreign_pointer": ("T2T100", "pointers of foreign arrays have no Triton equivalent"),
