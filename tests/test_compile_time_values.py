@@ -162,3 +162,65 @@ def test_views_from_nested_helpers_and_ragged_static_tuples(tmp_path):
     launches = (f"[((1,), torch.zeros({N}), torch.zeros({N}), torch.zeros(6, dtype=torch.int32),"
                 f" {T})]")
     assert compile_messages(both.path, "copy_by_views", launches) == ["ok"]
+
+
+# ----------------------------------------------------------- `*t` in calls, `*items` parameters
+STARRED_SRC = """
+def put_all(arr, base, *values):
+    for k, v in ct.static_iter(enumerate(values)):
+        ct.scatter(arr, base + k, v)
+
+
+@ct.kernel
+def starred(x, out, marks, T: ct.Constant[int]):
+    where = (x, (ct.bid(0),))
+    t = ct.load(*where, shape=(T,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(ct.bid(0),), tile=t + 1.0)
+    extra = (2.5, -1.0)
+    put_all(marks, 0, 7.0, *extra, *(3.0,))
+    args = (marks, 4, t.shape[0] * 1.0)
+    ct.scatter(*args)
+"""
+
+
+def test_starred_arguments_and_variadic_helpers(tmp_path):
+    """`ct.load(*where, ...)` with `where` holding an array and a tuple of runtime values,
+    `ct.scatter(*args)`, and a helper `def put_all(arr, base, *values)` called with `*` of
+    tuples: each call gets the items as Python passes them."""
+    both = Both(tmp_path, STARRED_SRC, "starred")
+    x = torch.randn(N, generator=gen(9), dtype=torch.float64).to(torch.float32)
+    marks = torch.zeros(5)
+    r1, r2 = both.run("starred", GRID, [x, torch.zeros(N), marks, T])
+    assert torch.allclose(r2[1].to(torch.float64), x.to(torch.float64) + 1, rtol=1e-6, atol=0)
+    assert torch.equal(r1[1], r2[1])
+    assert r2[2].tolist() == [7.0, 2.5, -1.0, 3.0, float(T)] == r1[2].tolist()
+    assert "(7.0, 2.5, -1.0, 3.0)" in both.text
+    launches = (f"[((4,), torch.zeros({N}), torch.zeros({N}), torch.zeros(5), {T})]")
+    assert compile_messages(both.path, "starred", launches) == ["ok"]
+
+
+# ------------------------------------------------------------- lambdas made by a comprehension
+LAMBDAS_SRC = """
+@ct.kernel
+def late_binding(x, y, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,), padding_mode=ct.PaddingMode.ZERO)
+    scales = tuple(lambda: s * 1.5 for s in ct.static_iter(range(3)))
+    s = 100.0
+    acc = t
+    for f in ct.static_iter(scales):
+        acc = acc + f()
+    ct.store(y, index=(ct.bid(0),), tile=acc)
+"""
+
+
+def test_lambdas_of_a_comprehension_see_its_last_item(tmp_path):
+    """As in Python, every lambda a comprehension makes reads the comprehension's variable
+    after the comprehension ended: its last item (2), not a later `s` of the kernel."""
+    both = Both(tmp_path, LAMBDAS_SRC, "lambdas")
+    x = torch.randn(N, generator=gen(10), dtype=torch.float64).to(torch.float32)
+    r1, r2 = both.run("late_binding", GRID, [x, torch.zeros(N), T])
+    assert torch.allclose(r2[1].to(torch.float64), x.to(torch.float64) + 9.0, rtol=1e-6,
+                          atol=1e-6)
+    assert torch.equal(r1[1], r2[1])
+    launches = f"[((4,), torch.zeros({N}), torch.zeros({N}), {T})]"
+    assert compile_messages(both.path, "late_binding", launches) == ["ok"]

@@ -169,6 +169,7 @@ class _UseScanner(cst.CSTVisitor):
         self.plain_aliases: dict[str, set] = {}  # `alias = x`: local name -> parameters
         self.tuple_aliases: dict[str, list] = {}  # `t = (x, y)`: name -> parameters per item
         self.local_tuples: dict[str, int] = {}  # `idx = (i, j)`: name -> length
+        self.tuple_literals: dict = {}  # `idx = (i, j)`: name -> the tuple as written
         # `idx = ct.static_eval((0,) * len(shape))`: tuples of a length not known here
         self.opaque_tuples: set = set()
         self.shape_index: dict[str, int] = {}
@@ -201,12 +202,33 @@ class _UseScanner(cst.CSTVisitor):
             self._note_view(self.array_aliases.get(f.value.value, f.value.value),
                             f.attr.value, node)
         ct_name = self.pm.ct_name(node.func)
+        args = self._spread(node.args)
         for kind, name in ([("ct", ct_name)] if ct_name is not None
                            else self._callees(node.func)):
             if kind == "helper" and self.depth < 8:
-                self._scan_helper(node, name)
+                self._scan_helper(node, name, args)
             elif kind == "ct":
-                self._scan_construct(node, name)
+                self._scan_construct(node, name, args)
+
+    def _spread(self, args) -> list:
+        """`f(*t)`: the items of `t` as arguments where its length is known here (a tuple
+        written out, or a local name bound to one: `t[0]`, `t[1]`, ...)."""
+        if not any(a.star == "*" for a in args):
+            return list(args)
+        out = []
+        for a in args:
+            v = a.value
+            if a.star != "*":
+                out.append(a)
+            elif isinstance(v, cst.Tuple) and not any(
+                    isinstance(e, cst.StarredElement) for e in v.elements):
+                out += [cst.Arg(e.value) for e in v.elements]
+            elif isinstance(v, cst.Name) and v.value in self.local_tuples:
+                out += [cst.Arg(cst.Subscript(v, [cst.SubscriptElement(cst.Index(
+                    cst.Integer(str(k))))])) for k in range(self.local_tuples[v.value])]
+            else:
+                out.append(a)
+        return out
 
     def _callees(self, expr, depth: int = 0) -> list:
         """What calling `expr` may call: ("ct", construct) / ("helper", name) pairs, through
@@ -237,11 +259,11 @@ class _UseScanner(cst.CSTVisitor):
             return [c for el in expr.elements for c in self._callees(el.value, depth + 1)]
         return []
 
-    def _scan_construct(self, node: cst.Call, ct_name: str) -> None:
+    def _scan_construct(self, node: cst.Call, ct_name: str, args=None) -> None:
         pattern = load_registry().array_access.get(ct_name)
         if pattern is None:
             return
-        bound = _bound(pattern, node.args)
+        bound = _bound(pattern, node.args if args is None else args)
         first = bound.get(pattern.array_param)
         if isinstance(first, cst.Subscript) and isinstance(first.value, cst.Name) \
                 and first.value.value in self.names:
@@ -291,6 +313,14 @@ class _UseScanner(cst.CSTVisitor):
             return n
         if isinstance(expr, cst.Name) and expr.value in self.local_tuples:
             return self.local_tuples[expr.value]
+        if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) \
+                and expr.value.value in self.tuple_literals and len(expr.slice) == 1 \
+                and isinstance(expr.slice[0].slice, cst.Index) \
+                and isinstance(expr.slice[0].slice.value, cst.Integer):
+            items = self.tuple_literals[expr.value.value].elements   # `args[1]` of a literal
+            k = int(expr.slice[0].slice.value.value)
+            if 0 <= k < len(items) and not any(isinstance(e, cst.StarredElement) for e in items):
+                return self._tuple_len(items[k].value)
         if isinstance(expr, cst.Name) and expr.value not in self.helper_params:
             g = _unalias(self.pm, expr)          # a module constant (a closure value, live)
             if isinstance(g, cst.Tuple):
@@ -332,13 +362,14 @@ class _UseScanner(cst.CSTVisitor):
             return 1  # a bare index addresses a 1-D array (a helper's parameter may be a tuple)
         return None
 
-    def _scan_helper(self, node: cst.Call, name: str) -> None:
+    def _scan_helper(self, node: cst.Call, name: str, args=None) -> None:
         """A parameter passed to a helper that uses it as an array is an array, of the
         helper's rank."""
         fdef = self.local_defs.get(name) or self.pm.functions[name]
         hparams = list(fdef.params.params)
         passed = {}
-        for arg, hp in zip(node.args, hparams):
+        args = node.args if args is None else args
+        for arg, hp in zip(args, hparams):
             if arg.keyword is None and isinstance(arg.value, cst.Name) \
                     and arg.value.value in self.names:
                 passed[hp.name.value] = arg.value.value
@@ -347,7 +378,7 @@ class _UseScanner(cst.CSTVisitor):
         inner = _UseScanner(self.pm, set(passed), self.depth + 1)
         inner.helper_params = {hp.name.value for hp in hparams}
         inner.local_defs = dict(self.local_defs)
-        inner.param_args = {hp.name.value: (arg.value, self) for arg, hp in zip(node.args, hparams)
+        inner.param_args = {hp.name.value: (arg.value, self) for arg, hp in zip(args, hparams)
                             if arg.keyword is None and arg.star == ""}
         fdef.body.visit(inner)
         # uses of a view the helper makes (`s = a.slice(...)`) count for the parameter it views
@@ -404,6 +435,7 @@ class _UseScanner(cst.CSTVisitor):
             n = self._tuple_len(v)
             if n is not None:
                 self.local_tuples[node.targets[0].target.value] = n
+                self.tuple_literals[node.targets[0].target.value] = v
             else:
                 self.opaque_tuples.add(node.targets[0].target.value)
         elif len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
@@ -430,18 +462,20 @@ class _UseScanner(cst.CSTVisitor):
             self.plain_aliases.setdefault(alias, set()).update(bases)
             self.names = self.names | {alias}
             return
-        # `t = (x, y)` (maybe bound to several tuples of arrays)
+        # `t = (x, y)`, `args = (x, (), 7)` (maybe bound to several tuples of arrays)
         if isinstance(v, cst.Tuple) and len(node.targets) == 1 \
-                and isinstance(node.targets[0].target, cst.Name) and v.elements and all(
+                and isinstance(node.targets[0].target, cst.Name) and v.elements and any(
                     isinstance(e.value, cst.Name) and (e.value.value in self.names or
                                                        e.value.value in self.plain_aliases)
-                    for e in v.elements):
+                    for e in v.elements) and not any(
+                    isinstance(e, cst.StarredElement) for e in v.elements):
             parts = self.tuple_aliases.setdefault(node.targets[0].target.value, [])
             for i, e in enumerate(v.elements):
                 if i == len(parts):
                     parts.append(set())
-                bases = self.plain_aliases.get(e.value.value, {e.value.value})
-                parts[i].update(b for b in bases if b in self.names)
+                if isinstance(e.value, cst.Name):
+                    bases = self.plain_aliases.get(e.value.value, {e.value.value})
+                    parts[i].update(b for b in bases if b in self.names)
         # `a, b = (x, y)`: each name an alias as above
         if isinstance(v, (cst.Tuple, cst.List)) and len(node.targets) == 1 \
                 and isinstance(node.targets[0].target, (cst.Tuple, cst.List)) \

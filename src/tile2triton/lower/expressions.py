@@ -149,9 +149,8 @@ class Expressions:
                 return base.items[i]
             if v.items:
                 item = v.items[i]
-                if isinstance(item, ConstV) and type(item.value) in (int, bool) \
-                        and base.code.startswith("("):   # `(4, 8)[0]` of a literal tuple: 4
-                    return Lowered(repr(item.value), item)
+                if isinstance(item, ConstV) and type(item.value) in (int, bool, float):
+                    return self.const(item.value)      # `(4, 8)[0]`, `extra[1]`: the number
                 return Lowered(f"{base.wrap(100)}[{i}]", item)
             return Lowered(f"{base.wrap(100)}[{i}]", TileV(shape=()))
         if isinstance(v, TileV):
@@ -491,7 +490,38 @@ class Expressions:
             local = self.fresh_name("_lambda")
             self.nested_lambda(local, node.func)
             return self.helper_call(self.env[local].name, node)
-        return self.call_value(self.expr(node.func), node)
+        return self.call_value(self.expr(node.func), self.spread_starred(node))
+
+    def spread_starred(self, node: cst.Call) -> cst.Call:
+        """`f(a, *t)` where `t`'s length is known here is `f(a, t[0], t[1])`, as Python passes
+        it (`*(1, 2)` written out gives its items)."""
+        if not any(a.star == "*" for a in node.args):
+            return node
+        args = []
+        for a in node.args:
+            v = a.value
+            if a.star != "*":
+                args.append(a)
+                continue
+            if isinstance(v, (cst.Tuple, cst.List)) and not any(
+                    isinstance(e, cst.StarredElement) for e in v.elements):
+                args += [cst.Arg(e.value) for e in v.elements]
+                continue
+            low = self.expr(v)
+            if not isinstance(low.val, TupleV) or not low.val.known:
+                raise self.error(a, "T2T103", "`*` needs a tuple whose length is known here",
+                                 help="write the arguments out, or unpack a tuple of known length")
+            if not isinstance(v, (cst.Name, cst.Attribute)):
+                raise self.error(a, "T2T102", "`*` of this expression is not supported",
+                                 help="bind the tuple to a name first")
+            n = len(low.items) if low.items is not None else len(low.val.items)
+            for k in range(n):
+                item = cst.Subscript(v, [cst.SubscriptElement(cst.Index(cst.Integer(str(k))))])
+                self.pm.origins[item] = v
+                args.append(cst.Arg(item))
+        new = node.with_changes(args=args)
+        self.pm.origins[new] = node
+        return new
 
     def call_value(self, func: Lowered, node: cst.Call) -> Lowered:
         """`node` (a call) with its callee already lowered to `func`."""
@@ -621,6 +651,8 @@ class Expressions:
             raise self.error(node, "T2T102", "`*`/`**` arguments to helpers are not supported",
                              help="pass the arguments explicitly")
         fdef = self.pm.functions.get(name)
+        if fdef is not None and isinstance(fdef.params.star_arg, cst.Param):
+            return self.bind_varargs(name, fdef, node)
         if fdef is None or (all(a.keyword is None for a in node.args) and not any(
                 p.default is not None for p in fdef.params.params)):
             return [self.expr(a.value) for a in node.args]
@@ -650,6 +682,28 @@ class Expressions:
             k = next(iter(kws))
             raise _bind_error(self, kws[k], name, f"has no parameter `{k}`")
         return out
+
+    def bind_varargs(self, name: str, fdef, node: cst.Call) -> list:
+        """`def h(arr, *items)` called `h(x, 1, 2)`: the parameters before `*items` take the
+        first arguments, `items` the tuple of the others (`(1, 2)`)."""
+        params = list(fdef.params.params)
+        if self.pm.hoisted.get(name, (None, []))[1]:
+            raise self.error(node, "T2T102", f"`{name}` takes `*args` and reads names of the "
+                             "function it is defined in: not supported",
+                             help="pass those names as arguments, or define it at module level")
+        if any(a.keyword is not None for a in node.args) or any(
+                p.default is not None for p in params):
+            star = fdef.params.star_arg.name.value
+            raise self.error(node, "T2T102", f"helper `{name}` takes `*{star}`: keyword "
+                             "arguments and defaults are not supported with it",
+                             help="pass the arguments by position")
+        if len(node.args) < len(params):
+            raise _bind_error(self, node, name, f"takes at least {len(params)} arguments, "
+                              f"{len(node.args)} given")
+        fixed = [self.expr(a.value) for a in node.args[:len(params)]]
+        rest = [self.expr(a.value) for a in node.args[len(params):]]
+        code = "(" + ", ".join(r.code for r in rest) + ("," if len(rest) == 1 else "") + ")"
+        return fixed + [Lowered(code, TupleV([r.val for r in rest]), items=rest)]
 
     def helper_call(self, name: str, node: cst.Call) -> Lowered:
         """Call of a module-level @ct.function or plain helper: translated as @triton.jit."""

@@ -46,6 +46,11 @@ class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, Comp
         self.body = fn.node.body  # the body as lowered, after lower_body's rewrites
         self._tma_facts = None  # (dot operand loads, read-only arrays), computed when asked
         self.compile_time = 0   # > 0 while lowering an expression cuTile evaluates compiling
+        # lambdas made in tuple comprehensions: hoisted name -> {captured comprehension
+        # variable: its last item} (the comprehension's scope ends; Python's closures then see
+        # the variable's last value), and the variables of the comprehensions being lowered
+        self.frozen_captures: dict = {}
+        self.comp_vars: list = []
 
     # ------------------------------------------------- LoweringContext: services for patterns
     def error(self, node, code, message, help=None) -> TranslationError:

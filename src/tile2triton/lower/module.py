@@ -41,9 +41,10 @@ class ModuleContext:
         pm = self.pm
         fdef = pm.functions[name]
         fn_params = list(fdef.params.params)
+        if isinstance(fdef.params.star_arg, cst.Param):   # `*items`: one tuple (bound by
+            fn_params.append(fdef.params.star_arg)        # Expressions.bind_helper_args)
         if len(fn_params) != len(args) or fdef.params.posonly_params \
-                or fdef.params.kwonly_params \
-                or fdef.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT):
+                or fdef.params.kwonly_params or fdef.params.star_kwarg is not None:
             raise pm.error(call_node, "T2T102", f"helper `{name}` must be called with one "
                            "positional argument per parameter")
         params, key = [], []

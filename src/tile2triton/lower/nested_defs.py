@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..model import FuncV
+from ..model import FuncV, Lowered
 
 
 class _Reads(cst.CSTVisitor):
@@ -143,10 +143,28 @@ class NestedDefs:
         self.fn.node.body.visit(scan)
         return scan.bound | set(self.env)
 
+    def x_Lambda(self, node: cst.Lambda):
+        """A lambda as a value (`tuple(lambda: s for s in ct.static_iter(range(4)))`): hoisted
+        as above; a comprehension variable it captures is frozen at the variable's last item,
+        which is what every lambda of the comprehension sees when it is called."""
+        local = self.fresh_name("_lambda")
+        self.nested_lambda(local, node)
+        fv = self.env.pop(local)
+        frozen = self.frozen_captures.setdefault(fv.name, {})
+        active = set().union(*self.comp_vars) if self.comp_vars else set()
+        for c in self.pm.hoisted[fv.name][1]:
+            if c in active and c in self.static_names:
+                frozen[c] = self.static_names[c]
+        return Lowered(fv.name, fv)
+
     def capture_args(self, name: str, call) -> list:
         """The values a hoisted nested function's captured names have at this call."""
         out = []
+        frozen = self.frozen_captures.get(name, {})
         for c in self.pm.hoisted.get(name, (None, []))[1]:
+            if c in frozen:
+                out.append(frozen[c])
+                continue
             ref = cst.Name(c)
             self.pm.origins[ref] = call
             out.append(self.expr(ref))

@@ -314,13 +314,17 @@ class Statements:
                 # to modules exist only at translation time: the name is an alias, no line
                 self.env[node.targets[0].target.value] = low.val
                 return None
-            if single and isinstance(low.val, TupleV) and low.items == [] \
+            if single and isinstance(low.val, TupleV) and low.items is not None and (
+                    low.items == [] or _holds_arrays(low)) \
                     and node.targets[0].target.value not in self.mutable:
-                # `b = ()`: an alias of the empty tuple, so `*b` and static_iter(b) know its
-                # length (a tuple value with no items may otherwise be one of unknown length)
-                self.static_names[node.targets[0].target.value] = low
-                self.env[node.targets[0].target.value] = low.val
-                return None
+                # `b = ()`, `args = (x, (i,), 7)`: an alias of the tuple (Triton has no tuple
+                # of an array; an empty one is read as itself); runtime items get names
+                name = node.targets[0].target.value
+                lines = []
+                low = self.name_items(name, low, lines)
+                self.static_names[name] = low
+                self.env[name] = low.val
+                return lines or None
             if isinstance(low.val, DTypeV) and low.val.code is not None and single:
                 # a dtype chosen per specialization: later uses read the local name
                 name = node.targets[0].target.value
@@ -403,6 +407,23 @@ class Statements:
             if line is not None:
                 lines.extend(line if isinstance(line, list) else [line])
         return lines
+
+    def name_items(self, name: str, low: Lowered, lines: list) -> Lowered:
+        """`low` (a tuple written out) with each item that is not an array, a constant or a
+        name bound to a variable of its own (`args_1 = tl.program_id(0)`), added to `lines`."""
+        items = []
+        for k, item in enumerate(low.items):
+            if isinstance(item.val, TupleV) and item.items is not None:
+                item = self.name_items(f"{name}_{k}", item, lines)
+            elif not isinstance(item.val, (ArrayV, ConstV, ConstExprV, DTypeV)) \
+                    and not item.code.isidentifier():
+                var = self.fresh_name(f"{name}_{k}")
+                lines.append(f"{var} = {item.code}")
+                self.env[var] = item.val
+                item = Lowered(var, item.val)
+            items.append(item)
+        code = "(" + ", ".join(i.code for i in items) + ("," if len(items) == 1 else "") + ")"
+        return Lowered(code, TupleV([i.val for i in items]), items=items)
 
     def unpack_nested(self, target, low: Lowered, value) -> list:
         """`(a, (b, c)), d = t`: nested targets take a tuple whose items are known here, one
@@ -612,3 +633,10 @@ def _compile_time_tuple(v: TupleV) -> bool:
     return all(isinstance(i, ConstV) and type(i.value) in (bool, int, float)
                or isinstance(i, ConstExprV) and i.kind in ("int", "bool", "float")
                or isinstance(i, TupleV) and _compile_time_tuple(i) for i in v.items)
+
+
+def _holds_arrays(low: Lowered) -> bool:
+    """Whether a tuple written out holds an array or a function (maybe in a tuple inside it),
+    which exist only at translation time."""
+    return any(isinstance(i.val, (ArrayV, FuncV)) or isinstance(i.val, TupleV)
+               and i.items is not None and _holds_arrays(i) for i in low.items)

@@ -16,7 +16,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ..model import ConstV, CtRefV, Lowered, TupleV
+from ..model import ConstV, CtRefV, FuncV, Lowered, TupleV
 
 
 # unrolling copies the body once per item: beyond this, a plain loop is the right tool
@@ -101,7 +101,7 @@ class StaticIteration:
             name = target.value
             if lines is None:               # a comprehension: its own scope, restored after
                 self.static_names[name] = item
-            elif isinstance(item.val, (ConstV, TupleV)):
+            elif isinstance(item.val, (ConstV, TupleV, FuncV)):
                 # constants stay literals (constant indices); tuples keep their items, so a
                 # nested ct.static_iter over them still knows its length
                 self.static_names[name] = item
@@ -144,10 +144,17 @@ class StaticIteration:
         """`tuple(<elt> for <target> in ct.static_iter(...) [if <cond>] ...)`."""
         saved = dict(self.static_names)
         out: list = []
+        names: set = set()
+        comp = node.for_in
+        while comp is not None:
+            _bound_names(comp.target, names)
+            comp = comp.inner_for_in
+        self.comp_vars.append(names)
         try:
             self._comprehend(node.elt, node.for_in, out)
         finally:
             self.static_names = saved
+            self.comp_vars.pop()
         code = "(" + ", ".join(o.code for o in out) + ("," if len(out) == 1 else "") + ")"
         return Lowered(code, TupleV([o.val for o in out]), items=out)
 
@@ -178,3 +185,11 @@ class StaticIteration:
 def _pair(items: list) -> Lowered:
     code = "(" + ", ".join(i.code for i in items) + ("," if len(items) == 1 else "") + ")"
     return Lowered(code, TupleV([i.val for i in items]), items=items)
+
+
+def _bound_names(target, out: set) -> None:
+    if isinstance(target, cst.Name):
+        out.add(target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            _bound_names(el.value, out)
