@@ -1,11 +1,9 @@
 """Conversions: ct.astype(x, dtype) and x.astype(dtype), including ct.tfloat32.
 
-A tfloat32 tile is held in fp32 registers, its values rounded to tf32 where it enters tfloat32
-(10 mantissa bits, round to nearest even, as cuTile's conversion does: `_round_tf32`, integer
-operations on the bit pattern, so Triton's interpreter runs it too). A tf32 tl.dot does not
-round its operands (on the GPU the tensor cores ignore the 13 low mantissa bits: truncation), so
-the rounding is the astype's. Where the tile leaves tfloat32 again its values are on the tf32
-grid already: a plain conversion.
+A tfloat32 tile is held in fp32 registers, unrounded: a tf32 matrix product rounds its operands
+itself, so the common `astype(ct.tfloat32)` before ct.mma costs nothing. Where the tile leaves
+tfloat32 again (astype to fp32 or any other dtype) its values are rounded to tf32 first, as
+cuTile's conversion does (10 mantissa bits, round to nearest even).
 
 `rounding_mode=` RZ / RM / RP / RA on a float conversion that rounds (float64 -> float32,
 float16, bfloat16; float32 -> float16, bfloat16; to tfloat32) is computed in plain Triton, whose
@@ -53,7 +51,7 @@ def k(x, y, TILE: ct.Constant[int]):
 def k(x, y, TILE: ct.Constant[int]):
     a = ct.load(x, (0,), (TILE,)).astype(ct.tfloat32)
     ct.store(y, (0,), a.astype(ct.float32))
-""", expect=["def _round_tf32(x):", "a = _round_tf32(tl.load(", "a.to(tl.float32)"]),
+""", expect=["def _round_tf32(x):", "a = tl.load(", "_round_tf32(a).to(tl.float32)"]),
         Example("""
 @ct.kernel
 def k(x, y, TILE: ct.Constant[int]):
@@ -62,8 +60,8 @@ def k(x, y, TILE: ct.Constant[int]):
     ct.store(y, (0,), a.astype(y.dtype))
 """, expect=["dtype = tl.float32 if x_ptr.dtype.element_ty == tl.float32 else "
              "x_ptr.dtype.element_ty",
-             "a = (_round_tf32(tl.load(", "if x_ptr.dtype.element_ty == tl.float32 else "
-             "tl.load(", "a.to(y_ptr.dtype.element_ty)"]),
+             "(_round_tf32(a) if x_ptr.dtype.element_ty == tl.float32 else a)"
+             ".to(y_ptr.dtype.element_ty)"]),
         Example("""
 @ct.kernel
 def k(x, y, TILE: ct.Constant[int]):
@@ -92,19 +90,12 @@ def k(x, y, TILE: ct.Constant[int]):
         val = TileV(shape=tile_shape(x), dtype=dtype.name, tf32=tf32,
                     loaded_from=getattr(x.val, "loaded_from", None))
         if isinstance(x.val, ConstV):
-            code = f"tl.full((), {x.code}, {dtype.triton})"
-            if tf32 is True and mode is None:
-                return Lowered(f"{cx.need(ROUND_TF32)}({code})", val)
-            return Lowered(code, val)
+            return Lowered(f"tl.full((), {x.code}, {dtype.triton})", val)
         src = x.wrap(100)
         was = getattr(x.val, "tf32", False)
-        if mode is None and tf32 and was is not True:
-            # entering tfloat32 (where `tf32` is a condition: in the specializations where it
-            # holds); a tile in tfloat32 already is on the tf32 grid
+        if was and tf32 is not True:
             rounded = f"{cx.need(ROUND_TF32)}({x.code})"
-            if tf32 is True:
-                return Lowered(rounded, val)
-            return Lowered(f"({rounded} if {tf32} else {src}.to({dtype.triton}))", val)
+            src = rounded if was is True else f"({rounded} if {was} else {x.code})"
         if mode is not None and dtype.name == "tfloat32":
             # the values leave this astype on the tfloat32 grid already, where the nearest-even
             # rounding applied when they leave tfloat32 keeps them

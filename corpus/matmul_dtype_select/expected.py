@@ -23,14 +23,6 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
-def _round_tf32(x):
-    # cuTile's tfloat32 keeps 10 mantissa bits, rounded to nearest even; NaN and inf stay
-    bits = x.to(tl.float32).to(tl.uint32, bitcast=True)
-    rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000
-    return tl.where(tl.abs(x) < float("inf"), rounded.to(tl.float32, bitcast=True), x)
-
-
-@triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
     # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
     # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
@@ -161,8 +153,8 @@ def gemm_select_kernel(
             )
         )
         total = _dot_any_size(
-            (_round_tf32(x) if X_ptr.dtype.element_ty == tl.float32 else x.to(compute)),
-            (_round_tf32(w) if X_ptr.dtype.element_ty == tl.float32 else w.to(compute)),
+            x.to(compute),
+            w.to(compute),
             total,
             "tf32" if X_ptr.dtype.element_ty == tl.float32 else "ieee",
         )

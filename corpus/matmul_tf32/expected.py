@@ -19,14 +19,6 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
-def _round_tf32(x):
-    # cuTile's tfloat32 keeps 10 mantissa bits, rounded to nearest even; NaN and inf stay
-    bits = x.to(tl.float32).to(tl.uint32, bitcast=True)
-    rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000
-    return tl.where(tl.abs(x) < float("inf"), rounded.to(tl.float32, bitcast=True), x)
-
-
-@triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
     # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
     # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
@@ -157,7 +149,7 @@ def matmul_tf32_kernel(
                 other=0.0,
             )
         )
-        acc = _dot_any_size(_round_tf32(a_tile), _round_tf32(b_tile), acc, "tf32")
+        acc = _dot_any_size(a_tile.to(tl.float32), b_tile.to(tl.float32), acc, "tf32")
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_c0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
         offs_c1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)

@@ -53,8 +53,7 @@ ENGINE = {
     "static_iter": "loops and `tuple(... for ...)` over it are unrolled while translating "
                    "(lower/static_iter.py): range of constants, tuples, enumerate/zip of those",
     "tfloat32": "dtype: held in `tl.float32`; a matrix product of tfloat32 operands uses "
-                "`input_precision=\"tf32\"`, a conversion into it rounds to 10 mantissa bits "
-                "(nearest even; Triton's tf32 product would truncate)",
+                "`input_precision=\"tf32\"`, a conversion out of it rounds to 10 mantissa bits",
     # compile-time errors of cuTile's compiler: host-side Python exceptions
     **{e: "host: exception class of cuTile's compiler; kernels cannot raise it, host code that "
           "names it is kept as it is" for e in (
