@@ -4,7 +4,7 @@ reference interpreter on random data whose length is not a multiple of the tile.
 import pytest
 import torch
 
-from side_by_side import Both, gen
+from side_by_side import Both, compile_messages, gen
 
 N, M, T = 203, 7, 64
 GRID = (-(-N // T),)
@@ -37,3 +37,51 @@ def test_dtype_of_a_number_written_as_a_string(maxes):
     assert torch.equal(r1[1], r2[1])
     assert 'float("-inf")' in maxes.text or "float('-inf')" in maxes.text \
         or "-float(\"inf\")" in maxes.text
+
+
+REBIND_SRC = """
+@ct.kernel
+def shift_rows(x, y, K: ct.Constant[int]):
+    s = (K + 2) * 3
+    s = -s
+    s ^= K
+    pair = (ct.bid(0), (K // 2, ct.bid(0)))
+    half = pair[1][0]
+    if ct.bid(0) % 2 == 0:
+        w = (ct.bid(0), 64)
+    else:
+        w = (ct.bid(0) + 1, 64)
+    t = ct.load(x, index=(pair[0],), shape=(w[1],))
+    b = t - s + half
+    ct.static_assert(b.dtype == ct.int16)
+    ct.store(y, index=(pair[1][1],), tile=b)
+"""
+
+
+@pytest.fixture(scope="module")
+def rebind(tmp_path_factory):
+    return Both(tmp_path_factory.mktemp("rebind"), REBIND_SRC, "rebind")
+
+
+@pytest.mark.parametrize("k", [5, 9])
+def test_names_rebound_to_constants_stay_constants(rebind, k):
+    """cuTile folds `s = (K + 2) * 3; s = -s; s ^= K` at compile time, so `t - s` keeps the
+    int16 tile's dtype (Triton: one constexpr per binding, `s_2`, `s_3`); an item of a tuple
+    that is a compile-time value stays one (`pair[1][0]`), and so does an item both branches
+    of an `if` bind to the same constant (`w[1]`, a tile shape)."""
+    x = torch.randint(-1000, 1000, (N,), generator=gen(5)).to(torch.int16)
+    y = torch.zeros(N, dtype=torch.int16)
+    r1, r2 = rebind.run("shift_rows", (-(-N // 64),), [x, y, k])
+    s = -((k + 2) * 3) ^ k
+    want = x.to(torch.int64) - s + k // 2
+    assert torch.equal(r2[1].to(torch.int64), want)
+    assert torch.equal(r1[1], r2[1])
+    assert ": tl.constexpr = -s" in rebind.text and "tl.static_assert(False" not in rebind.text
+
+
+def test_names_rebound_to_constants_compile_for_sm90(rebind):
+    """Triton's compiler (not its interpreter) makes every plain assignment a tensor and
+    refuses a constexpr bound twice: the translation compiles, and its static_assert holds."""
+    assert compile_messages(rebind.path, "shift_rows",
+                            "[((4,), torch.zeros(203, dtype=torch.int16), "
+                            "torch.zeros(203, dtype=torch.int16), 5)]") == ["ok"]

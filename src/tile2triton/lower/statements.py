@@ -16,8 +16,9 @@ from ..diagnostics import LocatedFailure, TranslationError
 from ..model import (ArrayInfo, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
                      DTypeV, EnumClassV, EnumV, FuncV, Lowered, PREC, PyRefV, RawMemoryV, TableV, TiledViewV,
                      TileV, TupleV)
+from ..names import source_identifiers
 from .expressions import AUGOP_SYMBOL
-from .values import reassigned_names
+from .values import nested_bound_names, reassigned_names
 
 INDENT = "    "
 
@@ -50,6 +51,8 @@ class Statements:
         body = ContextInliner(self.pm, self.error, self.pm.names).function_body(body)
         body = ExitRewriter(self.error, self.pm.origins, self.pm.names).function_body(body)
         self.mutable = reassigned_names(body)
+        self.loop_bound = reassigned_names(body, times=1 << 30)     # only those bound in loops
+        self.straight = self.mutable - self.loop_bound - nested_bound_names(body)
         self.body = body  # what is lowered (lower/tma.py scans it for the operands of dots)
         self.block(body)
         return self.order.insert_late(self.out, INDENT)   # barriers found by loops
@@ -136,9 +139,11 @@ class Statements:
             return self.constant_if(node, keyword, bool(test.val.value))
         self.line(f"{keyword} {test.code}:", self.header_comment(node))
         before = dict(self.env)
+        shadow_before = dict(self.shadow)
         accesses = self.order.branch_start()    # memory accesses: one branch runs
         self.block(node.body)
         after_body = dict(self.env)
+        shadow_body, self.shadow = self.shadow, dict(shadow_before)
         taken = self.order.branch_other(accesses)
         orelse = node.orelse
         if isinstance(orelse, cst.If):
@@ -151,6 +156,39 @@ class Statements:
         self.order.branch_end(taken)
         if isinstance(test.val, ConstExprV):
             self.merge_branch_tiles(test, after_body, self.env if orelse is not None else before)
+        self.join_constants(shadow_body, self.shadow)
+
+    def join_constants(self, a: dict, b: dict) -> None:
+        """After an `if` on a runtime or constexpr condition, a name re-bound outside loops
+        (`a`, `b`: its value at the end of either path) is, as in cuTile, a compile-time
+        constant when both paths leave it the same one (`if c: a = 1 else: a = 1`; per item
+        for tuples: `tup = (ct.bid(1), 4)` / `tup = (ct.bid(0), 4)` makes `tup[1]` 4). It is
+        read as that constant from then on; the Triton variable stays, unread."""
+        joined = {}
+        for name in set(a) | set(b):
+            va, vb = a.get(name), b.get(name)
+            if va is None or vb is None:
+                continue
+            if _same_constant(va, vb):
+                joined[name] = va
+                self.env[name] = va
+                self.static_names[name] = self.const(va.value)
+            elif isinstance(va, TupleV) and isinstance(vb, TupleV) \
+                    and len(va.items) == len(vb.items):
+                items = [x if _same_constant(x, y) else TileV(shape=()) if isinstance(
+                    x, (ConstV, ConstExprV, TileV)) and isinstance(y, (ConstV, ConstExprV, TileV))
+                    and getattr(x, "shape", ()) == () and getattr(y, "shape", ()) == () else y
+                    for x, y in zip(va.items, vb.items)]
+                joined[name] = TupleV(items)
+                self.env[name] = TupleV(items)
+                if any(isinstance(i, ConstV) for i in items):
+                    self.static_names[name] = Lowered(name, TupleV(items), items=[
+                        self.const(i.value) if isinstance(i, ConstV)
+                        else Lowered(f"{name}[{k}]", i) for k, i in enumerate(items)])
+                else:
+                    self.static_names.pop(name, None)
+        self.shadow = {n: v for n, v in b.items() if n in a and a[n] is v}
+        self.shadow.update(joined)
 
     def merge_branch_tiles(self, test: Lowered, taken: dict, other: dict) -> None:
         """After an `if` on a constexpr (Triton compiles one branch per specialization), a tile
@@ -330,7 +368,16 @@ class Statements:
                 name = node.targets[0].target.value
                 self.env[name] = DTypeV(code=name, tf32_when=low.val.tf32_when)
                 return f"{name} = {low.code}"
+            if single and node.targets[0].target.value in self.straight:
+                line = self.straight_binding(node.targets[0].target.value, low)
+                if line is not None:
+                    return line
             targets = [self.target(t.target, low) for t in node.targets]
+            if single and isinstance(low.val, TupleV) and low.items is not None \
+                    and targets[0] not in self.mutable:
+                view = self.tuple_view(targets[0], low)
+                if view is not None:
+                    self.static_names[targets[0]] = view
             if single and isinstance(self.env.get(targets[0]), ConstV) and isinstance(
                     low.val.value, (bool, int, float)) and targets[0] not in {
                     p.name for p in self.params}:       # (a parameter cannot become one)
@@ -378,10 +425,55 @@ class Statements:
         kind = type(node).__name__
         raise self.error(node, "T2T101", f"`{kind}` statements are not supported in kernels")
 
+    def tuple_view(self, code: str, low: Lowered) -> Optional[Lowered]:
+        """`tup = (ct.bid(0), n // 2)` bound once: Triton makes every item of a tuple variable a
+        tensor, but cuTile keeps `tup[1]` a compile-time value. Reads of `tup[k]` then give
+        the item itself where it is compile-time (reading names never re-bound), `tup[k]`
+        otherwise. None when no item is compile-time."""
+        items, inlined = [], False
+        for k, item in enumerate(low.items):
+            v = item.val
+            if isinstance(v, ConstV) and isinstance(v.value, (bool, int, float)):
+                items.append(self.const(v.value))
+                inlined = True
+            elif isinstance(v, ConstExprV) and not (source_identifiers(item.code)
+                                                    & self.mutable):
+                items.append(item)
+                inlined = True
+            elif isinstance(v, TupleV) and item.items is not None \
+                    and (sub := self.tuple_view(f"{code}[{k}]", item)) is not None:
+                items.append(sub)
+                inlined = True
+            else:
+                items.append(Lowered(f"{code}[{k}]", v))
+        return Lowered(code, low.val, items=items) if inlined else None
+
+    def straight_binding(self, name: str, low: Lowered) -> Optional[str]:
+        """`name = <compile-time number>` where `name` is bound again, but only by top-level
+        statements (`t = (n + 2) * 3`, then `t = -t`): each binding is what cuTile makes of it,
+        here a compile-time value (so a tile it meets keeps its dtype). Triton cannot bind a
+        constexpr twice, so a binding after the first gets a name of its own (`t_2`), which
+        later reads of `name` use. None for a runtime value (an ordinary assignment)."""
+        if name in {p.name for p in self.params}:
+            return None
+        v = low.val
+        if not (isinstance(v, ConstV) and isinstance(v.value, (bool, int, float))
+                or isinstance(v, ConstExprV) and v.kind in ("int", "bool")
+                and self.integer_constexpr_code(low.code)):
+            return None
+        code = self.fresh_name(name) if name in self.bound else name
+        self.bound.add(name)
+        self.shadow.pop(name, None)
+        self.env[name] = v
+        if code == name:
+            self.static_names.pop(name, None)
+        else:
+            self.static_names[name] = Lowered(code, v)
+        return f"{code}: tl.constexpr = {low.code}"
+
     def integer_constexpr_code(self, code: str) -> bool:
         """Whether `code` reads only ct.Constant parameters not annotated as floats, and has no
         true division."""
-        from ..names import source_identifiers
         floats = {p.name.value for p in self.fn.node.params.params if p.annotation is not None
                   and "float" in self.pm.module.code_for_node(p.annotation.annotation).lower()}
         return not (source_identifiers(code) & floats) and "/" not in code.replace("//", "")
@@ -482,6 +574,7 @@ class Statements:
     def target(self, t, low: Lowered) -> str:
         if isinstance(t, cst.Name):
             self.static_names.pop(t.value, None)
+            self.bound.add(t.value)
             self.env[t.value] = self.runtime_if_mutable(t.value, low.val)
             if isinstance(low.val, ArrayV):
                 raise self.error(t, "T2T101", "arrays cannot be re-bound to new names in kernels",
@@ -595,6 +688,12 @@ class Statements:
         left = self.expr(node.target)
         right = self.expr(node.value)
         low = self.operator(symbol, node, left, right)
+        if name in self.straight:
+            line = self.straight_binding(name, low)
+            if line is not None:
+                return line
+        self.static_names.pop(name, None)
+        self.bound.add(name)
         self.env[name] = self.runtime_if_mutable(name, low.val)
         # keep `x += y` when the operator lowers to itself
         if symbol in ("+", "-", "*", "&", "|", "^", "/") \
@@ -640,3 +739,9 @@ def _holds_arrays(low: Lowered) -> bool:
     which exist only at translation time."""
     return any(isinstance(i.val, (ArrayV, FuncV)) or isinstance(i.val, TupleV)
                and i.items is not None and _holds_arrays(i) for i in low.items)
+
+
+def _same_constant(a, b) -> bool:
+    """Two compile-time numbers cuTile would merge into one constant (same type and value)."""
+    return isinstance(a, ConstV) and isinstance(b, ConstV) and type(a.value) is type(
+        b.value) and isinstance(a.value, (bool, int, float)) and a.value == b.value

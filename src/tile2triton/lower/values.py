@@ -215,7 +215,10 @@ class Values:
 
     def runtime_if_mutable(self, name: str, val: Val) -> Val:
         """A name assigned more than once (loop counters, accumulators) is a runtime value,
-        even when its first value is a literal: never fold it."""
+        even when its first value is a literal: never fold it. (Outside loops its value at
+        each binding is kept apart, `shadow`, for the joins after `if` statements.)"""
+        if name in self.mutable and name not in self.loop_bound:
+            self.shadow[name] = val
         if name in self.mutable and isinstance(val, ConstV) and isinstance(
                 val.value, (bool, int, float)):
             dtype = {bool: "bool_", int: "int32", float: "float32"}[type(val.value)]
@@ -232,6 +235,16 @@ class Values:
         return False
 
 
+
+
+def nested_bound_names(body) -> set:
+    """Names bound inside a compound statement of a function body (a branch, a loop, a `with`,
+    a nested function), as opposed to its own top-level statements."""
+    inner: set = set()
+    for stmt in getattr(body, "body", ()):
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            inner |= reassigned_names(stmt, times=1)
+    return inner
 
 
 def reassigned_names(body, times: int = 2) -> set:
