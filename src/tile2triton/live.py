@@ -591,11 +591,17 @@ def _expr(ns: _Namespace, v) -> Optional[str]:
         if type(v).__name__.endswith("DType") or type(v).__name__ == "dtype":
             return f"{ns.module_name('numpy', 'np')}.dtype({str(v)!r})"
         if hasattr(v, "item") and getattr(v, "shape", None) == ():
+            if type(v).__name__ in _NUMPY_INT_SCALARS:
+                # a strictly typed constant in cuTile (`np.int16(4).dtype` is int16)
+                return f"{ns.module_name('numpy', 'np')}.{type(v).__name__}({v.item()!r})"
             return _expr(ns, v.item())
         return None
     if isinstance(v, type):
         return _type_expr(ns, v)
     return None
+
+
+_NUMPY_INT_SCALARS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 
 
 def _torch_tensor_type():

@@ -64,6 +64,18 @@ class DType:
     def __repr__(self):
         return f"<DType '{self.name}'>"
 
+    def __eq__(self, other):
+        if isinstance(other, DType):
+            return other is self
+        # a numpy dtype (`.dtype` of a numpy scalar the kernel closes over) is the cuTile
+        # dtype of its name, as cuTile types such a scalar
+        if type(other).__module__.startswith("numpy") and isinstance(
+                getattr(other, "name", None), str):
+            return other.name == ("bool" if self.name == "bool_" else self.name)
+        return NotImplemented
+
+    __hash__ = object.__hash__
+
     def __str__(self):
         return self.name
 

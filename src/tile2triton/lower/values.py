@@ -10,6 +10,7 @@ from ..model import (ARRAY_ATTRIBUTES, CT_TO_TL_DTYPE,
                      ENUM_MEMBERS, PREC, ArrayListV, ArrayV, ConstExprEnumV, ConstExprV, ConstV,
                      CtRefV, DTypeV, EnumClassV, EnumV, TableV, FuncV, Lowered, NoneV, ParamInfo, PyRefV, RawMemoryV,
                      TiledViewV, TileV, TupleV, Val)
+from .pyconst import TypedInt
 
 
 
@@ -206,6 +207,10 @@ class Values:
             method = self.mc.registry.method("Tile", attr)
             if method is not None:
                 return Lowered(f"{base.wrap(100)}.{attr}", CtRefV(f"method.{method}", base))
+        if isinstance(v, ConstV) and isinstance(v.value, TypedInt) and attr == "dtype":
+            # a strictly typed integer constant (`ct.int16(4)`, a numpy scalar) has its dtype
+            name = f"{'' if v.value.signed else 'u'}int{v.value.bits}"
+            return Lowered(CT_TO_TL_DTYPE[name], DTypeV(name=name))
         if isinstance(v, EnumV):
             raise self.error(node, "T2T100", f"`.{attr}` of {v.enum} is not supported")
         if isinstance(v, DTypeV) and attr in ("name",):
