@@ -9,6 +9,7 @@ from typing import Optional
 import libcst as cst
 
 from ..diagnostics import LocatedFailure, TranslationError
+from ..names import source_identifiers
 from ..model import (PREC, USE_INT64, ArrayListV, ArrayV, ChoiceV, ConstExprV, ConstV, CtRefV,
                      DTypeV, EnumClassV, EnumV, FuncV, Lowered, NoneV, PyRefV, TableV, TiledViewV,
                      TileV,
@@ -16,6 +17,7 @@ from ..model import (PREC, USE_INT64, ArrayListV, ArrayV, ChoiceV, ConstExprV, C
 from . import pyconst
 from .memory_order import Access, access_of, barrier
 from .pyvalues import dtype_compare
+from .tables import _single_return
 from ..pattern_api import bind, bind_operands
 
 # Python operator syntax -> its symbol; which construct a symbol is comes from the patterns
@@ -312,6 +314,9 @@ class Expressions:
             if isinstance(left.val, DTypeV) and isinstance(right.val, DTypeV) and op in (
                     cst.Equal, cst.NotEqual) and len(node.comparisons) == 1:
                 return dtype_compare(left, right, op is cst.Equal)
+            if isinstance(left.val, TableV) and isinstance(right.val, TableV) and op in (
+                    cst.Equal, cst.NotEqual) and len(node.comparisons) == 1:
+                return self.table_equal(node, left, right, op is cst.Equal)   # tables.py
             if isinstance(left.val, TupleV) and isinstance(right.val, TupleV) and op in (
                     cst.Equal, cst.NotEqual) and len(node.comparisons) == 1:
                 same = self.tuple_equal(left, right, node)
@@ -334,6 +339,12 @@ class Expressions:
         at translation time drop out, and the rest are or-ed at run time (`not in`: the
         negation)."""
         right = self.expr(comp.comparator)
+        if isinstance(right.val, TableV):            # `"k" in kwargs`: a key known here
+            if not isinstance(left.val, ConstV):
+                raise self.error(node.left, "T2T103", "`in` a dict takes a key known at "
+                                 "translation time")
+            return self.const(any(k == left.val.value for k, _ in right.val.entries)
+                              == positive)
         if not isinstance(right.val, TupleV):
             raise self.error(comp, "T2T101", "`in`/`not in` needs a tuple on its right")
         items = right.items if right.items is not None and len(right.items) == len(
@@ -490,6 +501,10 @@ class Expressions:
             local = self.fresh_name("_lambda")
             self.nested_lambda(local, node.func)
             return self.helper_call(self.env[local].name, node)
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "get":
+            base = self.expr(node.func.value)
+            if isinstance(base.val, TableV):
+                return self.table_get(node, base)        # tables.py: `kwargs.get("k")`
         return self.call_value(self.expr(node.func), self.spread_starred(node))
 
     def spread_starred(self, node: cst.Call) -> cst.Call:
@@ -647,6 +662,10 @@ class Expressions:
     def bind_helper_args(self, name: str, node: cst.Call) -> list:
         """The call's arguments in the helper's parameter order, as Python binds them
         (positional, then keywords, then the defaults, lowered here)."""
+        fdef = self.pm.functions.get(name)
+        if fdef is not None and (fdef.params.star_kwarg is not None
+                                 or any(a.star == "**" for a in node.args)):
+            return self.bind_keywords(name, node, fdef)
         if any(a.star for a in node.args):
             raise self.error(node, "T2T102", "`*`/`**` arguments to helpers are not supported",
                              help="pass the arguments explicitly")
@@ -705,6 +724,58 @@ class Expressions:
         code = "(" + ", ".join(r.code for r in rest) + ("," if len(rest) == 1 else "") + ")"
         return fixed + [Lowered(code, TupleV([r.val for r in rest]), items=rest)]
 
+    def bind_keywords(self, name: str, node: cst.Call, fdef) -> list:
+        """As bind_helper_args, for a call passing `**d` (a dict known here: its entries are
+        keywords) or a helper taking `**kwargs` (the keywords no parameter takes, as a dict
+        known at translation time, `TableV`). Arguments are lowered in the order written."""
+        params = list(fdef.params.params)
+        if name in self.pm.hoisted:
+            params = params[:len(params) - len(self.pm.hoisted[name][1])]
+        pos, kws = [], {}
+        for a in node.args:
+            if a.star == "**":
+                low = self.expr(a.value)
+                if not isinstance(low.val, TableV) or not all(
+                        isinstance(k, str) for k, _ in low.val.entries):
+                    raise self.error(a.value, "T2T102", "`**` takes a dict with string keys "
+                                     "known at translation time here")
+                for k, v in low.val.entries:
+                    if k in kws:
+                        raise _bind_error(self, a, name, f"got two values for `{k}`")
+                    kws[k] = (a, v)
+            elif a.star:
+                raise self.error(a, "T2T102", "`*` arguments to helpers are not supported",
+                                 help="pass the arguments explicitly")
+            elif a.keyword is not None:
+                if a.keyword.value in kws:
+                    raise _bind_error(self, a, name, f"got two values for `{a.keyword.value}`")
+                kws[a.keyword.value] = (a, self.expr(a.value))
+            else:
+                pos.append(self.expr(a.value))
+        if len(pos) > len(params):
+            raise _bind_error(self, node, name, f"takes {len(params)} arguments, "
+                              f"{len(pos)} given")
+        out = []
+        for i, p in enumerate(params):
+            pname = p.name.value
+            if i < len(pos):
+                if pname in kws:
+                    raise _bind_error(self, kws[pname][0], name,
+                                      f"got two values for `{pname}`")
+                out.append(pos[i])
+            elif pname in kws:
+                out.append(kws.pop(pname)[1])
+            elif p.default is not None:
+                out.append(self.expr(p.default))
+            else:
+                raise _bind_error(self, node, name, f"missing argument `{pname}`")
+        if fdef.params.star_kwarg is not None:
+            out.append(Lowered("{...}", TableV([(k, v) for k, (_, v) in kws.items()])))
+        elif kws:
+            k = next(iter(kws))
+            raise _bind_error(self, kws[k][0], name, f"has no parameter `{k}`")
+        return out
+
     def helper_call(self, name: str, node: cst.Call) -> Lowered:
         """Call of a module-level @ct.function or plain helper: translated as @triton.jit."""
         inlined = self.inline_handle_helper(name, node)   # tables.py: `return x.method`
@@ -721,19 +792,66 @@ class Expressions:
         args += self.capture_args(name, node)
         unit, ret = self.mc.specialize(name, node, args)
         codes = []
-        for a in args:
+
+        def add(a):
             if isinstance(a.val, ArrayV):
                 codes.extend(a.val.info.abi())
             elif isinstance(a.val, TiledViewV):       # its array, then its non-literal sizes
                 codes.extend(a.val.array.abi())
                 codes.extend(str(d) for d in list(a.val.tile_shape) + list(a.val.steps or [])
                              if not str(d).isdigit())
-            else:
+            elif isinstance(a.val, TableV):           # `**kwargs`: one argument per entry
+                for _, v in a.val.entries:
+                    add(v)
+            elif not isinstance(a.val, FuncV):        # a helper passed on exists only here
                 codes.append(a.code)
+        for a in args:
+            add(a)
         if unit.uses_array_params:
             codes.append(USE_INT64)
+        call = f"{unit.name}({', '.join(codes)})"
+        folded = self.constant_return(name, args, self.mc.helper_returns.get(unit.name), call)
+        if folded is not None and _single_return(self.pm.functions[name]) is not None:
+            return folded           # the helper's value is all the caller needs of it
         self.result.merge(unit)
-        return Lowered(f"{unit.name}({', '.join(codes)})", self.caller_view(name, args, ret))
+        if folded is not None:
+            return folded
+        return Lowered(call, self.caller_view(name, args, ret))
+
+    def constant_return(self, name: str, args, ret: Optional[Lowered], call: str):
+        """A helper returning a compile-time value gives the caller that value, as cuTile
+        folds it (a Triton function always returns a tensor): a number (the call, when the
+        helper does more than return, is kept as a statement of its own), or, for a helper
+        that only returns an expression of its compile-time parameters, that expression of
+        the caller's arguments (`forward(leaf, foo=4)` -> `3 * 100 + 4 * 10`). Else None."""
+        if ret is None or not isinstance(ret.val, (ConstV, ConstExprV)):
+            return None
+        pure = _single_return(self.pm.functions[name]) is not None
+        if isinstance(ret.val, ConstV):
+            if not isinstance(ret.val.value, (bool, int, float)) or not (
+                    pure or self.before(call)):
+                return None
+            return self.const(ret.val.value)
+        if not pure or ret.val.kind not in ("int", "bool"):
+            return None
+        mapping = {}
+        star = self.pm.functions[name].params.star_kwarg
+        names = [p.name.value for p in self.pm.functions[name].params.params] + (
+            [star.name.value] if star is not None else [])
+        for pname, a in zip(names, args):
+            if isinstance(a.val, TableV):
+                for k, v in a.val.entries:
+                    mapping[self.pm.names[f"{pname}_{k}"]] = v
+            else:
+                mapping[pname] = a
+        used = source_identifiers(ret.code) - {"tl", "triton"}
+        if not all(u in mapping and isinstance(mapping[u].val, (ConstV, ConstExprV))
+                   for u in used):
+            return None
+        code = re.sub(r"(?<![\w.])([A-Za-z_]\w*)\b",
+                      lambda m: mapping[m.group(1)].wrap(100) if m.group(1) in used
+                      else m.group(1), ret.code)
+        return Lowered(f"({code})", ConstExprV(code, kind=ret.val.kind))
 
     def plain_python(self, name: str) -> bool:
         """Whether module function `name` is plain Python: undecorated, defined in this module

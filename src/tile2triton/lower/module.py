@@ -8,8 +8,8 @@ from typing import Sequence
 import libcst as cst
 
 from ..diagnostics import TranslationError
-from ..model import (ArrayInfo, ArrayV, ConstExprV, ConstV, DTypeV, FunctionInfo, Lowered,
-                     ParamInfo, TiledViewV, TileV, TupleV, Val)
+from ..model import (ArrayInfo, ArrayV, ConstExprV, ConstV, DTypeV, FuncV, FunctionInfo,
+                     Lowered, ParamInfo, TableV, TiledViewV, TileV, TupleV, Val)
 from ..parse import ParsedModule
 from ..recognize import decorator_role
 from ..registry import Registry
@@ -35,6 +35,7 @@ class ModuleContext:
         self.in_progress: set = set()  # helpers being lowered now (recursion check)
         self.spec_base: dict = {}      # helper translation name -> the helper's own name
         self.nested_names: dict = {}   # id(nested def node) -> its hoisted name (nested_defs.py)
+        self.helper_returns: dict = {}  # helper translation name -> its return value, lowered
 
     def specialize(self, name: str, call_node, args: Sequence[Lowered]):
         """(UnitResult, return Val) of helper `name` for the kinds of `args`."""
@@ -43,15 +44,18 @@ class ModuleContext:
         fn_params = list(fdef.params.params)
         if isinstance(fdef.params.star_arg, cst.Param):   # `*items`: one tuple (bound by
             fn_params.append(fdef.params.star_arg)        # Expressions.bind_helper_args)
-        if len(fn_params) != len(args) or fdef.params.posonly_params \
-                or fdef.params.kwonly_params or fdef.params.star_kwarg is not None:
+        star = fdef.params.star_kwarg
+        names = [p.name.value for p in fn_params] + ([star.name.value] if star is not None else [])
+        if len(names) != len(args) or fdef.params.posonly_params \
+                or fdef.params.kwonly_params:
             raise pm.error(call_node, "T2T102", f"helper `{name}` must be called with one "
                            "positional argument per parameter")
         params, key = [], []
         views = {}      # helper parameter -> TiledViewV it stands for (built after the params)
         tuple_items = {}
-        for p, a in zip(fn_params, args):
-            pname = p.name.value
+        tables = {}     # `**kwargs` -> (key, parameter) per entry
+
+        def classify(pname, a):
             if isinstance(a.val, TiledViewV):
                 # a tiled view exists only at translation time: the helper gets its array,
                 # plus one constexpr per tile-shape / step entry that is not a literal
@@ -72,12 +76,12 @@ class ModuleContext:
                             None if steps is None else tuple(
                                 d if d.isdigit() else "?" for d in steps),
                             getattr(getattr(v.padding, "val", None), "member", None)))
-                continue
+                return
             if isinstance(a.val, DTypeV) and a.val.tf32_when is None:
                 params.append(ParamInfo(pname, "constexpr"))
                 key.append(("dtype",))
                 views[pname] = DTypeV(code=pname)
-                continue
+                return
             if isinstance(a.val, ArrayV):
                 info = ArrayInfo(pname, rank=a.val.info.rank,
                                  abi_prefix=pm.names.array_prefix(pname))
@@ -97,6 +101,25 @@ class ModuleContext:
             else:
                 params.append(ParamInfo(pname, "tile"))
                 key.append(("tile",))
+
+        for pname, a in zip(names, args):
+            if isinstance(a.val, TableV):
+                # `**kwargs`: a dict known here; each entry is a parameter of its own
+                subs = []
+                key.append(("dict", tuple(k for k, _ in a.val.entries)))
+                for k, v in a.val.entries:
+                    if not (isinstance(k, str) and k.isidentifier()):
+                        raise pm.error(call_node, "T2T102", f"helper `{name}`: keyword "
+                                       f"{k!r} is not a name")
+                    subs.append((k, pm.names[f"{pname}_{k}"]))
+                    classify(subs[-1][1], v)
+                tables[pname] = subs
+            elif isinstance(a.val, FuncV):
+                # a helper passed as an argument exists only at translation time
+                key.append(("func", a.val.name))
+                views[pname] = a.val
+            else:
+                classify(pname, a)
         key = tuple(key)
         # one translation per kinds of arguments: `h`, then `h_2`, `h_3`, ... (emit puts them
         # all where `h` is defined)
@@ -126,10 +149,15 @@ class ModuleContext:
             lw.env.update(views)
             for pname, items in tuple_items.items():   # `shape[k]` reads the k-th item
                 lw.static_names[pname] = Lowered(pname, views[pname], items=items)
+            for pname, subs in tables.items():
+                lw.env[pname] = TableV([(k, lw.static_names.get(sub) or Lowered(sub, lw.env[sub]))
+                                        for k, sub in subs])
             unit = lw.result
             unit.text = "\n".join(lw.lower_body())
             unit.uses_array_params = any(p.kind == "array" for p in params)
-            ret = _helper_return_val(fdef, lw)
+            ret_low = _helper_return_val(fdef, lw)
+            ret = ret_low.val
+            self.helper_returns[spec] = ret_low
         finally:
             self.in_progress.discard(name)
         self.helper_specs[spec] = (key, unit, ret)
@@ -204,7 +232,7 @@ def lower_function(mc: ModuleContext, fn: FunctionInfo, params: list[ParamInfo])
     return lw.result
 
 
-def _helper_return_val(fdef, lw: Lowerer) -> Val:
+def _helper_return_val(fdef, lw: Lowerer) -> Lowered:
     """The helper's return value kind: re-lower the last `return` expression in its env."""
     last = None
     stmts = fdef.body.body
@@ -218,8 +246,8 @@ def _helper_return_val(fdef, lw: Lowerer) -> Val:
             if last is not None:
                 break
     if last is None:
-        return TileV()
+        return Lowered("", TileV())
     try:
-        return lw.expr(last).val
+        return lw.expr(last)
     except TranslationError:
-        return TileV()
+        return Lowered("", TileV())

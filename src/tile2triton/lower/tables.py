@@ -190,6 +190,50 @@ class CompileTimeTables:
                                   "parameter")
         return Lowered(base.code, ChoiceV(options))
 
+    def table_get(self, node: cst.Call, base: Lowered) -> Lowered:
+        """`d.get(key[, default])` of a dict known here (`**kwargs`): the entry, else the
+        default (None)."""
+        args = node.args
+        if not 1 <= len(args) <= 2 or any(a.keyword is not None or a.star for a in args):
+            raise self.error(node, "T2T102", "dict.get() takes a key and an optional default")
+        key = self.expr(args[0].value)
+        if not isinstance(key.val, (ConstV, EnumV)):
+            raise self.error(args[0].value, "T2T103", "dict.get() takes a key known at "
+                             "translation time inside kernels")
+        k = _key(key.val)
+        for ek, value in base.val.entries:
+            if ek == k:
+                return value
+        return self.expr(args[1].value) if len(args) == 2 else Lowered("None", NoneV())
+
+    def table_equal(self, node, left: Lowered, right: Lowered, equal: bool) -> Lowered:
+        """`kwargs == {"a": 1}`: the same keys, and each entry equal (compared here where
+        both are known, else by Triton: constexprs fold, runtime values give a bool)."""
+        a, b = dict(left.val.entries), dict(right.val.entries)
+        tests = []
+        if set(a) == set(b):
+            for k in a:
+                eq = self.equality(node, a[k], b[k])
+                if isinstance(eq.val, ConstV):
+                    if not eq.val.value:
+                        break
+                    continue
+                tests.append(eq)
+            else:
+                if not tests:
+                    return self.const(equal)
+                if all(isinstance(t.val, ConstExprV) for t in tests):
+                    code = " and ".join(t.wrap(PREC["and"] + 1) for t in tests)
+                    low = Lowered(code, ConstExprV("cmp", kind="bool"),
+                                  PREC["and"] if len(tests) > 1 else tests[0].prec)
+                    return low if equal else Lowered(f"not ({code})", ConstExprV(
+                        "cmp", kind="bool"), PREC["not"])
+                code = " & ".join(t.wrap(PREC["&"] + 1) for t in tests)
+                val = TileV(shape=(), dtype="bool_")
+                return Lowered(code, val, PREC["&"]) if equal else Lowered(
+                    f"({code}) == 0", val, PREC["cmp"])
+        return self.const(not equal)
+
     def tuple_choice(self, node, base: Lowered, idx: Lowered) -> Lowered:
         """`t[k]` of a tuple by a ct.Constant parameter: a choice among the items."""
         items = base.items if base.items is not None else [
