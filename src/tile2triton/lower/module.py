@@ -21,6 +21,11 @@ from .unit import UnitResult
 # chain must stay well inside Python's recursion limit together with the deepest expression the
 # nesting prescan lets through (tests/test_robustness.py checks the combination).
 MAX_HELPER_DEPTH = 24
+# A helper calling itself with compile-time arguments (translated once per value, one Triton
+# function per level): Triton's compiler nests its own Python frames per call and stops between
+# 45 and 64 levels (sm_90 front end, default recursion limit); the translator's own frames per
+# level leave room for 32 under a test runner's
+MAX_RECURSION = 32
 
 
 class ModuleContext:
@@ -33,6 +38,7 @@ class ModuleContext:
         self.helper_specs: dict = {}  # helper name -> (argument kinds, UnitResult, return Val)
         self.helper_order: list = []
         self.in_progress: set = set()  # helpers being lowered now (recursion check)
+        self.spec_in_progress: set = set()  # their translation names
         self.spec_base: dict = {}      # helper translation name -> the helper's own name
         self.nested_names: dict = {}   # id(nested def node) -> its hoisted name (nested_defs.py)
         self.helper_returns: dict = {}  # helper translation name -> its return value, lowered
@@ -54,8 +60,17 @@ class ModuleContext:
         views = {}      # helper parameter -> TiledViewV it stands for (built after the params)
         tuple_items = {}
         tables = {}     # `**kwargs` -> (key, parameter) per entry
+        # a helper calling itself is translated once per value of its constant arguments, so
+        # that its compile-time branches end the recursion here, as in cuTile
+        by_value = _calls_itself(fdef, name)
 
         def classify(pname, a):
+            if by_value and isinstance(a.val, ConstV) and isinstance(a.val.value,
+                                                                     (bool, int, float)):
+                params.append(ParamInfo(pname, "constexpr"))
+                key.append(("value", type(a.val.value).__name__, a.val.value))
+                views[pname] = a.val
+                return
             if isinstance(a.val, TiledViewV):
                 # a tiled view exists only at translation time: the helper gets its array,
                 # plus one constexpr per tile-shape / step entry that is not a literal
@@ -124,15 +139,27 @@ class ModuleContext:
         # one translation per kinds of arguments: `h`, then `h_2`, `h_3`, ... (emit puts them
         # all where `h` is defined)
         spec, k = name, 1
-        while spec in self.helper_specs:
-            old_key, unit, ret = self.helper_specs[spec]
-            if old_key == key:
-                return unit, ret
+        while spec in self.helper_specs or spec in self.spec_in_progress:
+            if spec in self.helper_specs:
+                old_key, unit, ret = self.helper_specs[spec]
+                if old_key == key:
+                    return unit, ret
             k += 1
             spec = pm.names[f"{name}_{k}"]
-        if name in self.in_progress:
-            raise pm.error(call_node, "T2T101", f"recursive helper `{name}` cannot be translated")
-        if len(self.in_progress) >= MAX_HELPER_DEPTH:
+        token = (name, key) if by_value else name
+        if token in self.in_progress:
+            raise pm.error(call_node, "T2T101", f"recursive helper `{name}` cannot be translated",
+                           help="a recursion ends at translation time only when a compile-time "
+                                "argument decides it (a ct.Constant parameter known at launch)"
+                           if by_value else None)
+        if by_value and sum(isinstance(t, tuple) for t in self.in_progress) >= MAX_RECURSION:
+            raise pm.error(call_node, "T2T002", f"helper `{name}` calls itself more than "
+                           f"{MAX_RECURSION} deep here; tile2triton translates up to that",
+                           help="each level is a Triton function calling the next, and "
+                                "Triton's compiler stops at about 50; write the repetition as "
+                                "a loop")
+        if len(self.in_progress) - sum(isinstance(t, tuple) for t in self.in_progress) \
+                >= MAX_HELPER_DEPTH:
             raise pm.error(call_node, "T2T002", f"helpers call each other more than "
                            f"{MAX_HELPER_DEPTH} deep here; tile2triton translates up to that",
                            help="merge some of the helpers")
@@ -143,7 +170,8 @@ class ModuleContext:
                 role = r
         fn = FunctionInfo(spec, fdef, role, params)
         self.spec_base[spec] = name
-        self.in_progress.add(name)
+        self.in_progress.add(token)
+        self.spec_in_progress.add(spec)
         try:  # a helper that fails must not look recursive to the next kernel calling it
             lw = Lowerer(self, fn, params)
             lw.env.update(views)
@@ -159,7 +187,8 @@ class ModuleContext:
             ret = ret_low.val
             self.helper_returns[spec] = ret_low
         finally:
-            self.in_progress.discard(name)
+            self.in_progress.discard(token)
+            self.spec_in_progress.discard(spec)
         self.helper_specs[spec] = (key, unit, ret)
         self.helper_order.append(spec)
         return unit, ret
@@ -230,6 +259,19 @@ def lower_function(mc: ModuleContext, fn: FunctionInfo, params: list[ParamInfo])
     lines = lw.lower_body()
     lw.result.text = "\n".join(lines)
     return lw.result
+
+
+def _calls_itself(fdef: cst.FunctionDef, name: str) -> bool:
+    """Whether the body of helper `name` calls `name`."""
+    class Find(cst.CSTVisitor):
+        found = False
+
+        def visit_Call(self, node):
+            if isinstance(node.func, cst.Name) and node.func.value == name:
+                Find.found = True
+
+    fdef.body.visit(Find())
+    return Find.found
 
 
 def _helper_return_val(fdef, lw: Lowerer) -> Lowered:
