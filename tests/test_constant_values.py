@@ -85,3 +85,41 @@ def test_names_rebound_to_constants_compile_for_sm90(rebind):
     assert compile_messages(rebind.path, "shift_rows",
                             "[((4,), torch.zeros(203, dtype=torch.int16), "
                             "torch.zeros(203, dtype=torch.int16), 5)]") == ["ok"]
+
+
+ROUND_SRC = """
+@ct.kernel
+def rounded_scale(x, y, T: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    s = ct.float16(0.2) + ct.float64(ct.float8_e8m0fnu(0.2))
+    ct.store(y, index=(ct.bid(0),), tile=t * s + ct.bfloat16(0.3))
+"""
+
+
+@pytest.fixture(scope="module")
+def rounding(tmp_path_factory):
+    return Both(tmp_path_factory.mktemp("rounding"), ROUND_SRC, "rounding")
+
+
+def test_typed_float_constants_are_rounded(rounding):
+    """`ct.float16(0.2)` is the float16 nearest 0.2 (0.199951171875), `ct.float8_e8m0fnu(0.2)`
+    the nearest power of two (0.25): constants of dtypes Triton lacks fold here too."""
+    x = torch.randn(N, generator=gen(9), dtype=torch.float64)
+    y = torch.zeros(N, dtype=torch.float64)
+    r1, r2 = rounding.run("rounded_scale", GRID, [x, y, T])
+    s = float(torch.tensor(0.2).half()) + 0.25
+    want = x * s + float(torch.tensor(0.3, dtype=torch.float64).bfloat16())
+    assert torch.allclose(r2[1], want, rtol=1e-12, atol=1e-12)
+    assert torch.allclose(r1[1], r2[1], rtol=1e-12, atol=1e-12)
+    assert "s: tl.constexpr = 0.449951171875" in rounding.text
+
+
+def test_tile_of_a_dtype_triton_lacks_is_a_located_diagnostic():
+    from side_by_side import translate
+    with pytest.raises(AssertionError, match="T2T106.*float8_e8m0fnu has no Triton equivalent"):
+        translate("""
+@ct.kernel
+def k(x):
+    t = ct.load(x, index=(0,), shape=(4,))
+    ct.store(x, index=(0,), tile=ct.float8_e8m0fnu(t))
+""")

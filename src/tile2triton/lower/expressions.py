@@ -10,7 +10,8 @@ import libcst as cst
 
 from ..diagnostics import LocatedFailure, TranslationError
 from ..names import source_identifiers
-from ..model import (PREC, USE_INT64, ArrayListV, ArrayV, ChoiceV, ConstExprV, ConstV, CtRefV,
+from ..model import (CT_TO_TL_DTYPE, PREC, USE_INT64, ArrayListV, ArrayV, ChoiceV, ConstExprV,
+                     ConstV, CtRefV,
                      DTypeV, EnumClassV, EnumV, FuncV, Lowered, NoneV, PyRefV, TableV, TiledViewV,
                      TileV,
                      TupleV)
@@ -501,6 +502,12 @@ class Expressions:
             local = self.fresh_name("_lambda")
             self.nested_lambda(local, node.func)
             return self.helper_call(self.env[local].name, node)
+        q = self.resolve(node.func) if isinstance(node.func, (cst.Name, cst.Attribute)) else None
+        if q and q.startswith("cuda.tile.") and CT_TO_TL_DTYPE.get(q[len("cuda.tile."):],
+                                                                  "") is None:
+            # a dtype Triton lacks, called on a constant (`ct.float8_e8m0fnu(0.2)`), is a
+            # number rounded to it; on anything else pyvalues.py says why not
+            return self.dtype_call(DTypeV(name=q[len("cuda.tile."):]), node)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "get":
             base = self.expr(node.func.value)
             if isinstance(base.val, TableV):

@@ -84,7 +84,7 @@ def math_constant(qualname: str):
     return _MODULE_CONSTANTS.get(module, {}).get(attr)
 
 
-def dtype_cast(kind: str, value, bits: int = 64):
+def dtype_cast(kind: str, value, bits: int = 64, name: str = "float64"):
     """`np.float32(v)` / `ct.int16(v)` / `torch.float32(v)` on a constant, as cuTile folds it:
     a float dtype keeps the number as a float, an integer dtype truncates toward zero and wraps
     to its width (`ct.uint32(-3) == 2**32 - 3`), giving a strictly typed constant whose later
@@ -93,7 +93,21 @@ def dtype_cast(kind: str, value, bits: int = 64):
         return bool(value) if value is not None else False
     if kind in ("int", "uint"):
         return TypedInt.of(int(value) if value is not None else 0, bits, kind == "int")
-    return float(value) if value is not None else 0.0
+    if value is None:
+        return 0.0
+    return round_float(float(value), name)
+
+
+def round_float(value: float, name: str) -> float:
+    """`value` rounded to float dtype `name` (to nearest, as torch converts; cuTile's constant
+    of that dtype holds the rounded number: `ct.float16(0.2)` is 0.199951171875)."""
+    if name in ("float64", "tfloat32") or math.isnan(value) or math.isinf(value):
+        return value
+    import torch
+    dt = getattr(torch, name, None)
+    if dt is None:
+        return value
+    return torch.tensor(value, dtype=torch.float64).to(dt).to(torch.float64).item()
 
 
 class TypedInt(int):

@@ -83,9 +83,13 @@ class CompileTimePython:
                                  f"ct.{d.name}() of {value!r}: not a number",
                                  help="cuTile rejects it too; pass a number")
             try:
-                return self.const(pyconst.dtype_cast(d.kind, value, d.bits))
+                return self.const(pyconst.dtype_cast(d.kind, value, d.bits, d.name))
             except (ValueError, OverflowError) as e:   # int(inf), int(nan)
                 raise self.error(node, "T2T103", f"ct.{d.name}({value!r}): {e}") from None
+        if d.triton is None:
+            raise self.error(node, "T2T106", f"ct.{d.name} has no Triton equivalent",
+                             help="only a constant can be converted to it (a number rounded "
+                                  "to the dtype)")
         if isinstance(arg.val, (TileV, ConstExprV)):
             shape = arg.val.shape if isinstance(arg.val, TileV) else ()
             # a scalar may be a Python int under the interpreter (a loop index): tl.cast
