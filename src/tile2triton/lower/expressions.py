@@ -75,7 +75,7 @@ class Expressions:
             return self.static_names[name]
         if name in self.env:
             val = self.env[name]
-            return Lowered(name, val)
+            return Lowered(self.renames.get(name, name), val)
         if name in ("True", "False"):
             return Lowered(name, ConstV(name == "True"))
         if name == "None":

@@ -43,6 +43,7 @@ class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, Comp
         self.straight: set = set()        # names re-bound only by top-level statements
         self.shadow: dict = {}            # a re-bound name's value at its last binding
         self.bound: set = set()           # names bound so far (a re-binding needs a new name)
+        self.renames: dict = {}           # names spelled otherwise in an `else` branch
         self.can_insert = True  # patterns may put statements before the current one
         self.order = AccessOrder()  # memory accesses, for barriers between them
         self.taken_names = {n.value for n in _names(fn.node)} | {

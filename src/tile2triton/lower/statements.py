@@ -146,17 +146,38 @@ class Statements:
         shadow_body, self.shadow = self.shadow, dict(shadow_before)
         taken = self.order.branch_other(accesses)
         orelse = node.orelse
-        if isinstance(orelse, cst.If):
-            self.leading(orelse)
-            self.if_stmt(orelse, "elif")
-        elif isinstance(orelse, cst.Else):
-            self.leading(orelse)
-            self.line("else:", self.header_comment(orelse))
-            self.block(orelse.body)
+        renamed = self.rename_branch_locals(node) if isinstance(orelse, cst.Else) else {}
+        saved_renames = dict(self.renames)
+        self.renames.update(renamed)
+        try:
+            if isinstance(orelse, cst.If):
+                self.leading(orelse)
+                self.if_stmt(orelse, "elif")
+            elif isinstance(orelse, cst.Else):
+                self.leading(orelse)
+                self.line("else:", self.header_comment(orelse))
+                self.block(orelse.body)
+        finally:
+            self.renames = saved_renames
+        for name in renamed:            # read nowhere after the `if`: as the `then` path left it
+            self.env[name] = after_body.get(name, self.env.get(name))
         self.order.branch_end(taken)
         if isinstance(test.val, ConstExprV):
             self.merge_branch_tiles(test, after_body, self.env if orelse is not None else before)
         self.join_constants(shadow_body, self.shadow)
+
+    def rename_branch_locals(self, node: cst.If) -> dict:
+        """Names both branches of an `if` bind and the function uses nowhere else (scratch
+        values of each branch: an int32 `t` in one, a float32 `t` in the other): cuTile lets
+        them differ in type, Triton merges a name both branches define and rejects differing
+        types. The `else` branch's binding gets a name of its own (`t_2`)."""
+        both = _bound(node.body) & _bound(node.orelse.body)
+        if not both:
+            return {}
+        used_elsewhere = _names_outside(self.body, node)
+        params = {p.name for p in self.params}
+        return {n: self.fresh_name(n) for n in sorted(both - used_elsewhere - params)
+                if n not in self.renames}
 
     def join_constants(self, a: dict, b: dict) -> None:
         """After an `if` on a runtime or constexpr condition, a name re-bound outside loops
@@ -579,7 +600,7 @@ class Statements:
             if isinstance(low.val, ArrayV):
                 raise self.error(t, "T2T101", "arrays cannot be re-bound to new names in kernels",
                                  help="use the array parameter directly")
-            return t.value
+            return self.renames.get(t.value, t.value)
         if isinstance(t, (cst.Tuple, cst.List)):
             names = []
             items = low.val.items if isinstance(low.val, TupleV) else None
@@ -590,7 +611,7 @@ class Statements:
                 if not isinstance(el.value, cst.Name):
                     raise self.error(el.value, "T2T101", "only names can be unpacked into")
                 self.env[el.value.value] = items[i] if items is not None else TileV()
-                names.append(el.value.value)
+                names.append(self.renames.get(el.value.value, el.value.value))
             return ", ".join(names)
         raise self.error(t, "T2T101", "only assignments to names are supported in kernels",
                          help="tiles are immutable values; assign a new tile to a name")
@@ -695,6 +716,7 @@ class Statements:
         self.static_names.pop(name, None)
         self.bound.add(name)
         self.env[name] = self.runtime_if_mutable(name, low.val)
+        name = self.renames.get(name, name)
         # keep `x += y` when the operator lowers to itself
         if symbol in ("+", "-", "*", "&", "|", "^", "/") \
                 and low.code == f"{left.wrap(12)} {symbol} {right.wrap(PREC[symbol] + 1)}":
@@ -745,3 +767,23 @@ def _same_constant(a, b) -> bool:
     """Two compile-time numbers cuTile would merge into one constant (same type and value)."""
     return isinstance(a, ConstV) and isinstance(b, ConstV) and type(a.value) is type(
         b.value) and isinstance(a.value, (bool, int, float)) and a.value == b.value
+
+
+def _bound(suite) -> set:
+    """Names bound by the statements of a suite (assignments, loop targets), at any depth."""
+    return reassigned_names(suite, times=1)
+
+
+def _names_outside(body, node) -> set:
+    """Every name read or bound in `body` outside the statement `node`."""
+    out: set = set()
+
+    class Scan(cst.CSTVisitor):
+        def visit_If(self, n):
+            return n is not node
+
+        def visit_Name(self, n):
+            out.add(n.value)
+
+    body.visit(Scan())
+    return out
