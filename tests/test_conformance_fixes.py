@@ -314,7 +314,6 @@ def test_nan_in_argmax_over_all_axes(nan_kernels, prop):
     m, n, tm, tn = 5, 6, 8, 8
     x = torch.randn(m, n, generator=gen(9)).to(torch.float32)
     x[1, 2] = x.max() + 1
-    x[2, 5] = x.min() - 1
     x[3, 4] = float("nan")
     out = torch.zeros(2, dtype=torch.int32)
     r1, r2 = nan_kernels.run("arg_all", (1,), [x, out, tm, tn, prop])

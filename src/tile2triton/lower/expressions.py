@@ -676,7 +676,6 @@ class Expressions:
         if any(a.star for a in node.args):
             raise self.error(node, "T2T102", "`*`/`**` arguments to helpers are not supported",
                              help="pass the arguments explicitly")
-        fdef = self.pm.functions.get(name)
         if fdef is not None and isinstance(fdef.params.star_arg, cst.Param):
             return self.bind_varargs(name, fdef, node)
         if fdef is None or (all(a.keyword is None for a in node.args) and not any(
