@@ -292,6 +292,37 @@ def _list_layout(arrays, ndim):
     return unit, tuple(div)
 
 
+def _row_tiles(count, tile_bytes, cached):
+    """(count, bytes) where a row of `count` tiles of `tile_bytes` fits in registers (at most
+    16 tiles and 64 KiB: GPU run 31) and no cached array shares memory with another array
+    argument (`cached`: (array, the others) pairs); else (0, 0): the loops run as written."""
+    if not 0 < count <= 16 or count * tile_bytes > 65536:
+        return 0, 0
+    for x, others in cached:
+        lo, hi = _extent(x)
+        for y in others:
+            y_lo, y_hi = _extent(y)
+            if lo < y_hi and y_lo < hi:
+                return 0, 0
+    return count, count * tile_bytes
+
+
+def _extent(x):
+    """The bytes an array's elements span: [first, end)."""
+    if x.numel() == 0:
+        return 0, 0
+    span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride())) + 1
+    return x.data_ptr(), x.data_ptr() + span * x.element_size()
+
+
+def _row_warps(num_warps, row_tiles):
+    """Warps for a kernel keeping rows in registers: one more warp per 4 KiB kept past 16 KiB,
+    at most 16, so that no thread holds more than about 32 registers of row (run 31: 8 warps
+    for 32 KiB rows, 4 for 8-16 KiB)."""
+    kept = max(b for _, b in row_tiles)
+    return max(num_warps, min(16, kept // 4096)) if kept else num_warps
+
+
 def _k_major_tf32(stream, b, rows, others):
     """`b`, or a copy of it with the same shape and values stored K-major, for a float32 array
     whose tiles feed the B operand of tf32 matrix products (x @ b, K x N tiles) and that the

@@ -13,6 +13,8 @@ from _t2t_corpus_runtime import (
     _needs_int64,
     _on_stream,
     _remember_launch,
+    _row_tiles,
+    _row_warps,
     _scalar_key,
 )
 
@@ -49,6 +51,7 @@ def layernorm_fwd_kernel(
     out_div: tl.constexpr,
     mean_out_div: tl.constexpr,
     rstd_out_div: tl.constexpr,
+    ROW_TILES: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """LayerNorm over the last axis, one row per block, streaming the row in TILE_N chunks.
@@ -79,82 +82,142 @@ def layernorm_fwd_kernel(
 
     # Pass 1: mean. Zero padding keeps the tail out of the sum.
     acc = tl.zeros((1, TILE_N), dtype=tl.float32)
-    for j in range(num_chunks):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-            offs_x1 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-        else:
-            offs_x0 = row + tl.arange(0, 1)
-            offs_x1 = j * TILE_N + tl.arange(0, TILE_N)
-        mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-        xt = tl.load(
-            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
-            mask=mask_x,
-            other=0.0,
-        )
-        acc = acc + xt.to(tl.float32)
+    if ROW_TILES:  # the row's tiles stay in registers (launcher)
+        x_row = ()
+        for j in tl.static_range(ROW_TILES):
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+                offs_x1 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+            else:
+                offs_x0 = row + tl.arange(0, 1)
+                offs_x1 = j * TILE_N + tl.arange(0, TILE_N)
+            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            x_tile = tl.load(
+                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                mask=mask_x,
+                other=0.0,
+            )
+            x_row = x_row + (x_tile,)
+            xt = x_tile
+            acc = acc + xt.to(tl.float32)
+    else:
+        for j in range(num_chunks):
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+                offs_x1 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+            else:
+                offs_x0 = row + tl.arange(0, 1)
+                offs_x1 = j * TILE_N + tl.arange(0, TILE_N)
+            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            x_tile = tl.load(
+                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                mask=mask_x,
+                other=0.0,
+            )
+            xt = x_tile
+            acc = acc + xt.to(tl.float32)
     mean = tl.sum(acc, axis=1, keep_dims=True) / n  # (1, 1)
 
     # Pass 2: variance. (x - mean) is not zero on padded lanes, so mask them explicitly.
     acc = tl.zeros((1, TILE_N), dtype=tl.float32)
-    for j in range(num_chunks):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0_2 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-            offs_x1_2 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-        else:
-            offs_x0_2 = row + tl.arange(0, 1)
-            offs_x1_2 = j * TILE_N + tl.arange(0, TILE_N)
-        mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
-        xt = tl.load(
-            x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1,
-            mask=mask_x_2,
-            other=0.0,
-        )
-        cols = j * TILE_N + tl.arange(0, TILE_N)
-        d = tl.where(cols[None, :] < n, xt.to(tl.float32) - mean, 0.0)
-        acc = acc + d * d
+    if ROW_TILES:  # the row's tiles stay in registers (launcher)
+        for j in tl.static_range(ROW_TILES):
+            x_tile_2 = x_row[j]
+            xt = x_tile_2
+            cols = j * TILE_N + tl.arange(0, TILE_N)
+            d = tl.where(cols[None, :] < n, xt.to(tl.float32) - mean, 0.0)
+            acc = acc + d * d
+    else:
+        for j in range(num_chunks):
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0_2 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+                offs_x1_2 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+            else:
+                offs_x0_2 = row + tl.arange(0, 1)
+                offs_x1_2 = j * TILE_N + tl.arange(0, TILE_N)
+            mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
+            x_tile_2 = tl.load(
+                x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1,
+                mask=mask_x_2,
+                other=0.0,
+            )
+            xt = x_tile_2
+            cols = j * TILE_N + tl.arange(0, TILE_N)
+            d = tl.where(cols[None, :] < n, xt.to(tl.float32) - mean, 0.0)
+            acc = acc + d * d
     var = tl.sum(acc, axis=1, keep_dims=True) / n
     rstd = tl.rsqrt(var + eps)
 
     # Pass 3: normalise and apply the affine transform.
-    for j in range(num_chunks):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0_3 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-            offs_x1_3 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-        else:
-            offs_x0_3 = row + tl.arange(0, 1)
-            offs_x1_3 = j * TILE_N + tl.arange(0, TILE_N)
-        mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
-        xt = tl.load(
-            x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1,
-            mask=mask_x_3,
-            other=0.0,
-        )
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_weight0 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-        else:
-            offs_weight0 = j * TILE_N + tl.arange(0, TILE_N)
-        mask_weight = offs_weight0 < weight_shape0
-        w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0)
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_bias0 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-        else:
-            offs_bias0 = j * TILE_N + tl.arange(0, TILE_N)
-        mask_bias = offs_bias0 < bias_shape0
-        b = tl.load(bias_ptr + offs_bias0 * bias_stride0, mask=mask_bias, other=0.0)
-        y = (xt.to(tl.float32) - mean) * rstd * w.to(tl.float32) + b.to(tl.float32)
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-            offs_out1 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-        else:
-            offs_out0 = row + tl.arange(0, 1)
-            offs_out1 = j * TILE_N + tl.arange(0, TILE_N)
-        mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-        tl.store(
-            out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-            y.to(out_ptr.dtype.element_ty),
-            mask=mask_out,
-        )
+    if ROW_TILES:  # the row's tiles stay in registers (launcher)
+        for j in tl.static_range(ROW_TILES):
+            x_tile_3 = x_row[j]
+            xt = x_tile_3
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_weight0 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+            else:
+                offs_weight0 = j * TILE_N + tl.arange(0, TILE_N)
+            mask_weight = offs_weight0 < weight_shape0
+            w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_bias0 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+            else:
+                offs_bias0 = j * TILE_N + tl.arange(0, TILE_N)
+            mask_bias = offs_bias0 < bias_shape0
+            b = tl.load(bias_ptr + offs_bias0 * bias_stride0, mask=mask_bias, other=0.0)
+            y = (xt.to(tl.float32) - mean) * rstd * w.to(tl.float32) + b.to(tl.float32)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+                offs_out1 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+            else:
+                offs_out0 = row + tl.arange(0, 1)
+                offs_out1 = j * TILE_N + tl.arange(0, TILE_N)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                y.to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
+    else:
+        for j in range(num_chunks):
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_x0_3 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+                offs_x1_3 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+            else:
+                offs_x0_3 = row + tl.arange(0, 1)
+                offs_x1_3 = j * TILE_N + tl.arange(0, TILE_N)
+            mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
+            x_tile_3 = tl.load(
+                x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1,
+                mask=mask_x_3,
+                other=0.0,
+            )
+            xt = x_tile_3
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_weight0 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+            else:
+                offs_weight0 = j * TILE_N + tl.arange(0, TILE_N)
+            mask_weight = offs_weight0 < weight_shape0
+            w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_bias0 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+            else:
+                offs_bias0 = j * TILE_N + tl.arange(0, TILE_N)
+            mask_bias = offs_bias0 < bias_shape0
+            b = tl.load(bias_ptr + offs_bias0 * bias_stride0, mask=mask_bias, other=0.0)
+            y = (xt.to(tl.float32) - mean) * rstd * w.to(tl.float32) + b.to(tl.float32)
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
+                offs_out1 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
+            else:
+                offs_out0 = row + tl.arange(0, 1)
+                offs_out1 = j * TILE_N + tl.arange(0, TILE_N)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                y.to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
 
     if USE_INT64:  # 64-bit offsets, chosen by the launcher
         offs_mean_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
@@ -192,6 +255,15 @@ def launch_layernorm_fwd_kernel(
     mean_out = _as_tensor(mean_out)
     rstd_out = _as_tensor(rstd_out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Loops walking the same row keep its tiles in registers where they fit: per group of
+    # loops, (tiles per row or 0 for the loops as written, bytes kept; docs/performance.md)
+    row_tiles = (
+        _row_tiles(
+            triton.cdiv(x.shape[1], TILE_N),
+            x.element_size() * TILE_N,
+            ((x, (weight, bias, out, mean_out, rstd_out)),),
+        ),
+    )
     args = (
         x,
         *x.shape,
@@ -244,6 +316,7 @@ def launch_layernorm_fwd_kernel(
         _scalar_key(eps),
         TILE_N,
         num_ctas,
+        row_tiles,
     )
     if _launch_known(layernorm_fwd_kernel, known, stream, grid, args):
         return
@@ -258,6 +331,7 @@ def launch_layernorm_fwd_kernel(
     # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
+    num_warps = _row_warps(num_warps, row_tiles)
     constexprs = dict(
         x_div=_multiples(x),
         weight_div=_multiples(weight),
@@ -265,6 +339,7 @@ def launch_layernorm_fwd_kernel(
         out_div=_multiples(out),
         mean_out_div=_multiples(mean_out),
         rstd_out_div=_multiples(rstd_out),
+        ROW_TILES=row_tiles[0][0],
         USE_INT64=_needs_int64(x, weight, bias, out, mean_out, rstd_out),
     )
     with _on_stream(stream):

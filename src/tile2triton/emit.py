@@ -120,14 +120,18 @@ def with_multiples(body: str, arrays: list) -> str:
 LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype",
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
                     "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32",
-                    "_tma_descriptor")
+                    "_tma_descriptor", "_row_tiles", "_row_warps")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
                    "constexprs", "compiled", "grid_x", "grid_rest", "blocks_per_program",
-                   "ptx_options", "float_dtypes")
+                   "ptx_options", "float_dtypes", "row_tiles")
 # Kernel parameters of a coarsened kernel (coarsen.py): the launch's own grid size along axis 0
 # and the number of blocks each program runs
 GRID_X, PER_PROGRAM = "grid_x", "BLOCKS_PER_PROGRAM"
+
+
+def _tuple_code(items: list) -> str:
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
 
 def launcher_tile_elems(fn: FunctionInfo, unit) -> list:
@@ -192,6 +196,18 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     if unit.flatten:   # a persistent loop over TMA products: flattened when they are TMA
         constexpr_args.append(f"{unit.flatten}=" + " or ".join(f"{d} is not None"
                                                                for d, _, _ in tma))
+    # loops walking one row keep its tiles in registers (lower/resident_rows.py): per group,
+    # the launcher's call computing (tile count or 0, bytes kept), and the kernel's constexpr
+    row_tiles = []
+    for i, (constexpr, count, cached) in enumerate(unit.row_tiles):
+        if cached:
+            tile_bytes = " + ".join(f"{a}.element_size() * " + (f"({e})" if " " in e else e)
+                                   for a, e in cached)
+            checks = [f"({a}, {_tuple_code([o for o in arrays if o != a])})" for a, _ in cached]
+            row_tiles.append(f"{h['_row_tiles']}({count}, {tile_bytes}, {_tuple_code(checks)})")
+        else:               # nothing to keep: the loops as written
+            row_tiles.append("(0, 0)")
+        constexpr_args.append(f"{constexpr}={local['row_tiles']}[{i}][0]")
     if coarse:      # the kernel's extra arguments (coarsen.py)
         call_args.append(local["grid_x"])
         constexpr_args.append(f"{names[PER_PROGRAM]}={local['blocks_per_program']}")
@@ -212,6 +228,8 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
             break
     if known:
         known.append(local["num_ctas"])
+        if row_tiles:   # (the overlap of arrays, which the key does not hold otherwise)
+            known.append(local["row_tiles"])
     # tf32 products whose B operand (and A, for the row count) are loaded straight from array
     # parameters (the mma pattern notes them): B gets a K-major copy when the kernel only
     # reads it
@@ -232,7 +250,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         tma=tma,
         tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
         fma_dots=unit.fma_dots,
-        coarse=coarse,
+        coarse=coarse, row_tiles=row_tiles,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
         int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints).rstrip("\n")
 
@@ -697,6 +715,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         params = (kernel_params(fn.params) + descriptors + extra
                   + [f"{multiples_name(a)}: tl.constexpr" for a in hinted] + per_program
                   + ([f"{unit.flatten}: tl.constexpr"] if unit.flatten else [])
+                  + [f"{c}: tl.constexpr" for c, _, _ in unit.row_tiles]
                   + [f"{USE_INT64}: tl.constexpr"])
         hints = kernel_hints(pm, fn, features)
         text = (_function_text(pm, fn, params, with_multiples(body, hinted), unit.debug,

@@ -512,7 +512,9 @@ class Expressions:
             base = self.expr(node.func.value)
             if isinstance(base.val, TableV):
                 return self.table_get(node, base)        # tables.py: `kwargs.get("k")`
-        return self.call_value(self.expr(node.func), self.spread_starred(node))
+        start = len(self.out)
+        low = self.call_value(self.expr(node.func), self.spread_starred(node))
+        return self.row_load(node, low, start) if id(node) in self.row_loads else low
 
     def spread_starred(self, node: cst.Call) -> cst.Call:
         """`f(a, *t)` where `t`'s length is known here is `f(a, t[0], t[1])`, as Python passes

@@ -13,6 +13,7 @@ from .expressions import Expressions
 from .memory_order import AccessOrder
 from .nested_defs import NestedDefs
 from .pyvalues import CompileTimePython
+from .resident_rows import ResidentRows
 from .statements import Statements
 from .tables import CompileTimeTables
 from .tma import dot_operand_loads
@@ -22,7 +23,7 @@ from .values import Values, initial_env, reassigned_names
 
 
 class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, CompileTimePython,
-              CompileTimeTables):
+              CompileTimeTables, ResidentRows):
     """Lowers one function body: statements (statements.py), expressions (expressions.py) and
     static typing (values.py), compile-time Python (pyvalues.py). Patterns see it through `pattern_api.LoweringContext`; `mc` is
     the module's `ModuleContext` (module.py)."""
@@ -56,6 +57,10 @@ class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, Comp
         # the variable's last value), and the variables of the comprehensions being lowered
         self.frozen_captures: dict = {}
         self.comp_vars: list = []
+        # loops that keep a row's tiles in registers (resident_rows.py), found by lower_body
+        self.row_groups: dict = {}
+        self.row_loads: dict = {}
+        self._row_lines: list = []
 
     # ------------------------------------------------- LoweringContext: services for patterns
     def error(self, node, code, message, help=None) -> TranslationError:

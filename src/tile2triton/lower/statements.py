@@ -54,6 +54,7 @@ class Statements:
         self.loop_bound = reassigned_names(body, times=1 << 30)     # only those bound in loops
         self.straight = self.mutable - self.loop_bound - nested_bound_names(body)
         self.body = body  # what is lowered (lower/tma.py scans it for the operands of dots)
+        self.find_row_groups(body)      # resident_rows.py
         self.block(body)
         return self.order.insert_late(self.out, INDENT)   # barriers found by loops
 
@@ -277,7 +278,8 @@ class Statements:
         nonneg = all(self.is_nonneg(a) for a in args[:2]) and (
             len(args) < 3 or (isinstance(args[2].val, ConstV) and args[2].val.value > 0))
         self.env[var] = TileV(shape=(), dtype="int32", nonneg=nonneg)
-        head = len(self.out)
+        head, late = len(self.out), len(self.order.late)
+        group = self.start_row_loop(node)
         self.line(f"for {var} in range({', '.join(a.code for a in args)}):",
                   self.header_comment(node))
         mark = self.order.loop_start()
@@ -286,6 +288,8 @@ class Statements:
         if self.persistent_dot_loop(args, self.out[head + 1:]):
             self.result.persistent_dots = True
             self.flatten_over_tma(head, var, args)
+        if group is not None:   # one walk of a row several loops walk (resident_rows.py)
+            self.finish_row_loop(node, group, head, late)
 
     def flatten_over_tma(self, head: int, var: str, args: list) -> None:
         """A persistent loop whose products read operands through TMA descriptors (the loop at

@@ -19,7 +19,7 @@ import libcst as cst
 from ..diagnostics import TranslationError
 from ..model import (PREC, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
                      EnumClassV, EnumV, FuncV, Lowered, NoneV, PyRefV, RawMemoryV, TableV,
-                     TiledViewV, TileV, TupleV)
+                     TiledViewV, TileV)
 
 # values that exist only at translation time (a helper returning one is inlined; calling a
 # choice of them gives a choice of the results)

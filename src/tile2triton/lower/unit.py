@@ -32,6 +32,9 @@ class UnitResult:
     tma: list = field(default_factory=list)
     # the constexpr that flattens a persistent loop over TMA products (statements.py), if any
     flatten: Optional[str] = None
+    # loops walking one row that keep its tiles in registers (resident_rows.py): per group,
+    # (its constexpr, trip count as launcher code, [(cached array, tile elements as code)])
+    row_tiles: list = field(default_factory=list)
     debug: bool = False  # uses device asserts: emit @triton.jit(debug=True)
     # plain Python functions of the module called at compile time (ct.static_eval, static_assert
     # conditions): emitted with @triton.constexpr_function
