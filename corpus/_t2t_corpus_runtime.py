@@ -449,6 +449,22 @@ def _tma_descriptor(x, block):
     return desc
 
 
+_SM_COUNTS = {}
+
+
+def _sm_count(x):
+    """Streaming multiprocessors of the GPU holding `x`: how many programs a persistent launch
+    runs. Under Triton's interpreter (CPU tensors) 3, so that programs walk several blocks."""
+    if not x.is_cuda:
+        return 3
+    n = _SM_COUNTS.get(x.device.index)
+    if n is None:
+        n = _SM_COUNTS[x.device.index] = torch.cuda.get_device_properties(
+            x.device
+        ).multi_processor_count
+    return n
+
+
 _LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time
 
 

@@ -13,6 +13,7 @@ from _t2t_corpus_runtime import (
     _needs_int64,
     _on_stream,
     _remember_launch,
+    _sm_count,
     _tma_descriptor,
 )
 
@@ -109,7 +110,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         return acc + prod.to(acc.dtype)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def matmul_fp32_kernel(
     a_ptr,
     a_shape0,
@@ -131,9 +132,11 @@ def matmul_fp32_kernel(
     TK: tl.constexpr,
     a_desc,
     b_desc,
+    grid_x,
     a_div: tl.constexpr,
     b_div: tl.constexpr,
     c_div: tl.constexpr,
+    FLATTEN: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """C = A @ B entirely in float32 (true fp32 products: no TF32 shortcut).
@@ -153,57 +156,60 @@ def matmul_fp32_kernel(
     c_stride1 = c_stride1 // c_div[1] * c_div[1]
     c_shape0 = c_shape0 // c_div[2] * c_div[2]
     c_shape1 = c_shape1 // c_div[3] * c_div[3]
-    pid = tl.program_id(0)
-    n_tiles_n = tl.cdiv(c_shape1, TN)
-    pid_m = _floordiv(pid, n_tiles_n)
-    pid_n = _mod(pid, n_tiles_n)
-    acc = tl.zeros((TM, TN), dtype=tl.float32)
-    for k in range(tl.cdiv(a_shape1, TK)):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-            offs_a1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-        else:
-            offs_a0 = pid_m * TM + tl.arange(0, TM)
-            offs_a1 = k * TK + tl.arange(0, TK)
-        mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
-        a_tile = (
-            a_desc.load([pid_m * TM, k * TK])
-            if a_desc is not None
-            else tl.load(
-                a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1,
-                mask=mask_a,
-                other=0.0,
+    # the blocks of axis 0 in a loop: with TMA operands the launcher runs one program
+    # per SM, pipelined across output tiles (docs/performance.md)
+    for block_x in tl.range(tl.program_id(0), grid_x, tl.num_programs(0), flatten=FLATTEN):
+        pid = block_x
+        n_tiles_n = tl.cdiv(c_shape1, TN)
+        pid_m = _floordiv(pid, n_tiles_n)
+        pid_n = _mod(pid, n_tiles_n)
+        acc = tl.zeros((TM, TN), dtype=tl.float32)
+        for k in range(tl.cdiv(a_shape1, TK)):
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_a1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
+            else:
+                offs_a0 = pid_m * TM + tl.arange(0, TM)
+                offs_a1 = k * TK + tl.arange(0, TK)
+            mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
+            a_tile = (
+                a_desc.load([pid_m * TM, k * TK])
+                if a_desc is not None
+                else tl.load(
+                    a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1,
+                    mask=mask_a,
+                    other=0.0,
+                )
             )
-        )
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-            offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_b0 = k * TK + tl.arange(0, TK)
-            offs_b1 = pid_n * TN + tl.arange(0, TN)
-        mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
-        b_tile = (
-            b_desc.load([k * TK, pid_n * TN])
-            if b_desc is not None
-            else tl.load(
-                b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
-                mask=mask_b,
-                other=0.0,
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
+                offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_b0 = k * TK + tl.arange(0, TK)
+                offs_b1 = pid_n * TN + tl.arange(0, TN)
+            mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
+            b_tile = (
+                b_desc.load([k * TK, pid_n * TN])
+                if b_desc is not None
+                else tl.load(
+                    b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
+                    mask=mask_b,
+                    other=0.0,
+                )
             )
+            acc = _dot_any_size(a_tile, b_tile, acc, "ieee")
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_c0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+            offs_c1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_c0 = pid_m * TM + tl.arange(0, TM)
+            offs_c1 = pid_n * TN + tl.arange(0, TN)
+        mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
+        tl.store(
+            c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1,
+            acc.to(c_ptr.dtype.element_ty),
+            mask=mask_c,
         )
-        acc = _dot_any_size(a_tile, b_tile, acc, "ieee")
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_c0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_c1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_c0 = pid_m * TM + tl.arange(0, TM)
-        offs_c1 = pid_n * TN + tl.arange(0, TN)
-    mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
-    tl.store(
-        c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1,
-        acc.to(c_ptr.dtype.element_ty),
-        mask=mask_c,
-    )
 
 
 def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
@@ -219,6 +225,11 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Matrix products over TMA operands: at most one program per SM, each walking blocks of
+    # axis 0 (pipelined across output tiles; docs/performance.md)
+    grid_x, *grid_rest = _grid(grid)
+    if (a_desc is not None or b_desc is not None) and all(g == 1 for g in grid_rest):
+        grid = (min(grid_x, _sm_count(a)),)
     args = (
         a,
         *a.shape,
@@ -234,6 +245,7 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         TK,
         a_desc,
         b_desc,
+        grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -279,6 +291,7 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         a_div=_multiples(a),
         b_div=_multiples(b),
         c_div=_multiples(c),
+        FLATTEN=a_desc is not None or b_desc is not None,
         USE_INT64=_needs_int64(a, b, c),
     )
     with _on_stream(stream):

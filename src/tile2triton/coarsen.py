@@ -91,6 +91,53 @@ def coarsened_body(body: str, block: str, grid_x: str, per_program: str, step: s
     return "\n".join(lines[:at] + head + inner)
 
 
+# Kernel body lines that keep a matrix kernel one block per program: a block that waits for
+# another, learns the grid's size or returns early (which would end the program's later blocks).
+_PERSISTENT_BLOCKERS = re.compile(
+    r"tl\.atomic_|tl\.num_programs|inline_asm|tl\.debug_barrier|^\s*return\b|'''|\"\"\"", re.M)
+
+
+def persistable(fn, unit, params: list, helpers: tuple = ()) -> bool:
+    """Whether matrix kernel `fn` may run persistently: each program a loop over blocks pid,
+    pid + programs, ... of axis 0, the launcher running at most one program per SM when the
+    kernel's operands come through TMA descriptors. Why: Triton then pipelines across output
+    tiles, as in a persistent kernel written so; the fp16 matmul at cuTile's 128x128x64 tile
+    measured 1.04-1.07x cuTile against 1.00-1.01x one block per program (GPU run 32,
+    benchmarks/gemm_forms.py). Safe for the reason block coarsening is (module docstring): the
+    same blockers, loops allowed (they are the point), a kernel already persistent left alone."""
+    if not (unit.uses_dot and unit.tma) or unit.persistent_dots or unit.flatten:
+        return False
+    if BLOCK_ID not in unit.text or any(p.kind == "array_list" for p in fn.params):
+        return False
+    if "tl.program_id(1)" in unit.text or "tl.program_id(2)" in unit.text:
+        return False                # a grid of more axes: the launcher would not shrink it
+    # (a helper returning early is fine here: no `if` around the body, unlike coarsening)
+    if _PERSISTENT_BLOCKERS.search(_without_docstring(unit.text)):
+        return False
+    if any(_HELPER_BLOCKERS.search(src) for src in (*helpers, *unit.helper_sources.values())):
+        return False
+    names = {p.split(":")[0].strip() for p in params}
+    return not (_assigned(unit.text) & names)
+
+
+def persistent_body(body: str, block: str, grid_x: str, flatten: str) -> str:
+    """The kernel body in a loop over the blocks of axis 0 (`grid_x` of them), from the
+    program's own id in steps of the number of programs; `flatten` (a constexpr the launcher
+    sets when it built TMA descriptors) lets Triton pipeline across the loop's iterations."""
+    lines = body.split("\n")
+    at = after_docstring(lines)
+    inner = ["    " + ln.replace(BLOCK_ID, block) if ln.strip() else "" for ln in lines[at:]]
+    head = [
+        "    # the blocks of axis 0 in a loop: with TMA operands the launcher runs one program",
+        "    # per SM, pipelined across output tiles (docs/performance.md)",
+        f"    for {block} in tl.range({BLOCK_ID}, {grid_x}, tl.num_programs(0), "
+        f"flatten={flatten}):",
+    ]
+    while inner and not inner[0]:
+        inner.pop(0)
+    return "\n".join(lines[:at] + head + inner)
+
+
 def _without_docstring(body: str) -> str:
     lines = body.split("\n")
     return "\n".join(lines[after_docstring(lines):])

@@ -17,7 +17,7 @@ from functools import lru_cache
 import jinja2
 import libcst as cst
 
-from .coarsen import coarsenable, coarsened_body
+from .coarsen import coarsenable, coarsened_body, persistable, persistent_body
 from .diagnostics import LocatedFailure, TranslationError
 from .layout import after_docstring, lay_out, layout_simple
 from .model import USE_INT64, FunctionInfo
@@ -120,7 +120,7 @@ def with_multiples(body: str, arrays: list) -> str:
 LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype",
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
                     "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32",
-                    "_tma_descriptor", "_row_tiles", "_row_warps")
+                    "_tma_descriptor", "_row_tiles", "_row_warps", "_sm_count")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
                    "constexprs", "compiled", "grid_x", "grid_rest", "blocks_per_program",
@@ -145,7 +145,7 @@ def launcher_tile_elems(fn: FunctionInfo, unit) -> list:
 
 
 def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
-                    coarse: bool = False) -> str:
+                    coarse: bool = False, persistent: bool = False) -> str:
     names = pm.names
     arrays = [p.name for p in fn.params if p.kind == "array"]
     ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array" and not p.array.flat}
@@ -211,6 +211,8 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     if coarse:      # the kernel's extra arguments (coarsen.py)
         call_args.append(local["grid_x"])
         constexpr_args.append(f"{names[PER_PROGRAM]}={local['blocks_per_program']}")
+    if persistent:  # the number of blocks of axis 0 the kernel walks (coarsen.py)
+        call_args.append(local["grid_x"])
     # What the direct launch path keys on: everything Triton specializes on (dtypes, 16-byte
     # alignment of pointers, integer values, constexprs) and everything the launcher's own
     # choices read (shapes, strides, constants, num_ctas). Lists of arrays take the plain path.
@@ -250,7 +252,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         tma=tma,
         tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
         fma_dots=unit.fma_dots,
-        coarse=coarse, row_tiles=row_tiles,
+        coarse=coarse, row_tiles=row_tiles, persistent=persistent,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
         int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints).rstrip("\n")
 
@@ -711,6 +713,13 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
                                   names["_blk"])
             extra = [names[GRID_X]]
             per_program = [f"{names[PER_PROGRAM]}: tl.constexpr"]
+        persistent = not coarse and persistable(
+            fn, unit, kernel_params(fn.params),
+            tuple(mc.helper_specs[spec][1].text for spec in mc.helper_order))
+        if persistent:  # a matrix kernel over TMA operands walks its blocks (coarsen.py)
+            unit.flatten = names["FLATTEN"]
+            body = persistent_body(body, names["block_x"], names[GRID_X], unit.flatten)
+            extra = [names[GRID_X]]
         descriptors = [desc for _, _, desc in unit.tma]   # TMA descriptors or None (tma.py)
         params = (kernel_params(fn.params) + descriptors + extra
                   + [f"{multiples_name(a)}: tl.constexpr" for a in hinted] + per_program
@@ -720,7 +729,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         hints = kernel_hints(pm, fn, features)
         text = (_function_text(pm, fn, params, with_multiples(body, hinted), unit.debug,
                                tuple(extra)) + "\n"
-                + render_launcher(pm, fn, unit, hints, coarse))
+                + render_launcher(pm, fn, unit, hints, coarse, persistent))
         generated.append(text)
         stmts = _statements(text)
         launchers[name] = stmts[-1]
