@@ -113,6 +113,63 @@ def test_kernels_left_one_block_per_program(why, src):
     assert "grid_x" not in res.output and "_sm_count(" not in res.output, why
 
 
+# Upstream's idiom (test/kernels/matmul.py): the block id read by a helper, and operands
+# converted as they are loaded (`ct.load(...).astype(dtype)`).
+HELPER_READS_BID = """
+import cuda.tile as ct
+
+
+def block_tile(N, tn):
+    b = ct.bid(0)
+    per_row = ct.cdiv(N, tn)
+    return b // per_row, b % per_row
+
+
+@ct.kernel
+def mm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]):
+    bm, bn = block_tile(B.shape[1], tn)
+    dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype
+    acc = ct.full((tm, tn), 0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(tm, tk))):
+        a = ct.load(A, index=(bm, k), shape=(tm, tk), padding_mode=ct.PaddingMode.ZERO).astype(dtype)
+        b = ct.load(B, index=(k, bn), shape=(tk, tn), padding_mode=ct.PaddingMode.ZERO).astype(dtype)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(bm, bn), tile=acc.astype(C.dtype))
+"""
+
+
+def test_a_helper_reading_the_block_id_gets_a_copy_taking_it(tmp_path):
+    res = translate_source(HELPER_READS_BID, "helper_bid.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    text = res.output
+    assert "A_desc.load([bm * tm, k * tk])" in text          # loads converted as loaded: TMA
+    assert "bm, bn = block_tile_at_block(B_shape1, tn, block_x)" in text
+    copy = text[text.index("def block_tile_at_block("):]
+    copy = copy[:copy.index("\n\n\n")]
+    assert "b = block_x" in copy and "tl.program_id" not in copy
+    path = tmp_path / "helper_bid_triton.py"
+    path.write_text(text)
+    mod = load_module(path, "helper_bid_triton")
+    spy = mod.mm = _GridSpy(mod.mm)
+    g = torch.Generator().manual_seed(7)
+    a = torch.randn(150, 96, generator=g).half()
+    b = torch.randn(96, 88, generator=g).half()
+    c = torch.full((150, 88), float("nan"), dtype=torch.float16)
+    blocks = -(-150 // 32) * -(-88 // 32)
+    mod.launch_mm(None, (blocks,), a, b, c, 32, 32, 32)
+    assert spy.grids == [(3,)]
+    assert torch.allclose(c.double(), a.double() @ b.double(), atol=3e-2, rtol=1e-2)
+
+
+def test_a_block_id_read_by_a_helper_of_a_helper_keeps_one_block_per_program():
+    src = HELPER_READS_BID.replace("bm, bn = block_tile(B.shape[1], tn)",
+                                   "bm, bn = outer(B.shape[1], tn)").replace(
+        "@ct.kernel", "def outer(N, tn):\n    return block_tile(N, tn)\n\n\n@ct.kernel")
+    res = translate_source(src, "helper_helper_bid.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    assert "_at_block" not in res.output and "grid_x" not in res.output
+
+
 def test_persistent_matmul_compiles_to_wgmma_over_tma_for_sm90(tmp_path):
     """Triton's compiler takes the walked form at the suite's fp16 4096^3 size: wgmma dots,
     TMA operand loads, nothing spilled (`tile2triton inspect`, no GPU)."""

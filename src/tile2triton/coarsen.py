@@ -16,6 +16,7 @@ program, at most 8 blocks) and passes the original grid size, below which every 
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from .layout import after_docstring
 
@@ -97,27 +98,75 @@ _PERSISTENT_BLOCKERS = re.compile(
     r"tl\.atomic_|tl\.num_programs|inline_asm|tl\.debug_barrier|^\s*return\b|'''|\"\"\"", re.M)
 
 
-def persistable(fn, unit, params: list, helpers: tuple = ()) -> bool:
+def persistable(fn, unit, params: list, helpers: dict) -> Optional[set]:
     """Whether matrix kernel `fn` may run persistently: each program a loop over blocks pid,
     pid + programs, ... of axis 0, the launcher running at most one program per SM when the
     kernel's operands come through TMA descriptors. Why: Triton then pipelines across output
     tiles, as in a persistent kernel written so; the fp16 matmul at cuTile's 128x128x64 tile
     measured 1.04-1.07x cuTile against 1.00-1.01x one block per program (GPU run 32,
     benchmarks/gemm_forms.py). Safe for the reason block coarsening is (module docstring): the
-    same blockers, loops allowed (they are the point), a kernel already persistent left alone."""
+    same blockers, loops allowed (they are the point), a kernel already persistent left alone.
+
+    `helpers`: the module's translated helpers, name -> body text. Returns None, or the helpers
+    the kernel calls that read the block id themselves (upstream's `swizzle_2d`): each gets a
+    copy taking the block as an argument (`walked_helper`), called from the kernel instead."""
     if not (unit.uses_dot and unit.tma) or unit.persistent_dots or unit.flatten:
-        return False
-    if BLOCK_ID not in unit.text or any(p.kind == "array_list" for p in fn.params):
-        return False
-    if "tl.program_id(1)" in unit.text or "tl.program_id(2)" in unit.text:
-        return False                # a grid of more axes: the launcher would not shrink it
+        return None
+    if any(p.kind == "array_list" for p in fn.params):
+        return None
+    called = _called(unit.text, helpers)
+    reached, seen = set(called), set()
+    while reached - seen:              # what the kernel's helpers call in turn
+        name = (reached - seen).pop()
+        seen.add(name)
+        reached |= _called(helpers[name], helpers)
+    texts = [unit.text] + [helpers[n] for n in reached]
+    if any("tl.program_id(1)" in t or "tl.program_id(2)" in t for t in texts):
+        return None                 # a grid of more axes: the launcher would not shrink it
     # (a helper returning early is fine here: no `if` around the body, unlike coarsening)
     if _PERSISTENT_BLOCKERS.search(_without_docstring(unit.text)):
-        return False
-    if any(_HELPER_BLOCKERS.search(src) for src in (*helpers, *unit.helper_sources.values())):
-        return False
+        return None
+    reading = {n for n in reached if BLOCK_ID in helpers[n]}
+    if reading - called or any(_called(helpers[n], reading) for n in reached):
+        return None                 # read by a helper of a helper: its callers would need copies
+    if BLOCK_ID not in unit.text and not reading:
+        return None
+    others = [helpers[n] for n in reached - reading] + list(unit.helper_sources.values())
+    if any(_HELPER_BLOCKERS.search(src) for src in others) or any(
+            _HELPER_BLOCKERS.search(helpers[n].replace(BLOCK_ID, "")) for n in reading):
+        return None
     names = {p.split(":")[0].strip() for p in params}
-    return not (_assigned(unit.text) & names)
+    return None if _assigned(unit.text) & names else reading
+
+
+def _called(text: str, helpers) -> set:
+    return {n for n in helpers if re.search(rf"(?<![\w.]){re.escape(n)}\(", text)}
+
+
+def walked_calls(body: str, helper: str, walked: str, block: str) -> str:
+    """`body` with each call `helper(...)` made `walked(..., block)`."""
+    out, pos = [], 0
+    for m in re.finditer(rf"(?<![\w.]){re.escape(helper)}\(", body):
+        if m.start() < pos:
+            continue
+        depth, i = 1, m.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(body[i], 0)
+            i += 1
+        args = body[m.end():i - 1]
+        out += [body[pos:m.start()], f"{walked}({args}{', ' if args.strip() else ''}{block})"]
+        pos = i
+    return "".join(out) + body[pos:]
+
+
+def walked_helper(text: str, name: str, walked: str, block: str) -> str:
+    """The generated helper `text` (`def name(...)`) as `walked`, which reads the block id from
+    its last parameter `block` instead of tl.program_id(0)."""
+    head, sep, body = text.partition(f"def {name}(")
+    params_end = body.index("):")
+    params = body[:params_end].rstrip().rstrip(",")
+    params = f"{params}, {block}" if params.strip() else block
+    return head + f"def {walked}(" + params + body[params_end:].replace(BLOCK_ID, block)
 
 
 def persistent_body(body: str, block: str, grid_x: str, flatten: str) -> str:

@@ -17,7 +17,8 @@ from functools import lru_cache
 import jinja2
 import libcst as cst
 
-from .coarsen import coarsenable, coarsened_body, persistable, persistent_body
+from .coarsen import (coarsenable, coarsened_body, persistable, persistent_body, walked_calls,
+                      walked_helper)
 from .diagnostics import LocatedFailure, TranslationError
 from .layout import after_docstring, lay_out, layout_simple
 from .model import USE_INT64, FunctionInfo
@@ -701,6 +702,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
     linked = {}  # helper name -> statements of a helper linked from another module
     generated = []  # texts of the generated kernels, launchers and device functions
     features: set = set()
+    walked_helpers: dict = {}   # helper -> its copy taking the block id (coarsen.py)
     for name, (fn, unit) in units.items():
         sources.update(unit.helper_sources)
         hinted = [p.array for p in fn.params if p.kind == "array" and p.array.rank]
@@ -713,12 +715,16 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
                                   names["_blk"])
             extra = [names[GRID_X]]
             per_program = [f"{names[PER_PROGRAM]}: tl.constexpr"]
-        persistent = not coarse and persistable(
+        walk = None if coarse else persistable(
             fn, unit, kernel_params(fn.params),
-            tuple(mc.helper_specs[spec][1].text for spec in mc.helper_order))
+            {spec: mc.helper_specs[spec][1].text for spec in mc.helper_order})
+        persistent = walk is not None
         if persistent:  # a matrix kernel over TMA operands walks its blocks (coarsen.py)
             unit.flatten = names["FLATTEN"]
             body = persistent_body(body, names["block_x"], names[GRID_X], unit.flatten)
+            for helper in sorted(walk):     # helpers reading the block id: a copy taking it
+                walked = walked_helpers.setdefault(helper, names[f"{helper}_at_block"])
+                body = walked_calls(body, helper, walked, names["block_x"])
             extra = [names[GRID_X]]
         descriptors = [desc for _, _, desc in unit.tma]   # TMA descriptors or None (tma.py)
         params = (kernel_params(fn.params) + descriptors + extra
@@ -742,6 +748,9 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         if unit.uses_array_params:
             params.append(f"{USE_INT64}: tl.constexpr")
         text = _function_text(pm, unit.fn, params, unit.text, unit.debug)
+        if spec in walked_helpers:
+            text += "\n\n\n" + walked_helper(text, unit.fn.name, walked_helpers[spec],
+                                              names["block_x"])
         generated.append(text)
         if name in pm.foreign:
             # a helper linked from the user's other modules (packages.py): no definition here

@@ -35,10 +35,12 @@ def dot_operand_loads(pm, body) -> set:
             depth[0] -= 1
 
         def visit_Assign(self, node):
-            if isinstance(node.value, cst.Call) and _is_load(pm, node.value):
+            # `a = ct.load(...)`, and upstream's `a = ct.load(...).astype(dtype)`
+            value = _strip_astype(pm, node.value)
+            if isinstance(value, cst.Call) and _is_load(pm, value):
                 for t in node.targets:
                     if isinstance(t.target, cst.Name):
-                        loads_of.setdefault(t.target.value, set()).add(id(node.value))
+                        loads_of.setdefault(t.target.value, set()).add(id(value))
 
         def visit_Call(self, node):
             if depth[0] and _is_load(pm, node):
