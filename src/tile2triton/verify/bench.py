@@ -430,7 +430,7 @@ def _bench_launch(worker, meta, snap, rounds, variants):
     from . import snapshot as S
     okern = getattr(worker.original_module(meta["kernel_file"], meta.get("module")),
                     meta["kernel"])
-    tmod = worker.translation(meta["kernel_file"], meta.get("module"), None)
+    tmod, _ = worker.translation(meta["kernel_file"], meta.get("module"), None)  # (module, file)
     launcher = getattr(tmod, f"launch_{meta['kernel']}")
     grid = tuple(meta["grid"])
     pa, pb = S.Placement(snap, device="cuda"), S.Placement(snap, device="cuda")
