@@ -64,7 +64,15 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     K: tl.constexpr = x.shape[1]
     N: tl.constexpr = y.shape[1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
-    if x.dtype != y.dtype:
+    if len(x.shape) == 3:
+        # batched: tl.dot takes 3-D tiles of the same minimum sizes; below them (upstream's
+        # FFT sample multiplies 2 x 2 matrices) the products are summed elementwise
+        if (x.dtype == y.dtype and x.dtype != tl.uint8 and x.shape[1] >= 16
+                and y.shape[2] >= 16 and x.shape[2] >= MIN_K):
+            return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype)
+        else:
+            return acc + _dot_by_sum(x, y, acc.dtype)
+    elif x.dtype != y.dtype:
         # tl.dot takes one dtype for both operands (cuTile mixes int8 with uint8)
         return acc + _dot_by_sum(x, y, acc.dtype)
     elif x.dtype == tl.uint8:
@@ -92,7 +100,7 @@ MATMUL = DeviceHelper("_matmul", r'''@triton.jit
 def _matmul(a, b, INPUT_PRECISION: tl.constexpr):
     """ct.matmul / `@`: the product in the promoted dtype of the operands (cuTile promotes
     mixed operands, e.g. fp16 @ fp32 is an fp32 product; tl.dot wants one dtype), accumulated
-    in fp32 (int32 for integers, fp64 for fp64). 2-D tiles smaller than tl.dot's minimum go
+    in fp32 (int32 for integers, fp64 for fp64). Tiles smaller than tl.dot's minimum go
     through _dot_any_size."""
     DT: tl.constexpr = (tl.zeros((1,), a.dtype) + tl.zeros((1,), b.dtype)).dtype
     x = a.to(DT)
@@ -100,17 +108,18 @@ def _matmul(a, b, INPUT_PRECISION: tl.constexpr):
     if DT == tl.float64 and a.dtype != b.dtype:
         # a float64 tl.dot fed by a converted 16/32-bit operand does not compile (H200)
         out = _dot_by_sum(a, b, tl.float64)
-    elif len(x.shape) == 2:
+    else:
         if DT.is_int():
             ACC: tl.constexpr = tl.int32
         elif DT == tl.float64:
             ACC: tl.constexpr = tl.float64
         else:
             ACC: tl.constexpr = tl.float32
-        acc = tl.zeros((x.shape[0], y.shape[1]), ACC)
+        if len(x.shape) == 2:
+            acc = tl.zeros((x.shape[0], y.shape[1]), ACC)
+        else:
+            acc = tl.zeros((x.shape[0], x.shape[1], y.shape[2]), ACC)
         out = _dot_any_size(x, y, acc, INPUT_PRECISION).to(DT)
-    else:
-        out = tl.dot(x, y, input_precision=INPUT_PRECISION).to(DT)
     return out
 ''', requires=(DOT_ANY_SIZE, DOT_BY_SUM))
 
@@ -209,7 +218,7 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
     x = ct.load(a, (0, 0, 0), (2, TM, TK)).astype(ct.float16)
     y = ct.load(b, (0, 0), (TK, TN)).astype(ct.float16)
     ct.store(c, (0, 0, 0), ct.mma(x, y, acc))
-""", expect=["tl.dot(x, tl.broadcast_to(y[None, :, :], (2, TK, TN)), acc)"]),
+""", expect=["_dot_any_size(x, tl.broadcast_to(y[None, :, :], (2, TK, TN)), acc, None)"]),
         # a batch axis of 1 (batched matmul tiles): a 2-D dot, which Triton makes a wgmma
         Example("""
 @ct.kernel
@@ -241,9 +250,9 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
         if flat:
             return Lowered(flat, val)
         small_k = 32 if dtype_of(x) in ("int8", "uint8", "float8_e4m3fn", "float8_e5m2") else 16
-        if sx is not None and sy is not None and len(sx) == 2 and len(sy) == 2 and not (
-                known_large(sx[:1], 16) and known_large(sy[1:], 16)
-                and known_large(sx[1:], small_k)):
+        if sx is not None and sy is not None and len(sx) == len(sy) and not (
+                known_large(sx[-2:-1], 16) and known_large(sy[-1:], 16)
+                and known_large(sx[-1:], small_k)):
             helper = cx.need(DOT_ANY_SIZE)
             return Lowered(f"{helper}({xc}, {yc}, {acc.code}, {prec or 'None'})", val)
         return Lowered(f"tl.dot({xc}, {yc}, {acc.code}{extra})", val)

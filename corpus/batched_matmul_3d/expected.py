@@ -292,14 +292,23 @@ def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         USE_INT64=_needs_int64(a, b, c),
     )
     with _on_stream(stream):
-        compiled = bmm_kernel[_grid(grid)](
-            *args,
-            **constexprs,
-            num_warps=num_warps,
-            num_stages=num_stages,
-            num_ctas=num_ctas,
-            ptx_options=ptx_options,
-        )
+        while True:
+            try:
+                compiled = bmm_kernel[_grid(grid)](
+                    *args,
+                    **constexprs,
+                    num_warps=num_warps,
+                    num_stages=num_stages,
+                    num_ctas=num_ctas,
+                    ptx_options=ptx_options,
+                )
+                break
+            except triton.runtime.errors.OutOfResources:
+                # large tiles: a software pipeline one stage shorter, until its buffers fit in
+                # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
+                if num_stages <= 1:
+                    raise
+                num_stages -= 1
         _remember_launch(bmm_kernel, known, compiled, args, constexprs)
 
 

@@ -37,7 +37,20 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     K: tl.constexpr = x.shape[1]
     N: tl.constexpr = y.shape[1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
-    if x.dtype != y.dtype:
+    if len(x.shape) == 3:
+        # batched: tl.dot takes 3-D tiles of the same minimum sizes; below them (upstream's
+        # FFT sample multiplies 2 x 2 matrices) the products are summed elementwise
+        if (
+            x.dtype == y.dtype
+            and x.dtype != tl.uint8
+            and x.shape[1] >= 16
+            and y.shape[2] >= 16
+            and x.shape[2] >= MIN_K
+        ):
+            return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype)
+        else:
+            return acc + _dot_by_sum(x, y, acc.dtype)
+    elif x.dtype != y.dtype:
         # tl.dot takes one dtype for both operands (cuTile mixes int8 with uint8)
         return acc + _dot_by_sum(x, y, acc.dtype)
     elif x.dtype == tl.uint8:
@@ -240,14 +253,23 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         USE_INT64=_needs_int64(a, b, c),
     )
     with _on_stream(stream):
-        compiled = matmul_kernel[_grid(grid)](
-            *args,
-            **constexprs,
-            num_warps=num_warps,
-            num_stages=num_stages,
-            num_ctas=num_ctas,
-            ptx_options=ptx_options,
-        )
+        while True:
+            try:
+                compiled = matmul_kernel[_grid(grid)](
+                    *args,
+                    **constexprs,
+                    num_warps=num_warps,
+                    num_stages=num_stages,
+                    num_ctas=num_ctas,
+                    ptx_options=ptx_options,
+                )
+                break
+            except triton.runtime.errors.OutOfResources:
+                # large tiles: a software pipeline one stage shorter, until its buffers fit in
+                # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
+                if num_stages <= 1:
+                    raise
+                num_stages -= 1
         _remember_launch(matmul_kernel, known, compiled, args, constexprs)
 
 
