@@ -16,7 +16,6 @@ walked 1.04-1.07x; that measurement is why the translator now walks blocks.
     python3 benchmarks/gemm_forms.py [--json FILE] [--rounds N]   (after source .gpu/activate.sh)
 """
 import argparse
-import importlib.util
 import json
 import re
 import sys
@@ -27,6 +26,8 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from memory_bound_forms import _module  # noqa: E402
 from tile2triton.translate import translate_source  # noqa: E402
 from tile2triton.verify.bench import time_alternating, with_variant  # noqa: E402
 
@@ -54,15 +55,6 @@ def tma_store(text: str) -> str:
                         "    B_desc = _tma_descriptor(B, (tk, tn))\n"
                         "    C_desc = _tma_descriptor(C, (tm, tn))\n", 1)
     return text
-
-
-def _module(text, name, tmp):
-    path = tmp / f"{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def main(argv=None):
