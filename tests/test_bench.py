@@ -112,3 +112,49 @@ def test_every_suite_case_passes_the_checker_on_cpu(name, tmp_path):
     assert verdicts and set(verdicts) == {"pass"}, verdicts
     assert data["references"] and all(r["ok"] for r in data["references"])
     assert code == 0
+
+
+def test_bench_of_a_recorded_launch_takes_the_workers_translation_module(monkeypatch):
+    """`bench --exec` times each recorded launch through `_bench_launch`, whose worker hands it
+    the translation as (module, file). Until 44fbb5e it took the pair for the module, and every
+    launch failed on the GPU ("'tuple' object has no attribute 'launch_k'", run 35). Here: a
+    stand-in worker, the snapshot placed on the CPU, and ct.launch calling the original."""
+    import types
+
+    import cuda.tile as ct
+
+    from tile2triton.verify import snapshot
+
+    launched = []
+
+    def original(x, y):                 # stands in for the cuTile kernel
+        y.copy_(x * 2)
+
+    def launch_k(stream, grid, x, y):   # and for the translation's launcher
+        launched.append(grid)
+        y.copy_(x * 2)
+
+    class Worker:
+        def original_module(self, kernel_file, modname):
+            return types.SimpleNamespace(k=original)
+
+        def translation(self, kernel_file, modname, override):
+            return types.SimpleNamespace(launch_k=launch_k), Path("k_triton.py")
+
+    x = torch.randn(1000, generator=torch.Generator().manual_seed(4))
+
+    class Placed:                       # each side gets its own copy of the recorded arguments
+        def __init__(self, snap, device=None):
+            self.args = (x.clone(), torch.full((1000,), float("nan")))
+            self.views = list(self.args)
+
+    monkeypatch.setattr(snapshot, "Placement", Placed)
+    monkeypatch.setattr(ct, "launch", lambda stream, grid, kernel, args: kernel(*args))
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda *a: None)
+    recorded = types.SimpleNamespace(shape=(1000,), dtype=torch.float32)
+    snap = types.SimpleNamespace(tensors=[recorded, recorded])
+    rec = bench._bench_launch(Worker(), {"kernel": "k", "kernel_file": "k.py", "grid": [4]},
+                              snap, 2, ())
+    assert launched and all(g == (4,) for g in launched)
+    assert rec["rel_err_vs_cutile"] == 0.0 and rec["ratio"] > 0
+    assert rec["config"] == "(1000,):float32, (1000,):float32"
