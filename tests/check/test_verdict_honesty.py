@@ -134,6 +134,17 @@ def test_tf32_allowance_applies_to_cpu_checks_of_translations_with_a_tf32_dot(tm
     # the GPU's tf32 truncates the operands where cuTile rounds them: the same allowance
     assert _tolerances(None, str(with_tf32), "gpu")["torch.float32"] == V.TF32_ALLOWANCE
     assert _tolerances(None, str(ieee), "gpu") is None
+    # the precision as the dot helpers' argument, conditional on the operands' dtype (upstream's
+    # `ct.tfloat32 if A.dtype == ct.float32 else A.dtype`): the same allowance
+    helper = tmp_path / "c.py"
+    helper.write_text('acc = _dot_any_size(\n    a,\n    b,\n    acc,\n'
+                      '    "tf32" if A_ptr.dtype.element_ty == tl.float32 else "ieee",\n)\n')
+    assert _tolerances(None, str(helper), "gpu")["torch.float32"] == V.TF32_ALLOWANCE
+    # tf32 named in a comment or a docstring is not a tf32 product
+    words = tmp_path / "d.py"
+    words.write_text('"""No "tf32" here."""\n# input_precision="tf32" was tried\n'
+                     'acc = tl.dot(x, y, acc, input_precision="ieee")\n')
+    assert _tolerances(None, str(words), "gpu") is None
     corpus = {"torch.float32": dict(atol=1e-3)}
     merged = _tolerances(corpus, str(with_tf32), "cpu")["torch.float32"]
     assert merged["atol"] == 1e-3 and merged["atol_scale"] == V.TF32_ALLOWANCE["atol_scale"]

@@ -561,12 +561,27 @@ def _tolerances(overrides, tfile, backend) -> dict | None:
         text = Path(tfile).read_text()
     except OSError:
         return overrides
-    if 'input_precision="tf32"' not in text and "input_precision='tf32'" not in text:
+    if not _uses_tf32(text):
         return overrides
     from .verdicts import TF32_ALLOWANCE
     out = dict(overrides or {})
     out["torch.float32"] = dict(TF32_ALLOWANCE, **out.get("torch.float32", {}))
     return out
+
+
+def _uses_tf32(text: str) -> bool:
+    """Whether translated code names tf32 as a product's precision: `input_precision="tf32"`,
+    and also the precision argument of the dot helpers, `_dot_any_size(x, y, acc, "tf32")` or
+    `"tf32" if A_ptr.dtype.element_ty == tl.float32 else "ieee"` (upstream's matmul idiom,
+    whose fp32 launches run 35 reported as drift for want of this allowance). A string token
+    `"tf32"`, so that comments and docstrings do not count."""
+    import io
+    import tokenize
+    try:
+        return any(tok.type == tokenize.STRING and tok.string in ('"tf32"', "'tf32'")
+                   for tok in tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return 'input_precision="tf32"' in text or "input_precision='tf32'" in text
 
 
 def _debug_kernel(tfile) -> bool:
