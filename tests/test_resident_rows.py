@@ -194,6 +194,17 @@ def test_cdiv_of_a_named_extent_is_a_host_count(tmp_path):
             if j % 2 == 0:
                 ct.store(Y, index=(0, j), tile=ct.load(X, index=(0, j), shape=(1, T)) - s)
     """),
+    ("the load is unchecked", """
+    @ct.kernel
+    def k(X, Y, T: ct.Constant[int]):
+        n = ct.num_tiles(X, axis=1, shape=(1, T))
+        s = ct.zeros((1, T), dtype=ct.float32)
+        for j in range(n):
+            s += ct.load(X, index=(0, j), shape=(1, T), check_bounds=False)
+        for j in range(n):
+            t = ct.load(X, index=(0, j), shape=(1, T), check_bounds=False)
+            ct.store(Y, index=(0, j), tile=t - s)
+    """),
     ("a walk may break", """
     @ct.kernel
     def k(X, Y, T: ct.Constant[int]):

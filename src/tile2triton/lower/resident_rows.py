@@ -110,6 +110,8 @@ class ResidentRows:
             info = self._row_params[array.value].array
             if info is None or info.flat or info.shape_codes is not None:
                 continue
+            if _keyword(call, "check_bounds", -1) is not None:
+                continue    # unchecked loads stay where the kernel's own guards put them
             first = next((u for u in uses if u[2]), None)
             if first is None or not any(u[0] > first[0] for u in uses):
                 continue
