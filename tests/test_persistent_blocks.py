@@ -147,6 +147,7 @@ def test_a_helper_reading_the_block_id_gets_a_copy_taking_it(tmp_path):
     copy = text[text.index("def block_tile_at_block("):]
     copy = copy[:copy.index("\n\n\n")]
     assert "b = block_x" in copy and "tl.program_id" not in copy
+    assert "def block_tile(" not in text           # nothing calls the helper as written now
     path = tmp_path / "helper_bid_triton.py"
     path.write_text(text)
     mod = load_module(path, "helper_bid_triton")
@@ -168,6 +169,22 @@ def test_a_block_id_read_by_a_helper_of_a_helper_keeps_one_block_per_program():
     res = translate_source(src, "helper_helper_bid.py")
     assert res.ok, [d.format() for d in res.diagnostics()]
     assert "_at_block" not in res.output and "grid_x" not in res.output
+
+
+def test_a_helper_still_called_as_written_keeps_its_definition():
+    """A second kernel, one block per program (a 2-D grid), calls the helper itself."""
+    other = """
+
+@ct.kernel
+def rows(X, Y, tn: ct.Constant[int]):
+    bm, bn = block_tile(X.shape[1], tn)
+    t = ct.load(X, index=(bm, bn + ct.bid(1) * 0), shape=(1, tn))
+    ct.store(Y, index=(bm, bn), tile=t)
+"""
+    res = translate_source(HELPER_READS_BID + other, "helper_bid_two.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    assert "def block_tile(" in res.output and "def block_tile_at_block(" in res.output
+    assert "bm, bn = block_tile(X_shape1, tn)" in res.output
 
 
 def test_persistent_matmul_compiles_to_wgmma_over_tma_for_sm90(tmp_path):

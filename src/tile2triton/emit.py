@@ -131,6 +131,15 @@ LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", 
 GRID_X, PER_PROGRAM = "grid_x", "BLOCKS_PER_PROGRAM"
 
 
+def _still_called(helper: str, kernel_texts: list, mc) -> bool:
+    """Whether a kernel's text or another helper's body calls `helper` by its own name (after
+    the persistent walk called its `_at_block` copy instead; coarsen.py)."""
+    import re
+    call = re.compile(rf"(?<![\w.]){re.escape(helper)}\(")
+    return any(call.search(t) for t in kernel_texts) or any(
+        call.search(mc.helper_specs[spec][1].text) for spec in mc.helper_order if spec != helper)
+
+
 def _tuple_code(items: list) -> str:
     return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
 
@@ -749,8 +758,9 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
             params.append(f"{USE_INT64}: tl.constexpr")
         text = _function_text(pm, unit.fn, params, unit.text, unit.debug)
         if spec in walked_helpers:
-            text += "\n\n\n" + walked_helper(text, unit.fn.name, walked_helpers[spec],
-                                              names["block_x"])
+            walked = walked_helper(text, unit.fn.name, walked_helpers[spec], names["block_x"])
+            # the helper as written too, unless nothing calls it any more
+            text = f"{text}\n\n\n{walked}" if _still_called(spec, generated, mc) else walked
         generated.append(text)
         if name in pm.foreign:
             # a helper linked from the user's other modules (packages.py): no definition here
