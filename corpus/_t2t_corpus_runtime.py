@@ -316,9 +316,9 @@ def _extent(x):
 
 
 def _row_warps(num_warps, row_tiles):
-    """Warps for a kernel keeping rows in registers: one more warp per 4 KiB kept past 16 KiB,
-    at most 16, so that no thread holds more than about 32 registers of row (run 31: 8 warps
-    for 32 KiB rows, 4 for 8-16 KiB)."""
+    """Warps for a kernel keeping rows in registers: a warp per 4 KiB kept (at most 16, at
+    least what the launcher chose), so that no thread holds more than about 32 registers of
+    row (run 31: 8 warps for 32 KiB rows, the launcher's 4 for 8-16 KiB)."""
     kept = max(b for _, b in row_tiles)
     return max(num_warps, min(16, kept // 4096)) if kept else num_warps
 

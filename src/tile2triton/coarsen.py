@@ -114,12 +114,12 @@ def persistable(fn, unit, params: list, helpers: dict) -> Optional[set]:
         return None
     if any(p.kind == "array_list" for p in fn.params):
         return None
-    called = _called(unit.text, helpers)
+    called = called_helpers(unit.text, helpers)
     reached, seen = set(called), set()
     while reached - seen:              # what the kernel's helpers call in turn
         name = (reached - seen).pop()
         seen.add(name)
-        reached |= _called(helpers[name], helpers)
+        reached |= called_helpers(helpers[name], helpers)
     texts = [unit.text] + [helpers[n] for n in reached]
     if any("tl.program_id(1)" in t or "tl.program_id(2)" in t for t in texts):
         return None                 # a grid of more axes: the launcher would not shrink it
@@ -127,7 +127,7 @@ def persistable(fn, unit, params: list, helpers: dict) -> Optional[set]:
     if _PERSISTENT_BLOCKERS.search(_without_docstring(unit.text)):
         return None
     reading = {n for n in reached if BLOCK_ID in helpers[n]}
-    if reading - called or any(_called(helpers[n], reading) for n in reached):
+    if reading - called or any(called_helpers(helpers[n], reading) for n in reached):
         return None                 # read by a helper of a helper: its callers would need copies
     if BLOCK_ID not in unit.text and not reading:
         return None
@@ -139,14 +139,19 @@ def persistable(fn, unit, params: list, helpers: dict) -> Optional[set]:
     return None if _assigned(unit.text) & names else reading
 
 
-def _called(text: str, helpers) -> set:
-    return {n for n in helpers if re.search(rf"(?<![\w.]){re.escape(n)}\(", text)}
+def called_helpers(text: str, helpers) -> set:
+    """The names among `helpers` that `text` calls (`name(`, not `x.name(` or `other_name(`)."""
+    return {n for n in helpers if _call_of(n).search(text)}
+
+
+def _call_of(name: str):
+    return re.compile(rf"(?<![\w.]){re.escape(name)}\(")
 
 
 def walked_calls(body: str, helper: str, walked: str, block: str) -> str:
     """`body` with each call `helper(...)` made `walked(..., block)`."""
     out, pos = [], 0
-    for m in re.finditer(rf"(?<![\w.]){re.escape(helper)}\(", body):
+    for m in _call_of(helper).finditer(body):
         if m.start() < pos:
             continue
         depth, i = 1, m.end()

@@ -12,13 +12,14 @@ Device and host helpers the kernels need are rendered from templates/ after the 
 """
 from __future__ import annotations
 
+import dataclasses
 from functools import lru_cache
 
 import jinja2
 import libcst as cst
 
-from .coarsen import (coarsenable, coarsened_body, persistable, persistent_body, walked_calls,
-                      walked_helper)
+from .coarsen import (called_helpers, coarsenable, coarsened_body, persistable,
+                      persistent_body, walked_calls, walked_helper)
 from .diagnostics import LocatedFailure, TranslationError
 from .layout import after_docstring, lay_out, layout_simple
 from .model import USE_INT64, FunctionInfo
@@ -134,10 +135,9 @@ GRID_X, PER_PROGRAM = "grid_x", "BLOCKS_PER_PROGRAM"
 def _still_called(helper: str, kernel_texts: list, mc) -> bool:
     """Whether a kernel's text or another helper's body calls `helper` by its own name (after
     the persistent walk called its `_at_block` copy instead; coarsen.py)."""
-    import re
-    call = re.compile(rf"(?<![\w.]){re.escape(helper)}\(")
-    return any(call.search(t) for t in kernel_texts) or any(
-        call.search(mc.helper_specs[spec][1].text) for spec in mc.helper_order if spec != helper)
+    return any(called_helpers(t, (helper,)) for t in kernel_texts) or any(
+        called_helpers(mc.helper_specs[spec][1].text, (helper,))
+        for spec in mc.helper_order if spec != helper)
 
 
 def _tuple_code(items: list) -> str:
@@ -729,7 +729,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
             {spec: mc.helper_specs[spec][1].text for spec in mc.helper_order})
         persistent = walk is not None
         if persistent:  # a matrix kernel over TMA operands walks its blocks (coarsen.py)
-            unit.flatten = names["FLATTEN"]
+            unit = dataclasses.replace(unit, flatten=names["FLATTEN"])
             body = persistent_body(body, names["block_x"], names[GRID_X], unit.flatten)
             for helper in sorted(walk):     # helpers reading the block id: a copy taking it
                 walked = walked_helpers.setdefault(helper, names[f"{helper}_at_block"])

@@ -61,6 +61,7 @@ class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, Comp
         self.row_groups: dict = {}
         self.row_loads: dict = {}
         self._row_lines: list = []
+        self._row_params: dict = {}
 
     # ------------------------------------------------- LoweringContext: services for patterns
     def error(self, node, code, message, help=None) -> TranslationError:

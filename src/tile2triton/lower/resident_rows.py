@@ -45,7 +45,6 @@ class RowGroup:
     var: str                    # their loop variable
     constexpr: str = ""         # the kernel's constexpr, named when lowering starts
     loads: dict = field(default_factory=dict)   # call code -> RowLoad
-    done: set = field(default_factory=set)      # ids of the loops lowered so far
     cached: list = field(default_factory=list)  # (array, tile elements) filled so far
     registered: bool = False    # the kernel takes the constexpr (a loop was rewritten)
 
@@ -68,7 +67,7 @@ class ResidentRows:
         self.row_groups, self.row_loads = {}, {}
         if self.fn.role != "kernel" or any(p.kind == "array_list" for p in self.params):
             return
-        leaves = {leaf for _, parts in getattr(self.fn, "tuple_params", ()) for leaf, _ in parts}
+        leaves = {leaf for _, parts in self.fn.tuple_params for leaf, _ in parts}
         self._row_params = {p.name: p for p in self.params if p.name not in leaves}
         top = [s for s in body.body if isinstance(s, cst.For)]
         by_bound: dict = {}
@@ -237,7 +236,6 @@ class ResidentRows:
         """Rewrites the loop lowered at `self.out[head:]` into its two forms (module docstring).
         Left as lowered when a barrier was placed in it after the fact (`late`: the number of
         such barriers before it), since those are placed by line position."""
-        group.done.add(id(node))
         if len(self.order.late) != late:
             return
         lines = self.out[head:]
