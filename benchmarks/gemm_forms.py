@@ -6,7 +6,13 @@ other warps / stages, and these forms of it:
   * `tma_store`: the output tile written through a TMA descriptor (`C_desc.store`) instead of a
     masked pointer store, where the launcher can build one (otherwise the pointer store);
   * `no_flatten`: the persistent walk over blocks (coarsen.py) without `flatten=`, so Triton
-    pipelines only the loop over K.
+    pipelines only the loop over K;
+  * `every_sm`: one program per SM. The translation runs as many programs as the walk needs at
+    its number of rounds (`_walk_programs`: 8192^3 at 128x128 tiles is 4096 blocks, 32 rounds
+    on 132 SMs, which 128 programs also finish in 32), so that no SM runs a round of its own
+    at the end; run 40 measured that form (then called `balanced`) against this one;
+  * `two_per_sm`: twice as many programs as SMs at 3 stages (2 x 96 KB of shared memory), so
+    one program's epilogue overlaps the other's main loop.
 Each form's output is compared with cuTile's (fp16 products of the same tiles: equal).
 
 GPU run 32 ran an earlier version of this script (commit 9da65e0) on the translation from before
@@ -57,10 +63,28 @@ def tma_store(text: str) -> str:
     return text
 
 
+_GRID = "        grid = (_walk_programs(grid_x, A),)\n"
+_SMS = "torch.cuda.get_device_properties(A.device).multi_processor_count"
+
+
+def every_sm(text: str) -> str:
+    """The walk on one program per SM (the translator's form until run 40)."""
+    assert _GRID in text
+    return text.replace(_GRID, f"        grid = (min(grid_x, {_SMS}),)\n", 1)
+
+
+def two_per_sm(text: str) -> str:
+    assert _GRID in text
+    return text.replace(_GRID, f"        grid = (min(grid_x, 2 * {_SMS}),)\n", 1)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
     ap.add_argument("--rounds", type=int, default=21)
+    ap.add_argument("--forms", help="comma-separated forms to time (default: all)")
+    ap.add_argument("--options", help="comma-separated OPTIONS keys (default: all; '' is the "
+                    "launcher's own choice, written 'launcher')")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp())
     rows = []
@@ -71,7 +95,10 @@ def main(argv=None):
         original = _module(path.read_text(), f"orig_{case}", tmp)
         assert "flatten=FLATTEN" in res.output
         texts = {"translation": res.output, "tma_store": tma_store(res.output),
-                 "no_flatten": res.output.replace("flatten=FLATTEN", "flatten=False")}
+                 "no_flatten": res.output.replace("flatten=FLATTEN", "flatten=False"),
+                 "every_sm": every_sm(res.output), "two_per_sm": two_per_sm(res.output)}
+        if args.forms:
+            texts = {f: t for f, t in texts.items() if f in args.forms.split(",")}
         torch.manual_seed(0)
         a = torch.randn(m, k, device="cuda", dtype=torch.float16)
         b = torch.randn(k, n, device="cuda", dtype=torch.float16)
@@ -80,6 +107,8 @@ def main(argv=None):
                                                  outs["cutile"], TILES)}
         for form, text in texts.items():
             for oname, opts in OPTIONS.items():
+                if args.options and (oname or "launcher") not in args.options.split(","):
+                    continue
                 name = form + ("/" + oname if oname else "")
                 # a module per form and options, its kernels replaced for good (the launcher's
                 # cache of compiled kernels is per module)

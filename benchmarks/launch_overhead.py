@@ -6,7 +6,9 @@ fp16) take a few microseconds on the device, so back-to-back launches are bound 
 wall time per call over many calls, after a warm-up, synchronizing once at the end, median of
 several repeats. The launcher's first call goes through Triton's dispatch; the timed ones take
 its direct path (`_launch_known`).
-    python3 benchmarks/launch_overhead.py [--json FILE]     (after source .gpu/activate.sh)
+    python3 benchmarks/launch_overhead.py [--json FILE] [--profile FILE]
+(after source .gpu/activate.sh). --profile writes where the launcher's host time goes: cProfile
+of 20000 direct-path calls of the vector_add launcher, functions by their own time.
 """
 import argparse
 import json
@@ -38,7 +40,7 @@ def per_call_us(fn, calls=2000, repeats=7):
     return statistics.median(out)
 
 
-def measure(case_name, kernel_name, launch_args, grid, cutile_args):
+def measure(case_name, kernel_name, launch_args, grid, cutile_args, profile=None):
     """Rows for one kernel: raw Triton launch of the launcher's exact call, the launcher with
     stream None / the current stream / another stream, cuTile's ct.launch."""
     case = ROOT / "benchmarks" / "suite" / case_name
@@ -66,6 +68,19 @@ def measure(case_name, kernel_name, launch_args, grid, cutile_args):
     def raw():  # the same compiled specialization, launched directly
         launch(*r_args, **r_kw)
 
+    if profile:
+        import cProfile
+        import io
+        import pstats
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(20000):
+            launcher(stream, grid, *launch_args)
+        prof.disable()
+        torch.cuda.synchronize()
+        text = io.StringIO()
+        pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(30)
+        Path(profile).write_text(text.getvalue())
     rows = {"raw Triton launch": per_call_us(raw),
             "launcher, stream None": per_call_us(lambda: launcher(None, grid, *launch_args)),
             "launcher, current stream": per_call_us(
@@ -86,12 +101,14 @@ def measure(case_name, kernel_name, launch_args, grid, cutile_args):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
+    ap.add_argument("--profile")
     a = ap.parse_args(argv)
     n, tile = 4096, 128
     x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
     out = torch.empty_like(x)
     results = {"vector_add": measure("vector_add", "vector_add", (x, y, out, tile),
-                                     (triton_cdiv(n, tile), 1, 1), (x, y, out, tile))}
+                                     (triton_cdiv(n, tile), 1, 1), (x, y, out, tile),
+                                     a.profile)}
     # a 2-D kernel with constexpr tiles: 256^3 fp16, 4 blocks of 128x128
     m = 256
     A, B = (torch.randn(m, m, device="cuda", dtype=torch.float16) for _ in range(2))

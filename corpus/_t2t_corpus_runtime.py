@@ -398,6 +398,27 @@ _TMA_GPUS = {}
 _TensorDescriptor = None
 
 
+_SM_COUNTS = {}
+
+
+def _walk_programs(blocks, x):
+    """How many programs walk `blocks` blocks persistently, on the GPU holding `x`: at most one
+    per SM, and no more than the walk's rounds need. 4096 blocks take 32 rounds on the H200's
+    132 SMs, which 128 programs finish as well: no SM is left with a round of its own, and the
+    others run cooler (8192^3 fp16 matmul: 1.035x cuTile against 1.018x, GPU run 40). Under
+    Triton's interpreter (CPU tensors) 3 SMs, so that programs walk several blocks."""
+    if not x.is_cuda:
+        sms = 3
+    else:
+        sms = _SM_COUNTS.get(x.device.index)
+        if sms is None:
+            sms = _SM_COUNTS[x.device.index] = torch.cuda.get_device_properties(
+                x.device
+            ).multi_processor_count
+    rounds = -(-blocks // sms)
+    return -(-blocks // rounds) if blocks > 0 else blocks
+
+
 def _tma_descriptor(x, block):
     """A TMA descriptor of the 2-D array `x` for tiles of shape `block`, or None where TMA
     would not read what the kernel's pointer loads read (the kernel then takes those): TMA
@@ -449,22 +470,6 @@ def _tma_descriptor(x, block):
     return desc
 
 
-_SM_COUNTS = {}
-
-
-def _sm_count(x):
-    """Streaming multiprocessors of the GPU holding `x`: how many programs a persistent launch
-    runs. Under Triton's interpreter (CPU tensors) 3, so that programs walk several blocks."""
-    if not x.is_cuda:
-        return 3
-    n = _SM_COUNTS.get(x.device.index)
-    if n is None:
-        n = _SM_COUNTS[x.device.index] = torch.cuda.get_device_properties(
-            x.device
-        ).multi_processor_count
-    return n
-
-
 _LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time
 
 
@@ -504,12 +509,47 @@ class _TuningResult:
         return "\n".join(lines)
 
 
+_L2_SCRATCH = {}
+
+
 def _time_us(fn, flush_l2):
-    """Per-launch times in microseconds: CUDA events through triton.testing.do_bench on a GPU,
-    wall clock elsewhere (TRITON_INTERPRET: for exercising the search, not for timing)."""
+    """Per-launch times in microseconds. On a GPU, after 3 warm-up calls, one launch between
+    CUDA events per sample (L2 emptied before each when `flush_l2`), in batches of 5 until the
+    mean is known to 1 % or 0.5 us (95 % confidence), or after 1000 samples or 5 s of kernel
+    time: the stopping rule ct.tune documents, so that a search takes about as long as
+    cuTile's (a fixed 125 ms per config through triton.testing.do_bench took 4x as long, GPU
+    run 40). Elsewhere wall clock (TRITON_INTERPRET: exercises the search, times nothing)."""
     if torch.cuda.is_available():
-        ms = triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="all")
-        return [t * 1000.0 for t in ms]
+        device = torch.cuda.current_device()
+        scratch = None
+        if flush_l2:
+            scratch = _L2_SCRATCH.get(device)
+            if scratch is None:
+                size = torch.cuda.get_device_properties(device).L2_cache_size
+                scratch = _L2_SCRATCH[device] = torch.empty(
+                    max(size, 1 << 20), dtype=torch.int8, device=device
+                )
+        for _ in range(3):
+            fn()
+        samples = []
+        while True:
+            events = []
+            for _ in range(5):
+                if scratch is not None:
+                    scratch.zero_()
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                start.record()
+                fn()
+                end.record()
+                events.append((start, end))
+            end.synchronize()
+            samples += [start.elapsed_time(end) * 1000.0 for start, end in events]
+            n = len(samples)
+            mean = sum(samples) / n
+            margin = 1.96 * (sum((t - mean) ** 2 for t in samples) / (n - 1) / n) ** 0.5
+            if margin <= max(0.01 * mean, 0.5) or n >= 1000 or mean * n > 5e6:
+                return samples
     samples = []
     for _ in range(3):
         t0 = time.perf_counter()
@@ -543,7 +583,8 @@ def _exhaustive_search(
             )
             launcher = _with_hints(k, **(hints_fn(config) if hints_fn else {}))
             grid, args = grid_fn(config), args_fn(config)
-            samples = _time_us(lambda: launcher(stream, grid, *args), flush_l2)
+            with _on_stream(stream):  # the events are recorded on the launch's stream
+                samples = _time_us(lambda: launcher(stream, grid, *args), flush_l2)
         except Exception as e:  # a config that fails is reported, as cuTile does
             failures.append((config, type(e), str(e)))
             continue

@@ -53,11 +53,12 @@ def test_matmul_operands_are_loaded_through_descriptors(tmp_path):
     """The fast form, pinned: descriptors as kernel parameters, `desc.load` with the pointer
     load as the fallback, the launcher building them and choosing 4 warps and 4 stages."""
     text, _ = _translate(_matmul(), tmp_path, "tma")
-    assert "def k(\n    a_ptr," in text and "    a_desc,\n    b_desc,\n    a_div: tl.constexpr" \
-        in text
-    assert "a_desc.load([tl.program_id(0) * TM, i * TK])\n            if a_desc is not None\n" \
-           "            else tl.load(" in text
-    assert "b_desc.load([i * TK, tl.program_id(1) * TN])" in text
+    assert "def k(\n    a_ptr," in text
+    assert "    a_desc,\n    b_desc,\n    grid_x,\n    grid_y,\n    a_div: tl.constexpr" in text
+    # (the blocks of the 2-D grid walked in a loop: tests/test_persistent_blocks.py)
+    assert "a_desc.load([block_x * TM, i * TK])\n                if a_desc is not None\n" \
+           "                else tl.load(" in text
+    assert "b_desc.load([i * TK, block_y * TN])" in text
     assert "    a_desc = _tma_descriptor(a, (TM, TK))\n    b_desc = _tma_descriptor(b, (TK, TN))" \
         in text
     assert "if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):" in text

@@ -19,6 +19,7 @@ from _t2t_corpus_runtime import (
     _on_stream,
     _remember_launch,
     _tma_descriptor,
+    _walk_programs,
 )
 
 
@@ -85,7 +86,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         return acc + prod.to(acc.dtype)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x", "grid_y"])
 def gemm_select_kernel(
     X_ptr,
     X_shape0,
@@ -107,9 +108,12 @@ def gemm_select_kernel(
     BK: tl.constexpr,
     X_desc,
     W_desc,
+    grid_x,
+    grid_y,
     X_div: tl.constexpr,
     W_div: tl.constexpr,
     Y_div: tl.constexpr,
+    FLATTEN: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     # strides and row lengths are multiples the launcher checked (its *_div arguments)
@@ -125,64 +129,70 @@ def gemm_select_kernel(
     Y_stride1 = Y_stride1 // Y_div[1] * Y_div[1]
     Y_shape0 = Y_shape0 // Y_div[2] * Y_div[2]
     Y_shape1 = Y_shape1 // Y_div[3] * Y_div[3]
-    row_block = tl.program_id(0)
-    col_block = tl.program_id(1)
-    # an alias: only the translation-time value matters
-    # fp32 inputs multiply on tf32 tensor cores; fp16/bf16 inputs keep their dtype
-    compute = tl.float32 if X_ptr.dtype.element_ty == tl.float32 else X_ptr.dtype.element_ty
-    k_steps = tl.cdiv(X_shape1, BK)
-    total = tl.full((BM, BN), 0.0, tl.float32)
-    for kk in range(k_steps):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_X0 = tl.cast(row_block, tl.int64) * BM + tl.arange(0, BM)
-            offs_X1 = tl.cast(kk, tl.int64) * BK + tl.arange(0, BK)
-        else:
-            offs_X0 = row_block * BM + tl.arange(0, BM)
-            offs_X1 = kk * BK + tl.arange(0, BK)
-        mask_X = (offs_X0[:, None] < X_shape0) & (offs_X1[None, :] < X_shape1)
-        x = (
-            X_desc.load([row_block * BM, kk * BK])
-            if X_desc is not None
-            else tl.load(
-                X_ptr + offs_X0[:, None] * X_stride0 + offs_X1[None, :] * X_stride1,
-                mask=mask_X,
-                other=0.0,
+    # the grid's blocks in a loop, in the order the GPU starts them: with TMA operands
+    # the launcher runs one program per SM, pipelined across output tiles
+    # (docs/performance.md)
+    for block in tl.range(tl.program_id(0), grid_x * grid_y, tl.num_programs(0), flatten=FLATTEN):
+        block_x = block % grid_x
+        block_y = block // grid_x
+        row_block = block_x
+        col_block = block_y
+        # an alias: only the translation-time value matters
+        # fp32 inputs multiply on tf32 tensor cores; fp16/bf16 inputs keep their dtype
+        compute = tl.float32 if X_ptr.dtype.element_ty == tl.float32 else X_ptr.dtype.element_ty
+        k_steps = tl.cdiv(X_shape1, BK)
+        total = tl.full((BM, BN), 0.0, tl.float32)
+        for kk in range(k_steps):
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_X0 = tl.cast(row_block, tl.int64) * BM + tl.arange(0, BM)
+                offs_X1 = tl.cast(kk, tl.int64) * BK + tl.arange(0, BK)
+            else:
+                offs_X0 = row_block * BM + tl.arange(0, BM)
+                offs_X1 = kk * BK + tl.arange(0, BK)
+            mask_X = (offs_X0[:, None] < X_shape0) & (offs_X1[None, :] < X_shape1)
+            x = (
+                X_desc.load([row_block * BM, kk * BK])
+                if X_desc is not None
+                else tl.load(
+                    X_ptr + offs_X0[:, None] * X_stride0 + offs_X1[None, :] * X_stride1,
+                    mask=mask_X,
+                    other=0.0,
+                )
             )
-        )
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_W0 = tl.cast(kk, tl.int64) * BK + tl.arange(0, BK)
-            offs_W1 = tl.cast(col_block, tl.int64) * BN + tl.arange(0, BN)
-        else:
-            offs_W0 = kk * BK + tl.arange(0, BK)
-            offs_W1 = col_block * BN + tl.arange(0, BN)
-        mask_W = (offs_W0[:, None] < W_shape0) & (offs_W1[None, :] < W_shape1)
-        w = (
-            W_desc.load([kk * BK, col_block * BN])
-            if W_desc is not None
-            else tl.load(
-                W_ptr + offs_W0[:, None] * W_stride0 + offs_W1[None, :] * W_stride1,
-                mask=mask_W,
-                other=0.0,
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_W0 = tl.cast(kk, tl.int64) * BK + tl.arange(0, BK)
+                offs_W1 = tl.cast(col_block, tl.int64) * BN + tl.arange(0, BN)
+            else:
+                offs_W0 = kk * BK + tl.arange(0, BK)
+                offs_W1 = col_block * BN + tl.arange(0, BN)
+            mask_W = (offs_W0[:, None] < W_shape0) & (offs_W1[None, :] < W_shape1)
+            w = (
+                W_desc.load([kk * BK, col_block * BN])
+                if W_desc is not None
+                else tl.load(
+                    W_ptr + offs_W0[:, None] * W_stride0 + offs_W1[None, :] * W_stride1,
+                    mask=mask_W,
+                    other=0.0,
+                )
             )
+            total = _dot_any_size(
+                x.to(compute),
+                w.to(compute),
+                total,
+                "tf32" if X_ptr.dtype.element_ty == tl.float32 else "ieee",
+            )
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_Y0 = tl.cast(row_block, tl.int64) * BM + tl.arange(0, BM)
+            offs_Y1 = tl.cast(col_block, tl.int64) * BN + tl.arange(0, BN)
+        else:
+            offs_Y0 = row_block * BM + tl.arange(0, BM)
+            offs_Y1 = col_block * BN + tl.arange(0, BN)
+        mask_Y = (offs_Y0[:, None] < Y_shape0) & (offs_Y1[None, :] < Y_shape1)
+        tl.store(
+            Y_ptr + offs_Y0[:, None] * Y_stride0 + offs_Y1[None, :] * Y_stride1,
+            total.to(Y_ptr.dtype.element_ty),
+            mask=mask_Y,
         )
-        total = _dot_any_size(
-            x.to(compute),
-            w.to(compute),
-            total,
-            "tf32" if X_ptr.dtype.element_ty == tl.float32 else "ieee",
-        )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_Y0 = tl.cast(row_block, tl.int64) * BM + tl.arange(0, BM)
-        offs_Y1 = tl.cast(col_block, tl.int64) * BN + tl.arange(0, BN)
-    else:
-        offs_Y0 = row_block * BM + tl.arange(0, BM)
-        offs_Y1 = col_block * BN + tl.arange(0, BN)
-    mask_Y = (offs_Y0[:, None] < Y_shape0) & (offs_Y1[None, :] < Y_shape1)
-    tl.store(
-        Y_ptr + offs_Y0[:, None] * Y_stride0 + offs_Y1[None, :] * Y_stride1,
-        total.to(Y_ptr.dtype.element_ty),
-        mask=mask_Y,
-    )
 
 
 def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
@@ -200,6 +210,22 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     X_desc = _tma_descriptor(X, (BM, BK))
     W_desc = _tma_descriptor(W, (BK, BN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # The kernel walks its grid's blocks in one loop (axis 0 fastest, as the GPU starts them);
+    # with TMA operands at most one program per SM (pipelined across output tiles;
+    # docs/performance.md), else one program per block
+    grid_x, grid_y, *grid_rest = (*_grid(grid), 1)[:3]
+    blocks = grid_x * grid_y
+    if blocks >= 2**31:
+        raise ValueError(
+            f"gemm_select_kernel: a grid of {grid} is {blocks} blocks; its translation numbers them "
+            "in 32 bits (at most 2**31 - 1)"
+        )
+    if not all(g == 1 for g in grid_rest):
+        grid = (blocks, *grid_rest)
+    elif X_desc is not None or W_desc is not None:
+        grid = (_walk_programs(blocks, X),)
+    else:
+        grid = (blocks,)
     args = (
         X,
         *X.shape,
@@ -215,6 +241,8 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
         BK,
         X_desc,
         W_desc,
+        grid_x,
+        grid_y,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -255,6 +283,7 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
         X_div=_multiples(X),
         W_div=_multiples(W),
         Y_div=_multiples(Y),
+        FLATTEN=X_desc is not None or W_desc is not None,
         USE_INT64=_needs_int64(X, W, Y),
     )
     with _on_stream(stream):

@@ -13,8 +13,8 @@ from _t2t_corpus_runtime import (
     _needs_int64,
     _on_stream,
     _remember_launch,
-    _sm_count,
     _tma_descriptor,
+    _walk_programs,
 )
 
 
@@ -242,7 +242,7 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     # axis 0 (pipelined across output tiles; docs/performance.md)
     grid_x, *grid_rest = _grid(grid)
     if (a_desc is not None or b_desc is not None) and all(g == 1 for g in grid_rest):
-        grid = (min(grid_x, _sm_count(a)),)
+        grid = (_walk_programs(grid_x, a),)
     args = (
         a,
         *a.shape,

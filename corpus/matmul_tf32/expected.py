@@ -15,6 +15,7 @@ from _t2t_corpus_runtime import (
     _on_stream,
     _remember_launch,
     _tma_descriptor,
+    _walk_programs,
 )
 
 
@@ -81,7 +82,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         return acc + prod.to(acc.dtype)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x", "grid_y"])
 def matmul_tf32_kernel(
     a_ptr,
     a_shape0,
@@ -103,9 +104,12 @@ def matmul_tf32_kernel(
     TK: tl.constexpr,
     a_desc,
     b_desc,
+    grid_x,
+    grid_y,
     a_div: tl.constexpr,
     b_div: tl.constexpr,
     c_div: tl.constexpr,
+    FLATTEN: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """C = A @ B for float32 inputs, opting in to TF32 tensor-core math.
@@ -126,55 +130,61 @@ def matmul_tf32_kernel(
     c_stride1 = c_stride1 // c_div[1] * c_div[1]
     c_shape0 = c_shape0 // c_div[2] * c_div[2]
     c_shape1 = c_shape1 // c_div[3] * c_div[3]
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    acc = tl.zeros((TM, TN), dtype=tl.float32)
-    for k in range(tl.cdiv(b_shape0, TK)):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-            offs_a1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-        else:
-            offs_a0 = pid_m * TM + tl.arange(0, TM)
-            offs_a1 = k * TK + tl.arange(0, TK)
-        mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
-        a_tile = (
-            a_desc.load([pid_m * TM, k * TK])
-            if a_desc is not None
-            else tl.load(
-                a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1,
-                mask=mask_a,
-                other=0.0,
+    # the grid's blocks in a loop, in the order the GPU starts them: with TMA operands
+    # the launcher runs one program per SM, pipelined across output tiles
+    # (docs/performance.md)
+    for block in tl.range(tl.program_id(0), grid_x * grid_y, tl.num_programs(0), flatten=FLATTEN):
+        block_x = block % grid_x
+        block_y = block // grid_x
+        pid_m = block_x
+        pid_n = block_y
+        acc = tl.zeros((TM, TN), dtype=tl.float32)
+        for k in range(tl.cdiv(b_shape0, TK)):
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_a1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
+            else:
+                offs_a0 = pid_m * TM + tl.arange(0, TM)
+                offs_a1 = k * TK + tl.arange(0, TK)
+            mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
+            a_tile = (
+                a_desc.load([pid_m * TM, k * TK])
+                if a_desc is not None
+                else tl.load(
+                    a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1,
+                    mask=mask_a,
+                    other=0.0,
+                )
             )
-        )
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-            offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_b0 = k * TK + tl.arange(0, TK)
-            offs_b1 = pid_n * TN + tl.arange(0, TN)
-        mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
-        b_tile = (
-            b_desc.load([k * TK, pid_n * TN])
-            if b_desc is not None
-            else tl.load(
-                b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
-                mask=mask_b,
-                other=0.0,
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
+                offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_b0 = k * TK + tl.arange(0, TK)
+                offs_b1 = pid_n * TN + tl.arange(0, TN)
+            mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
+            b_tile = (
+                b_desc.load([k * TK, pid_n * TN])
+                if b_desc is not None
+                else tl.load(
+                    b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
+                    mask=mask_b,
+                    other=0.0,
+                )
             )
+            acc = _dot_any_size(a_tile.to(tl.float32), b_tile.to(tl.float32), acc, "tf32")
+        if USE_INT64:  # 64-bit offsets, chosen by the launcher
+            offs_c0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+            offs_c1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+        else:
+            offs_c0 = pid_m * TM + tl.arange(0, TM)
+            offs_c1 = pid_n * TN + tl.arange(0, TN)
+        mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
+        tl.store(
+            c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1,
+            acc.to(c_ptr.dtype.element_ty),
+            mask=mask_c,
         )
-        acc = _dot_any_size(a_tile.to(tl.float32), b_tile.to(tl.float32), acc, "tf32")
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_c0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_c1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_c0 = pid_m * TM + tl.arange(0, TM)
-        offs_c1 = pid_n * TN + tl.arange(0, TN)
-    mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
-    tl.store(
-        c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1,
-        acc.to(c_ptr.dtype.element_ty),
-        mask=mask_c,
-    )
 
 
 def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
@@ -192,6 +202,22 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # The kernel walks its grid's blocks in one loop (axis 0 fastest, as the GPU starts them);
+    # with TMA operands at most one program per SM (pipelined across output tiles;
+    # docs/performance.md), else one program per block
+    grid_x, grid_y, *grid_rest = (*_grid(grid), 1)[:3]
+    blocks = grid_x * grid_y
+    if blocks >= 2**31:
+        raise ValueError(
+            f"matmul_tf32_kernel: a grid of {grid} is {blocks} blocks; its translation numbers them "
+            "in 32 bits (at most 2**31 - 1)"
+        )
+    if not all(g == 1 for g in grid_rest):
+        grid = (blocks, *grid_rest)
+    elif a_desc is not None or b_desc is not None:
+        grid = (_walk_programs(blocks, a),)
+    else:
+        grid = (blocks,)
     args = (
         a,
         *a.shape,
@@ -207,6 +233,8 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         TK,
         a_desc,
         b_desc,
+        grid_x,
+        grid_y,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
     # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
@@ -247,6 +275,7 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         a_div=_multiples(a),
         b_div=_multiples(b),
         c_div=_multiples(c),
+        FLATTEN=a_desc is not None or b_desc is not None,
         USE_INT64=_needs_int64(a, b, c),
     )
     with _on_stream(stream):

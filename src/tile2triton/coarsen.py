@@ -29,6 +29,7 @@ _HELPER_BLOCKERS = re.compile(r"tl\.atomic_|tl\.program_id|tl\.num_programs|inli
                               r"|tl\.debug_barrier|^\s*while\b", re.M)
 
 BLOCK_ID = "tl.program_id(0)"
+BLOCK_IDS = (BLOCK_ID, "tl.program_id(1)", "tl.program_id(2)")
 # Elements of work per program the launcher aims for (the launcher template says the same)
 MIN_WORK = 256
 
@@ -98,18 +99,19 @@ _PERSISTENT_BLOCKERS = re.compile(
     r"tl\.atomic_|tl\.num_programs|inline_asm|tl\.debug_barrier|^\s*return\b|'''|\"\"\"", re.M)
 
 
-def persistable(fn, unit, params: list, helpers: dict) -> Optional[set]:
+def persistable(fn, unit, params: list, helpers: dict) -> Optional[tuple]:
     """Whether matrix kernel `fn` may run persistently: each program a loop over blocks pid,
-    pid + programs, ... of axis 0, the launcher running at most one program per SM when the
-    kernel's operands come through TMA descriptors. Why: Triton then pipelines across output
-    tiles, as in a persistent kernel written so; the fp16 matmul at cuTile's 128x128x64 tile
-    measured 1.04-1.07x cuTile against 1.00-1.01x one block per program (GPU run 32,
-    benchmarks/gemm_forms.py). Safe for the reason block coarsening is (module docstring): the
+    pid + programs, ... of the grid (numbered as the GPU starts them, axis 0 fastest), the
+    launcher running at most one program per SM when the kernel's operands come through TMA
+    descriptors. Why: Triton then pipelines across output tiles, as in a persistent kernel
+    written so; the fp16 matmul at cuTile's 128x128x64 tile measured 1.04-1.07x cuTile against
+    1.00-1.01x one block per program (GPU run 32, benchmarks/gemm_forms.py). Safe for the reason block coarsening is (module docstring): the
     same blockers, loops allowed (they are the point), a kernel already persistent left alone.
 
     `helpers`: the module's translated helpers, name -> body text. Returns None, or the helpers
-    the kernel calls that read the block id themselves (upstream's `swizzle_2d`): each gets a
-    copy taking the block as an argument (`walked_helper`), called from the kernel instead."""
+    the kernel calls that read the block id themselves (upstream's `swizzle_2d`: each gets a
+    copy taking the block as an argument, `walked_helper`, called from the kernel instead) and
+    how many grid axes the kernel reads (1 to 3; `ct.bid(1)` of a 2-D grid of tiles)."""
     if not (unit.uses_dot and unit.tma) or unit.persistent_dots or unit.flatten:
         return None
     if any(p.kind == "array_list" for p in fn.params):
@@ -120,9 +122,10 @@ def persistable(fn, unit, params: list, helpers: dict) -> Optional[set]:
         name = (reached - seen).pop()
         seen.add(name)
         reached |= called_helpers(helpers[name], helpers)
-    texts = [unit.text] + [helpers[n] for n in reached]
-    if any("tl.program_id(1)" in t or "tl.program_id(2)" in t for t in texts):
-        return None                 # a grid of more axes: the launcher would not shrink it
+    if any("tl.program_id(1)" in helpers[n] or "tl.program_id(2)" in helpers[n]
+           for n in reached):
+        return None                 # a helper reading another axis: its callers would need copies
+    axes = 3 if BLOCK_IDS[2] in unit.text else 2 if BLOCK_IDS[1] in unit.text else 1
     # (a helper returning early is fine here: no `if` around the body, unlike coarsening)
     if _PERSISTENT_BLOCKERS.search(_without_docstring(unit.text)):
         return None
@@ -136,7 +139,7 @@ def persistable(fn, unit, params: list, helpers: dict) -> Optional[set]:
             _HELPER_BLOCKERS.search(helpers[n].replace(BLOCK_ID, "")) for n in reading):
         return None
     names = {p.split(":")[0].strip() for p in params}
-    return None if _assigned(unit.text) & names else reading
+    return None if _assigned(unit.text) & names else (reading, axes)
 
 
 def called_helpers(text: str, helpers) -> set:
@@ -174,19 +177,42 @@ def walked_helper(text: str, name: str, walked: str, block: str) -> str:
     return head + f"def {walked}(" + params + body[params_end:].replace(BLOCK_ID, block)
 
 
-def persistent_body(body: str, block: str, grid_x: str, flatten: str) -> str:
-    """The kernel body in a loop over the blocks of axis 0 (`grid_x` of them), from the
-    program's own id in steps of the number of programs; `flatten` (a constexpr the launcher
-    sets when it built TMA descriptors) lets Triton pipeline across the loop's iterations."""
+def persistent_body(body: str, blocks: list, grid: list, flatten: str, walk: str) -> str:
+    """The kernel body in a loop over the blocks of its grid (`grid`: the names of its extents
+    along the axes the kernel reads), from the program's own id in steps of the number of
+    programs; `blocks` names each axis' block id in the loop, `walk` (2 or 3 axes) the linear
+    block number, axis 0 fastest. `flatten` (a constexpr the launcher sets when it built TMA
+    descriptors) lets Triton pipeline across the loop's iterations."""
     lines = body.split("\n")
     at = after_docstring(lines)
-    inner = ["    " + ln.replace(BLOCK_ID, block) if ln.strip() else "" for ln in lines[at:]]
-    head = [
-        "    # the blocks of axis 0 in a loop: with TMA operands the launcher runs one program",
-        "    # per SM, pipelined across output tiles (docs/performance.md)",
-        f"    for {block} in tl.range({BLOCK_ID}, {grid_x}, tl.num_programs(0), "
-        f"flatten={flatten}):",
-    ]
+    inner = []
+    for ln in lines[at:]:
+        for axis, block in enumerate(blocks):
+            ln = ln.replace(BLOCK_IDS[axis], block)
+        inner.append("    " + ln if ln.strip() else "")
+    if len(grid) == 1:
+        head = [
+            "    # the blocks of axis 0 in a loop: with TMA operands the launcher runs one program",
+            "    # per SM, pipelined across output tiles (docs/performance.md)",
+            f"    for {blocks[0]} in tl.range({BLOCK_ID}, {grid[0]}, tl.num_programs(0), "
+            f"flatten={flatten}):",
+        ]
+    else:
+        # blocks numbered as the GPU starts them (axis 0 fastest), so that the tiles the
+        # programs work on at one time are the ones cuTile's blocks would share in L2
+        head = [
+            "    # the grid's blocks in a loop, in the order the GPU starts them: with TMA operands",
+            "    # the launcher runs one program per SM, pipelined across output tiles",
+            "    # (docs/performance.md)",
+            f"    for {walk} in tl.range({BLOCK_ID}, {' * '.join(grid)}, tl.num_programs(0), "
+            f"flatten={flatten}):",
+            f"        {blocks[0]} = {walk} % {grid[0]}",
+        ]
+        if len(grid) == 2:
+            head.append(f"        {blocks[1]} = {walk} // {grid[0]}")
+        else:
+            head += [f"        {blocks[1]} = {walk} // {grid[0]} % {grid[1]}",
+                     f"        {blocks[2]} = {walk} // ({grid[0]} * {grid[1]})"]
     while inner and not inner[0]:
         inner.pop(0)
     return "\n".join(lines[:at] + head + inner)

@@ -122,14 +122,16 @@ def with_multiples(body: str, arrays: list) -> str:
 LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype",
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
                     "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32",
-                    "_tma_descriptor", "_row_tiles", "_row_warps", "_sm_count")
+                    "_tma_descriptor", "_row_tiles", "_row_warps", "_walk_programs")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
-                   "constexprs", "compiled", "grid_x", "grid_rest", "blocks_per_program",
-                   "ptx_options", "float_dtypes", "row_tiles")
+                   "constexprs", "compiled", "grid_x", "grid_y", "grid_z", "grid_rest",
+                   "blocks", "blocks_per_program", "ptx_options", "float_dtypes", "row_tiles")
 # Kernel parameters of a coarsened kernel (coarsen.py): the launch's own grid size along axis 0
 # and the number of blocks each program runs
 GRID_X, PER_PROGRAM = "grid_x", "BLOCKS_PER_PROGRAM"
+# Kernel parameters and loop names of a walked kernel (coarsen.persistent_body), per grid axis
+WALKED_GRID, WALKED_BLOCKS = ("grid_x", "grid_y", "grid_z"), ("block_x", "block_y", "block_z")
 
 
 def _still_called(helper: str, kernel_texts: list, mc) -> bool:
@@ -155,7 +157,7 @@ def launcher_tile_elems(fn: FunctionInfo, unit) -> list:
 
 
 def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
-                    coarse: bool = False, persistent: bool = False) -> str:
+                    coarse: bool = False, persistent: int = 0) -> str:
     names = pm.names
     arrays = [p.name for p in fn.params if p.kind == "array"]
     ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array" and not p.array.flat}
@@ -221,8 +223,8 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     if coarse:      # the kernel's extra arguments (coarsen.py)
         call_args.append(local["grid_x"])
         constexpr_args.append(f"{names[PER_PROGRAM]}={local['blocks_per_program']}")
-    if persistent:  # the number of blocks of axis 0 the kernel walks (coarsen.py)
-        call_args.append(local["grid_x"])
+    if persistent:  # the grid's extents along the axes the kernel walks (coarsen.py)
+        call_args += [local[g] for g in WALKED_GRID[:persistent]]
     # What the direct launch path keys on: everything Triton specializes on (dtypes, 16-byte
     # alignment of pointers, integer values, constexprs) and everything the launcher's own
     # choices read (shapes, strides, constants, num_ctas). Lists of arrays take the plain path.
@@ -727,14 +729,15 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         walk = None if coarse else persistable(
             fn, unit, kernel_params(fn.params),
             {spec: mc.helper_specs[spec][1].text for spec in mc.helper_order})
-        persistent = walk is not None
+        persistent = 0 if walk is None else walk[1]    # the grid axes walked
         if persistent:  # a matrix kernel over TMA operands walks its blocks (coarsen.py)
             unit = dataclasses.replace(unit, flatten=names["FLATTEN"])
-            body = persistent_body(body, names["block_x"], names[GRID_X], unit.flatten)
-            for helper in sorted(walk):     # helpers reading the block id: a copy taking it
+            extra = [names[g] for g in WALKED_GRID[:persistent]]
+            body = persistent_body(body, [names[b] for b in WALKED_BLOCKS[:persistent]],
+                                   extra, unit.flatten, names["block"])
+            for helper in sorted(walk[0]):  # helpers reading the block id: a copy taking it
                 walked = walked_helpers.setdefault(helper, names[f"{helper}_at_block"])
                 body = walked_calls(body, helper, walked, names["block_x"])
-            extra = [names[GRID_X]]
         descriptors = [desc for _, _, desc in unit.tma]   # TMA descriptors or None (tma.py)
         params = (kernel_params(fn.params) + descriptors + extra
                   + [f"{multiples_name(a)}: tl.constexpr" for a in hinted] + per_program
