@@ -514,11 +514,14 @@ _L2_SCRATCH = {}
 
 def _time_us(fn, flush_l2):
     """Per-launch times in microseconds. On a GPU, after 3 warm-up calls, one launch between
-    CUDA events per sample (L2 emptied before each when `flush_l2`), in batches of 5 until the
-    mean is known to 1 % or 0.5 us (95 % confidence), or after 1000 samples or 5 s of kernel
-    time: the stopping rule ct.tune documents, so that a search takes about as long as
-    cuTile's (a fixed 125 ms per config through triton.testing.do_bench took 4x as long, GPU
-    run 40). Elsewhere wall clock (TRITON_INTERPRET: exercises the search, times nothing)."""
+    CUDA events per sample, in batches of 5 until the mean is known to 1 % or 0.5 us (95 %
+    confidence), or after 1000 samples or 5 s of kernel time: the stopping rule ct.tune
+    documents, so that a search takes about as long as cuTile's (a fixed 125 ms per config
+    through triton.testing.do_bench took 4x as long, GPU run 40). With `flush_l2`, four L2
+    sizes are zeroed before each sample: L2 is emptied, and the GPU is still busy with that
+    while the host launches, so that the events time the kernel and not the launcher's host
+    time (which made samples noisy and searches long, run 41). Elsewhere wall clock
+    (TRITON_INTERPRET: exercises the search, times nothing)."""
     if torch.cuda.is_available():
         device = torch.cuda.current_device()
         scratch = None
@@ -527,7 +530,7 @@ def _time_us(fn, flush_l2):
             if scratch is None:
                 size = torch.cuda.get_device_properties(device).L2_cache_size
                 scratch = _L2_SCRATCH[device] = torch.empty(
-                    max(size, 1 << 20), dtype=torch.int8, device=device
+                    4 * max(size, 1 << 20), dtype=torch.int8, device=device
                 )
         for _ in range(3):
             fn()

@@ -33,9 +33,10 @@ def test_the_persistent_form_is_pinned():
             "flatten=FLATTEN):\n        bm, bn = grouped_tile(A_shape0, B_shape1, tm, tn, 8, "
             "block_x)") in text
     assert "    B_desc,\n    grid_x,\n    A_div: tl.constexpr," in text
-    assert ("    if (A_desc is not None or B_desc is not None) and all(g == 1 for g in "
-            "grid_rest):\n        grid = (_walk_programs(grid_x, A),)") in text
-    assert "FLATTEN=A_desc is not None or B_desc is not None," in text
+    assert ("        (A_desc is not None or B_desc is not None)\n        and tile_elems >= 128 * 128\n"
+            "        and all(g == 1 for g in grid_rest)\n    )\n    if walked:\n"
+            "        grid = (_walk_programs(grid_x, A),)") in text
+    assert "FLATTEN=walked," in text
 
 
 class _GridSpy:
@@ -53,9 +54,10 @@ class _GridSpy:
 
 
 @pytest.mark.parametrize("m, n, k, tiles, programs", [
-    (200, 136, 72, (32, 32, 32), 3),      # 7 x 5 blocks, TMA operands: 3 programs walk them
-    (200, 130, 70, (32, 32, 32), 35),     # rows of 140 and 260 bytes: no descriptor, no walk
-    (33, 40, 64, (64, 64, 32), 1),        # fewer blocks than programs
+    (300, 136, 72, (128, 128, 32), 3),    # 3 x 2 blocks, TMA operands: 3 programs walk them
+    (200, 130, 70, (128, 128, 32), 4),    # rows of 140 and 260 bytes: no descriptor, no walk
+    (200, 136, 72, (32, 32, 32), 35),     # tiles too small to fill an SM: a program per block
+    (33, 40, 64, (128, 128, 32), 1),      # fewer blocks than programs
 ])
 def test_walked_blocks_compute_the_product(tmp_path, m, n, k, tiles, programs):
     _, mod = _matmul_module(tmp_path, f"persistent_{m}_{n}_{k}")
@@ -152,7 +154,9 @@ def test_a_grid_of_two_or_three_axes_is_walked_in_launch_order():
             "        block_y = block // grid_x\n") in text
     assert "tl.program_id(1)" not in text
     assert "    grid_x, grid_y, *grid_rest = (*_grid(grid), 1)[:3]\n" in text
-    assert "    elif a_desc is not None or b_desc is not None:\n        grid = (_walk_programs(blocks, a),)\n" in text
+    assert ("        (a_desc is not None or b_desc is not None)\n        and tile_elems >= 128 * 128\n"
+            "        and all(g == 1 for g in grid_rest)\n    )\n    grid = (_walk_programs(blocks, a),) "
+            "if walked else (blocks, *grid_rest)\n") in text
     text = translate_source(GRID_3D, "<test>").output
     assert ("        block_y = block // grid_x % grid_y\n"
             "        block_z = block // (grid_x * grid_y)\n") in text
@@ -160,8 +164,9 @@ def test_a_grid_of_two_or_three_axes_is_walked_in_launch_order():
 
 @pytest.mark.parametrize("src", [GRID_2D, GRID_3D], ids=["2-D", "3-D"])
 @pytest.mark.parametrize("m, n, k, tiles, programs", [
-    (200, 136, 72, (32, 32, 32), 3),      # TMA operands: 3 programs (the interpreter's SMs)
-    (200, 130, 70, (32, 32, 32), None),   # rows of 140 and 260 bytes: a program per block
+    (300, 136, 72, (128, 128, 32), 3),    # TMA operands: 3 programs (the interpreter's SMs)
+    (200, 130, 70, (128, 128, 32), None),  # rows of 140 and 260 bytes: a program per block
+    (200, 136, 72, (32, 64, 32), None),   # small tiles: a program per block
 ])
 def test_walked_grid_computes_the_product(tmp_path, src, m, n, k, tiles, programs):
     res = translate_source(src, "<test>")
@@ -178,7 +183,7 @@ def test_walked_grid_computes_the_product(tmp_path, src, m, n, k, tiles, program
     (grid,) = spy.grids
     tm, tn, _ = tiles
     blocks = -(-m // tm) * -(-n // tn) if src is GRID_2D else -(-m // tm) * -(-n // tn // 2) * 2
-    assert grid == (programs or blocks,)
+    assert grid[0] == (programs or blocks) and all(g == 1 for g in grid[1:])
     assert torch.allclose(c.double(), a.double() @ b.double(), atol=3e-2, rtol=1e-2)
 
 
@@ -222,11 +227,11 @@ def test_a_helper_reading_the_block_id_gets_a_copy_taking_it(tmp_path):
     mod = load_module(path, "helper_bid_triton")
     spy = mod.mm = _GridSpy(mod.mm)
     g = torch.Generator().manual_seed(7)
-    a = torch.randn(150, 96, generator=g).half()
-    b = torch.randn(96, 88, generator=g).half()
-    c = torch.full((150, 88), float("nan"), dtype=torch.float16)
-    blocks = -(-150 // 32) * -(-88 // 32)
-    mod.launch_mm(None, (blocks,), a, b, c, 32, 32, 32)
+    a = torch.randn(300, 96, generator=g).half()
+    b = torch.randn(96, 136, generator=g).half()
+    c = torch.full((300, 136), float("nan"), dtype=torch.float16)
+    blocks = -(-300 // 128) * -(-136 // 128)
+    mod.launch_mm(None, (blocks,), a, b, c, 128, 128, 32)
     assert spy.grids == [(3,)]
     assert torch.allclose(c.double(), a.double() @ b.double(), atol=3e-2, rtol=1e-2)
 

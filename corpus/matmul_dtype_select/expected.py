@@ -210,9 +210,7 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     X_desc = _tma_descriptor(X, (BM, BK))
     W_desc = _tma_descriptor(W, (BK, BN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # The kernel walks its grid's blocks in one loop (axis 0 fastest, as the GPU starts them);
-    # with TMA operands at most one program per SM (pipelined across output tiles;
-    # docs/performance.md), else one program per block
+    tile_elems = max(BM * BN, BM * BK, BK * BN)
     grid_x, grid_y, *grid_rest = (*_grid(grid), 1)[:3]
     blocks = grid_x * grid_y
     if blocks >= 2**31:
@@ -220,12 +218,15 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
             f"gemm_select_kernel: a grid of {grid} is {blocks} blocks; its translation numbers them "
             "in 32 bits (at most 2**31 - 1)"
         )
-    if not all(g == 1 for g in grid_rest):
-        grid = (blocks, *grid_rest)
-    elif X_desc is not None or W_desc is not None:
-        grid = (_walk_programs(blocks, X),)
-    else:
-        grid = (blocks,)
+    # Matrix products over TMA operands in tiles that fill an SM: at most one program per SM,
+    # each walking blocks of the grid, pipelined across output tiles (docs/performance.md);
+    # otherwise one program per block, as launched
+    walked = bool(
+        (X_desc is not None or W_desc is not None)
+        and tile_elems >= 128 * 128
+        and all(g == 1 for g in grid_rest)
+    )
+    grid = (_walk_programs(blocks, X),) if walked else (blocks, *grid_rest)
     args = (
         X,
         *X.shape,
@@ -263,13 +264,13 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
         BN,
         BK,
         num_ctas,
+        walked,
     )
     if _launch_known(gemm_select_kernel, known, stream, grid, args):
         return
     _check_ndim("gemm_select_kernel", "X", X, 2)
     _check_ndim("gemm_select_kernel", "W", W, 2)
     _check_ndim("gemm_select_kernel", "Y", Y, 2)
-    tile_elems = max(BM * BN, BM * BK, BK * BN)
     # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
@@ -283,7 +284,7 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
         X_div=_multiples(X),
         W_div=_multiples(W),
         Y_div=_multiples(Y),
-        FLATTEN=X_desc is not None or W_desc is not None,
+        FLATTEN=walked,
         USE_INT64=_needs_int64(X, W, Y),
     )
     with _on_stream(stream):

@@ -200,9 +200,7 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # The kernel walks its grid's blocks in one loop (axis 0 fastest, as the GPU starts them);
-    # with TMA operands at most one program per SM (pipelined across output tiles;
-    # docs/performance.md), else one program per block
+    tile_elems = max(TM * TN, TM * TK, TK * TN)
     grid_x, grid_y, *grid_rest = (*_grid(grid), 1)[:3]
     blocks = grid_x * grid_y
     if blocks >= 2**31:
@@ -210,12 +208,15 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
             f"matmul_kernel: a grid of {grid} is {blocks} blocks; its translation numbers them "
             "in 32 bits (at most 2**31 - 1)"
         )
-    if not all(g == 1 for g in grid_rest):
-        grid = (blocks, *grid_rest)
-    elif a_desc is not None or b_desc is not None:
-        grid = (_walk_programs(blocks, a),)
-    else:
-        grid = (blocks,)
+    # Matrix products over TMA operands in tiles that fill an SM: at most one program per SM,
+    # each walking blocks of the grid, pipelined across output tiles (docs/performance.md);
+    # otherwise one program per block, as launched
+    walked = bool(
+        (a_desc is not None or b_desc is not None)
+        and tile_elems >= 128 * 128
+        and all(g == 1 for g in grid_rest)
+    )
+    grid = (_walk_programs(blocks, a),) if walked else (blocks, *grid_rest)
     args = (
         a,
         *a.shape,
@@ -253,13 +254,13 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         TN,
         TK,
         num_ctas,
+        walked,
     )
     if _launch_known(matmul_kernel, known, stream, grid, args):
         return
     _check_ndim("matmul_kernel", "a", a, 2)
     _check_ndim("matmul_kernel", "b", b, 2)
     _check_ndim("matmul_kernel", "c", c, 2)
-    tile_elems = max(TM * TN, TM * TK, TK * TN)
     # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
@@ -278,7 +279,7 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         a_div=_multiples(a),
         b_div=_multiples(b),
         c_div=_multiples(c),
-        FLATTEN=a_desc is not None or b_desc is not None,
+        FLATTEN=walked,
         USE_INT64=_needs_int64(a, b, c),
     )
     with _on_stream(stream):

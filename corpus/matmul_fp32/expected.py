@@ -238,10 +238,17 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Matrix products over TMA operands: at most one program per SM, each walking blocks of
-    # axis 0 (pipelined across output tiles; docs/performance.md)
+    tile_elems = max(TM * TN, TM * TK, TK * TN)
     grid_x, *grid_rest = _grid(grid)
-    if (a_desc is not None or b_desc is not None) and all(g == 1 for g in grid_rest):
+    # Matrix products over TMA operands in tiles that fill an SM: at most one program per SM,
+    # each walking blocks of axis 0, pipelined across output tiles (docs/performance.md);
+    # otherwise one program per block, as launched
+    walked = bool(
+        (a_desc is not None or b_desc is not None)
+        and tile_elems >= 128 * 128
+        and all(g == 1 for g in grid_rest)
+    )
+    if walked:
         grid = (_walk_programs(grid_x, a),)
     args = (
         a,
@@ -279,13 +286,13 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         TN,
         TK,
         num_ctas,
+        walked,
     )
     if _launch_known(matmul_fp32_kernel, known, stream, grid, args):
         return
     _check_ndim("matmul_fp32_kernel", "a", a, 2)
     _check_ndim("matmul_fp32_kernel", "b", b, 2)
     _check_ndim("matmul_fp32_kernel", "c", c, 2)
-    tile_elems = max(TM * TN, TM * TK, TK * TN)
     # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
     # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
@@ -304,7 +311,7 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         a_div=_multiples(a),
         b_div=_multiples(b),
         c_div=_multiples(c),
-        FLATTEN=a_desc is not None or b_desc is not None,
+        FLATTEN=walked,
         USE_INT64=_needs_int64(a, b, c),
     )
     with _on_stream(stream):

@@ -126,7 +126,8 @@ LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
                    "constexprs", "compiled", "grid_x", "grid_y", "grid_z", "grid_rest",
-                   "blocks", "blocks_per_program", "ptx_options", "float_dtypes", "row_tiles")
+                   "blocks", "walked", "blocks_per_program", "ptx_options", "float_dtypes",
+                   "row_tiles")
 # Kernel parameters of a coarsened kernel (coarsen.py): the launch's own grid size along axis 0
 # and the number of blocks each program runs
 GRID_X, PER_PROGRAM = "grid_x", "BLOCKS_PER_PROGRAM"
@@ -205,7 +206,9 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     constexpr_args = [f"{multiples_name(p.array)}="
                       + ("(1, 1)" if p.array.flat else f"{h['_multiples']}({p.name})")
                       for p in fn.params if p.kind == "array" and p.array.rank]
-    if unit.flatten:   # a persistent loop over TMA products: flattened when they are TMA
+    if persistent:     # the walk over blocks: flattened when the launcher shrank the grid
+        constexpr_args.append(f"{unit.flatten}={local['walked']}")
+    elif unit.flatten:  # a persistent loop over TMA products: flattened when they are TMA
         constexpr_args.append(f"{unit.flatten}=" + " or ".join(f"{d} is not None"
                                                                for d, _, _ in tma))
     # loops walking one row keep its tiles in registers (lower/resident_rows.py): per group,
@@ -242,6 +245,8 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
             break
     if known:
         known.append(local["num_ctas"])
+        if persistent:  # (whether the blocks are walked, which also reads the grid)
+            known.append(local["walked"])
         if row_tiles:   # (the overlap of arrays, which the key does not hold otherwise)
             known.append(local["row_tiles"])
     # tf32 products whose B operand (and A, for the row count) are loaded straight from array
@@ -726,7 +731,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
                                   names["_blk"])
             extra = [names[GRID_X]]
             per_program = [f"{names[PER_PROGRAM]}: tl.constexpr"]
-        walk = None if coarse else persistable(
+        # (the walk needs the tile size at launch: only tiles that fill an SM are walked)
+        walk = None if coarse or not launcher_tile_elems(fn, unit) else persistable(
             fn, unit, kernel_params(fn.params),
             {spec: mc.helper_specs[spec][1].text for spec in mc.helper_order})
         persistent = 0 if walk is None else walk[1]    # the grid axes walked
