@@ -8,9 +8,10 @@ several repeats. The launcher's first call goes through Triton's dispatch; the t
 its direct path (`_launch_known`).
     python3 benchmarks/launch_overhead.py [--json FILE] [--profile FILE]
 (after source .gpu/activate.sh). --profile writes where the launcher's host time goes: cProfile
-of 20000 direct-path calls of the vector_add launcher, functions by their own time.
+of 20000 direct-path calls of each launcher on the current stream, functions by their own time.
 """
 import argparse
+import contextlib
 import json
 import statistics
 import sys
@@ -26,18 +27,28 @@ from tile2triton.verify.bench import translate_file  # noqa: E402
 from tile2triton.verify.corpus import load_module  # noqa: E402
 
 
-def per_call_us(fn, calls=2000, repeats=7):
-    for _ in range(200):
-        fn()
+def per_call_us(rows, calls=2000, repeats=9):
+    """Host time per call of each row (name -> (fn, context it runs in)): every row timed in each
+    of `repeats` rounds, the order rotating, median per row. Rows measured one after another
+    drifted with the machine (GPU runs 42-43: the same launcher 0.72x and 1.11x raw Triton);
+    interleaved, the ratios share that drift."""
+    for fn, ctx in rows.values():
+        with ctx():
+            for _ in range(200):
+                fn()
     torch.cuda.synchronize()
-    out = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        torch.cuda.synchronize()
-        out.append((time.perf_counter() - t0) * 1e6 / calls)
-    return statistics.median(out)
+    out = {name: [] for name in rows}
+    names = list(rows)
+    for r in range(repeats):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            fn, ctx = rows[name]
+            with ctx():
+                t0 = time.perf_counter()
+                for _ in range(calls):
+                    fn()
+                torch.cuda.synchronize()
+            out[name].append((time.perf_counter() - t0) * 1e6 / calls)
+    return {name: statistics.median(v) for name, v in out.items()}
 
 
 def measure(case_name, kernel_name, launch_args, grid, cutile_args, profile=None):
@@ -80,21 +91,22 @@ def measure(case_name, kernel_name, launch_args, grid, cutile_args, profile=None
         torch.cuda.synchronize()
         text = io.StringIO()
         pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(30)
-        Path(profile).write_text(text.getvalue())
-    rows = {"raw Triton launch": per_call_us(raw),
-            "launcher, stream None": per_call_us(lambda: launcher(None, grid, *launch_args)),
-            "launcher, current stream": per_call_us(
-                lambda: launcher(stream, grid, *launch_args))}
-    with torch.cuda.stream(side):
-        rows["launcher, another stream"] = per_call_us(
-            lambda: launcher(side, grid, *launch_args))
+        with open(profile, "a") as f:
+            f.write(f"== {case_name}\n{text.getvalue()}")
+    here = contextlib.nullcontext
+    rows = {"raw Triton launch": (raw, here),
+            "launcher, stream None": (lambda: launcher(None, grid, *launch_args), here),
+            "launcher, current stream": (lambda: launcher(stream, grid, *launch_args), here),
+            "launcher, another stream": (lambda: launcher(side, grid, *launch_args),
+                                         lambda: torch.cuda.stream(side))}
     try:
         import cuda.tile as ct
         orig = load_module(case / "kernel.py", f"overhead_{case_name}_cutile")
-        rows["cuTile ct.launch"] = per_call_us(
-            lambda: ct.launch(stream, grid, getattr(orig, kernel_name), cutile_args))
+        rows["cuTile ct.launch"] = (
+            lambda: ct.launch(stream, grid, getattr(orig, kernel_name), cutile_args), here)
     except Exception as e:  # noqa: BLE001 - the Triton numbers stand without it
         print(f"cuTile launch not measured: {type(e).__name__}: {e}")
+    rows = per_call_us(rows)
     return rows
 
 
@@ -114,7 +126,7 @@ def main(argv=None):
     A, B = (torch.randn(m, m, device="cuda", dtype=torch.float16) for _ in range(2))
     C = torch.empty(m, m, device="cuda", dtype=torch.float16)
     results["matmul"] = measure("matmul", "matmul_kernel", (A, B, C, 128, 128, 64),
-                                (4, 1, 1), (A, B, C, 128, 128, 64))
+                                (4, 1, 1), (A, B, C, 128, 128, 64), a.profile)
     for name, rows in results.items():
         base = rows["raw Triton launch"]
         print(f"\n{name}\n| launch | µs per call | × raw Triton |")
