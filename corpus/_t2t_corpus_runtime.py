@@ -126,7 +126,7 @@ def _launch_known(kernel, key, stream, grid, args):
         return False
     if known is None or known[0] is not kernel:
         return False
-    _, compiled, device, trailing = known
+    _, compiled, run, device, trailing = known
     drv = triton.runtime.driver.active
     if drv.get_current_device() != device:
         return False
@@ -139,15 +139,17 @@ def _launch_known(kernel, key, stream, grid, args):
     grid = _grid(grid)
     args = args + trailing
     hooks = triton.knobs.runtime
-    compiled.run(
+    enter = hooks.launch_enter_hook
+    # (launch metadata is for the enter hook only: Triton builds none without one)
+    run(
         grid[0],
         grid[1] if len(grid) > 1 else 1,
         grid[2] if len(grid) > 2 else 1,
         handle,
         compiled.function,
         compiled.packed_metadata,
-        compiled.launch_metadata(grid, handle, *args),
-        hooks.launch_enter_hook,
+        None if enter is None else compiled.launch_metadata(grid, handle, *args),
+        enter,
         hooks.launch_exit_hook,
         *args,
     )
@@ -174,9 +176,11 @@ def _remember_launch(kernel, key, compiled, args, constexprs):
     try:
         if len(_KNOWN) >= 512:
             _KNOWN.clear()
+        # (`compiled.run` is a property that re-checks its handles on every read: read once)
         _KNOWN[(id(kernel), key)] = (
             kernel,
             compiled,
+            compiled.run,
             triton.runtime.driver.active.get_current_device(),
             tuple(constexprs[n] for n in trailing_names),
         )
