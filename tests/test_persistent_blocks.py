@@ -261,16 +261,19 @@ def rows(X, Y, tn: ct.Constant[int]):
     assert "bm, bn = block_tile(X_shape1, tn)" in res.output
 
 
-def test_persistent_matmul_compiles_to_wgmma_over_tma_for_sm90(tmp_path):
-    """Triton's compiler takes the walked form at the suite's fp16 4096^3 size: wgmma dots,
-    TMA operand loads, nothing spilled (`tile2triton inspect`, no GPU)."""
+@pytest.mark.parametrize("case", [MATMUL.parent, ROOT / "corpus" / "matmul_fp16_tiles128"],
+                         ids=["1-D grid", "2-D grid"])
+def test_persistent_matmul_compiles_to_wgmma_over_tma_for_sm90(tmp_path, case):
+    """Triton's compiler takes the walked form at fp16 4096^3 (the suite's 1-D grid, the
+    corpus's 2-D one): wgmma dots, TMA operand loads, nothing spilled (`tile2triton inspect`,
+    no GPU)."""
     import json
     import os
     import subprocess
     import sys
     out = tmp_path / "inspect.json"
     r = subprocess.run([sys.executable, "-m", "tile2triton", "inspect",
-                        str(MATMUL.parent), "--bench", "0", "--json", str(out)],
+                        str(case), "--bench", "0", "--json", str(out)],
                        capture_output=True, text=True, timeout=600,
                        env={k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"})
     assert r.returncode == 0, r.stdout + r.stderr
