@@ -168,13 +168,28 @@ def git_diff(src: SourceText, new_text: str, path: str) -> bytes:
         old, new = src.raw_text(), src.restore(new_text)
     lines = []
     for line in difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                     f"a/{path}", f"b/{path}"):
+                                     git_quote_path(f"a/{path}"), git_quote_path(f"b/{path}")):
         if line.startswith(("---", "+++")):
             line = line.rstrip("\n") + "\n"  # difflib's "--- a/x\n" never carries "\r"
         lines.append(line)
         if not line.endswith("\n"):
             lines.append("\n\\ No newline at end of file\n")
     return "".join(lines).encode(encoding)
+
+
+_GIT_ESCAPES = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r",
+                34: '\\"', 92: "\\\\"}
+
+
+def git_quote_path(path: str) -> str:
+    """A path for a diff header, quoted the way git quotes one (and `git apply` unquotes it):
+    a file name holding a line break must not end the header line, or the rest of the name
+    would be read as diff lines and could patch another file."""
+    raw = os.fsencode(path)
+    if all(0x20 <= b < 0x7f and b not in (34, 92) for b in raw):
+        return path
+    return '"' + "".join(_GIT_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7f else f"\\{b:03o}")
+                         for b in raw) + '"'
 
 
 def diff_path(path) -> str:

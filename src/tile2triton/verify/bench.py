@@ -640,10 +640,10 @@ def environment() -> dict:
     except Exception:  # noqa: BLE001
         pass
     try:
-        import subprocess
+        from ..inputs import run_git
         root = Path(__file__).resolve().parents[3]
-        env["commit"] = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                                       capture_output=True, text=True).stdout.strip() or None
+        env["commit"] = run_git("git", ["-C", str(root), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip() or None
     except Exception:  # noqa: BLE001
         pass
     if os.environ.get("T2T_BENCH_COMMIT"):  # the GPU machine gets a work tree, no history
