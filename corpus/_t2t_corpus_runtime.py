@@ -322,9 +322,11 @@ def _extent(x):
 def _row_warps(num_warps, row_tiles):
     """Warps for a kernel keeping rows in registers: a warp per 4 KiB kept (at most 16, at
     least what the launcher chose), so that no thread holds more than about 32 registers of
-    row (run 31: 8 warps for 32 KiB rows, the launcher's 4 for 8-16 KiB)."""
+    row (run 31: 8 warps for 32 KiB rows, the launcher's 4 for 8-16 KiB). Rounded down to a
+    power of two, which Triton requires (a row of 3 tiles of 4 KiB: 2 warps, not 3)."""
     kept = max(b for _, b in row_tiles)
-    return max(num_warps, min(16, kept // 4096)) if kept else num_warps
+    warps = min(16, kept // 4096)
+    return max(num_warps, 1 << warps.bit_length() - 1) if warps else num_warps
 
 
 def _k_major_tf32(stream, b, rows, others):
