@@ -82,9 +82,12 @@ def check_readable(path: Path) -> None:
         if os.path.islink(path):
             raise FileProblem(path, f"broken symbolic link (to {os.readlink(path)})",
                               help="fix or remove the link") from None
-        raise FileProblem(path, "no such file") from None
+        raise FileProblem(path, "no such file",
+                          help="check the path; it may have been removed while the "
+                               "batch ran") from None
     except OSError as e:
-        raise FileProblem(path, f"cannot read: {e.strerror}") from None
+        raise FileProblem(path, f"cannot read: {e.strerror}",
+                          help="check the file's permissions") from None
     if not stat.S_ISREG(st.st_mode):
         raise FileProblem(path, f"{_kind(st.st_mode)}, not a Python source file",
                           help="only regular files are translated")
@@ -134,7 +137,8 @@ def read_source(path) -> SourceText:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise FileProblem(path, f"cannot read: {e.strerror or e}") from None
+        raise FileProblem(path, f"cannot read: {e.strerror or e}",
+                          help="check the file's permissions") from None
     return decode_source(data, path)
 
 
