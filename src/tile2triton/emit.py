@@ -40,7 +40,9 @@ def render_host_helpers(lists: bool, features: set) -> str:
     return _env().get_template("host.py.j2").render(lists=lists, features=features).strip("\n")
 
 
-KNOWN_HINTS = ("num_ctas", "occupancy", "opt_level")
+KNOWN_HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps")
+# cuda-tile 1.7 accepts these warp counts (a power of 2 in [1, 32]); Triton asserts a power of 2
+WORKER_WARPS = (1, 2, 4, 8, 16, 32)
 
 
 def kernel_hints(pm: ParsedModule, fn: FunctionInfo, features: set) -> dict:
@@ -50,6 +52,11 @@ def kernel_hints(pm: ParsedModule, fn: FunctionInfo, features: set) -> dict:
         if key not in KNOWN_HINTS:
             raise pm.error(value, "T2T108", f"unknown @ct.kernel option `{key}`",
                            help=f"cuTile kernel options are {', '.join(KNOWN_HINTS)}")
+        if key == "num_worker_warps" and isinstance(value, cst.Integer) \
+                and value.evaluated_value not in WORKER_WARPS:
+            raise pm.error(value, "T2T108", f"num_worker_warps={value.value}: cuTile takes a "
+                           "power of 2 between 1 and 32",
+                           help=f"use one of {', '.join(map(str, WORKER_WARPS))}")
         rw = _HostRewriter(pm, {}, {}, {})
         out[key] = pm.module.code_for_node(value.visit(rw))
         features |= rw.host_features
@@ -271,7 +278,10 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         fma_dots=unit.fma_dots,
         coarse=coarse, row_tiles=row_tiles, persistent=persistent,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
-        int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints).rstrip("\n")
+        int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints,
+        # a launch can pass num_worker_warps only where the module spells it (the decorator,
+        # replace_hints, a tuning space): other launchers leave the warp choice to themselves
+        worker_warps="num_worker_warps" in pm.source.text).rstrip("\n")
 
 
 class _HostRewriter(cst.CSTTransformer):
