@@ -93,7 +93,7 @@ def kernel_params(params) -> list[str]:
 
 
 def multiples_name(array) -> str:
-    return f"{array.name}_div"
+    return f"{array.abi_prefix}_div"
 
 
 def with_multiples(body: str, arrays: list) -> str:
