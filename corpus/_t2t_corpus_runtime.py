@@ -320,14 +320,16 @@ def _extent(x):
 def _row_warps(num_warps, row_tiles):
     """Warps for a kernel keeping rows in registers: a warp per 4 KiB kept (at most 16, at
     least what the launcher chose), so that no thread holds more than about 32 registers of
-    row (measured: 8 warps for 32 KiB rows, the launcher's 4 for 8-16 KiB)."""
+    row (measured: 8 warps for 32 KiB rows, the launcher's 4 for 8-16 KiB). Rounded down to a
+    power of two, which Triton requires (a row of 3 tiles of 4 KiB: 2 warps, not 3)."""
     kept = max(b for _, b in row_tiles)
-    return max(num_warps, min(16, kept // 4096)) if kept else num_warps
+    warps = min(16, kept // 4096)
+    return max(num_warps, 1 << warps.bit_length() - 1) if warps else num_warps
 
 
-# A tf32 matrix product's B operand gets a K-major copy when it has at
-# least this many elements and its product at least this many rows (the copy costs one read
-# and one write of B; a row-major B costs every block's wgmma one 4-byte copy per element).
+# A tf32 matrix product's B operand gets a K-major copy when it has at least this many
+# elements and its product at least this many rows (the copy costs one read and one write of
+# B; a row-major B costs every block's wgmma one 4-byte copy per element).
 _K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from .version import __version__
 from .cli_support import (Progress, UsageError, check_report_path, common_options, load_config,
                           verbosity, write_report)
+from .convert_report import DiagnosticPrinter
 from .diagnostics import Diagnostic, is_internal
 from .files import FileProblem, SourceText, decode_source, read_source, write_atomic
 from .formats import FORMATS, render
@@ -168,13 +169,28 @@ def git_diff(src: SourceText, new_text: str, path: str) -> bytes:
         old, new = src.raw_text(), src.restore(new_text)
     lines = []
     for line in difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                     f"a/{path}", f"b/{path}"):
+                                     git_quote_path(f"a/{path}"), git_quote_path(f"b/{path}")):
         if line.startswith(("---", "+++")):
             line = line.rstrip("\n") + "\n"  # difflib's "--- a/x\n" never carries "\r"
         lines.append(line)
         if not line.endswith("\n"):
             lines.append("\n\\ No newline at end of file\n")
     return "".join(lines).encode(encoding)
+
+
+_GIT_ESCAPES = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r",
+                34: '\\"', 92: "\\\\"}
+
+
+def git_quote_path(path: str) -> str:
+    """A path for a diff header, quoted the way git quotes one (and `git apply` unquotes it):
+    a file name holding a line break must not end the header line, or the rest of the name
+    would be read as diff lines and could patch another file."""
+    raw = os.fsencode(path)
+    if all(0x20 <= b < 0x7f and b not in (34, 92) for b in raw):
+        return path
+    return '"' + "".join(_GIT_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7f else f"\\{b:03o}")
+                         for b in raw) + '"'
 
 
 def diff_path(path) -> str:
@@ -278,18 +294,20 @@ def cmd_convert(args) -> int:
         progress.clear()
         print(text, file=sys.stderr, flush=True)
 
+    printer = DiagnosticPrinter(show_all=verbose > 0)
     records, pending, runtime = [], [], []
-    n_kernels = n_files = n_bad = n_problems = 0
+    n_kernels = n_files = n_bad = n_problems = n_would = 0
     internal = False
-    shared = RUNTIME_MODULE if runtime_path is not None else None
+    shared = runtime_imports(runtime_path, targets) if runtime_path is not None else None
     for o in _outcomes(inputs, jobs, progress, shared):
         diags = [o.problem] if o.problem else (o.result.diagnostics() if o.result else [])
         for d in diags:
             internal |= is_internal(d)
-            if fmt == "text":
-                say(d.format() + "\n")
-            else:
-                machine.append(d)
+        if fmt == "text":
+            for block in printer.file_text(diags):
+                say(block)
+        else:
+            machine.extend(diags)
         if o.problem is not None:
             n_problems += 1
             records.append({"file": o.display, "kernel": None, "line": o.problem.line,
@@ -306,6 +324,7 @@ def cmd_convert(args) -> int:
             continue
         if args.check or args.diff:
             if result.has_cutile:
+                n_would += 1
                 if args.check:
                     say(f"would convert {o.display}")
                 if args.diff:
@@ -362,16 +381,18 @@ def cmd_convert(args) -> int:
         lines.append(f"{len(written)} written" + (":" if written else ""))
         lines += [f"  {t}" for t in written]
         say("\n".join(lines))
+    if verbose >= 0 and printer.statistics():
+        say(printer.statistics())
     if verbose >= 0:
         summary = (f"Translated {n_kernels} kernel{'s' if n_kernels != 1 else ''} in {n_files} "
                    f"file{'s' if n_files != 1 else ''}; {n_bad + n_problems} "
                    f"need{'s' if n_bad + n_problems == 1 else ''} attention")
-        if args.check and n_files:
-            summary += f"; {n_files} file{'s' if n_files != 1 else ''} would be converted"
+        if args.check and n_would:
+            summary += f"; {n_would} file{'s' if n_would != 1 else ''} would be converted"
         say(summary)
     if internal:
         return EXIT_INTERNAL
-    if (args.check and n_files) or n_bad or n_problems or failed:
+    if (args.check and n_would) or n_bad or n_problems or failed:
         return EXIT_ATTENTION
     return EXIT_OK
 
@@ -403,14 +424,45 @@ def _runtime_path(args, inputs, out: Path | None, targets: list) -> Path | None:
     return path
 
 
-def _outcomes(inputs, jobs: int, progress: Progress, shared: str | None = None):
-    """Outcomes in input order, translated in `jobs` processes."""
+def runtime_imports(runtime_path: Path, targets: list) -> list:
+    """For each target, the module name its translation imports the shared runtime by:
+    relative (`._tile2triton_runtime`, `.._tile2triton_runtime`, ...) when the target lies in a
+    regular package reaching up to the runtime's folder, so that `import pkg.ops` finds it;
+    otherwise the top-level name, found when the runtime's folder is on sys.path."""
+    root = Path(os.path.abspath(runtime_path.parent))
+    inits = {Path(os.path.abspath(t)) for t in targets
+             if t is not None and Path(t).name == "__init__.py"}
+
+    def is_package(folder: Path) -> bool:
+        init = folder / "__init__.py"
+        return init in inits or init.is_file()
+
+    names = []
+    for t in targets:
+        name = RUNTIME_MODULE
+        if t is not None:
+            folder = Path(os.path.abspath(t)).parent
+            try:
+                depth = len(folder.relative_to(root).parts)
+            except ValueError:
+                depth = None
+            if depth is not None and all(is_package(f) for f in [folder, *list(
+                    folder.parents)[:depth]]):
+                name = "." * (depth + 1) + RUNTIME_MODULE
+        names.append(name)
+    return names
+
+
+def _outcomes(inputs, jobs: int, progress: Progress, shared: list | None = None):
+    """Outcomes in input order, translated in `jobs` processes. `shared`: per input, the name
+    its translation imports the shared runtime by (None: no shared runtime)."""
     work = []
     for i, inp in enumerate(inputs):
+        name = shared[i] if shared is not None else None
         if inp.path == "-":
-            work.append((i, "-", "<stdin>", sys.stdin.buffer.read(), shared))
+            work.append((i, "-", "<stdin>", sys.stdin.buffer.read(), name))
         else:
-            work.append((i, inp.path, str(inp.path), None, shared))
+            work.append((i, inp.path, str(inp.path), None, name))
     if jobs <= 1 or len(work) <= 1:
         for job in work:
             o = translate_one(job)

@@ -23,7 +23,7 @@ from .coarsen import (called_helpers, coarsenable, coarsened_body, persistable,
 from .diagnostics import LocatedFailure, TranslationError
 from .layout import after_docstring, lay_out, layout_simple
 from .model import USE_INT64, FunctionInfo
-from .names import Renamer, launcher_name, rename_code, source_identifiers
+from .names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
 from .parse import ParsedModule
 from .recognize import read_only_arrays
 
@@ -793,7 +793,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         if name in pm.foreign:
             # a helper linked from the user's other modules (packages.py): no definition here
             # to replace, so it goes in the helper block
-            linked[spec] = _statements(f"# `{name}` from {pm.foreign[name].source.path}\n" + text)
+            linked[spec] = _statements(
+                f"# `{name}` from {comment_safe(str(pm.foreign[name].source.path))}\n" + text)
             continue
         if name in pm.hoisted:
             # a function defined inside a kernel or helper (lower/nested_defs.py)
@@ -1011,7 +1012,7 @@ def with_header(code: str, path: str) -> str:
     import tokenize
 
     from .version import __version__
-    name = PurePath(path).name if not path.startswith("<") else path
+    name = comment_safe(PurePath(path).name if not path.startswith("<") else path)
     header = f"# Translated from {name} (cuTile) to Triton by tile2triton {__version__}.\n"
     lines = code.splitlines(True)
     keep = 0

@@ -137,6 +137,22 @@ def split_patterns(values) -> list[str]:
     return out
 
 
+# Git reads the repository's own .git/config, which can name programs to run: core.fsmonitor is
+# run on every command that reads the index (check-ignore and status do), so a repository someone
+# hands us could run code as soon as we walk it. These settings come last, so they win over every
+# config file; GIT_OPTIONAL_LOCKS=0 keeps git from rewriting the user's index while we ask.
+_GIT_HARDENING = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+                  "-c", "core.untrackedCache=false")
+
+
+def run_git(git: str, args: list, **kwargs) -> subprocess.CompletedProcess:
+    """`git ARGS` with the repository's own config unable to run programs (see above)."""
+    env = dict(kwargs.pop("env", None) or os.environ)
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return subprocess.run([git, *_GIT_HARDENING, *args], env=env, **kwargs)
+
+
 class _GitIgnore:
     """Paths git ignores, asked of `git check-ignore` once per batch of paths."""
 
@@ -149,8 +165,8 @@ class _GitIgnore:
             return None
         folder = Path(os.path.realpath(folder))
         if folder not in self._toplevel:
-            p = subprocess.run([self.git, "rev-parse", "--show-toplevel"], cwd=folder,
-                               capture_output=True, text=True)
+            p = run_git(self.git, ["rev-parse", "--show-toplevel"], cwd=folder,
+                        capture_output=True, text=True)
             self._toplevel[folder] = Path(p.stdout.strip()) if p.returncode == 0 else None
         return self._toplevel[folder]
 
@@ -159,9 +175,9 @@ class _GitIgnore:
         .gitignore reader is used)."""
         if not paths:
             return set()
-        p = subprocess.run([self.git, "check-ignore", "--stdin", "-z"], cwd=folder,
-                           input=b"\0".join(os.fsencode(x) for x in paths) + b"\0",
-                           capture_output=True)
+        p = run_git(self.git, ["check-ignore", "--stdin", "-z"], cwd=folder,
+                    input=b"\0".join(os.fsencode(x) for x in paths) + b"\0",
+                    capture_output=True)
         if p.returncode not in (0, 1):
             return None
         names = {Path(os.fsdecode(x)) for x in p.stdout.split(b"\0") if x}
