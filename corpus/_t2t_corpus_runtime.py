@@ -478,14 +478,38 @@ def _tma_descriptor(x, block):
 _LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time
 
 
+def _launcher_of(kernel):
+    """What launches `kernel`, a kernel value of host code: a Triton kernel of this module or
+    of another translated one (its launcher, from that module's table or by name), a
+    launcher, or a launcher with hints (replace_hints)."""
+    if isinstance(kernel, triton.runtime.KernelInterface):  # (also under TRITON_INTERPRET)
+        launcher = _LAUNCHERS.get(kernel)
+        if launcher is None:
+            scope, name = kernel.fn.__globals__, kernel.fn.__name__
+            table = scope.get("_LAUNCHERS")
+            launcher = table.get(kernel) if isinstance(table, dict) else None
+            launcher = launcher or scope.get("launch_" + name)
+        if launcher is None:
+            raise TypeError(
+                f"no launcher for Triton kernel `{kernel.fn.__name__}`: it was not "
+                "translated from cuTile"
+            )
+        return launcher
+    if type(kernel).__module__.startswith("cuda.tile"):
+        raise TypeError(f"{kernel!r} is a cuTile kernel: translate its module to Triton too")
+    if not callable(kernel):
+        raise TypeError(f"{kernel!r} is not a kernel")
+    return kernel
+
+
 def _launch(stream, grid, kernel, args):
     """ct.launch of a kernel chosen at run time (a variable, replace_hints, a tuning result)."""
-    _LAUNCHERS.get(kernel, kernel)(stream, grid, *args)
+    _launcher_of(kernel)(stream, grid, *args)
 
 
 def _with_hints(kernel, **hints):
     """kernel.replace_hints(**hints): the same launcher with other hints."""
-    launcher = _LAUNCHERS.get(kernel, kernel)
+    launcher = _launcher_of(kernel)
     base = getattr(launcher, "hints", {})
     fn = functools.partial(getattr(launcher, "func", launcher), hints=base | hints)
     fn.hints = base | hints

@@ -31,35 +31,6 @@ def _exp(x):
 
 
 @triton.jit
-def _store_tile_2d(
-    ptr,
-    shape0,
-    shape1,
-    stride0,
-    stride1,
-    index0,
-    index1,
-    tile,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
 def erf_approx(z):
     """erf(z) via Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7).
 
@@ -135,16 +106,17 @@ def bias_gelu_kernel(
             bt = tl.load(bias_ptr + offs_bias0 * bias_stride0, mask=mask_bias).to(tl.float32)
             h = xt + bt  # (TN,) broadcasts against (TM, TN)
             y = 0.5 * h * (1.0 + erf_approx(h * 0.7071067811865476))
-            _store_tile_2d(
-                out_ptr,
-                out_shape0,
-                out_shape1,
-                out_stride0,
-                out_stride1,
-                pid_m,
-                pid_n,
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_out1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_out0 = pid_m * TM + tl.arange(0, TM)
+                offs_out1 = pid_n * TN + tl.arange(0, TN)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
                 y.to(out_ptr.dtype.element_ty),
-                USE_INT64,
+                mask=mask_out,
             )
 
 

@@ -22,6 +22,7 @@ import difflib
 import importlib
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,8 @@ from .cli_support import (Progress, UsageError, check_report_path, common_option
                           verbosity, write_report)
 from .convert_report import DiagnosticPrinter
 from .diagnostics import Diagnostic, is_internal
-from .files import FileProblem, SourceText, decode_source, read_source, write_atomic
+from .files import (FileProblem, SourceText, coding_line, decode_source, read_source,
+                    write_atomic)
 from .formats import FORMATS, render
 
 __all__ = ["main", "build_parser", "COMMANDS", "UsageError", "EXIT_OK", "EXIT_ATTENTION",
@@ -143,7 +145,28 @@ def translate_one(job) -> Outcome:
         out.problem = internal_diagnostic(display, e)
     except Exception as e:  # noqa: BLE001 - a bug in one file must not stop the batch
         out.problem = internal_diagnostic(display, e)
+    if out.result is not None and out.result.ok and out.result.has_cutile:
+        out.problem = unwritable_problem(out.source, out.result.output, display)
     return out
+
+
+def unwritable_problem(src: SourceText, text: str, display: str) -> Diagnostic | None:
+    """A translation the file's own encoding cannot hold (`# coding: ascii` in `模块.py`,
+    whose name the header comment carries; a codec that decodes but cannot encode): a
+    diagnostic for that file, before anything is written."""
+    try:
+        src.encode(text)
+    except (UnicodeError, ValueError, LookupError, TypeError) as e:
+        what = e.object[e.start:e.end] if isinstance(e, UnicodeEncodeError) else ""
+        restored = src.restore(text)
+        line = restored.count(src.newline, 0, e.start) + 1 if what else 1
+        return Diagnostic("T2T005", f"the translation cannot be written in this file's "
+                          f"encoding {src.encoding}" + (f": {what!r} on line {line} of the "
+                                                        "translation" if what else f": {e}"),
+                          path=display, line=coding_line(src.raw or b""), col=1,
+                          help="rename the file if its name has characters the encoding lacks "
+                          "(the header comment names it), or save the file as UTF-8")
+    return None
 
 
 def _records(result) -> list[dict]:
@@ -157,6 +180,13 @@ def _records(result) -> list[dict]:
     return out
 
 
+def source_lines(text: str) -> list[str]:
+    """`text` split after each "\\n", "\\r\\n" or "\\r", the line ends Python source and git know.
+    (`str.splitlines` also breaks at \\f, \\x1c-\\x1e, \\x85, U+2028 and U+2029, which are
+    characters inside a line to both.)"""
+    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+
+
 def git_diff(src: SourceText, new_text: str, path: str) -> bytes:
     """A unified diff of one file that `git apply` accepts from the working folder: a/ and b/
     prefixes, the file's own encoding and line endings, and the no-newline-at-end marker."""
@@ -167,15 +197,19 @@ def git_diff(src: SourceText, new_text: str, path: str) -> bytes:
         encoding = "utf-8"
     else:
         old, new = src.raw_text(), src.restore(new_text)
-    lines = []
-    for line in difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                     git_quote_path(f"a/{path}"), git_quote_path(f"b/{path}")):
-        if line.startswith(("---", "+++")):
-            line = line.rstrip("\n") + "\n"  # difflib's "--- a/x\n" never carries "\r"
-        lines.append(line)
-        if not line.endswith("\n"):
-            lines.append("\n\\ No newline at end of file\n")
-    return "".join(lines).encode(encoding)
+    out = [b"--- " + os.fsencode(git_quote_path(f"a/{path}")) + b"\n",
+           b"+++ " + os.fsencode(git_quote_path(f"b/{path}")) + b"\n"]
+    lines = difflib.unified_diff(source_lines(old), source_lines(new), lineterm="")
+    for k, line in enumerate(lines):
+        if k < 2:  # difflib's own ---/+++ lines: replaced by the quoted ones above
+            continue
+        if line.startswith("@@"):
+            out.append(line.rstrip("\r\n").encode("ascii") + b"\n")
+            continue
+        out.append(line.encode(encoding))
+        if not line.endswith(("\n", "\r")):
+            out.append(b"\n\\ No newline at end of file\n")
+    return b"".join(out)
 
 
 _GIT_ESCAPES = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r",
@@ -204,7 +238,7 @@ def _plan(args, inputs, out: Path | None) -> list:
     is written."""
     targets = []
     single_file_out = out is not None and len(inputs) == 1 and out.suffix == ".py" \
-        and not out.is_dir()
+        and not os.path.isdir(out)
     for inp in inputs:
         if args.in_place:
             targets.append(None if inp.path == "-" else Path(inp.path))
@@ -404,7 +438,7 @@ def _runtime_path(args, inputs, out: Path | None, targets: list) -> Path | None:
         return None
     if out is None:
         raise UsageError("--shared-runtime needs -o OUT: the helpers are written to OUT")
-    folder = out if out.is_dir() or out.suffix != ".py" else out.parent
+    folder = out if os.path.isdir(out) or out.suffix != ".py" else out.parent
     path = folder / f"{RUNTIME_MODULE}.py"
     for inp, t in zip(inputs, targets):
         if Path(str(inp.path)).stem == RUNTIME_MODULE or (
@@ -412,7 +446,7 @@ def _runtime_path(args, inputs, out: Path | None, targets: list) -> Path | None:
             raise UsageError(f"{inp.path} is named like the shared runtime module "
                              f"{RUNTIME_MODULE}; nothing was written (rename it, or convert "
                              "without --shared-runtime)")
-    if path.exists() or path.is_symlink():
+    if os.path.lexists(path):
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
                 first = f.readline()
@@ -521,6 +555,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    # file names that are not valid UTF-8 (surrogate escapes) are shown escaped, never a crash
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):
+            pass
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -102,7 +102,7 @@ def load_config(args, paths):
     from .inputs import ConfigError, find_config, load_settings
     config = getattr(args, "config", None)
     try:
-        if config is not None and not Path(config).is_file():
+        if config is not None and not os.path.isfile(config):
             raise UsageError(f"--config: no such file: {config}")
         return load_settings(Path(config) if config else find_config(paths))
     except ConfigError as e:

@@ -14,6 +14,7 @@ link), an existing file keeps its mode, and a new file gets the mode the umask a
 """
 from __future__ import annotations
 
+import codecs
 import io
 import os
 import stat
@@ -85,6 +86,12 @@ def check_readable(path: Path) -> None:
         raise FileProblem(path, "no such file") from None
     except OSError as e:
         raise FileProblem(path, f"cannot read: {e.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):
+        try:
+            os.scandir(path).close()
+        except OSError as e:  # a folder the walk could not list
+            raise FileProblem(path, f"cannot list this folder: {e.strerror}; its files were "
+                              "not translated", help="give read and search permission") from None
     if not stat.S_ISREG(st.st_mode):
         raise FileProblem(path, f"{_kind(st.st_mode)}, not a Python source file",
                           help="only regular files are translated")
@@ -100,6 +107,24 @@ def _first_newline(text: str) -> str:
     return "\n"
 
 
+def _is_text_encoding(encoding: str) -> bool:
+    """Whether Python source can be in `encoding`: a codec that maps bytes to str. Python's own
+    compiler refuses the others (`hex`, `rot13`, `base64`, ...; punycode maps bytes to str but
+    decodes most text to an error, which decoding reports)."""
+    try:
+        return getattr(codecs.lookup(encoding), "_is_text_encoding", True)
+    except LookupError:
+        return False
+
+
+def coding_line(data: bytes) -> int:
+    """The line (1 or 2) holding the PEP 263 coding declaration, else 1."""
+    for i, line in enumerate(data.splitlines()[:2], 1):
+        if tokenize.cookie_re.match(line.decode("latin-1")):
+            return i
+    return 1
+
+
 def decode_source(data: bytes, path) -> SourceText:
     """Decode Python source bytes as Python does (BOM, PEP 263 coding line, else UTF-8)."""
     try:
@@ -108,6 +133,11 @@ def decode_source(data: bytes, path) -> SourceText:
         raise FileProblem(path, f"cannot decode: {e.msg if hasattr(e, 'msg') else e}",
                           line=1, col=1, help="declare an encoding Python knows, e.g. "
                           "`# -*- coding: utf-8 -*-`") from None
+    if not _is_text_encoding(encoding):  # `# coding: hex`, rot13, ...: Python refuses them too
+        line = coding_line(data)
+        raise FileProblem(path, f"`{encoding}` is not a text encoding", line=line, col=1,
+                          help="declare a text encoding on the coding line (PEP 263), e.g. "
+                          "`# -*- coding: utf-8 -*-`")
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as e:
@@ -118,6 +148,10 @@ def decode_source(data: bytes, path) -> SourceText:
                           line=line, col=col,
                           help="save the file as UTF-8, or declare its encoding on the first "
                           "line (PEP 263), e.g. `# -*- coding: latin-1 -*-`") from None
+    except (UnicodeError, ValueError, LookupError, TypeError) as e:  # a codec's own failure
+        raise FileProblem(path, f"cannot decode as {encoding}: {e}", line=coding_line(data),
+                          col=1, help="declare a text encoding on the coding line (PEP 263), "
+                          "e.g. `# -*- coding: utf-8 -*-`") from None
     if encoding == "utf-8-sig" and text.startswith("\ufeff"):
         text = text[1:]
     newline = _first_newline(text)
@@ -178,4 +212,4 @@ def same_file(a, b) -> bool:
 
 
 __all__ = ["FileProblem", "SourceText", "check_readable", "decode_source", "read_source",
-           "write_atomic", "same_file"]
+           "write_atomic", "same_file", "coding_line"]

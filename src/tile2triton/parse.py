@@ -133,6 +133,40 @@ def _dotted(node: cst.BaseExpression) -> str:
     raise ValueError(node)
 
 
+def _without_indent_formfeeds(text: str) -> str:
+    """`text` with the form feeds of statement indentation dropped. Python's tokenizer resets
+    the indentation column at a form feed, so `"\f    x"` is indented by four; libcst keeps
+    the form feed inside the indentation string, and every line generated into that block
+    would start `"\f    "`, and a block nested in it `"\f    \f    "` (indented by four,
+    not eight). What follows the last form feed is the indentation Python sees, so keeping just
+    that changes no statement's meaning. Form feeds elsewhere (in strings, between tokens) stay."""
+    if "\f" not in text:
+        return text
+    import io
+    import tokenize
+    lines = text.split("\n")
+    starts = []
+    try:
+        at_start = True
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in (tokenize.NEWLINE, tokenize.NL):
+                at_start = tok.type == tokenize.NEWLINE or at_start
+                continue
+            if tok.type in (tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT):
+                continue
+            if at_start:
+                starts.append(tok.start)
+            at_start = False
+    except (tokenize.TokenError, SyntaxError):
+        return text  # not valid Python: the parser reports it
+    for row, col in starts:
+        line = lines[row - 1]
+        indent = line[:col]
+        if "\f" in indent:
+            lines[row - 1] = indent.rsplit("\f", 1)[1] + line[col:]
+    return "\n".join(lines)
+
+
 def parse_source(text: str, path: str = "<input>") -> ParsedModule:
     source = SourceFile(path, text)
     deep = too_deep(text)
@@ -144,7 +178,7 @@ def parse_source(text: str, path: str = "<input>") -> ParsedModule:
             help="split the expression or the block into named steps or helper functions",
             source_line=source.line_text(line)))
     try:
-        module = cst.parse_module(text)
+        module = cst.parse_module(_without_indent_formfeeds(text))
     except cst.ParserSyntaxError as e:
         line = getattr(e, "raw_line", 0)
         col = getattr(e, "raw_column", 0) + 1

@@ -880,21 +880,10 @@ class Expressions:
         if isinstance(ret, ConstExprV):
             dtype = {"int": "int32", "float": "float32", "bool": "bool_"}.get(ret.kind)
             return TileV(shape=(), dtype=dtype, numeric=ret.kind in ("int", "float"))
-        if isinstance(ret, (ArrayV, TupleV)):
-            arrays = {p.name.value: a.val for p, a in zip(self.pm.functions[name].params.params,
-                                                          args) if isinstance(a.val, ArrayV)}
-
-            def outside(v):
-                if isinstance(v, TupleV):
-                    return TupleV([outside(i) for i in v.items])
-                if isinstance(v, ArrayV):
-                    return arrays.get(v.info.name, TileV())
-                return v
-            return outside(ret)
-        if not isinstance(ret, TileV) or not ret.shape:
-            return ret
+        params = self.pm.functions[name].params.params
+        arrays = {p.name.value: a.val for p, a in zip(params, args) if isinstance(a.val, ArrayV)}
         mapping, local = {}, set()
-        for p, a in zip(self.pm.functions[name].params.params, args):
+        for p, a in zip(params, args):
             pname = p.name.value
             local.add(pname)
             if isinstance(a.val, TiledViewV):
@@ -904,14 +893,26 @@ class Expressions:
                     mapping[f"{pname}_dim{k}"] = str(d)
             elif isinstance(a.val, (ConstV, ConstExprV)):
                 mapping[pname] = a.code
-        shape = []
-        for d in ret.shape:
-            d2 = mapping.get(d, d) if isinstance(d, str) else d
-            if isinstance(d2, str) and d2 == d and any(
-                    tok in local for tok in re.findall(r"[A-Za-z_]\w*", d2)):
-                return dataclasses.replace(ret, shape=None)
-            shape.append(d2)
-        return dataclasses.replace(ret, shape=tuple(shape))
+            elif isinstance(a.val, TileV) and a.val.shape:   # `x.shape[k]` of a tile argument
+                for k, d in enumerate(a.val.shape):
+                    mapping[f"{pname}.shape[{k}]"] = d
+
+        def outside(v):
+            if isinstance(v, TupleV):
+                return TupleV([outside(i) for i in v.items], known=v.known)
+            if isinstance(v, ArrayV):
+                return arrays.get(v.info.name, TileV())
+            if not isinstance(v, TileV) or not v.shape:
+                return v
+            shape = []
+            for d in v.shape:
+                d2 = mapping.get(d, d) if isinstance(d, str) else d
+                if isinstance(d2, str) and d2 == d and any(
+                        tok in local for tok in re.findall(r"[A-Za-z_]\w*", d2)):
+                    return dataclasses.replace(v, shape=None)
+                shape.append(d2)
+            return dataclasses.replace(v, shape=tuple(shape))
+        return outside(ret)
 
 
 def _bind_error(self, node, name, what):

@@ -115,7 +115,14 @@ class ModuleContext:
                     tuple_items[pname] = items
             else:
                 params.append(ParamInfo(pname, "tile"))
-                key.append(("tile",))
+                rank = a.val.rank if isinstance(a.val, TileV) else None
+                key.append(("tile", rank))
+                if rank is not None:
+                    # one translation per rank of the tiles it gets, so that the helper knows
+                    # its tiles' ranks (negative axes, broadcasts) as cuTile does; the extents
+                    # are the tile's own, constexprs in Triton (caller_view respells them)
+                    views[pname] = TileV(shape=tuple(f"{pname}.shape[{k}]"
+                                                     for k in range(rank)))
 
         for pname, a in zip(names, args):
             if isinstance(a.val, TableV):

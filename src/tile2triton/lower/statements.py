@@ -511,9 +511,14 @@ class Statements:
             return None
         els = node.targets[0].target.elements
         if low.items is None or len(low.items) != len(els) \
-                or not all(isinstance(e.value, cst.Name) for e in els) \
-                or not any(isinstance(i.val, (DTypeV, TupleV, TiledViewV, EnumV, CtRefV, PyRefV,
-                                              RawMemoryV, ArrayV)) for i in low.items):
+                or not all(isinstance(e.value, cst.Name) for e in els):
+            return None
+        # (a compile-time number, `TM, TN = N // 2, 64`, is split too: Triton binds the names
+        # of a tuple assignment to tensors, and a tile size must stay a constexpr)
+        if not any(isinstance(i.val, (DTypeV, TupleV, TiledViewV, EnumV, CtRefV, PyRefV,
+                                      RawMemoryV, ArrayV)) for i in low.items) \
+                and not any(self.constexpr_binding(e.value.value, i)
+                            for e, i in zip(els, low.items)):
             return None
         names = {e.value.value for e in els}
         if names & {n.value for n in _walk(node.value) if isinstance(n, cst.Name)}:
@@ -594,7 +599,19 @@ class Statements:
         if isinstance(low.val, DTypeV):
             self.env[name.value] = DTypeV(code=name.value, tf32_when=low.val.tf32_when)
             return f"{name.value} = {low.code}"
+        if self.constexpr_binding(name.value, low):
+            return f"{self.target(name, low)}: tl.constexpr = {low.code}"
         return f"{self.target(name, low)} = {low.code}"
+
+    def constexpr_binding(self, name: str, low: Lowered) -> bool:
+        """Whether `name = <low>` binds a compile-time number cuTile can use as a tile size,
+        bound once (Triton binds a constexpr once) and not a parameter."""
+        if name in self.mutable or name in {p.name for p in self.params}:
+            return False
+        v = low.val
+        return isinstance(v, ConstV) and isinstance(v.value, (bool, int, float)) \
+            or isinstance(v, ConstExprV) and v.kind in ("int", "bool") \
+            and self.integer_constexpr_code(low.code)
 
     def target(self, t, low: Lowered) -> str:
         if isinstance(t, cst.Name):

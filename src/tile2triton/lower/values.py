@@ -199,7 +199,8 @@ class Values:
                 items = [ConstV(int(s)) if isinstance(s, int) or str(s).isdigit()
                          else ConstExprV(str(s)) for s in v.shape]
                 code = "(" + ", ".join(str(s) for s in v.shape) + ("," if len(v.shape) == 1 else "") + ")"
-                return Lowered(code, TupleV(items))
+                return Lowered(code, TupleV(items),
+                               items=[Lowered(str(s), i) for s, i in zip(v.shape, items)])
             if attr == "ndim":
                 if v.rank is None:
                     raise self.error(node, "T2T105", "rank of this tile is not known statically")
