@@ -482,7 +482,7 @@ def _launcher_of(kernel):
     """What launches `kernel`, a kernel value of host code: a Triton kernel of this module or
     of another translated one (its launcher, from that module's table or by name), a
     launcher, or a launcher with hints (replace_hints)."""
-    if isinstance(kernel, triton.runtime.KernelInterface):  # (also under TRITON_INTERPRET)
+    if isinstance(kernel, triton.KernelInterface):  # (also under TRITON_INTERPRET)
         launcher = _LAUNCHERS.get(kernel)
         if launcher is None:
             scope, name = kernel.fn.__globals__, kernel.fn.__name__
