@@ -625,18 +625,22 @@ class _HostRewriter(cst.CSTTransformer):
             and all(a.name.value == "tile" for a in node.names))
 
     def _is_cutile_value(self, expr) -> bool:
-        """Whether `expr` reads a cuTile name that only kernels give a meaning to (a host
-        function such as ct.launch or ct.cdiv, alone or in a container, is translated)."""
-        stack = [expr]
+        """Whether `expr` is a cuTile value only kernels give a meaning to (`ct.Constant[int]`,
+        `ct.PaddingMode.ZERO`), which the translator folds into them. One that also reads a
+        host function (ct.launch, ct.cdiv) or cuda.tile's private modules (`_cext.launch`)
+        is host code, translated or refused where it is."""
+        stack, folded = [expr], False
         while stack:
             sub = stack.pop()
             name = self.pm.ct_name(sub) if isinstance(sub, (cst.Name, cst.Attribute)) else None
             if name is not None:
-                if name not in self.HOST_NAMES and name not in ("launch", "kernel"):
-                    return True
+                if name in self.HOST_NAMES or name in ("launch", "kernel") \
+                        or name.startswith("_"):
+                    return False
+                folded = True
                 continue
             stack.extend(sub.children)
-        return False
+        return folded
 
     # host-side cuTile names and what they become in the translated module
     HOST_NAMES = {"ByTarget": "_ByTarget", "tune.exhaustive_search": "_exhaustive_search",
@@ -645,6 +649,8 @@ class _HostRewriter(cst.CSTTransformer):
 
     def _host_name(self, name: str):
         self.host_features.add(name)
+        if name.startswith("tune."):   # (the tuning helpers come as one block)
+            self.host_features.add("tune.exhaustive_search")
         target = self.HOST_NAMES[name]
         if "." in target:
             return cst.parse_expression(target)
