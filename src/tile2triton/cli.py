@@ -413,7 +413,9 @@ def cmd_convert(args) -> int:
             text = emit.render_shared_runtime(collected, __version__)
         except ValueError as e:  # two modules needed different helpers under one name
             internal = True
-            say(f"{runtime_path}:0:0: T2T900 internal error: {e}")
+            say(Diagnostic("T2T900", f"internal error: {e}", path=str(runtime_path),
+                           help="this is a tile2triton bug; please report it with the batch "
+                           "(converting without --shared-runtime avoids it)").format())
         else:
             pending.append((runtime_path, text.encode("utf-8"), "--shared-runtime", None))
 
@@ -557,7 +559,9 @@ def _write_all(pending, say, verbose):
             write_atomic(target, data, expect=expect)
         except OSError as e:
             failed.append((str(target), e.strerror or str(e)))
-            say(f"{source}: T2T005 cannot write {target}: {e.strerror or e}")
+            say(Diagnostic("T2T005", f"cannot write {target}: {e.strerror or e}", path=source,
+                           help="check that the output folder is writable and has space; "
+                           "the other outputs were written").format())
             continue
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM (main): say what is on disk now
             lines = [f"tile2triton: interrupted; {len(written)} file(s) written"

@@ -84,9 +84,12 @@ def check_readable(path: Path) -> None:
         if os.path.islink(path):
             raise FileProblem(path, f"broken symbolic link (to {os.readlink(path)})",
                               help="fix or remove the link") from None
-        raise FileProblem(path, "no such file") from None
+        raise FileProblem(path, "no such file",
+                          help="check the path; it may have been removed while the "
+                               "batch ran") from None
     except OSError as e:
-        raise FileProblem(path, f"cannot read: {e.strerror}") from None
+        raise FileProblem(path, f"cannot read: {e.strerror}",
+                          help="check the file's permissions") from None
     if stat.S_ISDIR(st.st_mode):
         try:
             os.scandir(path).close()
@@ -169,7 +172,8 @@ def read_source(path) -> SourceText:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise FileProblem(path, f"cannot read: {e.strerror or e}") from None
+        raise FileProblem(path, f"cannot read: {e.strerror or e}",
+                          help="check the file's permissions") from None
     return decode_source(data, path)
 
 

@@ -14,7 +14,7 @@ from typing import Optional
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .diagnostics import Diagnostic, SourceFile, TranslationError
+from .diagnostics import Diagnostic, Note, SourceFile, TranslationError
 from .names import Names, source_identifiers
 from .nesting import MAX_DEPTH, too_deep
 
@@ -102,8 +102,9 @@ class ParsedModule:
                    for q in self.imports.values()) or any(
             m == CUDA_TILE or m.startswith(CUDA_TILE + ".") for m in self.imported_modules)
 
-    def diagnostic(self, node: cst.CSTNode, code: str, message: str,
-                   help: str | None = None) -> Diagnostic:
+    def locate(self, node: cst.CSTNode) -> tuple:
+        """(path, line, col, end_col, source line) of a node, (path, 0, 0, None, None) when
+        it has no position."""
         pos = self.positions.get(node)
         seen = 0
         while pos is None and node in self.origins and seen < 100:
@@ -112,17 +113,27 @@ class ParsedModule:
         if pos is None:          # a node of a helper linked from another module (packages.py)
             for other in self.linked:
                 if other.positions.get(node) is not None:
-                    return other.diagnostic(node, code, message, help)
+                    return other.locate(node)
         line, col, end_col = 0, 0, None
         if pos is not None:
             line, col = pos.start.line, pos.start.column + 1
             if pos.end.line == pos.start.line:
                 end_col = pos.end.column + 1
-        return Diagnostic(code=code, message=message, path=self.source.path, line=line, col=col,
-                          help=help, source_line=self.source.line_text(line), end_col=end_col)
+        return self.source.path, line, col, end_col, self.source.line_text(line)
 
-    def error(self, node, code, message, help=None) -> TranslationError:
-        return TranslationError(self.diagnostic(node, code, message, help))
+    def diagnostic(self, node: cst.CSTNode, code: str, message: str,
+                   help: str | None = None) -> Diagnostic:
+        path, line, col, end_col, text = self.locate(node)
+        return Diagnostic(code=code, message=message, path=path, line=line, col=col,
+                          help=help, source_line=text, end_col=end_col)
+
+    def error(self, node, code, message, help=None, notes=()) -> TranslationError:
+        """`notes`: (node, message) of other locations involved, shown after the first."""
+        d = self.diagnostic(node, code, message, help)
+        for other, text in notes:
+            path, line, col, end_col, source_line = self.locate(other)
+            d.notes.append(Note(text, path, line, col, source_line, end_col))
+        return TranslationError(d)
 
 
 def _dotted(node: cst.BaseExpression) -> str:

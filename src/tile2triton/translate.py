@@ -12,6 +12,7 @@ from typing import Optional
 from . import emit
 from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
+from .module_check import check_output
 from .model import FunctionInfo, ParamInfo, Specialization
 from .names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
 from .nested import find_nested_kernels
@@ -242,7 +243,14 @@ def translate_source(text: str, path: str = "<input>",
         return result
     shared = emit.SharedRuntime(shared_runtime, shared_device) if shared_runtime else None
     try:
-        result.output = emit.render_module(pm, mc, units, functions, shared, coarsen)
+        output = emit.render_module(pm, mc, units, functions, shared, coarsen)
+        # a module that would not run is a diagnostic, never a written file
+        problems = check_output(path, text, output, {f.name for f in functions},
+                                pm.source.line_text)
+        if problems:
+            result.module_diagnostics.extend(problems)
+            return result
+        result.output = output
         result.runtime = shared.pieces if shared is not None else []
     except emit.HostErrors as e:
         result.module_diagnostics.extend(err.diagnostic for err in e.errors)
