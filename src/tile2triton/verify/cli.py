@@ -12,6 +12,7 @@ error. See docs/checking.md.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -247,8 +248,9 @@ def cmd_check(args) -> int:
         for cmd in args.exec_cmds:
             session.run_exec(cmd, backend, timeout=args.exec_timeout)
         records = session.finish()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (cli.main): no spool of tensors left behind
         sup.close(abort=True)
+        shutil.rmtree(session.spool, ignore_errors=True)
         raise
     finally:
         stop.set()
