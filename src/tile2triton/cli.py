@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .version import __version__
-from .cli_support import (Progress, UsageError, check_report_path, common_options, load_config,
-                          verbosity, write_report)
+from .cli_support import (Progress, Terminated, UsageError, check_report_path, common_options,
+                          load_config, terminate_like_interrupt, verbosity, write_report)
 from .convert_report import DiagnosticPrinter
 from .diagnostics import Diagnostic, is_internal
 from .files import (FileProblem, SourceText, coding_line, decode_source, read_source,
@@ -270,7 +270,24 @@ def _plan(args, inputs, out: Path | None) -> list:
                                  f"both be written to {t}; nothing was written (convert them "
                                  "separately, or give distinct folders)")
             by_target[rt] = inp
+        _refuse_file_folder_clashes(inputs, targets, by_target)
     return targets
+
+
+def _refuse_file_folder_clashes(inputs, targets, by_target: dict) -> None:
+    """`x/k.py` and `y/k.py/z.py` both to OUT: one output is a file where the other needs a
+    folder. Refused before anything is written. (A file already on disk where a folder is
+    needed is a write failure of that one output, reported with the others.)"""
+    for inp, t in zip(inputs, targets):
+        if t is None:
+            continue
+        for parent in Path(os.path.realpath(t)).parents:
+            key = str(parent)
+            if key in by_target:
+                raise UsageError(f"output collision: the translation of {by_target[key].path} "
+                                 f"would be the file {parent}, where {inp.path} needs a folder; "
+                                 "nothing was written (convert them separately, or give "
+                                 "distinct folders)")
 
 
 def cmd_convert(args) -> int:
@@ -401,7 +418,8 @@ def cmd_convert(args) -> int:
                 say(f"unchanged {o.display} (no cuTile kernels)")
             continue
         data = src.encode(result.output) if result.has_cutile else src.raw
-        pending.append((target, data, o.display))
+        # in place: replaced only if the file still holds what was read (item 9 of issue 22)
+        pending.append((target, data, o.display, src.raw if args.in_place else None))
         runtime += result.runtime
     progress.clear()
     if runtime:
@@ -416,7 +434,7 @@ def cmd_convert(args) -> int:
                            help="this is a tile2triton bug; please report it with the batch "
                            "(converting without --shared-runtime avoids it)").format())
         else:
-            pending.append((runtime_path, text.encode("utf-8"), "--shared-runtime"))
+            pending.append((runtime_path, text.encode("utf-8"), "--shared-runtime", None))
 
     written, failed = _write_all(pending, say, verbose)
     if args.json:
@@ -436,10 +454,11 @@ def cmd_convert(args) -> int:
         say("\n".join(lines))
     if verbose >= 0 and printer.statistics():
         say(printer.statistics())
+    n_attention = n_bad + n_problems + len(failed)  # a file not written needs attention too
     if verbose >= 0:
         summary = (f"Translated {n_kernels} kernel{'s' if n_kernels != 1 else ''} in {n_files} "
-                   f"file{'s' if n_files != 1 else ''}; {n_bad + n_problems} "
-                   f"need{'s' if n_bad + n_problems == 1 else ''} attention")
+                   f"file{'s' if n_files != 1 else ''}; {n_attention} "
+                   f"need{'s' if n_attention == 1 else ''} attention")
         if args.check and n_would:
             summary += f"; {n_would} file{'s' if n_would != 1 else ''} would be converted"
         say(summary)
@@ -480,11 +499,19 @@ def _runtime_path(args, inputs, out: Path | None, targets: list) -> Path | None:
     folder = out if os.path.isdir(out) or out.suffix != ".py" else out.parent
     path = folder / f"{RUNTIME_MODULE}.py"
     for inp, t in zip(inputs, targets):
-        if Path(str(inp.path)).stem == RUNTIME_MODULE or (
+        # a module or a package of that name (`_tile2triton_runtime/ops.py`) anywhere in the
+        # batch: the translations' import would find one instead of the other
+        parts = [Path(str(inp.path)).stem, *(Path(p).stem for p in Path(inp.rel).parts)]
+        if RUNTIME_MODULE in parts or (
                 t is not None and os.path.realpath(t) == os.path.realpath(path)):
             raise UsageError(f"{inp.path} is named like the shared runtime module "
                              f"{RUNTIME_MODULE}; nothing was written (rename it, or convert "
                              "without --shared-runtime)")
+    package = folder / RUNTIME_MODULE
+    if os.path.lexists(package):
+        raise UsageError(f"{package} exists: a package of that name would be imported instead "
+                         "of the shared runtime module; nothing was written (move it, or choose "
+                         "another output folder)")
     if os.path.lexists(path):
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
@@ -565,15 +592,23 @@ def _outcomes(inputs, jobs: int, progress: Progress, shared: list | None = None,
 def _write_all(pending, say, verbose):
     """Write every output; a failure is reported and the rest are still written."""
     written, failed = [], []
-    for target, data, source in pending:
+    for k, (target, data, source, expect) in enumerate(pending):
         try:
-            write_atomic(target, data)
+            write_atomic(target, data, expect=expect)
         except OSError as e:
             failed.append((str(target), e.strerror or str(e)))
             say(Diagnostic("T2T005", f"cannot write {target}: {e.strerror or e}", path=source,
                            help="check that the output folder is writable and has space; "
                            "the other outputs were written").format())
             continue
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM (main): say what is on disk now
+            lines = [f"tile2triton: interrupted; {len(written)} file(s) written"
+                     + (":" if written else "")]
+            lines += [f"  {t}" for t in written]
+            lines.append(f"{len(pending) - k} not written (left as they were):")
+            lines += [f"  {t}" for t, *_ in pending[k:]]
+            say("\n".join(lines))
+            raise
         written.append(str(target))
         if verbose > 0:
             say(f"wrote {target}")
@@ -605,6 +640,7 @@ def main(argv=None) -> int:
             pass
     parser = build_parser()
     args = parser.parse_args(argv)
+    restore_signals = terminate_like_interrupt()
     try:
         status = args.func(args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
@@ -612,6 +648,8 @@ def main(argv=None) -> int:
     except UsageError as e:
         print(f"tile2triton: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except Terminated as e:
+        return 128 + e.signum
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -631,6 +669,8 @@ def main(argv=None) -> int:
               "help: this is a tile2triton bug; please report it (-vv shows the traceback)",
               file=sys.stderr)
         return EXIT_INTERNAL
+    finally:
+        restore_signals()
 
 
 if __name__ == "__main__":

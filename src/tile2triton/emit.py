@@ -23,7 +23,7 @@ from .coarsen import (called_helpers, coarsenable, coarsened_body, persistable,
 from .diagnostics import LocatedFailure, TranslationError
 from .layout import after_docstring, lay_out, layout_simple
 from .model import DTYPES, USE_INT64, FunctionInfo
-from .names import Renamer, comment_safe, source_identifiers
+from .names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
 from . import keep as keep_mod
 from .parse import ParsedModule
 from .recognize import read_only_arrays
@@ -166,7 +166,10 @@ def launcher_tile_elems(fn: FunctionInfo, unit) -> list:
 
 
 def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
-                    coarse: bool = False, persistent: int = 0) -> str:
+                    coarse: bool = False, persistent: int = 0, direct: bool = False) -> str:
+    """The host launcher of kernel `fn`. It launches through Triton's public `kernel[grid](...)`;
+    with `direct` (a shared runtime, which checks the Triton version) a launch repeating an
+    earlier one's specialization may take the runtime's direct path instead."""
     names = pm.names
     arrays = [p.name for p in fn.params if p.kind == "array"]
     ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array" and not p.array.flat}
@@ -240,7 +243,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     # alignment of pointers, integer values, constexprs) and everything the launcher's own
     # choices read (shapes, strides, constants, num_ctas). Lists of arrays take the plain path.
     known = []
-    for p in fn.params:
+    for p in (fn.params if direct else ()):
         if p.kind == "array":
             known.append(f"{p.name}.dtype, {p.name}.data_ptr() & 15, {p.name}.shape, "
                          f"{p.name}.stride()")
@@ -271,7 +274,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
                 "," if len(others) == 1 else "")))
     elems = launcher_tile_elems(fn, unit)
     return _env().get_template("launcher.py.j2").render(
-        kernel=fn.name, launch=names[f"launch_{fn.name}"], h=h, v=local,
+        kernel=fn.name, launch=names[launcher_name(fn.name)], h=h, v=local,
         params=signature, unpack=unpack, arrays=arrays, ranks=ranks,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tma=tma,
@@ -379,7 +382,7 @@ class _HostRewriter(cst.CSTTransformer):
         """A kernel defined in a host function becomes its (hoisted) launcher there, with the
         host function's values of the kernel's closure names bound (see nested.py)."""
         self.host_features.add("launch")
-        launcher = cst.Name(self.names[f"launch_{nk.hoisted}"])
+        launcher = cst.Name(self.names[launcher_name(nk.hoisted)])
         value = launcher
         if nk.closure:
             self.introduced.add("functools")
@@ -654,8 +657,8 @@ class _HostRewriter(cst.CSTTransformer):
             names.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
             if local in fkernels:
                 kname = fkernels[local][1]
-                alias = None if local == kname else cst.AsName(cst.Name(f"launch_{local}"))
-                names.append(cst.ImportAlias(cst.Name(f"launch_{kname}"), asname=alias))
+                alias = None if local == kname else cst.AsName(cst.Name(launcher_name(local)))
+                names.append(cst.ImportAlias(cst.Name(launcher_name(kname)), asname=alias))
         if not names:
             return None
         return node.with_changes(names=names)
@@ -735,7 +738,7 @@ class _HostRewriter(cst.CSTTransformer):
             if isinstance(func.value, cst.Name) and func.value.value in self.kept:
                 return updated      # a kept cuTile kernel's own replace_hints
             known = isinstance(func.value, cst.Name) and func.value.value in self.kernels
-            target = cst.Name(self.names[f"launch_{func.value.value}"]) if known \
+            target = cst.Name(self.names[launcher_name(func.value.value)]) if known \
                 else updated.func.value
             return updated.with_changes(func=cst.Name(self.names["_with_hints"]),
                                         args=[cst.Arg(target)] + list(updated.args))
@@ -770,7 +773,7 @@ class _HostRewriter(cst.CSTTransformer):
             self.host_features.add("replace_hints")
             self.introduced.add("_with_hints")
             return updated.with_changes(func=cst.Name(self.names["_with_hints"]), args=[
-                cst.Arg(cst.Name(self.names[f"launch_{kname}"]))] + opts)
+                cst.Arg(cst.Name(self.names[launcher_name(kname)]))] + opts)
         if name == "compiler_timeout":
             # Triton compiles without a time limit: a context manager that does nothing
             self.introduced.add("contextlib")
@@ -805,7 +808,7 @@ class _HostRewriter(cst.CSTTransformer):
             else:
                 new_args.append(cst.Arg(kargs, star="*"))
             new_args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in new_args]
-            return cst.Call(func=cst.Name(self.names[f"launch_{kernel.value}"]), args=new_args)
+            return cst.Call(func=cst.Name(self.names[launcher_name(kernel.value)]), args=new_args)
         self.errors.append(self.pm.error(
             original, "T2T109", f"host code uses ct.{name}, which has no translation outside "
             "kernels", help=_HOST_HELP))
@@ -857,9 +860,17 @@ def _defines(stmt) -> set:
             targets = small.targets if isinstance(small, cst.Assign) else (
                 [small] if isinstance(small, cst.AnnAssign) else [])
             for t in targets:
-                if isinstance(t.target, cst.Name):
-                    out.add(t.target.value)
+                out |= _target_names(t.target)
     return out
+
+
+def _target_names(target) -> set:
+    """The names an assignment target binds (`a`, `a, b`, `(a, *b)`)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_target_names(e.value) for e in target.elements))
+    return set()
 
 
 @lru_cache(maxsize=256)
@@ -976,11 +987,13 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         hints = kernel_hints(pm, fn, features)
         text = (_function_text(pm, fn, params, with_multiples(body, hinted), unit.debug,
                                tuple(extra)) + "\n"
-                + render_launcher(pm, fn, unit, hints, coarse, persistent))
+                + render_launcher(pm, fn, unit, hints, coarse, persistent,
+                                  direct=shared is not None))
         generated.append(text)
         stmts = _statements(text)
         launchers[name] = stmts[-1]
         kernel_stmts[name] = stmts
+    own_name = {}  # a walked helper's copy -> the name it keeps (nothing else calls it)
     for spec in mc.helper_order:
         _, unit, _ = mc.helper_specs[spec]
         name = mc.spec_base.get(spec, spec)     # `h_2`: another translation of helper `h`
@@ -990,9 +1003,15 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
             params.append(f"{USE_INT64}: tl.constexpr")
         text = _function_text(pm, unit.fn, params, unit.text, unit.debug)
         if spec in walked_helpers:
-            walked = walked_helper(text, unit.fn.name, walked_helpers[spec], names["block_x"])
-            # the helper as written too, unless nothing calls it any more
-            text = f"{text}\n\n\n{walked}" if _still_called(spec, generated, mc) else walked
+            if _still_called(spec, generated, mc):
+                # the helper as written, and its copy taking the block id
+                walked = walked_helper(text, unit.fn.name, walked_helpers[spec], names["block_x"])
+                text = f"{text}\n\n\n{walked}"
+            else:
+                # nothing calls it as written: the helper keeps the user's name and takes the
+                # block id itself
+                text = walked_helper(text, unit.fn.name, unit.fn.name, names["block_x"])
+                own_name[walked_helpers[spec]] = spec
         generated.append(text)
         if name in pm.foreign:
             # a helper linked from the user's other modules (packages.py): no definition here
@@ -1006,6 +1025,10 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
                                        + text)
             continue
         device_stmts.setdefault(name, []).extend(_statements(text))
+    if own_name:
+        for stmts in kernel_stmts.values():
+            stmts[:-1] = [stmt.visit(Renamer(own_name)) for stmt in stmts[:-1]]
+        generated = [rename_code(t, own_name) for t in generated]
     # @ct.function definitions never called from a kernel are still device code: keep them out
     # of the host module but say so, rather than silently dropping them.
     uncalled = {}
@@ -1071,7 +1094,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
             if stmt is launcher and runtime_table:
                 # kernels chosen at run time are found through this table
                 body += _statements(f"{names[_RUNTIME_TABLE]}[{name}] = "
-                                    f"{names['launch_' + name]}\n", _TWO_BLANK)
+                                    f"{names[launcher_name(name)]}\n", _TWO_BLANK)
     body = _fold_markers(body, rewriter)
     # what the module refers to: the user's identifiers and the generated code's
     wanted = set(names.used) | rewriter.introduced

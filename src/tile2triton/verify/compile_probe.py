@@ -224,7 +224,8 @@ def serve() -> int:
                         mod = None
                 modules[key] = mod
             mod = modules[key]
-            launcher = getattr(mod, f"launch_{meta['kernel']}", None) if mod else None
+            from ..names import launcher_name
+            launcher = getattr(mod, launcher_name(meta['kernel']), None) if mod else None
             if launcher is None:
                 reply = {"records": []}
             else:

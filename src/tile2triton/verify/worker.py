@@ -255,11 +255,12 @@ class Worker:
             return done(dict(verdict="error", findings=[dict(
                 kind="error", detail=f"importing the translation failed: "
                 f"{type(e).__name__}: {e}", traceback=_short_tb(e))]))
-        launcher = getattr(tmod, f"launch_{kname}", None)
+        from ..names import launcher_name
+        launcher = getattr(tmod, launcher_name(kname), None)
         if launcher is None:
             return done(dict(verdict="translate-error", findings=[dict(
                 kind="translate-error",
-                detail=f"the translation has no launcher `launch_{kname}`")]))
+                detail=f"the translation has no launcher `{launcher_name(kname)}`")]))
         result_base = dict(translation_file=tfile)
 
         device = self.device
@@ -479,7 +480,8 @@ class Worker:
             launcher = None
             if variant is not None:
                 mod, _ = self._load_file(override or kernel_file, modname, "fill", text=variant)
-                launcher = getattr(mod, f"launch_{kname}", None)
+                from ..names import launcher_name
+                launcher = getattr(mod, launcher_name(kname), None)
             self._translations[key] = launcher
         return self._translations[key]
 
