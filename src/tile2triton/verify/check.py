@@ -63,7 +63,7 @@ def _run_items(items, supervisor, references):
 def _launch_record(meta) -> dict:
     """A launch's verdict decided without running a check (e.g. an expected rejection)."""
     keys = ("case", "config", "seed", "launch_index", "kernel", "kernel_file", "grid", "source",
-            "test", "verdict", "findings", "program_raised")
+            "test", "verdict", "findings", "program_raised", "artifact")
     return {k: meta[k] for k in keys if k in meta}
 
 
