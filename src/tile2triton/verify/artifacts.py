@@ -62,13 +62,14 @@ class ModuleArtifact:
         """(KernelReport, launcher name) of the launched Python function `func`, or (None, why
         not found). A module-level kernel is found by name; a kernel defined in a module-level
         host function by that function's name, its own name and its line."""
+        from ..names import launcher_name
         qual = getattr(func, "__qualname__", "") or ""
         name = getattr(func, "__name__", "?")
         parts = qual.split(".<locals>.")
         if len(parts) == 1 and "." not in qual:
             rep = self.kernels.get(name)
             if rep is not None and rep.outer is None:
-                return rep, f"launch_{name}"
+                return rep, launcher_name(name)
             return None, f"`convert` found no module-level kernel `{name}` in {self.source_file}"
         if len(parts) == 2 and "." not in parts[0] and "." not in parts[1]:
             outer = parts[0]
@@ -77,7 +78,7 @@ class ModuleArtifact:
                 first = getattr(getattr(func, "__code__", None), "co_firstlineno", 0)
                 found = sorted(found, key=lambda r: abs(r.line - first))[:1]
             if found:
-                return found[0], f"launch_{found[0].kernel}"
+                return found[0], launcher_name(found[0].kernel)
             return None, (f"`convert` did not translate kernel `{name}` defined in host "
                           f"function `{outer}` of {self.source_file}")
         return None, (f"kernel `{qual}` is defined where `convert` does not translate kernels "

@@ -99,7 +99,13 @@ class _TranslationSink:
         self.translation = str(Path(translation).resolve())
 
     def job(self, meta, snap):
-        meta = dict(meta, translation=self.translation)
+        from .artifacts import sha256
+        meta = dict(meta, translation=self.translation, artifact=dict(
+            mode="override", key="translation=", file=self.translation,
+            sha256=sha256(Path(self.translation).read_text()),
+            module=meta.get("source_file") or meta.get("kernel_file")))
+        meta.pop("launcher", None)           # the file's own launch_<kernel>
+        meta.pop("launcher_kwargs", None)
         return self.sink.job(meta, snap)
 
     def note(self, record):

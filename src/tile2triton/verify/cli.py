@@ -6,12 +6,13 @@
     tile2triton check corpus/ --json out.json --html out.html
 
 Exit status: 0 when every launch passes (skipped ones allowed), 1 otherwise, 2 on usage errors
-(including torch, triton or numpy missing: `pip install 'tile2triton[run]'`), 3 on an internal
+(including torch, triton or numpy missing: the [run] extra, README.md), 3 on an internal
 error. See docs/checking.md.
 """
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -145,13 +146,16 @@ def parse_overrides(items, cases, use_expected) -> dict:
 
 
 RUN_DEPENDENCIES = ("torch", "triton", "numpy")
+# tile2triton is installed from a checkout (it is not on PyPI): README.md, Install
+RUN_EXTRA_HINT = "install the [run] extra: pip install -e '.[run]' in a tile2triton checkout"
 
 
-def missing_run_dependencies() -> list[str]:
-    """The packages `check` needs (the [run] extra) that do not import."""
+def missing_run_dependencies(names=RUN_DEPENDENCIES) -> list[str]:
+    """The packages of `names` (by default what `check` needs, the [run] extra) that do not
+    import."""
     import importlib
     missing = []
-    for name in RUN_DEPENDENCIES:
+    for name in names:
         try:
             importlib.import_module(name)
         except ImportError:
@@ -190,8 +194,7 @@ def cmd_check(args) -> int:
                                if t and o != option])
     missing = missing_run_dependencies()  # after the checks that need none of them
     if missing:
-        raise UsageError(f"check needs {', '.join(missing)} (not installed): "
-                         "pip install 'tile2triton[run]'")
+        raise UsageError(f"check needs {', '.join(missing)} (not installed): {RUN_EXTRA_HINT}")
     from . import report
     from .session import Session, detect_backend
     from .supervisor import Supervisor
@@ -258,8 +261,9 @@ def cmd_check(args) -> int:
         for cmd in args.exec_cmds:
             session.run_exec(cmd, backend, timeout=args.exec_timeout)
         records = session.finish()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (cli.main): no spool of tensors left behind
         sup.close(abort=True)
+        shutil.rmtree(session.spool, ignore_errors=True)
         raise
     finally:
         stop.set()

@@ -224,7 +224,8 @@ def serve() -> int:
                         mod = None
                 modules[key] = mod
             mod = modules[key]
-            launcher = getattr(mod, meta.get("launcher") or f"launch_{meta['kernel']}",
+            from ..names import launcher_name
+            launcher = getattr(mod, meta.get("launcher") or launcher_name(meta["kernel"]),
                                None) if mod else None
             if launcher is not None and meta.get("launcher_kwargs"):
                 import functools

@@ -13,6 +13,7 @@ sink, and then runs the original launch, so the program goes on with the origina
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import itertools
 import json
@@ -133,6 +134,8 @@ class Recorder:
         # (copying or synchronizing during capture would invalidate it)
         self.deferred: list = []
         self.rejection_depth = 0    # > 0 inside pytest.raises: the test expects an error
+        # per kernel name, what ct.tune.exhaustive_search chose last (config, grid, hints)
+        self.tuned: dict = {}
 
     def _aux_file(self, kind, name, text) -> str:
         """Write a generated module next to the jobs (once per content)."""
@@ -164,7 +167,11 @@ class Recorder:
                     module=getattr(func, "__module__", None), launch_index=index,
                     grid=list(_grid(grid)), sys_path=[p for p in sys.path if p],
                     cwd=os.getcwd(), source=self.source, backend=self.backend,
-                    pid=os.getpid())
+                    pid=os.getpid(), hints=kernel_hints(kernel))
+        chosen = self.tuned.get(name)
+        if chosen and not meta.get("tuning") and chosen["grid"] == meta["grid"] \
+                and chosen["hints"] == meta["hints"]:
+            meta["tuned_config"] = chosen["config"]
         meta["source_file"] = meta["kernel_file"]
         if func is None:
             plan = Unjudged("not-checked", f"{kernel!r} is not a cuTile kernel with Python source")
@@ -210,6 +217,10 @@ class Recorder:
                 kind="error", detail=f"could not snapshot the launch: {e}")])
             self.jobs.append(self.sink.note(dict(type="launch", **meta)))
             return
+        # what tells launches apart beside the kernel and grid (bench times each distinct one)
+        meta["signature"] = [[list(t.shape), list(t.stride), str(t.dtype).replace("torch.", "")]
+                             for t in snap.tensors]
+        meta["constants"] = constants_text(snap.tree)
         if self.declared_outputs:
             meta["declared_outputs"] = [i for i, t in enumerate(snap.tensors)
                                         if t.ptr in self.declared_outputs]
@@ -306,6 +317,121 @@ def _plain(v) -> bool:
     if v is None or isinstance(v, (bool, int, float, str)):
         return True
     return isinstance(v, (tuple, list)) and all(_plain(x) for x in v)
+def constants_text(tree) -> str:
+    """The launch's non-array arguments as text, arrays shown as `A0`, `A1`, ... in argument
+    order: `(A0, A1, A2, 128, 256, 64)`. Deterministic (no object addresses)."""
+    from . import snapshot as S
+
+    def text(v):
+        if isinstance(v, S._TensorRef):
+            return f"A{v.index}"
+        if isinstance(v, tuple):
+            return "(" + ", ".join(text(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+        if isinstance(v, list):
+            return "[" + ", ".join(text(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k!r}: {text(x)}" for k, x in v.items()) + "}"
+        if isinstance(v, S._DataclassRef):
+            return f"{v.cls.__name__}(" + ", ".join(f"{k}={text(x)}" for k, x in v.fields.items()) + ")"
+        if isinstance(v, (bool, int, float, complex, str, bytes, type(None))):
+            return repr(v)
+        return str(v)                       # dtypes and other picklable values
+    return text(tree)
+
+
+def resolve_hint(value, target: str | None):
+    """A hint's value for `target` ("sm_90"): a ByTarget (real cuTile's or the interpreter's)
+    gives its entry for the target, else its default (None when it has none); anything else
+    is itself."""
+    by_target = getattr(value, "_by_target", getattr(value, "value_by_target", None))
+    if not isinstance(by_target, dict):
+        return value
+    if target in by_target:
+        return by_target[target]
+    default = getattr(value, "_default", getattr(value, "default", None))
+    return None if type(default).__name__ == "_UnspecifiedType" else default
+
+
+def device_target() -> str | None:
+    """"sm_90" for the current CUDA device, None without one."""
+    torch = sys.modules.get("torch")
+    try:
+        if torch is not None and torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return f"sm_{major}{minor}"
+    except Exception:  # noqa: BLE001
+        pass
+    return None
+
+
+def kernel_hints(kernel, target: str | None = "device") -> dict:
+    """The hints a launch of `kernel` compiles with (num_ctas, occupancy, ...), ByTarget values
+    resolved for `target` (default: the current device), unset ones left out. They are part of
+    a launch's identity: `replace_hints` makes another kernel of the same function."""
+    if target == "device":
+        target = device_target()
+    options = getattr(kernel, "_compiler_options", None)
+    if options is not None and dataclasses.is_dataclass(options):
+        raw = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+        defaults = {f.name: f.default for f in dataclasses.fields(options)}
+    else:
+        raw, defaults = dict(getattr(kernel, "_options", None) or {}), {}
+    out = {}
+    for key, value in sorted(raw.items()):
+        value = resolve_hint(value, target)
+        if value is None or (key in defaults and value == defaults[key]):
+            continue
+        out[key] = value if isinstance(value, (int, float, str, bool)) else repr(value)
+    return out
+
+
+def wrap_tune(module, recorder):
+    """Wrap `module.tune.exhaustive_search` so that launches made while it searches are marked
+    as tuning candidates, and its choice (config, grid, hints) is noted: a later launch of that
+    kernel on that grid with those hints is the configuration the tuner chose. Returns an undo
+    function (None when the module has no tuner)."""
+    tune = getattr(module, "tune", None)
+    original = getattr(tune, "exhaustive_search", None)
+    if original is None or getattr(original, "_t2t_recording", False):
+        return None
+
+    def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None,
+                          *args, **kwargs):
+        saved = recorder.context
+        recorder.context = dict(saved, tuning="ct.tune.exhaustive_search")
+        try:
+            result = original(search_space, stream, grid_fn, kernel, args_fn, hints_fn,
+                              *args, **kwargs)
+        finally:
+            recorder.context = saved
+        try:
+            _note_tuned(recorder, result, grid_fn, kernel, hints_fn, len(search_space))
+        except Exception:  # noqa: BLE001 - a note we cannot make must not break the program
+            pass
+        return result
+
+    exhaustive_search._t2t_recording = True
+    exhaustive_search.__doc__ = original.__doc__
+    tune.exhaustive_search = exhaustive_search
+
+    def undo():
+        tune.exhaustive_search = original
+    return undo
+
+
+def _note_tuned(recorder, result, grid_fn, kernel, hints_fn, candidates: int) -> None:
+    config = result.best.config
+    chosen = kernel if callable(getattr(kernel, "replace_hints", None)) else kernel(config)
+    if hints_fn is not None:
+        chosen = chosen.replace_hints(**hints_fn(config))
+    func = kernel_function(chosen)
+    name = getattr(func, "__name__", None) or "?"
+    entry = dict(config=repr(config), grid=list(_grid(grid_fn(config))),
+                 hints=kernel_hints(chosen))
+    recorder.tuned[name] = entry
+    recorder.jobs.append(recorder.sink.note(dict(
+        type="tune", kernel=name, candidates=candidates,
+        best_us=getattr(result.best, "mean_us", None), **entry, **recorder.context)))
 
 
 def _as_tuple(args):
@@ -472,16 +598,30 @@ def install(recorder):
         interp.allow_private_imports()       # upstream test helpers import private submodules
         _KEEP.append(cm)        # a generator context manager that is collected exits itself
         undo_wrap = wrap_launch(fake, recorder)
+        undo_tune = wrap_tune(fake, recorder)
 
         def undo():
             undo_wrap()
+            if undo_tune is not None:
+                undo_tune()
             if cm in _KEEP:
                 _KEEP.remove(cm)
                 cm.__exit__(None, None, None)
         return undo
     import cuda.tile as ct
     hook_graph_capture()
-    return wrap_launch(ct, recorder)
+    undo_wrap = wrap_launch(ct, recorder)
+    try:
+        import cuda.tile.tune  # noqa: F401 - a submodule: ct.tune is bound once imported
+    except Exception:  # noqa: BLE001
+        pass
+    undo_tune = wrap_tune(ct, recorder)
+
+    def undo():
+        undo_wrap()
+        if undo_tune is not None:
+            undo_tune()
+    return undo
 
 
 def install_from_env():

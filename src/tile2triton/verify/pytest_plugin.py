@@ -177,6 +177,16 @@ def pytest_unconfigure(config):
         checker.close()
 
 
+def _refuse_reports_over_sources(config, reports: dict) -> None:
+    """A report file never replaces (or appends to) a Python file, a test or kernel module
+    through a symlink included, nor the folder pytest collects from as a file."""
+    from ..cli_support import is_python_source
+    for option, target in reports.items():
+        if target and (is_python_source(target) or os.path.isdir(target)):
+            raise pytest.UsageError(f"{option} {target}: refusing to write a report over a "
+                                    "source file or a folder (give a new file name)")
+
+
 class _Checker:
     def __init__(self, config):
         from .check import _ListSink
@@ -197,6 +207,9 @@ class _Checker:
         self.jsonl_path = _opt(config, "tile2triton_jsonl")
         self._jsonl_lock = threading.Lock()
         self.html_path = _opt(config, "tile2triton_html")
+        _refuse_reports_over_sources(config, {"--tile2triton-json": self.json_path,
+                                              "--tile2triton-jsonl": self.jsonl_path,
+                                              "--tile2triton-html": self.html_path})
         self.sup = Supervisor(backend=backend, workers=_opt(config, "tile2triton_jobs") or 2,
                               timeout=_opt(config, "tile2triton_timeout") or 300.0,
                               overrides=overrides, delete_jobs=True,

@@ -66,6 +66,17 @@ def finding_text(f: dict) -> str:
     return "\n".join(parts) or f.get("kind", "")
 
 
+def why_unjudged(rec) -> str:
+    """The reason a launch was skipped or not checked, on one line."""
+    text = rec.get("reason") or ""
+    for f in rec.get("findings", []):
+        if text:
+            break
+        text = f.get("plain") or f.get("detail") or ""
+    text = " ".join(text.split())
+    return (text[:237] + "...") if len(text) > 240 else (text or "no reason recorded")
+
+
 def table(records) -> str:
     cols = ["verdict", "case", "seed", "kernel", "max abs", "max rel", "norm rel", "mismatches"]
     rows = []
@@ -161,6 +172,14 @@ def terminal_report(records, references=(), programs=()) -> str:
             if fm:
                 out.append(f"    first mismatch: {fm.get('array')}{tuple(fm['index'])}: "
                            f"translation {fm['actual']}, original {fm['expected']}")
+    unjudged = [r for r in records if r["verdict"] in ("skipped", "not-checked")]
+    if unjudged:
+        out.append("")
+        out.append("Not run or not judged, and why:")
+        for r in unjudged:
+            out.append(f"- {r['verdict']}: {label(r)}"
+                       + (f" seed {r['seed']}" if r.get("seed") is not None else "")
+                       + f" {r.get('kernel') or '-'}: {why_unjudged(r)}")
     bad_refs = [r for r in references if not r.get("ok")]
     for r in bad_refs:
         outs = ", ".join(f"{k} (max abs {_f(v.get('max_abs'))})"
