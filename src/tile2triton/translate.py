@@ -30,6 +30,11 @@ class KernelReport:
     status: str  # translated | failed
     diagnostics: list = field(default_factory=list)
     line: int = 0
+    # a kernel defined in a module-level host function (nested.py): that function's name, the
+    # kernel's name there, and the host function's names its launcher takes as keywords
+    outer: Optional[str] = None
+    local_name: Optional[str] = None
+    closure: list = field(default_factory=list)
 
 
 @dataclass
@@ -225,6 +230,9 @@ def translate_source(text: str, path: str = "<input>",
         nk = fn.nested
         report = KernelReport(fn.name, "translated", line=pm.def_line(fn.name) if nk is None
                               else pm.positions[fn.node.name].start.line)
+        if nk is not None:
+            report.outer, report.local_name = nk.outer.name.value, nk.name
+            report.closure = list(nk.closure)
         result.kernels.append(report)
         saved_specs = dict(mc.helper_specs)
         saved_order = list(mc.helper_order)
