@@ -170,7 +170,19 @@ def test_a_translation_that_does_not_compile_is_an_internal_error(monkeypatch):
     r = translate_source(GOOD, "k.py")
     assert r.output is None and not r.ok
     (d,) = r.module_diagnostics
-    assert d.code == "T2T900" and "the translation does not compile" in d.message
+    assert d.code == "T2T900" and "does not parse" in d.message
+
+
+def test_a_translation_python_refuses_to_compile_is_an_internal_error(monkeypatch):
+    """Parsing is not enough: a duplicate parameter (the `<array>_div` clash) parses."""
+    from tile2triton import emit
+    real = emit.render_module
+    monkeypatch.setattr(emit, "render_module",
+                        lambda *a, **k: real(*a, **k) + "\ndef clash(a_div, a_div):\n    pass\n")
+    r = translate_source(GOOD, "k.py")
+    assert r.output is None and not r.ok
+    (d,) = r.module_diagnostics
+    assert d.code == "T2T900" and "does not compile: duplicate argument" in d.message
 
 
 # -- item 5: diffs split lines only where Python and git do ----------------------------------------
@@ -232,3 +244,192 @@ def test_modules_mentioning_cuda_without_cutile_stay_unchanged(tmp_path, capsys)
     f.write_text('import cuda.bindings\nNOTE = "cuda.tile is imported elsewhere"\n')
     status, cap = convert(f, "--check", capsys=capsys)
     assert status == 0, cap.err
+
+
+# -- item 6: collisions refused before anything is written ----------------------------------------
+
+def test_a_file_and_a_folder_with_one_output_name_are_refused(tmp_path, capsys):
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "k.py").write_text(GOOD)
+    (tmp_path / "y" / "k.py").mkdir(parents=True)
+    (tmp_path / "y" / "k.py" / "z.py").write_text(GOOD)
+    out = tmp_path / "out"
+    status, cap = convert(tmp_path / "x", tmp_path / "y", "-o", out, capsys=capsys)
+    assert status == 2 and "output collision" in cap.err and "needs a folder" in cap.err
+    assert not out.exists()
+
+
+def test_a_user_package_named_like_the_shared_runtime_is_refused(tmp_path, capsys):
+    pkg = tmp_path / "src" / "_tile2triton_runtime"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "ops.py").write_text(GOOD)
+    (tmp_path / "src" / "m.py").write_text(GOOD)
+    out = tmp_path / "out"
+    status, cap = convert(tmp_path / "src", "-o", out, "--shared-runtime", capsys=capsys)
+    assert status == 2 and "named like the shared runtime module" in cap.err
+    assert not out.exists()
+    (out / "_tile2triton_runtime").mkdir(parents=True)   # already in the output folder
+    status, cap = convert(tmp_path / "src" / "m.py", "-o", out, "--shared-runtime",
+                          capsys=capsys)
+    assert status == 2 and "a package of that name would be imported" in cap.err
+    assert sorted(p.name for p in out.iterdir()) == ["_tile2triton_runtime"]
+
+
+# -- item 7: reports never land on source files ---------------------------------------------------
+
+def test_reports_through_symlinks_to_python_files_are_refused(tmp_path, capsys):
+    k = tmp_path / "k.py"
+    k.write_text(GOOD)
+    other = tmp_path / "other.py"
+    other.write_text("x = 1\n")
+    link = tmp_path / "report.json"
+    link.symlink_to(other)
+    status, cap = convert(k, "-o", tmp_path / "out", "--json", link, capsys=capsys)
+    assert status == 2 and "refusing to write a report over a source file" in cap.err
+    assert other.read_text() == "x = 1\n" and not (tmp_path / "out").exists()
+
+
+def test_check_html_through_a_symlink_to_a_python_file_is_refused(tmp_path):
+    case = tmp_path / "vector_add_1d"
+    shutil.copytree(ROOT / "corpus" / "vector_add_1d", case)
+    other = tmp_path / "helpers.py"     # a Python file that is not part of the case
+    other.write_text("x = 1\n")
+    link = tmp_path / "report.html"
+    link.symlink_to(other)
+    p = subprocess.run([sys.executable, "-m", "tile2triton", "check", str(case), "--html",
+                        str(link)], capture_output=True, text=True, env=ENV, timeout=120)
+    assert p.returncode == 2, p.stderr
+    assert "refusing to write a report over a source file" in p.stderr
+    assert other.read_text() == "x = 1\n"
+
+
+@pytest.mark.parametrize("option", ["--tile2triton-json", "--tile2triton-jsonl"])
+def test_plugin_reports_never_overwrite_modules(option, tmp_path):
+    (tmp_path / "kernels.py").write_text(GOOD)
+    (tmp_path / "test_k.py").write_text("def test_nothing():\n    assert 1 + 1 == 2\n")
+    (tmp_path / "log.json").symlink_to(tmp_path / "test_k.py")
+    for target in ("kernels.py", "log.json"):
+        p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                            "-p", "tile2triton.verify.pytest_plugin", "--tile2triton",
+                            "--tile2triton-backend", "cpu", option, target, "test_k.py"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                           env={**ENV, "PYTHONPATH": str(ROOT / "src")})
+        assert p.returncode == 4, p.stdout + p.stderr  # pytest's usage-error status
+        assert "refusing to write a report over a source file" in p.stdout + p.stderr
+    assert (tmp_path / "kernels.py").read_text() == GOOD
+    assert (tmp_path / "test_k.py").read_text().startswith("def test_nothing")
+
+
+# -- item 8: --in-place respects write protection, owners and hard links ---------------------------
+
+def test_in_place_refuses_write_protected_files(tmp_path, capsys):
+    locked, free = tmp_path / "a.py", tmp_path / "b.py"
+    locked.write_text(GOOD)
+    free.write_text(GOOD)
+    os.chmod(locked, 0o444)
+    status, cap = convert(tmp_path, "--in-place", capsys=capsys)
+    assert status == 1
+    assert f"T2T005 cannot write {locked}: write-protected (mode 0444); not replaced" in cap.err
+    assert locked.read_text() == GOOD and "@triton.jit" in free.read_text()
+    assert "1 needs attention" in cap.err
+
+
+def test_in_place_keeps_hard_links_and_the_owner(tmp_path, capsys):
+    f = tmp_path / "k.py"
+    f.write_text(GOOD)
+    twin = tmp_path / "twin.txt"          # not a .py: not an input itself
+    os.link(f, twin)
+    owner = (65534, 65534) if os.geteuid() == 0 else (os.getuid(), os.getgid())
+    os.chown(f, *owner)
+    inode = f.stat().st_ino
+    status, cap = convert(f, "--in-place", capsys=capsys)
+    assert status == 0, cap.err
+    assert f.stat().st_ino == inode and twin.read_text() == f.read_text()
+    assert "@triton.jit" in f.read_text()
+    solo = tmp_path / "solo.py"           # replaced atomically: a new inode, the same owner
+    solo.write_text(GOOD)
+    os.chown(solo, *owner)
+    status, cap = convert(solo, "--in-place", capsys=capsys)
+    assert status == 0, cap.err
+    assert (solo.stat().st_uid, solo.stat().st_gid) == owner
+    assert "@triton.jit" in solo.read_text()
+
+
+# -- item 9: a file edited during the batch is not overwritten -------------------------------------
+
+def test_a_file_saved_during_the_batch_is_skipped(tmp_path, monkeypatch, capsys):
+    first, second = tmp_path / "a.py", tmp_path / "b.py"
+    first.write_text(GOOD)
+    second.write_text(GOOD)
+    real = cli.translate_one
+
+    def translate_then_edit(job):
+        out = real(job)
+        if Path(str(job[1])).name == "b.py":       # an editor saves a.py meanwhile
+            first.write_text(GOOD + "\n# saved by the user during the run\n")
+        return out
+    monkeypatch.setattr(cli, "translate_one", translate_then_edit)
+    status, cap = convert(tmp_path, "--in-place", capsys=capsys)
+    assert status == 1
+    assert f"T2T005 cannot write {first}: changed since it was read" in cap.err
+    assert first.read_text().endswith("# saved by the user during the run\n")
+    assert "@triton.jit" in second.read_text()
+    assert "1 needs attention" in cap.err
+
+
+# -- item 14: interrupted runs leave nothing behind and say what was written -----------------------
+
+INTERRUPT_SECOND_WRITE = r'''
+import os, signal, sys
+from tile2triton import cli, files
+calls = []
+real = os.fsync
+def fsync(fd):
+    calls.append(fd)
+    if len(calls) == 2:              # SIGTERM while the second file's temporary is written
+        os.kill(os.getpid(), signal.SIGTERM)
+    return real(fd)
+files.os.fsync = fsync
+sys.exit(cli.main(["convert", "--in-place", sys.argv[1]]))
+'''
+
+
+def test_sigterm_during_in_place_leaves_no_temporaries(tmp_path):
+    for name in ("a.py", "b.py", "c.py"):
+        (tmp_path / name).write_text(GOOD)
+    p = subprocess.run([sys.executable, "-c", INTERRUPT_SECOND_WRITE, str(tmp_path)],
+                       capture_output=True, text=True, env=ENV, timeout=120)
+    assert p.returncode == 128 + 15, p.stderr
+    assert sorted(os.listdir(tmp_path)) == ["a.py", "b.py", "c.py"], "no .tmp files"
+    assert "@triton.jit" in (tmp_path / "a.py").read_text()
+    assert (tmp_path / "b.py").read_text() == GOOD == (tmp_path / "c.py").read_text()
+    assert f"interrupted; 1 file(s) written:\n  {tmp_path / 'a.py'}\n2 not written" in p.stderr
+
+
+def test_write_failures_count_as_needing_attention(tmp_path, capsys):
+    (tmp_path / "k.py").write_text(GOOD)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "k.py").write_text("protected\n")
+    os.chmod(out / "k.py", 0o444)
+    status, cap = convert(tmp_path / "k.py", "-o", out / "k.py", capsys=capsys)
+    assert status == 1
+    assert "0 need attention" not in cap.err and "1 needs attention" in cap.err
+
+
+def test_an_interrupted_check_removes_its_spool(tmp_path, monkeypatch, capsys):
+    import tempfile
+
+    from tile2triton.cli_support import Terminated
+    from tile2triton.verify import session
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def interrupted(self, *args, **kwargs):
+        assert list(tmp_path.glob("t2t_spool_*")), "the spool exists while the check runs"
+        raise Terminated(15)
+    monkeypatch.setattr(session.Session, "run_corpus", interrupted)
+    status = cli.main(["check", str(ROOT / "corpus" / "vector_add_1d")])
+    capsys.readouterr()
+    assert status == 128 + 15
+    assert not list(tmp_path.glob("t2t_spool_*"))

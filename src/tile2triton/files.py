@@ -15,6 +15,7 @@ link), an existing file keeps its mode, and a new file gets the mode the umask a
 from __future__ import annotations
 
 import codecs
+import errno
 import io
 import os
 import stat
@@ -182,18 +183,38 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> None:
+class FileChanged(OSError):
+    """The file changed on disk between reading it and replacing it."""
+
+
+def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8",
+                 expect: bytes | None = None) -> None:
     """Replace `path` with `data` atomically. Symlinks are written through; an existing file's
-    mode is kept; a new file gets 0666 less the umask. Raises OSError on failure, leaving the
-    target as it was."""
+    mode, and its owner and group where the process may set them, are kept; a new file gets
+    0666 less the umask. Raises OSError on failure, leaving the target as it was:
+    PermissionError for a file whose write bits are all off (as `ruff format` refuses it),
+    FileChanged when `expect` (the bytes the file held when it was read) no longer matches just
+    before the replacement (an editor saved it during the run).
+
+    A file with other hard links is written through its own inode instead (truncated and
+    rewritten, not atomic): replacing it would split the links, leaving the other names with
+    the old contents."""
     if isinstance(data, str):
         data = data.encode(encoding)
     target = Path(os.path.realpath(path))  # through symlinks: the link stays a link
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
+        st = os.stat(target)
     except FileNotFoundError:
-        mode = 0o666 & ~_umask()
+        st = None
+    if st is not None and stat.S_ISREG(st.st_mode) and (
+            not st.st_mode & 0o222 or not os.access(target, os.W_OK)):
+        raise PermissionError(errno.EACCES, f"write-protected (mode "
+                              f"{stat.S_IMODE(st.st_mode):04o}); not replaced", str(path))
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
+    if st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        _write_through(target, data, expect, path)
+        return
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -201,6 +222,16 @@ def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> None:
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
+        if st is not None and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except OSError:  # only root may give a file away; a group member may keep its group
+                try:
+                    os.chown(tmp, -1, st.st_gid)
+                except OSError:
+                    pass
+            os.chmod(tmp, mode)   # chown clears set-id bits
+        _unchanged(target, expect, path)
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -210,10 +241,32 @@ def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> None:
         raise
 
 
+def _unchanged(target: Path, expect: bytes | None, path) -> None:
+    if expect is None:
+        return
+    try:
+        with open(target, "rb") as f:
+            now = f.read(len(expect) + 1)
+    except FileNotFoundError:
+        now = None
+    if now != expect:
+        raise FileChanged(errno.EAGAIN, "changed since it was read (saved during the run?); "
+                          "not replaced, convert it again", str(path))
+
+
+def _write_through(target: Path, data: bytes, expect: bytes | None, path) -> None:
+    with open(target, "r+b") as f:
+        _unchanged(target, expect, path)
+        f.truncate(0)
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
 def same_file(a, b) -> bool:
     """Whether two paths name the same file (through links), existing or not."""
     return os.path.realpath(a) == os.path.realpath(b)
 
 
 __all__ = ["FileProblem", "SourceText", "check_readable", "decode_source", "read_source",
-           "write_atomic", "same_file", "coding_line"]
+           "write_atomic", "same_file", "coding_line", "FileChanged"]
