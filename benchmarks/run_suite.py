@@ -88,7 +88,7 @@ def main(argv=None) -> int:
     ap.add_argument("--md", default="perf.md")
     ap.add_argument("--budget-s", type=float, default=480.0)
     ap.add_argument("--cases", default="", help="comma-separated subset (default: all)")
-    ap.add_argument("--suite", default=str(SUITE), help="folder of benchmark cases (default "
+    ap.add_argument("--suite", default=None, help="folder of benchmark cases (default "
                     "benchmarks/suite; benchmarks/upstream: kernels in the styles of cuTile op "
                     "libraries)")
     ap.add_argument("--rounds", type=int, default=None, help="timing rounds per configuration "
@@ -101,7 +101,8 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     global CPU_SMOKE, SUITE, ROUNDS
     CPU_SMOKE = a.cpu_smoke
-    SUITE = Path(a.suite).resolve()
+    if a.suite:
+        SUITE = Path(a.suite).resolve()
     ROUNDS = a.rounds
     from tile2triton.verify.bench import environment, markdown_table, variants_table
 
@@ -125,9 +126,11 @@ def main(argv=None) -> int:
               markdown_table(result["records"])]
         if result["launch_overhead"]:
             md += ["", "Launch overhead (host µs per call):", "",
-                   "| kernel | launch | µs per call | × raw Triton |",
-                   "| --- | --- | ---: | ---: |"]
-            md += [f"| {kernel} | {k} | {v['us']:.1f} | {v['vs_raw']:.2f} |"
+                   "| kernel | launch | µs per call | × raw Triton | × ct.launch |",
+                   "| --- | --- | ---: | ---: | ---: |"]
+            md += [f"| {kernel} | {k} | {v['us']:.1f} | {v['vs_raw']:.2f} | "
+                   f"{v['vs_ct_launch']:.2f} |" if v.get("vs_ct_launch") else
+                   f"| {kernel} | {k} | {v['us']:.1f} | {v['vs_raw']:.2f} | — |"
                    for kernel, rows in result["launch_overhead"].items()
                    for k, v in rows.items()]
         if result["sweeps"]:

@@ -67,9 +67,10 @@ def gemm_hints(run):
         space = [dict(tiles=(64, 64, 32), num_ctas=1), dict(tiles=(32, 64, 32), num_ctas=2)]
     else:
         sizes = [((4096, 4096, 4096), torch.float16), ((8192, 8192, 8192), torch.bfloat16)]
-        space = [dict(tiles=t, num_ctas=nc) for t in ((64, 256, 64), (128, 256, 64),
-                                                       (256, 128, 64), (256, 256, 64))
-                 for nc in (1, 2)]
+        # the four tile shapes on one CTA per block, the two middle ones on 2-CTA clusters too
+        space = [dict(tiles=t, num_ctas=1) for t in ((64, 256, 64), (128, 256, 64),
+                                                     (256, 128, 64), (256, 256, 64))]
+        space += [dict(tiles=t, num_ctas=2) for t in ((128, 256, 64), (256, 128, 64))]
     for (m, n, k), dt in sizes:
         a, b = run.randn(m, k, dtype=dt, scale=k ** -0.5), run.randn(k, n, dtype=dt)
         c = torch.empty(m, n, dtype=dt, device=run.device)
