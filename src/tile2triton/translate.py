@@ -17,7 +17,7 @@ from .model import FunctionInfo, ParamInfo, Specialization
 from .names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
 from .nested import find_nested_kernels
 from .packages import link_imports
-from .parse import ParsedModule, parse_source
+from .parse import MAX_SOURCE_CHARS, ParsedModule, parse_source
 from .records import rewrite_records
 from .recognize import classify_params, find_cutile_functions
 from .registry import load_registry
@@ -178,6 +178,8 @@ def translate_source(text: str, path: str = "<input>",
     corpus goldens' form). `specialize`: translate kernel `specialize.kernel` for one launch's
     arguments (live.translate_kernel). `coarsen=False`: one Triton program per cuTile block
     always (coarsen.py; the pattern examples show each construct's own translation)."""
+    if len(text) > MAX_SOURCE_CHARS and "cuda" not in text:
+        return ModuleResult(path, False, text)  # a big file that cannot import cuda.tile
     try:
         pm = parse_source(text, path)
     except TranslationError as e:
