@@ -15,6 +15,9 @@ import libcst as cst
 # USE_INT64: constexpr set by the launcher when some array spans 2**31 elements or more; the
 # load/store helpers then widen their offsets to int64.
 USE_INT64 = "USE_INT64"
+# The function-level constexpr naming the dtype of inline tile offsets: defined once at the top
+# of a function that accesses tiles inline (emit.with_offset_dtype), from USE_INT64.
+OFFSET_DTYPE = "OFFSET_DTYPE"
 
 
 # The most items (characters of a string, entries of a tuple) a compile-time value may have.
