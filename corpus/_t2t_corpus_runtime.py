@@ -488,7 +488,10 @@ def _launcher_of(kernel):
             scope, name = kernel.fn.__globals__, kernel.fn.__name__
             table = scope.get("_LAUNCHERS")
             launcher = table.get(kernel) if isinstance(table, dict) else None
-            launcher = launcher or scope.get("launch_" + name)
+            private = name.startswith("_")  # (as names.launcher_name spells launchers)
+            launcher = launcher or scope.get(
+                ("_launch_" if private else "launch_") + name.lstrip("_")
+            )
         if launcher is None:
             raise TypeError(
                 f"no launcher for Triton kernel `{kernel.fn.__name__}`: it was not "

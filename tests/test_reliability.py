@@ -170,7 +170,19 @@ def test_a_translation_that_does_not_compile_is_an_internal_error(monkeypatch):
     r = translate_source(GOOD, "k.py")
     assert r.output is None and not r.ok
     (d,) = r.module_diagnostics
-    assert d.code == "T2T900" and "the translation does not compile" in d.message
+    assert d.code == "T2T900" and "does not parse" in d.message
+
+
+def test_a_translation_python_refuses_to_compile_is_an_internal_error(monkeypatch):
+    """Parsing is not enough: a duplicate parameter (the `<array>_div` clash) parses."""
+    from tile2triton import emit
+    real = emit.render_module
+    monkeypatch.setattr(emit, "render_module",
+                        lambda *a, **k: real(*a, **k) + "\ndef clash(a_div, a_div):\n    pass\n")
+    r = translate_source(GOOD, "k.py")
+    assert r.output is None and not r.ok
+    (d,) = r.module_diagnostics
+    assert d.code == "T2T900" and "does not compile: duplicate argument" in d.message
 
 
 # -- item 5: diffs split lines only where Python and git do ----------------------------------------

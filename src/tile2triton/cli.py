@@ -87,6 +87,10 @@ def add_convert_command(sub, common) -> None:
     mode.add_argument("--shared-runtime", action="store_true",
                       help=f"with -o: write the helpers once, as {RUNTIME_MODULE}.py in the "
                       "output folder, which the translated modules import")
+    conv.add_argument("--keep-unconverted", action="store_true",
+                      help="write a file even when some of its kernels or host lines do not "
+                      "translate: they stay as cuTile code under `# tile2triton:` notes "
+                      "(the file then still imports cuda.tile)")
     conv.add_argument("--json", metavar="FILE",
                       help="write one record per kernel to FILE (- for stdout)")
     conv.add_argument("--output-format", choices=FORMATS, default=None,
@@ -128,9 +132,15 @@ def internal_diagnostic(path: str, exc: BaseException) -> Diagnostic:
                       help="this is a tile2triton bug; please report it with this file")
 
 
+def _writable(result, keep: bool) -> bool:
+    """Whether a translated module may be written: every kernel translated, or with
+    --keep-unconverted a module whose failed parts were kept as cuTile code (keep.py)."""
+    return result.ok or (keep and result.output is not None)
+
+
 def translate_one(job) -> Outcome:
     """Read and translate one input (runs in a worker process with -j)."""
-    index, path, display, data, shared = job
+    index, path, display, data, shared, keep = job
     from .translate import translate_source
     out = Outcome(index, path, display)
     try:
@@ -139,13 +149,13 @@ def translate_one(job) -> Outcome:
         out.problem = problem_diagnostic(p)
         return out
     try:
-        out.result = translate_source(out.source.text, display, shared) if shared else \
-            translate_source(out.source.text, display)
+        out.result = translate_source(out.source.text, display, shared,
+                                      keep_unconverted=keep)
     except RecursionError as e:
         out.problem = internal_diagnostic(display, e)
     except Exception as e:  # noqa: BLE001 - a bug in one file must not stop the batch
         out.problem = internal_diagnostic(display, e)
-    if out.result is not None and out.result.ok and out.result.has_cutile:
+    if out.result is not None and _writable(out.result, keep) and out.result.has_cutile:
         out.problem = unwritable_problem(out.source, out.result.output, display)
     return out
 
@@ -350,7 +360,9 @@ def cmd_convert(args) -> int:
     n_kernels = n_files = n_bad = n_problems = n_would = 0
     internal = False
     shared = runtime_imports(runtime_path, targets) if runtime_path is not None else None
-    for o in _outcomes(inputs, jobs, progress, shared):
+    n_written = n_unwritten = n_partial = n_left = 0
+    keep = args.keep_unconverted
+    for o in _outcomes(inputs, jobs, progress, shared, keep):
         diags = [o.problem] if o.problem else (o.result.diagnostics() if o.result else [])
         for d in diags:
             internal |= is_internal(d)
@@ -371,8 +383,13 @@ def cmd_convert(args) -> int:
         n_kernels += sum(1 for k in result.kernels if k.status == "translated")
         n_bad += sum(1 for k in result.kernels if k.status == "failed") + (
             1 if result.module_diagnostics else 0)
-        if not result.ok:
+        n_left += sum(1 for k in result.kernels if k.status == "failed")
+        if not _writable(result, keep):
+            n_unwritten += result.has_cutile
             continue
+        if result.has_cutile:
+            n_written += 1
+            n_partial += not result.ok
         if args.check or args.diff:
             if result.has_cutile:
                 n_would += 1
@@ -445,11 +462,31 @@ def cmd_convert(args) -> int:
         if args.check and n_would:
             summary += f"; {n_would} file{'s' if n_would != 1 else ''} would be converted"
         say(summary)
+        if n_unwritten or n_left or keep:
+            say(files_summary(n_written, n_unwritten, n_partial, n_left, keep,
+                              writes=not (args.check or args.diff)))
     if internal:
         return EXIT_INTERNAL
     if (args.check and n_would) or n_bad or n_problems or failed:
         return EXIT_ATTENTION
     return EXIT_OK
+
+
+def files_summary(written: int, unwritten: int, partial: int, left: int, keep: bool,
+                  writes: bool = True) -> str:
+    """The second summary line: what happened to files with cuTile kernels, and to the kernels
+    that did not translate."""
+    def n(k, what):
+        return f"{k} {what}{'s' if k != 1 else ''}"
+    verb = "written" if writes else "would be written"
+    head = f"Files with cuTile code: {written} {verb}"
+    if keep:
+        head += f" ({partial} with cuTile code kept, --keep-unconverted)"
+    if unwritten:
+        head += f", {unwritten} not written (a kernel or host line failed; --keep-unconverted " \
+            "writes them)" if not keep else f", {unwritten} not written"
+    tail = f"{n(left, 'kernel')} left unconverted" + (" (kept as cuTile code)" if keep else "")
+    return f"{head}; {tail}"
 
 
 def _runtime_path(args, inputs, out: Path | None, targets: list) -> Path | None:
@@ -516,16 +553,17 @@ def runtime_imports(runtime_path: Path, targets: list) -> list:
     return names
 
 
-def _outcomes(inputs, jobs: int, progress: Progress, shared: list | None = None):
+def _outcomes(inputs, jobs: int, progress: Progress, shared: list | None = None,
+              keep: bool = False):
     """Outcomes in input order, translated in `jobs` processes. `shared`: per input, the name
     its translation imports the shared runtime by (None: no shared runtime)."""
     work = []
     for i, inp in enumerate(inputs):
         name = shared[i] if shared is not None else None
         if inp.path == "-":
-            work.append((i, "-", "<stdin>", sys.stdin.buffer.read(), name))
+            work.append((i, "-", "<stdin>", sys.stdin.buffer.read(), name, keep))
         else:
-            work.append((i, inp.path, str(inp.path), None, name))
+            work.append((i, inp.path, str(inp.path), None, name, keep))
     if jobs <= 1 or len(work) <= 1:
         for job in work:
             o = translate_one(job)

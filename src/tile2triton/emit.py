@@ -24,6 +24,7 @@ from .diagnostics import LocatedFailure, TranslationError
 from .layout import after_docstring, lay_out, layout_simple
 from .model import DTYPES, USE_INT64, FunctionInfo
 from .names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
+from . import keep as keep_mod
 from .parse import ParsedModule
 from .recognize import read_only_arrays
 
@@ -311,6 +312,28 @@ class _HostRewriter(cst.CSTTransformer):
         self.called: set = set()       # id() of the callee of each call in host code
         self.annotations = 0           # inside an annotation (which becomes a string)
         self.nested_refs: set = set()  # id() of ct-resolving bases of longer ct references
+        # --keep-unconverted (keep.py): failed kernels, the tile functions kept with them, and
+        # the diagnostics of host lines kept as cuTile code
+        self.keeping = False
+        self.kept: dict = {}
+        self.kept_functions: set = set()
+        self.kept_nodes: set = set()
+        self.notes: list = []
+        self.statement_errors: list = []   # len(self.errors) where each open statement began
+
+    def keep(self, kept: dict, tile_functions: set, nodes: set) -> None:
+        self.kept, self.kept_functions, self.kept_nodes = kept, tile_functions, nodes
+        self.keeping = True
+
+    def _kept_statement(self, original, updated):
+        """In keep mode, a statement whose translation failed stays as written, under a
+        note per diagnostic; otherwise `updated`."""
+        start = self.statement_errors.pop()
+        if not self.keeping or len(self.errors) == start:
+            return updated
+        new, self.errors = self.errors[start:], self.errors[:start]
+        self.notes += [e.diagnostic for e in new]
+        return keep_mod.with_notes(original, [e.diagnostic for e in new])
 
     def visit_IndentedBlock(self, node):
         self.columns.append(self.columns[-1] + len(node.indent if node.indent is not None
@@ -330,6 +353,13 @@ class _HostRewriter(cst.CSTTransformer):
 
     def visit_FunctionDef(self, node):
         self.depth += 1
+        self.statement_errors.append(len(self.errors))
+        if id(node) in self.kept_nodes or (self.depth == 1 and (
+                node.name.value in self.kept_functions and node.name.value not in
+                self.device_funcs)) or (self.keeping and self.depth > 1 and any(
+                    keep_mod.is_cutile_decorator(self.pm, d) for d in node.decorators)
+                    and id(node) not in self.nested):
+            return False        # cuTile code kept as it is (--keep-unconverted)
         if id(node) in self.pm.device_methods:
             return False        # a dataclass method kernels call: device code (records.py)
         if self.depth > 1 and id(node) not in self.nested:
@@ -388,6 +418,15 @@ class _HostRewriter(cst.CSTTransformer):
 
     def leave_FunctionDef(self, original, updated):
         self.depth -= 1
+        if id(original) in self.kept_nodes:
+            self.statement_errors.pop()
+            return keep_mod.kept_kernel(original, self.kept.get(original.name.value, []))
+        if self.keeping:   # a host function's own line (decorators, defaults) failed
+            kept = self._kept_statement(original, None)
+            if kept is not None:
+                return kept.with_changes(body=updated.body)
+        else:
+            self.statement_errors.pop()
         if id(original) in self.pm.device_methods:
             cls, helpers = self.pm.device_methods[id(original)]
             marker = cst.SimpleStatementLine([cst.Pass()])
@@ -452,11 +491,37 @@ class _HostRewriter(cst.CSTTransformer):
                 kept.append(d)
         return kept
 
+    # --keep-unconverted: a compound statement whose header failed keeps the header as
+    # written (its body is translated statement by statement)
+    _HEADERS = {"If": ("test",), "While": ("test",), "For": ("target", "iter"),
+                "With": ("items",)}
+
+    def _visit_compound(self, node):
+        self.statement_errors.append(len(self.errors))
+
+    def _leave_compound(self, original, updated):
+        kept = self._kept_statement(original, None)
+        if kept is None:
+            return updated
+        fields = self._HEADERS[type(original).__name__]
+        return updated.with_changes(leading_lines=kept.leading_lines,
+                                    **{f: getattr(original, f) for f in fields})
+
+    visit_If = visit_While = visit_For = visit_With = _visit_compound
+    leave_If = leave_While = leave_For = leave_With = _leave_compound
+
+    def visit_SimpleStatementLine(self, node):
+        self.statement_errors.append(len(self.errors))
+
     def leave_SimpleStatementLine(self, original, updated):
+        kept = self._kept_statement(original, None)
+        if kept is not None:
+            return kept
         keep = []
         replaced = False
         for small in updated.body:
-            if isinstance(small, (cst.Import, cst.ImportFrom)) and self._is_cuda_tile_import(small):
+            if isinstance(small, (cst.Import, cst.ImportFrom)) and self._is_cuda_tile_import(
+                    small) and not self.keeping:      # (kept code needs cuda.tile)
                 replaced = True
                 continue
             if isinstance(small, cst.ImportFrom) and self.depth == 0:
@@ -489,6 +554,8 @@ class _HostRewriter(cst.CSTTransformer):
         """A module-level cuTile alias the translator folds into the kernels (`ConstInt =
         ct.Constant[int]`), or a host function's cuTile constant folded into a kernel hoisted
         from it: the translated module has no line for it."""
+        if self.keeping:
+            return False        # (kept code reads them)
         if self.depth == 0 and isinstance(small, (cst.Assign, cst.AnnAssign)) \
                 and small.value is not None and self._is_cutile_value(small.value):
             return True
@@ -498,13 +565,15 @@ class _HostRewriter(cst.CSTTransformer):
                 small.targets[0].target.value in k.folded for k in self.nested.values())
 
     def visit_Assign(self, node):
-        if self._dropped(node):
+        if self._dropped(node) or (self.keeping and self.depth == 0 and
+                                   self._is_cutile_value(node.value)):
             return False        # (its cuTile names are not host code)
         self._refuse_ct_targets([t.target for t in node.targets])
         return True
 
     def visit_AnnAssign(self, node):
-        if self._dropped(node):
+        if self._dropped(node) or (self.keeping and self.depth == 0 and node.value is not None
+                                   and self._is_cutile_value(node.value)):
             return False
         self._refuse_ct_targets([node.target])
         return True
@@ -687,6 +756,8 @@ class _HostRewriter(cst.CSTTransformer):
         if isinstance(func, cst.Attribute) and func.attr.value == "replace_hints":
             self.host_features.add("replace_hints")
             self.introduced.add("_with_hints")
+            if isinstance(func.value, cst.Name) and func.value.value in self.kept:
+                return updated      # a kept cuTile kernel's own replace_hints
             known = isinstance(func.value, cst.Name) and func.value.value in self.kernels
             target = cst.Name(self.names[launcher_name(func.value.value)]) if known \
                 else updated.func.value
@@ -738,6 +809,8 @@ class _HostRewriter(cst.CSTTransformer):
                     help="pass the four arguments positionally"))
                 return updated
             kernel = args[2].value
+            if isinstance(kernel, cst.Name) and kernel.value in self.kept:
+                return updated      # a kept cuTile kernel: cuTile launches it
             fkernels = self.pm.foreign_kernels
             local_kernel = isinstance(kernel, cst.Name) and (
                 kernel.value in self.kernels or kernel.value in fkernels) and \
@@ -888,7 +961,12 @@ class SharedRuntime:
 
 
 def render_module(pm: ParsedModule, mc, units: dict, functions: list,
-                  shared: SharedRuntime | None = None, coarsen: bool = True) -> str:
+                  shared: SharedRuntime | None = None, coarsen: bool = True,
+                  kept: dict | None = None, notes: list | None = None) -> str:
+    """The Triton module. `kept` (convert --keep-unconverted): kernel name -> diagnostics of
+    each kernel that failed, kept as cuTile code under `# tile2triton:` notes (keep.py);
+    host lines that cannot be translated are then kept too, their diagnostics appended to
+    `notes`."""
     names = pm.names
     sources = {}  # device helper name -> source, in the order kernels first use them
     kernel_stmts, device_stmts, launchers = {}, {}, {}
@@ -983,18 +1061,32 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         if name not in device_stmts and name not in uncalled:
             uncalled[name] = (f"# `{name}` (a context manager) is inlined where kernels enter "
                               "it with `with`.")
-    rewriter = _HostRewriter(pm, kernel_stmts, device_stmts, uncalled)
-    rewriter.constexpr_functions = set().union(
-        *(unit.constexpr_functions for _, unit in units.values()))
-    for name in sorted(rewriter.constexpr_functions & set(device_stmts)):
+    constexpr_functions = set().union(*(unit.constexpr_functions for _, unit in units.values()))
+    for name in sorted(constexpr_functions & set(device_stmts)):
         raise pm.error(pm.functions[name].name, "T2T102", f"`{name}` is called both at compile "
                        "time (ct.static_eval, ct.static_assert) and as device code",
                        help="use two functions: one of plain Python for compile-time values, "
                             "one for tiles")
-    rewriter.linked_helpers = {mc.spec_base.get(n, n) for n in linked}
-    rewriter.nested = {id(fn.nested.node): fn.nested for fn, _ in units.values()
-                       if fn.nested is not None}
+
+    def host_rewriter(keeping: bool) -> _HostRewriter:
+        rw = _HostRewriter(pm, kernel_stmts, device_stmts, {} if keeping else uncalled)
+        if keeping:     # (--keep-unconverted, keep.py)
+            rw.keep(kept or {}, {fn.name for fn in functions if fn.role == "function"},
+                    {id(fn.node) for fn in functions if fn.name in (kept or {})})
+        rw.constexpr_functions = constexpr_functions
+        rw.linked_helpers = {mc.spec_base.get(n, n) for n in linked}
+        rw.nested = {id(fn.nested.node): fn.nested for fn, _ in units.values()
+                     if fn.nested is not None}
+        return rw
+
+    rewriter = host_rewriter(bool(kept))
     new_module = pm.module.visit(rewriter)
+    if kept is not None and not kept and rewriter.errors:
+        # every kernel translated but some host lines did not: kept as cuTile code
+        rewriter = host_rewriter(True)
+        new_module = pm.module.visit(rewriter)
+    if notes is not None:
+        notes.extend(rewriter.notes)
     if rewriter.errors:
         if len(rewriter.errors) > 1:        # every host line that needs attention is reported
             raise HostErrors(rewriter.errors)

@@ -30,6 +30,11 @@ class KernelReport:
     status: str  # translated | failed
     diagnostics: list = field(default_factory=list)
     line: int = 0
+    # a kernel defined in a module-level host function (nested.py): that function's name, the
+    # kernel's name there, and the host function's names its launcher takes as keywords
+    outer: Optional[str] = None
+    local_name: Optional[str] = None
+    closure: list = field(default_factory=list)
 
 
 @dataclass
@@ -41,6 +46,8 @@ class ModuleResult:
     module_diagnostics: list = field(default_factory=list)
     # with a shared runtime: (names, source) of the helper statements the module imports
     runtime: list = field(default_factory=list)
+    # --keep-unconverted: the kernels kept as cuTile code in `output`
+    kept: list = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -171,13 +178,17 @@ def translate_source(text: str, path: str = "<input>",
                      shared_runtime: Optional[str] = None,
                      shared_device: bool = True,
                      specialize: Optional[Specialization] = None,
-                     coarsen: bool = True) -> ModuleResult:
+                     coarsen: bool = True,
+                     keep_unconverted: bool = False) -> ModuleResult:
     """Translate one module. `shared_runtime`: the name of a module the output imports its
     helpers from (see `ModuleResult.runtime`) instead of defining them itself; with
     `shared_device=False` only the host helpers, the device helpers staying in the output (the
     corpus goldens' form). `specialize`: translate kernel `specialize.kernel` for one launch's
     arguments (live.translate_kernel). `coarsen=False`: one Triton program per cuTile block
-    always (coarsen.py; the pattern examples show each construct's own translation)."""
+    always (coarsen.py; the pattern examples show each construct's own translation).
+    `keep_unconverted`: a module whose kernels did not all translate still gets its text, the
+    failed kernels and host lines kept as cuTile code under notes (keep.py); its diagnostics
+    are reported all the same."""
     try:
         pm = parse_source(text, path)
     except TranslationError as e:
@@ -219,6 +230,9 @@ def translate_source(text: str, path: str = "<input>",
         nk = fn.nested
         report = KernelReport(fn.name, "translated", line=pm.def_line(fn.name) if nk is None
                               else pm.positions[fn.node.name].start.line)
+        if nk is not None:
+            report.outer, report.local_name = nk.outer.name.value, nk.name
+            report.closure = list(nk.closure)
         result.kernels.append(report)
         saved_specs = dict(mc.helper_specs)
         saved_order = list(mc.helper_order)
@@ -239,18 +253,25 @@ def translate_source(text: str, path: str = "<input>",
         finally:
             pm.globals.clear()
             pm.globals.update(saved_globals)
-    if any(k.status == "failed" for k in result.kernels):
+    failed = {k.kernel: k.diagnostics for k in result.kernels if k.status == "failed"}
+    if failed and not keep_unconverted:
         return result
     shared = emit.SharedRuntime(shared_runtime, shared_device) if shared_runtime else None
+    notes: list = []
     try:
-        output = emit.render_module(pm, mc, units, functions, shared, coarsen)
+        output = emit.render_module(pm, mc, units, functions, shared, coarsen,
+                                    kept=failed if keep_unconverted else None,
+                                    notes=notes if keep_unconverted else None)
         # a module that would not run is a diagnostic, never a written file
         problems = check_output(path, text, output, {f.name for f in functions},
-                                pm.source.line_text)
+                                pm.source.line_text,
+                                cuda_tile_allowed=bool(failed or notes))
         if problems:
             result.module_diagnostics.extend(problems)
             return result
         result.output = output
+        result.kept = sorted(failed)
+        result.module_diagnostics.extend(notes)
         result.runtime = shared.pieces if shared is not None else []
     except emit.HostErrors as e:
         result.module_diagnostics.extend(err.diagnostic for err in e.errors)

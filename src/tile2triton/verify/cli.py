@@ -49,9 +49,16 @@ def add_check_command(subparsers, common) -> None:
                    help="seconds compiling may take (default: --timeout)")
     p.add_argument("--exec-timeout", type=float, default=None, metavar="S",
                    help="seconds the --exec program may take (default: no limit)")
+    p.add_argument("--mode", choices=["static", "live"], default="static",
+                   help="what each launch is checked against: static (default), the "
+                   "translation of the kernel's module exactly as `tile2triton convert` writes "
+                   "it; live, a translation of the launched kernel object alone, for the "
+                   "launch's ranks and constants")
     p.add_argument("--translation", action="append", default=[], metavar="[KERNEL=]FILE",
                    help="check FILE (a Triton module with launch_<kernel> functions) instead of "
-                   "translating KERNEL; KERNEL may be left out when one kernel file is checked")
+                   "translating KERNEL (a kernel's source file, or a kernel's name); KERNEL may "
+                   "be left out when one corpus case is checked. A FILE no launch is checked "
+                   "against is an error (exit 2)")
     p.add_argument("--use-expected", action="store_true",
                    help="corpus cases: check the committed expected.py instead of a fresh "
                    "translation")
@@ -119,9 +126,11 @@ def parse_overrides(items, cases, use_expected) -> dict:
             for src in sources(c):      # a package case: each module's golden
                 if golden_of(c, src).is_file():
                     out[str(src)] = str(golden_of(c, src))
+    from .artifacts import parse_translation_option
     for item in items:
         if "=" in item:
-            k, v = item.split("=", 1)
+            out.update(parse_translation_option([item], "--translation", UsageError))
+            continue
         else:
             if len(cases) != 1:
                 raise UsageError("--translation FILE needs KERNEL=FILE unless exactly one corpus "
@@ -219,6 +228,9 @@ def cmd_check(args) -> int:
     if not quiet:
         what = "the reference interpreter vs the translation (TRITON_INTERPRET=1)" \
             if backend == "cpu" else "cuTile vs the translation"
+        what += f"; mode {args.mode}" + (
+            " (what `tile2triton convert` writes for each kernel's module)"
+            if args.mode == "static" else " (each launched kernel translated alone)")
         where = f" on GPUs {','.join(gpus)}" if gpus else ""
         print(f"tile2triton check: backend {backend}: {what}; {jobs} worker(s){where}",
               file=sys.stderr, flush=True)
@@ -227,7 +239,8 @@ def cmd_check(args) -> int:
                      compile_probe=not args.no_compile_check, race=args.race,
                      sanitize=not args.no_sanitize, on_result=on_result, delete_jobs=True,
                      gpus=gpus)
-    session = Session(sup, log=(lambda m: None) if quiet else None)
+    session = Session(sup, log=(lambda m: None) if quiet else None, mode=args.mode,
+                      overrides=overrides)
     stop = threading.Event()
 
     def watch_cases():
@@ -266,6 +279,15 @@ def cmd_check(args) -> int:
         _write_report(report.write_html, args.html, records, backend, session)
     s = report.summary(records, session.references)
     ok = s["ok"] and all(p["returncode"] == 0 for p in session.programs)
+    from .artifacts import unused_overrides
+    unused = unused_overrides(parse_overrides(args.translation, cases, False), records)
+    if unused:
+        # a translation the user named that no launch was checked against is not honoured:
+        # refused, never silently ignored
+        raise UsageError(f"--translation {', '.join(unused)}: no launch was checked against "
+                         "it (KERNEL is a kernel's source file or a kernel's name; the "
+                         "launches made were of: " + (", ".join(sorted(
+                             {str(r.get('kernel')) for r in records})) or "none") + ")")
     if not records and not session.references:
         print("tile2triton check: no launches were made", file=sys.stderr)
         return 1

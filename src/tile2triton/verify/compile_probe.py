@@ -225,7 +225,11 @@ def serve() -> int:
                 modules[key] = mod
             mod = modules[key]
             from ..names import launcher_name
-            launcher = getattr(mod, launcher_name(meta['kernel']), None) if mod else None
+            launcher = getattr(mod, meta.get("launcher") or launcher_name(meta["kernel"]),
+                               None) if mod else None
+            if launcher is not None and meta.get("launcher_kwargs"):
+                import functools
+                launcher = functools.partial(launcher, **meta["launcher_kwargs"])
             if launcher is None:
                 reply = {"records": []}
             else:

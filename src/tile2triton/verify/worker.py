@@ -256,11 +256,16 @@ class Worker:
                 kind="error", detail=f"importing the translation failed: "
                 f"{type(e).__name__}: {e}", traceback=_short_tb(e))]))
         from ..names import launcher_name
-        launcher = getattr(tmod, launcher_name(kname), None)
+        lname = meta.get("launcher") or launcher_name(kname)
+        launcher = getattr(tmod, lname, None)
         if launcher is None:
             return done(dict(verdict="translate-error", findings=[dict(
                 kind="translate-error",
-                detail=f"the translation has no launcher `{launcher_name(kname)}`")]))
+                detail=f"the translation has no launcher `{lname}`")]))
+        if meta.get("launcher_kwargs"):
+            # a kernel of a host function: its launcher takes that function's values
+            import functools
+            launcher = functools.partial(launcher, **meta["launcher_kwargs"])
         result_base = dict(translation_file=tfile)
 
         device = self.device
