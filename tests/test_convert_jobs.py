@@ -10,7 +10,7 @@ from tile2triton.cli_support import Progress
 
 
 def _fake_translate(job):
-    index, path, display, _, _ = job
+    index, path, display = job[:3]
     time.sleep(0.05)
     return cli.Outcome(index, path, display, source=(os.getpid(), time.monotonic()))
 

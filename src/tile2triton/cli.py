@@ -619,7 +619,7 @@ def _warm_up() -> None:
 
 
 def _size(job) -> int:
-    _, path, _, data, _ = job
+    _, path, _, data = job[:4]
     if data is not None:
         return len(data)
     try:
