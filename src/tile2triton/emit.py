@@ -22,7 +22,7 @@ from .coarsen import (called_helpers, coarsenable, coarsened_body, persistable,
                       persistent_body, walked_calls, walked_helper)
 from .diagnostics import LocatedFailure, TranslationError
 from .layout import after_docstring, lay_out, layout_simple
-from .model import DTYPES, USE_INT64, FunctionInfo
+from .model import DTYPES, OFFSET_DTYPE, USE_INT64, FunctionInfo
 from .names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
 from . import keep as keep_mod
 from .parse import ParsedModule
@@ -124,6 +124,17 @@ def with_multiples(body: str, arrays: list) -> str:
     at = after_docstring(text)
     note = ["    # strides and row lengths are multiples the launcher checked (its *_div arguments)"]
     return "\n".join(text[:at] + note + lines + text[at:])
+
+
+def with_offset_dtype(body: str, unit, names) -> str:
+    """The function body with its offset dtype (lowerer.offset_dtype) defined at its top, where
+    its inline tile accesses use one: the launcher's USE_INT64 choice, made once."""
+    if not unit.offset_dtype:
+        return body
+    text = body.split("\n")
+    at = after_docstring(text)
+    line = f"    {names[OFFSET_DTYPE]}: tl.constexpr = tl.int64 if {USE_INT64} else tl.int32"
+    return "\n".join(text[:at] + [line] + text[at:])
 
 
 # Host helpers the launcher template calls, spelled per module (names.py)
@@ -1006,6 +1017,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
                   + [f"{c}: tl.constexpr" for c, _, _ in unit.row_tiles]
                   + [f"{USE_INT64}: tl.constexpr"])
         hints = kernel_hints(pm, fn, features)
+        body = with_offset_dtype(body, unit, names)
         text = (_function_text(pm, fn, params, with_multiples(body, hinted), unit.debug,
                                tuple(extra)) + "\n"
                 + render_launcher(pm, fn, unit, hints, coarse, persistent,
@@ -1022,7 +1034,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         params = kernel_params(unit.fn.params)
         if unit.uses_array_params:
             params.append(f"{USE_INT64}: tl.constexpr")
-        text = _function_text(pm, unit.fn, params, unit.text, unit.debug)
+        text = _function_text(pm, unit.fn, params, with_offset_dtype(unit.text, unit, names),
+                              unit.debug)
         if spec in walked_helpers:
             if _still_called(spec, generated, mc):
                 # the helper as written, and its copy taking the block id

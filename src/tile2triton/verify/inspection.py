@@ -55,6 +55,8 @@ class KernelReport:
     spill_bytes: int = 0
     num_warps: int | None = None
     num_stages: int | None = None
+    num_ctas: int | None = None         # CTAs per program (a cluster on sm_90: Triton's num_ctas)
+    maxnreg: int | None = None
     unit_stride_args: bool = False
     stages: dict = field(default_factory=dict)
     findings: list = field(default_factory=list)
@@ -93,6 +95,8 @@ def analyse(rep: KernelReport, asm: dict, metadata) -> None:
     rep.shared_bytes = int(getattr(metadata, "shared", 0) or 0)
     rep.num_warps = getattr(metadata, "num_warps", None)
     rep.num_stages = getattr(metadata, "num_stages", None)
+    rep.num_ctas = getattr(metadata, "num_ctas", None)
+    rep.maxnreg = getattr(metadata, "maxnreg", None)
 
 
 def ptxas_usage(ptx: str, arch: int, extra=()) -> tuple[int | None, int]:
@@ -209,6 +213,7 @@ def compiling_for(arch: int, sink: list, with_ptxas: bool = True, keep_stages=()
         sink.append(cache[ck])
         return None
 
+    _import_gluon()
     saved = JITFunction._do_compile
     with interpreter_off():
         JITFunction._do_compile = _do_compile
@@ -219,6 +224,29 @@ def compiling_for(arch: int, sink: list, with_ptxas: bool = True, keep_stages=()
             JITFunction._do_compile = saved
             driver.reset_active() if driver._default is not None else setattr(
                 driver, "_active", None)
+
+
+def _import_gluon() -> None:
+    """Triton's dispatch imports triton.experimental.gluon for descriptor arguments, and that
+    import asserts that triton.language's standard functions are JITFunctions unless the
+    interpreter is on. After an in-process run under TRITON_INTERPRET=1 (a CPU check) they are
+    interpreted functions, so the first descriptor launch compiled here failed; gluon is
+    imported the way that run would have imported it."""
+    if "triton.experimental.gluon" in sys.modules:
+        return
+    import triton.language.standard as standard
+    from triton.runtime.jit import JITFunction
+    if isinstance(standard.cdiv, JITFunction):
+        return
+    old = os.environ.get("TRITON_INTERPRET")
+    os.environ["TRITON_INTERPRET"] = "1"
+    try:
+        import triton.experimental.gluon  # noqa: F401
+    finally:
+        if old is None:
+            os.environ.pop("TRITON_INTERPRET", None)
+        else:
+            os.environ["TRITON_INTERPRET"] = old
 
 
 def _unit_stride(args) -> bool:
@@ -338,7 +366,9 @@ def format_report(case: str, r: KernelReport) -> str:
     line = (f"{case}: {r.kernel}: {dots}; ld.global {loads}" + (f"; cp.async {cps}" if cps else "")
             + (f"; TMA {r.tma_loads}" if r.tma_loads else "")
             + f"; shared {r.shared_bytes} B; {regs}; spills {r.spill_bytes} B; "
-            f"warps {r.num_warps}, stages {r.num_stages}")
+            f"warps {r.num_warps}, stages {r.num_stages}"
+            + (f", {r.num_ctas} CTAs per program" if (r.num_ctas or 1) > 1 else "")
+            + (f", maxnreg {r.maxnreg}" if r.maxnreg else ""))
     for f in r.findings:
         line += f"\n    {f['code']} {f['message']}\n    help: {f['help']}"
     return line
