@@ -406,9 +406,19 @@ class _HostRewriter(cst.CSTTransformer):
             [cst.Assign([cst.AssignTarget(cst.Name(nk.name))], value)],
             leading_lines=original.leading_lines)
 
+    def visit_ClassDef(self, node):
+        self.statement_errors.append(len(self.errors))
+
     def leave_ClassDef(self, original, updated):
         """A dataclass whose methods kernels call keeps its fields and other methods; each
-        translated method leaves a comment naming its device helpers (records.py)."""
+        translated method leaves a comment naming its device helpers (records.py). In keep
+        mode a class whose own line failed (`class K(ct._cext.TileDispatcher)`) keeps that
+        line as written (its body is translated statement by statement)."""
+        kept = self._kept_statement(original, None)
+        if kept is not None:
+            updated = updated.with_changes(
+                leading_lines=kept.leading_lines, bases=original.bases,
+                keywords=original.keywords, decorators=original.decorators)
         if not self.method_markers or not isinstance(updated.body, cst.IndentedBlock):
             return updated
         body, carry = [], []
@@ -432,10 +442,11 @@ class _HostRewriter(cst.CSTTransformer):
         if id(original) in self.kept_nodes:
             self.statement_errors.pop()
             return keep_mod.kept_kernel(original, self.kept.get(original.name.value, []))
+        kept_line = False
         if self.keeping:   # a host function's own line (decorators, defaults) failed
             kept = self._kept_statement(original, None)
-            if kept is not None:
-                return kept.with_changes(body=updated.body)
+            if kept is not None:    # (kernels hoisted from it still go before it)
+                updated, kept_line = kept.with_changes(body=updated.body), True
         else:
             self.statement_errors.pop()
         if id(original) in self.pm.device_methods:
@@ -461,9 +472,9 @@ class _HostRewriter(cst.CSTTransformer):
                 stmts = self.kernels[k.hoisted]
                 out += [stmts[0].with_changes(leading_lines=blank)] + list(stmts[1:])
             return cst.FlattenSentinel(
-                out + [updated.with_changes(leading_lines=list(original.leading_lines) or blank)])
+                out + [updated.with_changes(leading_lines=list(updated.leading_lines) or blank)])
         name = original.name.value
-        if self.depth:
+        if self.depth or kept_line:
             return updated
         stmts = self.kernels.get(name) or self.device_funcs.get(name)
         if stmts:
@@ -624,8 +635,13 @@ class _HostRewriter(cst.CSTTransformer):
             self.nested_refs.add(id(node.args[0].value))
 
     def visit_Attribute(self, node):
+        self.nested_refs.add(id(node.attr))     # (`np.float32` reads no name `float32`)
         if self.pm.ct_name(node) is not None or self.pm.qualname(node) == "cuda.tile":
             self.nested_refs.add(id(node.value))    # (the longer reference is translated)
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:            # (`f(float32=...)` neither)
+            self.nested_refs.add(id(node.keyword))
 
     def visit_Annotation(self, node):
         self.annotations += 1

@@ -21,6 +21,17 @@ from .nesting import MAX_DEPTH, too_deep
 CUDA_TILE = "cuda.tile"
 
 
+def _public(qualname: str) -> str:
+    """`cuda.tile._datatype.float16` (`from cuda.tile._datatype import float16`) is
+    `cuda.tile.float16`, the dtype cuda.tile exports; other names as they are."""
+    private = CUDA_TILE + "._datatype."
+    if qualname.startswith(private):
+        from .model import DTYPES
+        if qualname[len(private):] in DTYPES:
+            return CUDA_TILE + "." + qualname[len(private):]
+    return qualname
+
+
 @dataclass(slots=True)  # slots: every field is declared here, none attached later
 class ParsedModule:
     source: SourceFile
@@ -232,7 +243,7 @@ def parse_source(text: str, path: str = "<input>") -> ParsedModule:
                     for alias in small.names:
                         name = alias.name.value
                         local = alias.asname.name.value if alias.asname else name
-                        pm.imports[local] = f"{mod}.{name}"
+                        pm.imports[local] = _public(f"{mod}.{name}")
                 elif isinstance(small, (cst.Assign, cst.AnnAssign)):
                     targets = ([t.target for t in small.targets] if isinstance(small, cst.Assign)
                                else [small.target])

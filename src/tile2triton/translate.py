@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import emit
+from . import keep as keep_mod
 from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
 from .module_check import check_output
@@ -202,7 +203,9 @@ def translate_source(text: str, path: str = "<input>",
     if not pm.uses_cuda_tile():
         hidden = hidden_cutile_import(text, path, pm.source)
         if hidden is not None:   # cuTile code that would otherwise pass `--check` unseen
-            return ModuleResult(path, True, None, module_diagnostics=[hidden])
+            # (--keep-unconverted: the module stays cuTile code as a whole, under the note)
+            return ModuleResult(path, True, keep_mod.noted_text(text, [hidden])
+                                if keep_unconverted else None, module_diagnostics=[hidden])
         return ModuleResult(path, False, text)
     bad = _python_refuses(pm, text, path)
     if bad is not None:
@@ -211,7 +214,7 @@ def translate_source(text: str, path: str = "<input>",
     mc = ModuleContext(pm, load_registry())
     try:
         # frozen dataclasses in kernels: one local per field (records.py)
-        rewrite_records(pm, [f.name for f in find_cutile_functions(pm)])
+        record_failures = rewrite_records(pm, [f.name for f in find_cutile_functions(pm)])
         functions = find_cutile_functions(pm)
     except Exception as e:  # noqa: BLE001 - reported with its location
         return ModuleResult(path, True, None,
@@ -240,6 +243,8 @@ def translate_source(text: str, path: str = "<input>",
         saved_order = list(mc.helper_order)
         saved_globals = dict(pm.globals)
         try:
+            if fn.name in record_failures and nk is None:
+                raise record_failures[fn.name]      # (its dataclass uses did not rewrite)
             fn.tuple_params = split_tuple_params(pm, fn)
             fn.params = classify_params(pm, fn, specialize if specialize is not None
                                         and specialize.kernel == fn.name else None)
