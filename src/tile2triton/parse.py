@@ -52,6 +52,9 @@ class ParsedModule:
     # from, imported kernel's local name -> (module as written, kernel name), linked modules
     foreign: dict = field(default_factory=dict)
     foreign_kernels: dict = field(default_factory=dict)
+    # --keep-unconverted: imported kernels their own module keeps as cuTile code (cuTile
+    # launches them, launcher_links.py)
+    kept_foreign: set = field(default_factory=set)
     linked: list = field(default_factory=list)
     # functions defined inside kernels and helpers (lower/nested_defs.py), hoisted to module
     # level: hoisted name -> (enclosing function, names it captures from there)

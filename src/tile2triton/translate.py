@@ -180,7 +180,8 @@ def translate_source(text: str, path: str = "<input>",
                      shared_device: bool = True,
                      specialize: Optional[Specialization] = None,
                      coarsen: bool = True,
-                     keep_unconverted: bool = False) -> ModuleResult:
+                     keep_unconverted: bool = False,
+                     kept_foreign: frozenset = frozenset()) -> ModuleResult:
     """Translate one module. `shared_runtime`: the name of a module the output imports its
     helpers from (see `ModuleResult.runtime`) instead of defining them itself; with
     `shared_device=False` only the host helpers, the device helpers staying in the output (the
@@ -189,7 +190,9 @@ def translate_source(text: str, path: str = "<input>",
     always (coarsen.py; the pattern examples show each construct's own translation).
     `keep_unconverted`: a module whose kernels did not all translate still gets its text, the
     failed kernels and host lines kept as cuTile code under notes (keep.py); its diagnostics
-    are reported all the same."""
+    are reported all the same. `kept_foreign`: (module as imported, kernel) of the kernels
+    imported from the user's other modules that those keep as cuTile code (their launches
+    stay cuTile's, under notes; launcher_links.py)."""
     if len(text) > MAX_SOURCE_CHARS and "cuda" not in text:
         return ModuleResult(path, False, text)  # a big file that cannot import cuda.tile
     try:
@@ -211,6 +214,7 @@ def translate_source(text: str, path: str = "<input>",
     if bad is not None:
         return ModuleResult(path, True, None, module_diagnostics=[bad])
     link_imports(pm)      # helpers and kernels imported from the user's other modules
+    pm.kept_foreign = {local for local, k in pm.foreign_kernels.items() if k in kept_foreign}
     mc = ModuleContext(pm, load_registry())
     try:
         # frozen dataclasses in kernels: one local per field (records.py)
