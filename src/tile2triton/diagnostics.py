@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 # Code registry: one line per code so docs/diagnostics.md can be generated from it.
 CODES = {
     "T2T001": "syntax error in the input file",
-    "T2T002": "input beyond the translator's limits (nesting depth, chained helpers)",
+    "T2T002": "input beyond the translator's limits (file size, nesting depth, chained helpers)",
     "T2T003": "file cannot be read (missing, a broken link, a FIFO or folder, no permission)",
     "T2T004": "file cannot be decoded (bytes not in its declared or the default UTF-8 encoding)",
     "T2T005": "output file cannot be written",
@@ -26,6 +26,7 @@ CODES = {
     "T2T109": "unsupported host-side use of a kernel",
     "T2T110": "a live kernel object cannot be turned into source (no source, or a value that is not a constant)",
     "T2T111": "host code the translation cannot carry over (the Triton module would not define a name it uses)",
+    "T2T112": "a launcher the module imports from another of the user's modules would not exist (that module is not written, or does not define it)",
     "T2T120": "compile-time expression cannot be evaluated (division by zero, overflow, ...)",
     "T2T121": "a name the translated module needs (USE_INT64, tl, triton, torch, hints)",
     "T2T900": "internal error of the translator",
