@@ -133,3 +133,65 @@ def test_integers_convert_to_and_from_fp8_through_float(tmp_path):
     assert compile_messages(both.path, "quantize_codes", "[((6,), torch.randn(6, 50), "
                             "torch.zeros(6, 50, dtype=torch.float8_e4m3fn), "
                             "torch.zeros(6, 50, dtype=torch.int32), 64)]") == ["ok"]
+
+
+# A swish-gated norm whose fast path calls a name cuda-tile 1.7.0 lacks, under a
+# ct.Constant[bool]: cuTile compiles the branch only for launches that take it.
+NEWER_NAME_BRANCH = """
+@ct.kernel
+def swish_gate(x, g, y, FAST: ct.Constant[bool], TN: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(1, TN), padding_mode=ct.PaddingMode.ZERO)
+    gate = ct.load(g, index=(ct.bid(0), 0), shape=(1, TN), padding_mode=ct.PaddingMode.ZERO)
+    if FAST:
+        s = ct.sigmoid(gate)
+    else:
+        s = 1.0 / (1.0 + ct.exp(-gate))
+    out = t * gate * s
+    rms = ct.sqrt(ct.sum(out * out, axis=1, keepdims=True) / x.shape[1] + 1e-6)
+    ct.store(y, index=(ct.bid(0), 0), tile=out / rms)
+"""
+
+
+def _swish_reference(x, g):
+    xd, gd = x.double(), g.double()
+    out = xd * gd * torch.sigmoid(gd)
+    return out / torch.sqrt((out * out).mean(dim=1, keepdim=True) + 1e-6)
+
+
+def _swish_args(seed):
+    g = gen(seed)
+    return torch.randn(6, 77, generator=g), torch.randn(6, 77, generator=g)
+
+
+def test_a_name_cutile_lacks_fails_only_the_launches_taking_its_branch(tmp_path):
+    import cuda.tile
+    assert not hasattr(cuda.tile, "sigmoid")      # cuda-tile 1.7.0
+    both = Both(tmp_path, NEWER_NAME_BRANCH, "newer_name_branch")
+    x, g = _swish_args(1)
+    y = torch.full((6, 77), math.nan)
+    ref, got = both.run("swish_gate", (6,), [x, g, y, False, 128])
+    torch.testing.assert_close(got[2].double(), _swish_reference(x, g), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(ref[2], got[2], atol=1e-6, rtol=1e-5)
+    messages = compile_messages(both.path, "swish_gate", "[((6,), torch.randn(6, 77), "
+                                "torch.randn(6, 77), torch.empty(6, 77), FAST, 128) "
+                                "for FAST in (False, True)]")
+    assert messages[0] == "ok"
+    assert "ct.sigmoid" in messages[1] and "1.7.0" in messages[1]
+
+
+def test_a_name_newer_cutile_adds_is_translated_when_installed(monkeypatch):
+    import cuda.tile
+    monkeypatch.setattr(cuda.tile, "sigmoid", lambda x: x, raising=False)
+    text = translate(NEWER_NAME_BRANCH)
+    assert "static_assert" not in text
+    assert "tl.sigmoid(" in text
+
+
+def test_a_name_cutile_lacks_outside_a_constant_branch_is_an_error():
+    from tile2triton import translate_source
+    from side_by_side import HEADER
+    src = HEADER + NEWER_NAME_BRANCH.replace("if FAST:", "if ct.bid(0) > 2:")
+    r = translate_source(src, "swish.py")
+    assert not r.ok
+    text = "\n".join(d.format() for d in r.diagnostics())
+    assert "T2T100" in text and "ct.sigmoid" in text and "1.7.0" in text

@@ -13,6 +13,7 @@ from ..closure_factories import ClosureInliner
 from ..context_managers import ContextInliner
 from ..control_flow import ExitRewriter, exit_constants, indent_suites
 from ..diagnostics import LocatedFailure, TranslationError
+from ..installed import lacks
 from ..model import (ArrayInfo, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
                      DTypeV, EnumClassV, EnumV, FuncV, Lowered, PREC, PyRefV, RawMemoryV, TableV, TiledViewV,
                      TileV, TupleV)
@@ -142,7 +143,7 @@ class Statements:
         before = dict(self.env)
         shadow_before = dict(self.shadow)
         accesses = self.order.branch_start()    # memory accesses: one branch runs
-        self.block(node.body)
+        self.branch_block(node.body, node.test, test)
         after_body = dict(self.env)
         shadow_body, self.shadow = self.shadow, dict(shadow_before)
         taken = self.order.branch_other(accesses)
@@ -157,7 +158,7 @@ class Statements:
             elif isinstance(orelse, cst.Else):
                 self.leading(orelse)
                 self.line("else:", self.header_comment(orelse))
-                self.block(orelse.body)
+                self.branch_block(orelse.body, node.test, test)
         finally:
             self.renames = saved_renames
         for name in renamed:            # read nowhere after the `if`: as the `then` path left it
@@ -166,6 +167,56 @@ class Statements:
         if isinstance(test.val, ConstExprV):
             self.merge_branch_tiles(test, after_body, self.env if orelse is not None else before)
         self.join_constants(shadow_body, self.shadow)
+
+    def branch_block(self, body, test_node, test: Lowered) -> None:
+        """A branch of an `if`. Under a ct.Constant (Triton compiles the branch a launch takes,
+        as cuTile does), a branch naming a construct the installed cuda-tile lacks
+        (`ct.sigmoid` in cuda-tile 1.7.0) cannot compile in cuTile either: it becomes a
+        compile-time error of the launches that take it, naming the construct."""
+        missing = self.lacking_construct(body) if isinstance(test.val, ConstExprV) else None
+        if missing is None:
+            return self.block(body)
+        name, version = missing
+        cond = self.pm.module.code_for_node(test_node)
+        message = (f"ct.{name} is not in cuda-tile {version}; this launch takes the branch of "
+                   f"`if {cond}` that uses it")
+        self.depth += 1
+        self.line(f"tl.static_assert(False, {_string_literal(message)})")
+        self.depth -= 1
+
+    def lacking_construct(self, body):
+        """(name, installed version) of the first `ct.<name>` the branch uses that the
+        installed cuda-tile does not define, outside nested `if` statements (their own
+        branches are decided there); None if there is none."""
+        found = []
+
+        class Find(cst.CSTVisitor):
+            def visit_If(self, node):
+                return False
+
+            def visit_Attribute(self, node):
+                return self._check(node)
+
+            def visit_Name(self, node):
+                return self._check(node)
+
+            def _check(self, node):
+                if found:
+                    return False
+                name = pm.ct_name(node)
+                if name:
+                    version = lacks(name)
+                    if version:
+                        found.append((name, version))
+                    return False
+                return True
+        pm = self.pm
+        for stmt in body.body:
+            if not isinstance(stmt, cst.If):
+                stmt.visit(Find())
+            if found:
+                return found[0]
+        return None
 
     def rename_branch_locals(self, node: cst.If) -> dict:
         """Names both branches of an `if` bind and the function uses nowhere else (scratch
@@ -743,6 +794,11 @@ class Statements:
                 and low.code == f"{left.wrap(12)} {symbol} {right.wrap(PREC[symbol] + 1)}":
             return f"{name} {symbol}= {right.code}"
         return f"{name} = {low.code}"
+
+
+def _string_literal(text: str) -> str:
+    """`text` as a double-quoted Python string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _walk(node):
