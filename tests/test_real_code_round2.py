@@ -195,3 +195,47 @@ def test_a_name_cutile_lacks_outside_a_constant_branch_is_an_error():
     assert not r.ok
     text = "\n".join(d.format() for d in r.diagnostics())
     assert "T2T100" in text and "ct.sigmoid" in text and "1.7.0" in text
+
+
+# A bf16 accumulator widened to fp32 inside its loop: cuTile 1.7.0 rejects it ("Type of `acc`
+# depends on path taken"), as it rejects `a = 1` then `a *= 2.0` in a loop (upstream
+# test_typeinfer.py). Triton rejected the translation with a loop-carried type error instead.
+WIDENED_IN_LOOP = """
+@ct.kernel
+def row_sums(x, y, TN: ct.Constant[int]):
+    acc = ct.zeros((1, TN), dtype=ct.bfloat16)
+    for j in range(ct.num_tiles(x, axis=1, shape=(1, TN))):
+        t = ct.load(x, index=(ct.bid(0), j), shape=(1, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = acc + t.astype(ct.float32)
+    ct.store(y, index=(ct.bid(0),), tile=ct.sum(acc, axis=1))
+"""
+
+
+def test_a_carried_tile_that_changes_dtype_is_rejected_as_cutile_does():
+    from tile2triton import translate_source
+    from side_by_side import HEADER
+    r = translate_source(HEADER + WIDENED_IN_LOOP, "widened.py")
+    assert not r.ok
+    (d,) = r.diagnostics()
+    assert d.code == "T2T111" and "`acc`" in d.message and "depends on path" in d.message
+    assert "bfloat16" in d.message and "float32" in d.message
+    assert d.source_line.strip() == "acc = acc + t.astype(ct.float32)"   # where it widens
+    # the same accumulator kept in one dtype translates
+    translate(WIDENED_IN_LOOP.replace("dtype=ct.bfloat16", "dtype=ct.float32"))
+
+
+def test_the_interpreter_rejects_a_carried_value_that_changes_type(tmp_path):
+    from tile2triton import interp
+    from side_by_side import HEADER
+    path = tmp_path / "widened_cutile.py"
+    path.write_text(HEADER + WIDENED_IN_LOOP)
+    mod = interp.load_module_with_interpreter(str(path))
+    x = torch.randn(3, 70, generator=gen(2)).bfloat16()
+    with pytest.raises(interp.TileTypeError, match="Type of `acc` depends on path taken"):
+        interp.run_kernel(mod.row_sums, (3,), (x, torch.empty(3), 32))
+    # a value that keeps its type, and a constant that stays an int, run (as in cuTile)
+    path.write_text(HEADER + WIDENED_IN_LOOP.replace("dtype=ct.bfloat16", "dtype=ct.float32"))
+    mod = interp.load_module_with_interpreter(str(path))
+    y = torch.empty(3)
+    interp.run_kernel(mod.row_sums, (3,), (x, y, 32))
+    torch.testing.assert_close(y.double(), x.double().sum(dim=1), atol=1e-4, rtol=1e-4)

@@ -25,6 +25,7 @@ CODES = {
     "T2T108": "unsupported kernel parameter",
     "T2T109": "unsupported host-side use of a kernel",
     "T2T110": "a live kernel object cannot be turned into source (no source, or a value that is not a constant)",
+    "T2T111": "a value whose type depends on the path taken (cuTile rejects it too)",
     "T2T120": "compile-time expression cannot be evaluated (division by zero, overflow, ...)",
     "T2T121": "a name the translated module needs (USE_INT64, tl, triton, torch, hints)",
     "T2T900": "internal error of the translator",

@@ -589,8 +589,8 @@ class Expressions:
     def construct(self, name: str, node: cst.Call, receiver: Optional[Lowered] = None):
         pattern = self.mc.patterns.get(name)
         if (pattern is None or name in pattern.newer) and (version := lacks(name)):
-            raise self.error(node, "T2T100", f"ct.{name} is not in cuda-tile {version} (the "
-                             "installed version), so cuTile cannot compile it either",
+            raise self.error(node, "T2T100", f"ct.{name} is not supported: cuda-tile {version} "
+                             "(installed) has no such name, so cuTile cannot compile it either",
                              help="use it only in a branch of a ct.Constant that a newer "
                                   "cuda-tile takes (the translation fails the launches taking "
                                   "that branch), or spell it with constructs this version has")

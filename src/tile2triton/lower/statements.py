@@ -14,7 +14,7 @@ from ..context_managers import ContextInliner
 from ..control_flow import ExitRewriter, exit_constants, indent_suites
 from ..diagnostics import LocatedFailure, TranslationError
 from ..installed import lacks
-from ..model import (ArrayInfo, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
+from ..model import (DTYPES, ArrayInfo, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
                      DTypeV, EnumClassV, EnumV, FuncV, Lowered, PREC, PyRefV, RawMemoryV, TableV, TiledViewV,
                      TileV, TupleV)
 from ..names import source_identifiers
@@ -334,13 +334,35 @@ class Statements:
         self.line(f"for {var} in range({', '.join(a.code for a in args)}):",
                   self.header_comment(node))
         mark = self.order.loop_start()
+        entry = dict(self.env)
         self.block(node.body)
         self.order.loop_end(mark)
+        self.check_carried_types(node, entry)
         if self.persistent_dot_loop(args, self.out[head + 1:]):
             self.result.persistent_dots = True
             self.flatten_over_tma(head, var, args)
         if group is not None:   # one walk of a row several loops walk (resident_rows.py)
             self.finish_row_loop(node, group, head, late)
+
+    def check_carried_types(self, loop, entry: dict) -> None:
+        """A tile the loop reads and re-binds with another dtype (a bf16 accumulator widened
+        to fp32 in the body): its type at the loop's head depends on the path taken, which
+        cuTile rejects ("Type of `acc` depends on path taken") and Triton too (a loop-carried
+        value keeps its type). Only tiles of known dtypes are compared: a Python number's
+        type is weak in cuTile and takes the tile's."""
+        for name, was in entry.items():
+            now = self.env.get(name)
+            if not (isinstance(was, TileV) and isinstance(now, TileV) and was.shape
+                    and was.dtype in DTYPES and now.dtype in DTYPES and was.dtype != now.dtype):
+                continue
+            if not _reads(loop.body, name):
+                continue
+            binding = _last_binding(loop.body, name) or loop
+            raise self.error(binding, "T2T111", f"Type of `{name}` depends on path taken: "
+                             f"{now.dtype} here vs. {was.dtype} when the loop starts; cuTile "
+                             "rejects this too",
+                             help=f"give `{name}` its final dtype before the loop, or convert "
+                                  "it back where the loop re-binds it")
 
     def flatten_over_tma(self, head: int, var: str, args: list) -> None:
         """A persistent loop whose products read operands through TMA descriptors (the loop at
@@ -376,8 +398,10 @@ class Statements:
         mark = self.order.loop_start()
         test = self.no_statements_before(node.test)  # it is evaluated every iteration
         self.line(f"while {test.code}:", self.header_comment(node))
+        entry = dict(self.env)
         self.block(node.body)
         self.order.loop_end(mark)
+        self.check_carried_types(node, entry)
         original = self.pm.origins.get(node, node)
         if isinstance(original, cst.While):
             for name, value in exit_constants(original).items():
@@ -794,6 +818,41 @@ class Statements:
                 and low.code == f"{left.wrap(12)} {symbol} {right.wrap(PREC[symbol] + 1)}":
             return f"{name} {symbol}= {right.code}"
         return f"{name} = {low.code}"
+
+
+def _reads(node, name: str) -> bool:
+    """Whether the statements under `node` read `name` (not only assign it)."""
+    reads = [0]
+
+    class Find(cst.CSTVisitor):
+        def visit_AssignTarget(self, t):
+            if not isinstance(t.target, cst.Name):
+                t.target.visit(self)    # `a[i] = ...` reads `a`
+            return False
+
+        def visit_Name(self, n):
+            if n.value == name:
+                reads[0] += 1
+
+    node.visit(Find())
+    return reads[0] > 0
+
+
+def _last_binding(node, name: str):
+    """The last assignment to `name` under `node`, in source order."""
+    found = []
+
+    class Find(cst.CSTVisitor):
+        def visit_Assign(self, a):
+            if any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets):
+                found.append(a)
+
+        def visit_AugAssign(self, a):
+            if isinstance(a.target, cst.Name) and a.target.value == name:
+                found.append(a)
+
+    node.visit(Find())
+    return found[-1] if found else None
 
 
 def _string_literal(text: str) -> str:

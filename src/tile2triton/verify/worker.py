@@ -645,7 +645,8 @@ _SIGNED_OF_UNSIGNED = _signed_of_unsigned()
 
 
 def _canaries(values, indices, seed, poison_share: float = 0.0) -> dict:
-    """Random finite values, unlike anything a kernel computes by chance, for trial T2; with
+    """Random finite values for trial T2 (in narrow dtypes a kernel's result equals one now and
+    then, which verdicts.py allows for); with
     `poison_share`, that share of the elements (bool arrays excepted) holds the poison instead
     (the combined trial, verdicts.py)."""
     import torch
