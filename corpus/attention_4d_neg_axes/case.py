@@ -11,8 +11,7 @@ CASES = [
 
 OUTPUTS = ("out",)
 
-TOLERANCE = {torch.float32: dict(atol=2e-4, rtol=2e-4),
-             torch.bfloat16: dict(atol=6e-2, rtol=5e-2)}
+TOLERANCE = {torch.float32: dict(atol=2e-4, rtol=2e-4), torch.bfloat16: dict(atol=6e-2, rtol=5e-2)}
 
 
 def make_args(case, gen, device):

@@ -104,7 +104,9 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
             and y.shape[2] >= 16
             and x.shape[2] >= MIN_K
         ):
-            return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype)
+            return tl.dot(
+                x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=0
+            )
         else:
             return acc + _dot_by_sum(x, y, acc.dtype)
     elif x.dtype != y.dtype:
@@ -114,7 +116,10 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         # tl.dot takes int8 but not uint8 integer operands
         return acc + _dot_by_sum(x, y, acc.dtype)
     elif M >= 16 and N >= 16 and K >= MIN_K:
-        return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype)
+        # (max_num_imprecise_acc=0: an fp8 product accumulates in fp32 on sm_90, as in cuTile)
+        return tl.dot(
+            x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=0
+        )
     else:
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
@@ -132,6 +137,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
             tl.zeros((M * RM, N * RN), acc.dtype),
             input_precision=PRECISION,
             out_dtype=acc.dtype,
+            max_num_imprecise_acc=0,
         )
         prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
@@ -388,7 +394,13 @@ def attention_bhsd(
         cols = j * TK + tl.arange(0, TK)
         s = tl.where(cols[None, :] < seq_k, s, float("-inf"))
         m_i, alpha, p, l_i = online_update(s, m_i, l_i)
-        acc = tl.dot(p.to(vt.dtype), tl.reshape(vt, (TK, D)), acc * alpha, input_precision="ieee")
+        acc = tl.dot(
+            p.to(vt.dtype),
+            tl.reshape(vt, (TK, D)),
+            acc * alpha,
+            input_precision="ieee",
+            max_num_imprecise_acc=0,
+        )
     o = tl.reshape(acc / l_i, (1, 1, TQ, D))
     _store_tile_4d(
         out_ptr,

@@ -17,9 +17,12 @@ def make_args(case, gen, device):
     pos = torch.arange(s, dtype=torch.float64)[:, None]
     freq = 10000.0 ** (-torch.arange(d // 2, dtype=torch.float64) * 2 / d)
     angle = pos * freq + 0.1 * torch.randn(s, d // 2, generator=gen, dtype=torch.float64)
-    return {"x": x.to(device), "cos": torch.cos(angle).float().to(device),
-            "sin": torch.sin(angle).float().to(device),
-            "out": torch.empty(b, s, h, d, dtype=dt, device=device)}
+    return {
+        "x": x.to(device),
+        "cos": torch.cos(angle).float().to(device),
+        "sin": torch.sin(angle).float().to(device),
+        "out": torch.empty(b, s, h, d, dtype=dt, device=device),
+    }
 
 
 def reference(args):

@@ -19,7 +19,9 @@ def rope_bshd(x, cos, sin, out, TS: ConstInt, HALF: ConstInt):
     x1 = ct.load(x, (b, s, h, 0), (1, TS, 1, HALF), padding_mode=ct.PaddingMode.ZERO)
     x2 = ct.load(x, (b, s, h, 1), (1, TS, 1, HALF), padding_mode=ct.PaddingMode.ZERO)
     c = ct.load(cos, (s, 0), (TS, HALF), padding_mode=ct.PaddingMode.ZERO).reshape((1, TS, 1, HALF))
-    sn = ct.load(sin, (s, 0), (TS, HALF), padding_mode=ct.PaddingMode.ZERO).reshape((1, TS, 1, HALF))
+    sn = ct.load(sin, (s, 0), (TS, HALF), padding_mode=ct.PaddingMode.ZERO).reshape(
+        (1, TS, 1, HALF)
+    )
     a = x1.astype(ct.float32)
     bb = x2.astype(ct.float32)
     ct.store(out, (b, s, h, 0), (a * c - bb * sn).astype(out.dtype))
