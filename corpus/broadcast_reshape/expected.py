@@ -153,33 +153,23 @@ def outer_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid_m = block_x
             pid_n = tl.program_id(1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_u0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-            else:
-                offs_u0 = pid_m * TM + tl.arange(0, TM)
+            offs_u0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
             mask_u = offs_u0 < u_shape0
             ut = tl.load(u_ptr + offs_u0 * u_stride0, mask=mask_u)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_v0 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_v0 = pid_n * TN + tl.arange(0, TN)
+            offs_v0 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_v = offs_v0 < v_shape0
             vt = tl.load(v_ptr + offs_v0 * v_stride0, mask=mask_v)
             u_col = tl.broadcast_to(ut[:, None], (TM, TN))  # (TM, 1) -> (TM, TN)
             v_row = tl.expand_dims(vt, 0)  # (1, TN)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-                offs_out1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_out0 = pid_m * TM + tl.arange(0, TM)
-                offs_out1 = pid_n * TN + tl.arange(0, TN)
+            offs_out0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_out1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
@@ -198,7 +188,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = max(TM, TN, TM * TN)
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -218,7 +208,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         u.dtype,
         u.data_ptr() & 15,
@@ -242,7 +232,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
     _check_ndim("outer_kernel", "v", v, 1)
     _check_ndim("outer_kernel", "out", out, 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
@@ -358,7 +348,7 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
         TH,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -379,7 +369,7 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
     _check_ndim("pool_permute_kernel", "out", out, 3)
     tile_elems = max(TB * TM * (2 * TH), TH * TB * TM)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

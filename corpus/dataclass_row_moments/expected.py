@@ -91,12 +91,9 @@ def RowTiles_getitem(
     j,
     USE_INT64: tl.constexpr,
 ):
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_self_src0 = tl.cast(self_row, tl.int64) * self_TM + tl.arange(0, self_TM)
-        offs_self_src1 = tl.cast(j, tl.int64) * self_TN + tl.arange(0, self_TN)
-    else:
-        offs_self_src0 = self_row * self_TM + tl.arange(0, self_TM)
-        offs_self_src1 = j * self_TN + tl.arange(0, self_TN)
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    offs_self_src0 = tl.cast(self_row, OFFSET_DTYPE) * self_TM + tl.arange(0, self_TM)
+    offs_self_src1 = tl.cast(j, OFFSET_DTYPE) * self_TN + tl.arange(0, self_TN)
     mask_self_src = (offs_self_src0[:, None] < self_src_shape0) & (
         offs_self_src1[None, :] < self_src_shape1
     )
@@ -283,7 +280,7 @@ def launch_standardize_rows(stream, grid, x, y, n_cols, TM, TN, *, hints=None):
         TN,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -304,7 +301,7 @@ def launch_standardize_rows(stream, grid, x, y, n_cols, TM, TN, *, hints=None):
     _check_ndim("standardize_rows", "y", y, 2)
     tile_elems = TM
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

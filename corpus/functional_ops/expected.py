@@ -110,12 +110,9 @@ def put_row(
     USE_INT64: tl.constexpr,
 ):
     """Store 1-D tile `t` as chunk `pid` of row `row` of the 2-D array `arr`."""
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_arr0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-        offs_arr1 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_arr0 = row + tl.arange(0, 1)
-        offs_arr1 = pid * TILE + tl.arange(0, TILE)
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    offs_arr0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+    offs_arr1 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
     mask_arr = (offs_arr0[:, None] < arr_shape0) & (offs_arr1[None, :] < arr_shape1)
     tl.store(
         arr_ptr + offs_arr0[:, None] * arr_stride0 + offs_arr1[None, :] * arr_stride1,
@@ -182,22 +179,16 @@ def functional_ops_kernel(
     ires_stride1 = ires_stride1 // ires_div[1] * ires_div[1]
     ires_shape0 = ires_shape0 // ires_div[2] * ires_div[2]
     ires_shape1 = ires_shape1 // ires_div[3] * ires_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid = block_x
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_a0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_a0 = pid * TILE + tl.arange(0, TILE)
+            offs_a0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_a = offs_a0 < a_shape0
             at = tl.load(a_ptr + offs_a0 * a_stride0, mask=mask_a)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_b0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_b0 = pid * TILE + tl.arange(0, TILE)
+            offs_b0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_b = offs_b0 < b_shape0
             bt = tl.load(b_ptr + offs_b0 * b_stride0, mask=mask_b)
             put_row(
@@ -333,16 +324,10 @@ def functional_ops_kernel(
                 USE_INT64,
             )
 
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_i0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_i0 = pid * TILE + tl.arange(0, TILE)
+            offs_i0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_i = offs_i0 < i_shape0
             it = tl.load(i_ptr + offs_i0 * i_stride0, mask=mask_i)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_j0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_j0 = pid * TILE + tl.arange(0, TILE)
+            offs_j0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_j = offs_j0 < j_shape0
             jt = tl.load(j_ptr + offs_j0 * j_stride0, mask=mask_j)
             put_row(
@@ -408,7 +393,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     ires = _as_tensor(ires)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = TILE
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -436,7 +421,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         a.dtype,
         a.data_ptr() & 15,
@@ -474,7 +459,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     _check_ndim("functional_ops_kernel", "fres", fres, 2)
     _check_ndim("functional_ops_kernel", "ires", ires, 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -155,6 +155,7 @@ def grouped_gemm(
     TK: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     tile = tl.program_id(0)
     step = tl.num_programs(0)
     first = 0  # flat index of the first tile of group g
@@ -225,24 +226,16 @@ def grouped_gemm(
             bn = _mod(local, tiles_n)
             acc = tl.zeros((TM, TN), dtype=tl.float32)
             for k in range(tl.cdiv(A_shape1, TK)):
-                if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                    offs_A0 = tl.cast(bm, tl.int64) * TM + tl.arange(0, TM)
-                    offs_A1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-                else:
-                    offs_A0 = bm * TM + tl.arange(0, TM)
-                    offs_A1 = k * TK + tl.arange(0, TK)
+                offs_A0 = tl.cast(bm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+                offs_A1 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
                 mask_A = (offs_A0[:, None] < A_shape0) & (offs_A1[None, :] < A_shape1)
                 a = tl.load(
                     A_ptr + offs_A0[:, None] * A_stride0 + offs_A1[None, :] * A_stride1,
                     mask=mask_A,
                     other=0.0,
                 )
-                if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                    offs_B0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-                    offs_B1 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
-                else:
-                    offs_B0 = k * TK + tl.arange(0, TK)
-                    offs_B1 = bn * TN + tl.arange(0, TN)
+                offs_B0 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
+                offs_B1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
                 mask_B = (offs_B0[:, None] < B_shape0) & (offs_B1[None, :] < B_shape1)
                 b = tl.load(
                     B_ptr + offs_B0[:, None] * B_stride0 + offs_B1[None, :] * B_stride1,
@@ -250,12 +243,8 @@ def grouped_gemm(
                     other=0.0,
                 )
                 acc = _dot_any_size(a, b, acc, "ieee")
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_C0 = tl.cast(bm, tl.int64) * TM + tl.arange(0, TM)
-                offs_C1 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_C0 = bm * TM + tl.arange(0, TM)
-                offs_C1 = bn * TN + tl.arange(0, TN)
+            offs_C0 = tl.cast(bm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_C1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_C = (offs_C0[:, None] < C_shape0) & (offs_C1[None, :] < C_shape1)
             tl.store(
                 C_ptr + offs_C0[:, None] * C_stride0 + offs_C1[None, :] * C_stride1,
@@ -287,14 +276,14 @@ def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
         TK,
     )
     tile_elems = max(TM * TN, TM * TK, TK * TN)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
-    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
+    # larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     float_dtypes = {t.dtype for t in [*As, *Bs, *Cs] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
+    # (an FFT's products: 2.7 ms against 10.3 on the H200)
     ptx_options = "-O1" if float_dtypes == {torch.float32} else None
     constexprs = dict(
         USE_INT64=_needs_int64(*As, *Bs, *Cs),
@@ -311,7 +300,7 @@ def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
                     ptx_options=ptx_options,
                 )
                 break
-            except triton.runtime.errors.OutOfResources:
+            except triton.OutOfResources:
                 # large tiles: a software pipeline one stage shorter, until its buffers fit in
                 # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
                 if num_stages <= 1:

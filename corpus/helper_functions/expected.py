@@ -96,12 +96,9 @@ def load_f32(
     USE_INT64: tl.constexpr,
 ):
     """Plain helper with constant tile sizes passed through from the kernel."""
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_arr0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-        offs_arr1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_arr0 = i * TM + tl.arange(0, TM)
-        offs_arr1 = j * TN + tl.arange(0, TN)
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    offs_arr0 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_arr1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_arr = (offs_arr0[:, None] < arr_shape0) & (offs_arr1[None, :] < arr_shape1)
     return tl.load(
         arr_ptr + offs_arr0[:, None] * arr_stride0 + offs_arr1[None, :] * arr_stride1,
@@ -189,7 +186,7 @@ def launch_swiglu_kernel(stream, grid, gate, up, out, TM, TN, *, hints=None):
         TN,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         gate.dtype,
         gate.data_ptr() & 15,
@@ -214,7 +211,7 @@ def launch_swiglu_kernel(stream, grid, gate, up, out, TM, TN, *, hints=None):
     _check_ndim("swiglu_kernel", "out", out, 2)
     tile_elems = TM * TN
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -135,9 +135,9 @@ def matmul_kernel(
     c_stride1 = c_stride1 // c_div[1] * c_div[1]
     c_shape0 = c_shape0 // c_div[2] * c_div[2]
     c_shape1 = c_shape1 // c_div[3] * c_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # the grid's blocks in a loop, in the order the GPU starts them: with TMA operands
     # the launcher runs one program per SM, pipelined across output tiles
-    # (docs/performance.md)
     for block in tl.range(tl.program_id(0), grid_x * grid_y, tl.num_programs(0), flatten=FLATTEN):
         block_x = block % grid_x
         block_y = block // grid_x
@@ -146,12 +146,8 @@ def matmul_kernel(
         num_k = tl.cdiv(a_shape1, TK)
         acc = tl.zeros((TM, TN), dtype=tl.float32)
         for k in range(num_k):
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-                offs_a1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-            else:
-                offs_a0 = pid_m * TM + tl.arange(0, TM)
-                offs_a1 = k * TK + tl.arange(0, TK)
+            offs_a0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_a1 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
             mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
             a_tile = (
                 a_desc.load([pid_m * TM, k * TK])
@@ -162,12 +158,8 @@ def matmul_kernel(
                     other=0.0,
                 )
             )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-                offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_b0 = k * TK + tl.arange(0, TK)
-                offs_b1 = pid_n * TN + tl.arange(0, TN)
+            offs_b0 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
+            offs_b1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
             b_tile = (
                 b_desc.load([k * TK, pid_n * TN])
@@ -179,12 +171,8 @@ def matmul_kernel(
                 )
             )
             acc = _dot_any_size(a_tile, b_tile, acc, "ieee")
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_c0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-            offs_c1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_c0 = pid_m * TM + tl.arange(0, TM)
-            offs_c1 = pid_n * TN + tl.arange(0, TN)
+        offs_c0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_c1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
         tl.store(
             c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1,
@@ -202,7 +190,7 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     b = _as_tensor(b)
     c = _as_tensor(c)
     # Tiles of matrix products read through TMA descriptors where the arrays allow it (None:
-    # the kernel loads those tiles through pointers; docs/performance.md)
+    # the kernel loads those tiles through pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
@@ -215,7 +203,7 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
             "in 32 bits (at most 2**31 - 1)"
         )
     # Matrix products over TMA operands in tiles that fill an SM: at most one program per SM,
-    # each walking blocks of the grid, pipelined across output tiles (docs/performance.md);
+    # each walking blocks of the grid, pipelined across output tiles;
     # otherwise one program per block, as launched
     walked = bool(
         (a_desc is not None or b_desc is not None)
@@ -242,7 +230,7 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         grid_y,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         a.dtype,
         a.data_ptr() & 15,
@@ -267,19 +255,19 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     _check_ndim("matmul_kernel", "a", a, 2)
     _check_ndim("matmul_kernel", "b", b, 2)
     _check_ndim("matmul_kernel", "c", c, 2)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
-    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
+    # larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
-        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200, run 20:
-        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
+        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200: best of
+        # 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
         num_warps = 4
         num_stages = 4
     float_dtypes = {t.dtype for t in [a, b, c] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
+    # (an FFT's products: 2.7 ms against 10.3 on the H200)
     ptx_options = "-O1" if float_dtypes == {torch.float32} else None
     constexprs = dict(
         a_div=_multiples(a),
@@ -300,7 +288,7 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
                     ptx_options=ptx_options,
                 )
                 break
-            except triton.runtime.errors.OutOfResources:
+            except triton.OutOfResources:
                 # large tiles: a software pipeline one stage shorter, until its buffers fit in
                 # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
                 if num_stages <= 1:

@@ -132,12 +132,10 @@ def gather_rows(
     y_stride1 = y_stride1 // y_div[1] * y_div[1]
     y_shape0 = y_shape0 // y_div[2] * y_div[2]
     y_shape1 = y_shape1 // y_div[3] * y_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     br = tl.program_id(0)
     c0 = tl.program_id(1) * TILE_C
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_perm0 = tl.cast(br, tl.int64) * TILE_R + tl.arange(0, TILE_R)
-    else:
-        offs_perm0 = br * TILE_R + tl.arange(0, TILE_R)
+    offs_perm0 = tl.cast(br, OFFSET_DTYPE) * TILE_R + tl.arange(0, TILE_R)
     mask_perm = offs_perm0 < perm_shape0
     src = tl.load(perm_ptr + offs_perm0 * perm_stride0, mask=mask_perm, other=0.0)
     rows = _gather_2d(
@@ -150,10 +148,7 @@ def gather_rows(
         (c0 + tl.arange(0, TILE_C))[None, :],
         USE_INT64,
     )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_scale0 = tl.cast(br, tl.int64) * TILE_R + tl.arange(0, TILE_R)
-    else:
-        offs_scale0 = br * TILE_R + tl.arange(0, TILE_R)
+    offs_scale0 = tl.cast(br, OFFSET_DTYPE) * TILE_R + tl.arange(0, TILE_R)
     mask_scale = offs_scale0 < scale_shape0
     s = tl.load(scale_ptr + offs_scale0 * scale_stride0, mask=mask_scale, other=0.0)
     dst = br * TILE_R + tl.arange(0, TILE_R)
@@ -198,7 +193,7 @@ def launch_gather_rows(stream, grid, x, perm, scale, y, TILE_R, TILE_C, *, hints
         TILE_C,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -228,7 +223,7 @@ def launch_gather_rows(stream, grid, x, perm, scale, y, TILE_R, TILE_C, *, hints
     _check_ndim("gather_rows", "y", y, 2)
     tile_elems = max(TILE_R, TILE_R * TILE_C)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
@@ -278,6 +273,7 @@ def scatter_rows(
     z_stride1 = z_stride1 // z_div[1] * z_div[1]
     z_shape0 = z_shape0 // z_div[2] * z_div[2]
     z_shape1 = z_shape1 // z_div[3] * z_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     br = tl.program_id(0)
     c0 = tl.program_id(1) * TILE_C
     n_rows = x_shape0
@@ -292,10 +288,7 @@ def scatter_rows(
         (c0 + tl.arange(0, TILE_C))[None, :],
         USE_INT64,
     )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_perm0 = tl.cast(br, tl.int64) * TILE_R + tl.arange(0, TILE_R)
-    else:
-        offs_perm0 = br * TILE_R + tl.arange(0, TILE_R)
+    offs_perm0 = tl.cast(br, OFFSET_DTYPE) * TILE_R + tl.arange(0, TILE_R)
     mask_perm = offs_perm0 < perm_shape0
     dst = tl.load(perm_ptr + offs_perm0 * perm_stride0, mask=mask_perm, other=0.0)
     # padded lanes of `perm` read 0: send them past the end so that they write nothing
@@ -336,7 +329,7 @@ def launch_scatter_rows(stream, grid, x, perm, z, TILE_R, TILE_C, *, hints=None)
         TILE_C,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -361,7 +354,7 @@ def launch_scatter_rows(stream, grid, x, perm, z, TILE_R, TILE_C, *, hints=None)
     _check_ndim("scatter_rows", "z", z, 2)
     tile_elems = max(TILE_R, TILE_R * TILE_C)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -58,40 +58,30 @@ def rmsnorm_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid = block_x
             n = x_shape1
-            offs_x1 = tl.arange(0, TILE_N)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-                offs_x1 = offs_x1.to(tl.int64)
-            else:
-                offs_x0 = pid * TM + tl.arange(0, TM)
+            offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_x1 = tl.arange(0, TILE_N).to(OFFSET_DTYPE)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             xt = tl.load(
                 x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
                 mask=mask_x,
                 other=0.0,
             ).to(tl.float32)
-            offs_weight0 = tl.arange(0, TILE_N)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_weight0 = offs_weight0.to(tl.int64)
+            offs_weight0 = tl.arange(0, TILE_N).to(OFFSET_DTYPE)
             mask_weight = offs_weight0 < weight_shape0
             w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0).to(
                 tl.float32
             )
             mean_sq = tl.sum(xt * xt, axis=1, keep_dims=True) / n  # (TM, 1)
             y = xt * tl.rsqrt(mean_sq + eps) * w
-            offs_out1 = tl.arange(0, TILE_N)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-                offs_out1 = offs_out1.to(tl.int64)
-            else:
-                offs_out0 = pid * TM + tl.arange(0, TM)
+            offs_out0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_out1 = tl.arange(0, TILE_N).to(OFFSET_DTYPE)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
@@ -110,7 +100,7 @@ def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hint
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = max(TM * TILE_N, TILE_N)
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -131,7 +121,7 @@ def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hint
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -156,7 +146,7 @@ def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hint
     _check_ndim("rmsnorm_kernel", "weight", weight, 1)
     _check_ndim("rmsnorm_kernel", "out", out, 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -170,16 +170,13 @@ def splitk_matmul_kernel(
     c_stride1 = c_stride1 // c_div[1] * c_div[1]
     c_shape0 = c_shape0 // c_div[2] * c_div[2]
     c_shape1 = c_shape1 // c_div[3] * c_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid_m, pid_n, pid_k = (tl.program_id(0), tl.program_id(1), tl.program_id(2))
     m, n = (c_shape0, c_shape1)
     acc = tl.zeros((TM, TN), dtype=tl.float32)
     for k in range(pid_k, tl.cdiv(a_shape1, TK), SPLIT_K):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-            offs_a1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-        else:
-            offs_a0 = pid_m * TM + tl.arange(0, TM)
-            offs_a1 = k * TK + tl.arange(0, TK)
+        offs_a0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_a1 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
         mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
         a_tile = (
             a_desc.load([pid_m * TM, k * TK])
@@ -190,12 +187,8 @@ def splitk_matmul_kernel(
                 other=0.0,
             )
         )
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-            offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_b0 = k * TK + tl.arange(0, TK)
-            offs_b1 = pid_n * TN + tl.arange(0, TN)
+        offs_b0 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
+        offs_b1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
         b_tile = (
             b_desc.load([k * TK, pid_n * TN])
@@ -232,7 +225,7 @@ def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, h
     b = _as_tensor(b)
     c = _as_tensor(c)
     # Tiles of matrix products read through TMA descriptors where the arrays allow it (None:
-    # the kernel loads those tiles through pointers; docs/performance.md)
+    # the kernel loads those tiles through pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
@@ -254,7 +247,7 @@ def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, h
         b_desc,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         a.dtype,
         a.data_ptr() & 15,
@@ -280,19 +273,19 @@ def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, h
     _check_ndim("splitk_matmul_kernel", "b", b, 2)
     _check_ndim("splitk_matmul_kernel", "c", c, 2)
     tile_elems = max(TM * TN, TM * TK, TK * TN, TM, TN)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
-    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
+    # larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
-        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200, run 20:
-        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
+        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200: best of
+        # 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
         num_warps = 4
         num_stages = 4
     float_dtypes = {t.dtype for t in [a, b, c] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
+    # (an FFT's products: 2.7 ms against 10.3 on the H200)
     ptx_options = "-O1" if float_dtypes == {torch.float32} else None
     constexprs = dict(
         a_div=_multiples(a),
@@ -312,7 +305,7 @@ def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, h
                     ptx_options=ptx_options,
                 )
                 break
-            except triton.runtime.errors.OutOfResources:
+            except triton.OutOfResources:
                 # large tiles: a software pipeline one stage shorter, until its buffers fit in
                 # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
                 if num_stages <= 1:

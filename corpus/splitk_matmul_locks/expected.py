@@ -237,15 +237,12 @@ def splitk_matmul_locked(
     locks_shape0 = locks_shape0 // locks_div[1] * locks_div[1]
     counts_stride0 = counts_stride0 // counts_div[0] * counts_div[0]
     counts_shape0 = counts_shape0 // counts_div[1] * counts_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid_m, pid_n, pid_k = (tl.program_id(0), tl.program_id(1), tl.program_id(2))
     acc = tl.zeros((TM, TN), dtype=tl.float32)
     for k in range(pid_k, tl.cdiv(a_shape1, TK), SPLIT_K):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-            offs_a1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-        else:
-            offs_a0 = pid_m * TM + tl.arange(0, TM)
-            offs_a1 = k * TK + tl.arange(0, TK)
+        offs_a0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_a1 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
         mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
         x = (
             a_desc.load([pid_m * TM, k * TK])
@@ -256,12 +253,8 @@ def splitk_matmul_locked(
                 other=0.0,
             )
         )
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-            offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_b0 = k * TK + tl.arange(0, TK)
-            offs_b1 = pid_n * TN + tl.arange(0, TN)
+        offs_b0 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
+        offs_b1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
         y = (
             b_desc.load([k * TK, pid_n * TN])
@@ -286,24 +279,16 @@ def splitk_matmul_locked(
         mask=(tile_id >= 0) & (tile_id < counts_shape0),
     )
     if seen > 0:
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_c0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-            offs_c1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_c0 = pid_m * TM + tl.arange(0, TM)
-            offs_c1 = pid_n * TN + tl.arange(0, TN)
+        offs_c0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_c1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
         acc += tl.load(
             c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1,
             mask=mask_c,
             other=0.0,
         )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_c0_2 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_c1_2 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_c0_2 = pid_m * TM + tl.arange(0, TM)
-        offs_c1_2 = pid_n * TN + tl.arange(0, TN)
+    offs_c0_2 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_c1_2 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_c_2 = (offs_c0_2[:, None] < c_shape0) & (offs_c1_2[None, :] < c_shape1)
     tl.store(
         c_ptr + offs_c0_2[:, None] * c_stride0 + offs_c1_2[None, :] * c_stride1,
@@ -334,7 +319,7 @@ def launch_splitk_matmul_locked(
     locks = _as_tensor(locks)
     counts = _as_tensor(counts)
     # Tiles of matrix products read through TMA descriptors where the arrays allow it (None:
-    # the kernel loads those tiles through pointers; docs/performance.md)
+    # the kernel loads those tiles through pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
@@ -362,7 +347,7 @@ def launch_splitk_matmul_locked(
         b_desc,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         a.dtype,
         a.data_ptr() & 15,
@@ -398,19 +383,19 @@ def launch_splitk_matmul_locked(
     _check_ndim("splitk_matmul_locked", "locks", locks, 1)
     _check_ndim("splitk_matmul_locked", "counts", counts, 1)
     tile_elems = max(TM * TN, TM * TK, TK * TN)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
-    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
+    # larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
-        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200, run 20:
-        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
+        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200: best of
+        # 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
         num_warps = 4
         num_stages = 4
     float_dtypes = {t.dtype for t in [a, b, c, locks, counts] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
+    # (an FFT's products: 2.7 ms against 10.3 on the H200)
     ptx_options = "-O1" if float_dtypes == {torch.float32} else None
     constexprs = dict(
         a_div=_multiples(a),
@@ -432,7 +417,7 @@ def launch_splitk_matmul_locked(
                     ptx_options=ptx_options,
                 )
                 break
-            except triton.runtime.errors.OutOfResources:
+            except triton.OutOfResources:
                 # large tiles: a software pipeline one stage shorter, until its buffers fit in
                 # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
                 if num_stages <= 1:

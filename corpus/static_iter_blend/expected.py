@@ -51,32 +51,20 @@ def blend_signals(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             b = block_x
-            offs_x0 = tl.arange(0, 1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = offs_x0.to(tl.int64)
-                offs_x1 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-            else:
-                offs_x1 = b * T + tl.arange(0, T)
+            offs_x0 = tl.arange(0, 1).to(OFFSET_DTYPE)
+            offs_x1 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-            offs_x0_2 = 1 + tl.arange(0, 1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0_2 = offs_x0_2.to(tl.int64)
-                offs_x1_2 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-            else:
-                offs_x1_2 = b * T + tl.arange(0, T)
+            offs_x0_2 = 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
+            offs_x1_2 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
             mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
-            offs_x0_3 = 2 * 1 + tl.arange(0, 1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0_3 = offs_x0_3.to(tl.int64)
-                offs_x1_3 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-            else:
-                offs_x1_3 = b * T + tl.arange(0, T)
+            offs_x0_3 = 2 * 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
+            offs_x1_3 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
             mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
             rows = (
                 tl.load(
@@ -106,12 +94,8 @@ def blend_signals(
             # ct.static_iter: 3 iterations, unrolled
             r = rows[0]
             # row k: the blend, minus what signal k alone contributed
-            offs_out0 = tl.arange(0, 1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = offs_out0.to(tl.int64)
-                offs_out1 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-            else:
-                offs_out1 = b * T + tl.arange(0, T)
+            offs_out0 = tl.arange(0, 1).to(OFFSET_DTYPE)
+            offs_out1 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
@@ -120,12 +104,8 @@ def blend_signals(
             )
             r = rows[1]
             # row k: the blend, minus what signal k alone contributed
-            offs_out0_2 = 1 + tl.arange(0, 1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0_2 = offs_out0_2.to(tl.int64)
-                offs_out1_2 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-            else:
-                offs_out1_2 = b * T + tl.arange(0, T)
+            offs_out0_2 = 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
+            offs_out1_2 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
             mask_out_2 = (offs_out0_2[:, None] < out_shape0) & (offs_out1_2[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0_2[:, None] * out_stride0 + offs_out1_2[None, :] * out_stride1,
@@ -134,12 +114,8 @@ def blend_signals(
             )
             r = rows[2]
             # row k: the blend, minus what signal k alone contributed
-            offs_out0_3 = 2 * 1 + tl.arange(0, 1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0_3 = offs_out0_3.to(tl.int64)
-                offs_out1_3 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-            else:
-                offs_out1_3 = b * T + tl.arange(0, T)
+            offs_out0_3 = 2 * 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
+            offs_out1_3 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
             mask_out_3 = (offs_out0_3[:, None] < out_shape0) & (offs_out1_3[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0_3[:, None] * out_stride0 + offs_out1_3[None, :] * out_stride1,
@@ -157,7 +133,7 @@ def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = T
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -173,7 +149,7 @@ def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -191,7 +167,7 @@ def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
     _check_ndim("blend_signals", "x", x, 2)
     _check_ndim("blend_signals", "out", out, 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -22,16 +22,18 @@ import difflib
 import importlib
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from .version import __version__
-from .cli_support import (Progress, UsageError, check_report_path, common_options, load_config,
-                          verbosity, write_report)
+from .cli_support import (Progress, Terminated, UsageError, check_report_path, common_options,
+                          load_config, terminate_like_interrupt, verbosity, write_report)
 from .convert_report import DiagnosticPrinter
 from .diagnostics import Diagnostic, is_internal
-from .files import FileProblem, SourceText, decode_source, read_source, write_atomic
+from .files import (FileProblem, SourceText, coding_line, decode_source, read_source,
+                    write_atomic)
 from .formats import FORMATS, render
 
 __all__ = ["main", "build_parser", "COMMANDS", "UsageError", "EXIT_OK", "EXIT_ATTENTION",
@@ -85,6 +87,10 @@ def add_convert_command(sub, common) -> None:
     mode.add_argument("--shared-runtime", action="store_true",
                       help=f"with -o: write the helpers once, as {RUNTIME_MODULE}.py in the "
                       "output folder, which the translated modules import")
+    conv.add_argument("--keep-unconverted", action="store_true",
+                      help="write a file even when some of its kernels or host lines do not "
+                      "translate: they stay as cuTile code under `# tile2triton:` notes "
+                      "(the file then still imports cuda.tile)")
     conv.add_argument("--json", metavar="FILE",
                       help="write one record per kernel to FILE (- for stdout)")
     conv.add_argument("--output-format", choices=FORMATS, default=None,
@@ -126,9 +132,15 @@ def internal_diagnostic(path: str, exc: BaseException) -> Diagnostic:
                       help="this is a tile2triton bug; please report it with this file")
 
 
+def _writable(result, keep: bool) -> bool:
+    """Whether a translated module may be written: every kernel translated, or with
+    --keep-unconverted a module whose failed parts were kept as cuTile code (keep.py)."""
+    return result.ok or (keep and result.output is not None)
+
+
 def translate_one(job) -> Outcome:
     """Read and translate one input (runs in a worker process with -j)."""
-    index, path, display, data, shared = job
+    index, path, display, data, shared, keep = job
     from .translate import translate_source
     out = Outcome(index, path, display)
     try:
@@ -137,13 +149,34 @@ def translate_one(job) -> Outcome:
         out.problem = problem_diagnostic(p)
         return out
     try:
-        out.result = translate_source(out.source.text, display, shared) if shared else \
-            translate_source(out.source.text, display)
+        out.result = translate_source(out.source.text, display, shared,
+                                      keep_unconverted=keep)
     except RecursionError as e:
         out.problem = internal_diagnostic(display, e)
     except Exception as e:  # noqa: BLE001 - a bug in one file must not stop the batch
         out.problem = internal_diagnostic(display, e)
+    if out.result is not None and _writable(out.result, keep) and out.result.has_cutile:
+        out.problem = unwritable_problem(out.source, out.result.output, display)
     return out
+
+
+def unwritable_problem(src: SourceText, text: str, display: str) -> Diagnostic | None:
+    """A translation the file's own encoding cannot hold (`# coding: ascii` in `模块.py`,
+    whose name the header comment carries; a codec that decodes but cannot encode): a
+    diagnostic for that file, before anything is written."""
+    try:
+        src.encode(text)
+    except (UnicodeError, ValueError, LookupError, TypeError) as e:
+        what = e.object[e.start:e.end] if isinstance(e, UnicodeEncodeError) else ""
+        restored = src.restore(text)
+        line = restored.count(src.newline, 0, e.start) + 1 if what else 1
+        return Diagnostic("T2T005", f"the translation cannot be written in this file's "
+                          f"encoding {src.encoding}" + (f": {what!r} on line {line} of the "
+                                                        "translation" if what else f": {e}"),
+                          path=display, line=coding_line(src.raw or b""), col=1,
+                          help="rename the file if its name has characters the encoding lacks "
+                          "(the header comment names it), or save the file as UTF-8")
+    return None
 
 
 def _records(result) -> list[dict]:
@@ -157,6 +190,13 @@ def _records(result) -> list[dict]:
     return out
 
 
+def source_lines(text: str) -> list[str]:
+    """`text` split after each "\\n", "\\r\\n" or "\\r", the line ends Python source and git know.
+    (`str.splitlines` also breaks at \\f, \\x1c-\\x1e, \\x85, U+2028 and U+2029, which are
+    characters inside a line to both.)"""
+    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+
+
 def git_diff(src: SourceText, new_text: str, path: str) -> bytes:
     """A unified diff of one file that `git apply` accepts from the working folder: a/ and b/
     prefixes, the file's own encoding and line endings, and the no-newline-at-end marker."""
@@ -167,15 +207,19 @@ def git_diff(src: SourceText, new_text: str, path: str) -> bytes:
         encoding = "utf-8"
     else:
         old, new = src.raw_text(), src.restore(new_text)
-    lines = []
-    for line in difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                     git_quote_path(f"a/{path}"), git_quote_path(f"b/{path}")):
-        if line.startswith(("---", "+++")):
-            line = line.rstrip("\n") + "\n"  # difflib's "--- a/x\n" never carries "\r"
-        lines.append(line)
-        if not line.endswith("\n"):
-            lines.append("\n\\ No newline at end of file\n")
-    return "".join(lines).encode(encoding)
+    out = [b"--- " + os.fsencode(git_quote_path(f"a/{path}")) + b"\n",
+           b"+++ " + os.fsencode(git_quote_path(f"b/{path}")) + b"\n"]
+    lines = difflib.unified_diff(source_lines(old), source_lines(new), lineterm="")
+    for k, line in enumerate(lines):
+        if k < 2:  # difflib's own ---/+++ lines: replaced by the quoted ones above
+            continue
+        if line.startswith("@@"):
+            out.append(line.rstrip("\r\n").encode("ascii") + b"\n")
+            continue
+        out.append(line.encode(encoding))
+        if not line.endswith(("\n", "\r")):
+            out.append(b"\n\\ No newline at end of file\n")
+    return b"".join(out)
 
 
 _GIT_ESCAPES = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r",
@@ -204,7 +248,7 @@ def _plan(args, inputs, out: Path | None) -> list:
     is written."""
     targets = []
     single_file_out = out is not None and len(inputs) == 1 and out.suffix == ".py" \
-        and not out.is_dir()
+        and not os.path.isdir(out)
     for inp in inputs:
         if args.in_place:
             targets.append(None if inp.path == "-" else Path(inp.path))
@@ -226,7 +270,24 @@ def _plan(args, inputs, out: Path | None) -> list:
                                  f"both be written to {t}; nothing was written (convert them "
                                  "separately, or give distinct folders)")
             by_target[rt] = inp
+        _refuse_file_folder_clashes(inputs, targets, by_target)
     return targets
+
+
+def _refuse_file_folder_clashes(inputs, targets, by_target: dict) -> None:
+    """`x/k.py` and `y/k.py/z.py` both to OUT: one output is a file where the other needs a
+    folder. Refused before anything is written. (A file already on disk where a folder is
+    needed is a write failure of that one output, reported with the others.)"""
+    for inp, t in zip(inputs, targets):
+        if t is None:
+            continue
+        for parent in Path(os.path.realpath(t)).parents:
+            key = str(parent)
+            if key in by_target:
+                raise UsageError(f"output collision: the translation of {by_target[key].path} "
+                                 f"would be the file {parent}, where {inp.path} needs a folder; "
+                                 "nothing was written (convert them separately, or give "
+                                 "distinct folders)")
 
 
 def cmd_convert(args) -> int:
@@ -299,7 +360,9 @@ def cmd_convert(args) -> int:
     n_kernels = n_files = n_bad = n_problems = n_would = 0
     internal = False
     shared = runtime_imports(runtime_path, targets) if runtime_path is not None else None
-    for o in _outcomes(inputs, jobs, progress, shared):
+    n_written = n_unwritten = n_partial = n_left = 0
+    keep = args.keep_unconverted
+    for o in _outcomes(inputs, jobs, progress, shared, keep):
         diags = [o.problem] if o.problem else (o.result.diagnostics() if o.result else [])
         for d in diags:
             internal |= is_internal(d)
@@ -320,8 +383,13 @@ def cmd_convert(args) -> int:
         n_kernels += sum(1 for k in result.kernels if k.status == "translated")
         n_bad += sum(1 for k in result.kernels if k.status == "failed") + (
             1 if result.module_diagnostics else 0)
-        if not result.ok:
+        n_left += sum(1 for k in result.kernels if k.status == "failed")
+        if not _writable(result, keep):
+            n_unwritten += result.has_cutile
             continue
+        if result.has_cutile:
+            n_written += 1
+            n_partial += not result.ok
         if args.check or args.diff:
             if result.has_cutile:
                 n_would += 1
@@ -350,7 +418,8 @@ def cmd_convert(args) -> int:
                 say(f"unchanged {o.display} (no cuTile kernels)")
             continue
         data = src.encode(result.output) if result.has_cutile else src.raw
-        pending.append((target, data, o.display))
+        # in place: replaced only if the file still holds what was read (item 9 of issue 22)
+        pending.append((target, data, o.display, src.raw if args.in_place else None))
         runtime += result.runtime
     progress.clear()
     if runtime:
@@ -361,9 +430,11 @@ def cmd_convert(args) -> int:
             text = emit.render_shared_runtime(collected, __version__)
         except ValueError as e:  # two modules needed different helpers under one name
             internal = True
-            say(f"{runtime_path}:0:0: T2T900 internal error: {e}")
+            say(Diagnostic("T2T900", f"internal error: {e}", path=str(runtime_path),
+                           help="this is a tile2triton bug; please report it with the batch "
+                           "(converting without --shared-runtime avoids it)").format())
         else:
-            pending.append((runtime_path, text.encode("utf-8"), "--shared-runtime"))
+            pending.append((runtime_path, text.encode("utf-8"), "--shared-runtime", None))
 
     written, failed = _write_all(pending, say, verbose)
     if args.json:
@@ -383,18 +454,39 @@ def cmd_convert(args) -> int:
         say("\n".join(lines))
     if verbose >= 0 and printer.statistics():
         say(printer.statistics())
+    n_attention = n_bad + n_problems + len(failed)  # a file not written needs attention too
     if verbose >= 0:
         summary = (f"Translated {n_kernels} kernel{'s' if n_kernels != 1 else ''} in {n_files} "
-                   f"file{'s' if n_files != 1 else ''}; {n_bad + n_problems} "
-                   f"need{'s' if n_bad + n_problems == 1 else ''} attention")
+                   f"file{'s' if n_files != 1 else ''}; {n_attention} "
+                   f"need{'s' if n_attention == 1 else ''} attention")
         if args.check and n_would:
             summary += f"; {n_would} file{'s' if n_would != 1 else ''} would be converted"
         say(summary)
+        if n_unwritten or n_left or keep:
+            say(files_summary(n_written, n_unwritten, n_partial, n_left, keep,
+                              writes=not (args.check or args.diff)))
     if internal:
         return EXIT_INTERNAL
     if (args.check and n_would) or n_bad or n_problems or failed:
         return EXIT_ATTENTION
     return EXIT_OK
+
+
+def files_summary(written: int, unwritten: int, partial: int, left: int, keep: bool,
+                  writes: bool = True) -> str:
+    """The second summary line: what happened to files with cuTile kernels, and to the kernels
+    that did not translate."""
+    def n(k, what):
+        return f"{k} {what}{'s' if k != 1 else ''}"
+    verb = "written" if writes else "would be written"
+    head = f"Files with cuTile code: {written} {verb}"
+    if keep:
+        head += f" ({partial} with cuTile code kept, --keep-unconverted)"
+    if unwritten:
+        head += f", {unwritten} not written (a kernel or host line failed; --keep-unconverted " \
+            "writes them)" if not keep else f", {unwritten} not written"
+    tail = f"{n(left, 'kernel')} left unconverted" + (" (kept as cuTile code)" if keep else "")
+    return f"{head}; {tail}"
 
 
 def _runtime_path(args, inputs, out: Path | None, targets: list) -> Path | None:
@@ -404,15 +496,23 @@ def _runtime_path(args, inputs, out: Path | None, targets: list) -> Path | None:
         return None
     if out is None:
         raise UsageError("--shared-runtime needs -o OUT: the helpers are written to OUT")
-    folder = out if out.is_dir() or out.suffix != ".py" else out.parent
+    folder = out if os.path.isdir(out) or out.suffix != ".py" else out.parent
     path = folder / f"{RUNTIME_MODULE}.py"
     for inp, t in zip(inputs, targets):
-        if Path(str(inp.path)).stem == RUNTIME_MODULE or (
+        # a module or a package of that name (`_tile2triton_runtime/ops.py`) anywhere in the
+        # batch: the translations' import would find one instead of the other
+        parts = [Path(str(inp.path)).stem, *(Path(p).stem for p in Path(inp.rel).parts)]
+        if RUNTIME_MODULE in parts or (
                 t is not None and os.path.realpath(t) == os.path.realpath(path)):
             raise UsageError(f"{inp.path} is named like the shared runtime module "
                              f"{RUNTIME_MODULE}; nothing was written (rename it, or convert "
                              "without --shared-runtime)")
-    if path.exists() or path.is_symlink():
+    package = folder / RUNTIME_MODULE
+    if os.path.lexists(package):
+        raise UsageError(f"{package} exists: a package of that name would be imported instead "
+                         "of the shared runtime module; nothing was written (move it, or choose "
+                         "another output folder)")
+    if os.path.lexists(path):
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
                 first = f.readline()
@@ -453,28 +553,38 @@ def runtime_imports(runtime_path: Path, targets: list) -> list:
     return names
 
 
-def _outcomes(inputs, jobs: int, progress: Progress, shared: list | None = None):
+def _outcomes(inputs, jobs: int, progress: Progress, shared: list | None = None,
+              keep: bool = False):
     """Outcomes in input order, translated in `jobs` processes. `shared`: per input, the name
     its translation imports the shared runtime by (None: no shared runtime)."""
     work = []
     for i, inp in enumerate(inputs):
         name = shared[i] if shared is not None else None
         if inp.path == "-":
-            work.append((i, "-", "<stdin>", sys.stdin.buffer.read(), name))
+            work.append((i, "-", "<stdin>", sys.stdin.buffer.read(), name, keep))
         else:
-            work.append((i, inp.path, str(inp.path), None, name))
+            work.append((i, inp.path, str(inp.path), None, name, keep))
     if jobs <= 1 or len(work) <= 1:
         for job in work:
             o = translate_one(job)
             progress.update(o.display)
             yield o
         return
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
     done: dict = {}
     nxt = 0
-    with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
-        futures = {pool.submit(translate_one, job): job for job in work}
+    # The translator's start-up (imports, pattern discovery, templates) happens once: here,
+    # before the workers fork, so that they inherit it (or, where processes are spawned, once
+    # per worker in its initializer), never once per file.
+    _warm_up()
+    # Largest files first, so that a long file does not start last and leave the other
+    # workers idle at the end; results still come out in input order.
+    order = sorted(work, key=lambda job: -_size(job))
+    with ProcessPoolExecutor(max_workers=min(jobs, len(work)), initializer=_warm_up,
+                             mp_context=multiprocessing.get_context()) as pool:
+        futures = {pool.submit(translate_one, job): job for job in order}
         for fut in as_completed(futures):
             job = futures[fut]
             try:
@@ -488,16 +598,56 @@ def _outcomes(inputs, jobs: int, progress: Progress, shared: list | None = None)
                 nxt += 1
 
 
+_WARM_KERNEL = """import cuda.tile as ct
+
+
+@ct.kernel
+def warm(x, TILE: ct.Constant[int]):
+    ct.store(x, (ct.bid(0),), ct.load(x, (ct.bid(0),), (TILE,)) + 1)
+"""
+_warmed = False
+
+
+def _warm_up() -> None:
+    """Import the translator, discover the patterns and compile the templates (translating a
+    small kernel fills their caches); a no-op the second time in a process."""
+    global _warmed
+    if not _warmed:
+        from .translate import translate_source
+        translate_source(_WARM_KERNEL, "<warm-up>")
+        _warmed = True
+
+
+def _size(job) -> int:
+    _, path, _, data = job[:4]
+    if data is not None:
+        return len(data)
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
 def _write_all(pending, say, verbose):
     """Write every output; a failure is reported and the rest are still written."""
     written, failed = [], []
-    for target, data, source in pending:
+    for k, (target, data, source, expect) in enumerate(pending):
         try:
-            write_atomic(target, data)
+            write_atomic(target, data, expect=expect)
         except OSError as e:
             failed.append((str(target), e.strerror or str(e)))
-            say(f"{source}: T2T005 cannot write {target}: {e.strerror or e}")
+            say(Diagnostic("T2T005", f"cannot write {target}: {e.strerror or e}", path=source,
+                           help="check that the output folder is writable and has space; "
+                           "the other outputs were written").format())
             continue
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM (main): say what is on disk now
+            lines = [f"tile2triton: interrupted; {len(written)} file(s) written"
+                     + (":" if written else "")]
+            lines += [f"  {t}" for t in written]
+            lines.append(f"{len(pending) - k} not written (left as they were):")
+            lines += [f"  {t}" for t, *_ in pending[k:]]
+            say("\n".join(lines))
+            raise
         written.append(str(target))
         if verbose > 0:
             say(f"wrote {target}")
@@ -521,8 +671,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    # file names that are not valid UTF-8 (surrogate escapes) are shown escaped, never a crash
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):
+            pass
     parser = build_parser()
     args = parser.parse_args(argv)
+    restore_signals = terminate_like_interrupt()
     try:
         status = args.func(args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
@@ -530,6 +687,8 @@ def main(argv=None) -> int:
     except UsageError as e:
         print(f"tile2triton: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except Terminated as e:
+        return 128 + e.signum
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -549,6 +708,8 @@ def main(argv=None) -> int:
               "help: this is a tile2triton bug; please report it (-vv shows the traceback)",
               file=sys.stderr)
         return EXIT_INTERNAL
+    finally:
+        restore_signals()
 
 
 if __name__ == "__main__":

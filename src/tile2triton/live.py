@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .diagnostics import Diagnostic, TranslationError
-from .names import comment_safe
+from .names import comment_safe, launcher_name
 
 _SOURCES: dict = {}          # code object -> source text, for functions built from strings
 
@@ -867,7 +867,7 @@ class KernelTranslation:
     def launcher(self):
         with self._lock:
             if self._launcher is None:
-                self._launcher = getattr(self.module, f"launch_{self.name}")
+                self._launcher = getattr(self.module, launcher_name(self.name))
             return self._launcher
 
     def __call__(self, stream, grid, *args):

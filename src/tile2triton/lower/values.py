@@ -3,6 +3,7 @@ arrays, views and tiles, non-negativity, which names are runtime values)."""
 from __future__ import annotations
 
 import operator
+import re
 
 import libcst as cst
 
@@ -10,6 +11,7 @@ from ..model import (ARRAY_ATTRIBUTES, CT_TO_TL_DTYPE,
                      ENUM_MEMBERS, PREC, ArrayListV, ArrayV, ConstExprEnumV, ConstExprV, ConstV,
                      CtRefV, DTypeV, EnumClassV, EnumV, TableV, FuncV, Lowered, NoneV, ParamInfo, PyRefV, RawMemoryV,
                      TiledViewV, TileV, TupleV, Val)
+from ..model import MAX_SEQUENCE
 from .pyconst import TypedInt
 
 
@@ -61,9 +63,12 @@ class Values:
                 or fn is operator.lshift and len(values) == 2 and _huge_shift(*values):
             raise self.error(node, "T2T120", "this compile-time integer is far too large",
                              help="cuTile integers are at most 64 bits wide")
-        if fn is operator.mul and len(values) == 2 and _huge_repeat(*values):
-            raise self.error(node, "T2T120", "this compile-time string is far too long",
-                             help="kernels cannot hold strings of millions of characters")
+        if fn is operator.mul and len(values) == 2 and _huge_repeat(*values) \
+                or fn is operator.add and len(values) == 2 and _huge_concat(*values) \
+                or fn is operator.mod and len(values) == 2 and _huge_format(*values):
+            raise self.error(node, "T2T120", "this compile-time value is far too long "
+                             f"(over {MAX_SEQUENCE:,} items or characters)",
+                             help="kernels hold short compile-time strings and tuples")
         try:
             result = fn(*values)
         except (ArithmeticError, TypeError, ValueError) as e:
@@ -77,6 +82,10 @@ class Values:
             raise self.error(node, "T2T120", f"this compile-time expression gives a "
                              f"{type(result).__name__}, which kernels cannot hold",
                              help="kernels hold booleans, integers and floats")
+        if isinstance(result, (str, bytes, tuple)) and len(result) > MAX_SEQUENCE:
+            raise self.error(node, "T2T120", "this compile-time value is far too long "
+                             f"(over {MAX_SEQUENCE:,} items or characters)",
+                             help="kernels hold short compile-time strings and tuples")
         if isinstance(result, int) and not isinstance(result, bool) \
                 and result.bit_length() > 1024:
             raise self.error(node, "T2T120", "this compile-time integer is far too large",
@@ -116,7 +125,9 @@ class Values:
                                  help=f"its members are {', '.join(ENUM_MEMBERS[parts[0]])}")
             return Lowered(f"{parts[0]}.{parts[1]}", EnumV(parts[0], parts[1]))
         if len(parts) > 2 and parts[0] in ENUM_MEMBERS:
-            raise self.error(node, "T2T100", f"`ct.{short}` is not supported")
+            raise self.error(node, "T2T100", f"`ct.{short}` is not supported",
+                             help="see docs/constructs.md for the supported cuda.tile names, or "
+                                  "compute the value on the host and pass it in")
         return Lowered(qualname, CtRefV(qualname))
 
     def x_Attribute(self, node: cst.Attribute) -> Lowered:
@@ -137,7 +148,9 @@ class Values:
             info = v.info
             if attr in ("shape", "strides"):
                 if info.rank is None:
-                    raise self.error(node, "T2T104", f"rank of `{info.name}` is unknown here")
+                    raise self.error(node, "T2T104", f"rank of `{info.name}` is unknown here",
+                                     help="index the array with ct.load/ct.store or unpack its "
+                                          "shape (`M, N = x.shape`), so that its rank is known")
                 get = info.shape if attr == "shape" else info.stride
                 names = [get(i) for i in range(info.rank)]
                 # an extent known at translation time (a slice with constant bounds) is a
@@ -187,7 +200,9 @@ class Values:
                     Lowered(str(d), i) for d, i in zip(dims, items)])
             if attr == "dtype":
                 return Lowered(f"{v.array.pointer}.dtype.element_ty", DTypeV(array=v.array))
-            raise self.error(node, "T2T100", f"tiled view attribute `.{attr}` is not supported")
+            raise self.error(node, "T2T100", f"tiled view attribute `.{attr}` is not supported",
+                             help="use the tiled view's load/store methods and its shape, or work "
+                                  "on the array itself")
         if isinstance(v, TileV):
             if attr == "dtype":
                 if v.dtype in CT_TO_TL_DTYPE:
@@ -203,7 +218,9 @@ class Values:
                                items=[Lowered(str(s), i) for s, i in zip(v.shape, items)])
             if attr == "ndim":
                 if v.rank is None:
-                    raise self.error(node, "T2T105", "rank of this tile is not known statically")
+                    raise self.error(node, "T2T105", "rank of this tile is not known statically",
+                                     help="give the tile an explicit shape where it is made (e.g. "
+                                          "ct.load with a shape tuple)")
                 return Lowered(str(v.rank), ConstV(v.rank))
             method = self.mc.registry.method("Tile", attr)
             if method is not None:
@@ -213,10 +230,16 @@ class Values:
             name = f"{'' if v.value.signed else 'u'}int{v.value.bits}"
             return Lowered(CT_TO_TL_DTYPE[name], DTypeV(name=name))
         if isinstance(v, EnumV):
-            raise self.error(node, "T2T100", f"`.{attr}` of {v.enum} is not supported")
+            raise self.error(node, "T2T100", f"`.{attr}` of {v.enum} is not supported",
+                             help="compare enum members with `==` instead of reading their "
+                                  "attributes")
         if isinstance(v, DTypeV) and attr in ("name",):
-            raise self.error(node, "T2T100", "dtype attributes are not supported in kernels")
-        raise self.error(node, "T2T101", f"attribute `.{attr}` is not supported here")
+            raise self.error(node, "T2T100", "dtype attributes are not supported in kernels",
+                             help="compare dtypes themselves (`x.dtype == ct.float16`), or pass "
+                                  "the value from the host")
+        raise self.error(node, "T2T101", f"attribute `.{attr}` is not supported here",
+                         help="use attributes cuTile defines on this value (.shape, .dtype, "
+                              ".ndim, ...), or compute it on the host")
 
 
     def runtime_if_mutable(self, name: str, val: Val) -> Val:
@@ -313,9 +336,38 @@ def _huge_shift(x, n) -> bool:
 
 
 def _huge_repeat(a, b) -> bool:
-    """`"s" * n` (either order) that would allocate more than a million characters."""
+    """`"s" * n` or `(x,) * n` (either order) longer than MAX_SEQUENCE."""
     for s, n in ((a, b), (b, a)):
         if isinstance(s, (str, bytes, tuple)) and isinstance(n, int) \
-                and len(s) * max(n, 0) > 1_000_000:
+                and len(s) * max(n, 0) > MAX_SEQUENCE:
             return True
+    return False
+
+
+def _huge_concat(a, b) -> bool:
+    return isinstance(a, (str, bytes, tuple)) and isinstance(b, (str, bytes, tuple)) \
+        and len(a) + len(b) > MAX_SEQUENCE
+
+
+_CONVERSION = re.compile(rb"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
+
+
+def _huge_format(fmt, args) -> bool:
+    """`"%0999999d" % x`: a width or precision (written, or taken from the arguments by `*`)
+    that would make the result longer than MAX_SEQUENCE."""
+    if not isinstance(fmt, (str, bytes)):
+        return False
+    raw = fmt.encode("utf-8", "surrogatepass") if isinstance(fmt, str) else fmt
+    if len(raw) > MAX_SEQUENCE:
+        return True
+    given = args if isinstance(args, tuple) else (args,)
+    for m in _CONVERSION.finditer(raw):
+        for part in m.groups():
+            if part is None:
+                continue
+            if part == b"*":
+                if any(isinstance(v, int) and abs(v) > MAX_SEQUENCE for v in given):
+                    return True
+            elif len(part) > 6 or int(part) > MAX_SEQUENCE:
+                return True
     return False

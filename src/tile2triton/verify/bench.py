@@ -516,7 +516,8 @@ def _bench_launch(worker, meta, snap, rounds, variants):
     okern = getattr(worker.original_module(meta["kernel_file"], meta.get("module")),
                     meta["kernel"])
     tmod, _ = worker.translation(meta["kernel_file"], meta.get("module"), None)  # (module, file)
-    launcher = getattr(tmod, f"launch_{meta['kernel']}")
+    from ..names import launcher_name
+    launcher = getattr(tmod, launcher_name(meta['kernel']))
     grid = tuple(meta["grid"])
     pa, pb = S.Placement(snap, device="cuda"), S.Placement(snap, device="cuda")
     stream = torch.cuda.current_stream()

@@ -41,6 +41,7 @@ class Unjudged:
 
     def __init__(self, verdict: str, detail: str, diagnostics: str | None = None):
         self.verdict, self.detail, self.diagnostics = verdict, detail, diagnostics
+        self.artifact = None        # the record of what the launch would be judged against
 
     def finding(self) -> dict:
         f = dict(kind=self.verdict, detail=self.detail)
@@ -109,10 +110,21 @@ class SpoolSink:
 class Recorder:
     """Turns launches into jobs for a sink. `context` labels the jobs (case, config, seed...)."""
 
-    def __init__(self, sink, backend: str, source: str = "exec"):
+    def __init__(self, sink, backend: str, source: str = "exec", mode: str | None = None,
+                 overrides: dict | None = None):
+        from .artifacts import ENV_MODE, MODES
         self.sink = sink
         self.backend = backend
         self.source = source
+        # what launches are judged against (artifacts.py): the static translation of the
+        # kernel's module (what `convert` writes) or the live one; --translation overrides
+        self.mode = mode or os.environ.get(ENV_MODE) or "static"
+        if self.mode not in MODES:
+            raise ValueError(f"unknown checking mode {self.mode!r} (static or live)")
+        if overrides is None:
+            from .artifacts import ENV_OVERRIDES
+            overrides = json.loads(os.environ.get(ENV_OVERRIDES) or "{}")
+        self.overrides = dict(overrides)
         self.context: dict = {}
         self.declared_outputs: set = set()   # data pointers of arrays known to be outputs
         self._count = itertools.count()
@@ -137,6 +149,9 @@ class Recorder:
             os.replace(tmp, path)
         return str(path)
 
+    def _plan(self, kernel, func, name, kfile, kernel_args):
+        return _plan_launch(self, kernel, func, name, kfile, kernel_args)
+
     def record(self, kernel, grid, kernel_args):
         from . import snapshot as S
         index = next(self._count)
@@ -157,22 +172,36 @@ class Recorder:
         if chosen and not meta.get("tuning") and chosen["grid"] == meta["grid"] \
                 and chosen["hints"] == meta["hints"]:
             meta["tuned_config"] = chosen["config"]
-        # The launched object itself is translated (wherever it was defined); a kernel the
-        # worker cannot import by name is rebuilt there from its extracted cuTile module.
-        plan = translate_launched(kernel, _as_tuple(kernel_args)) if func is not None else Unjudged(
-            "not-checked", f"{kernel!r} is not a cuTile kernel with Python source")
+        meta["source_file"] = meta["kernel_file"]
+        if func is None:
+            plan = Unjudged("not-checked", f"{kernel!r} is not a cuTile kernel with Python source")
+        else:
+            plan = self._plan(kernel, func, name, meta["kernel_file"], kernel_args)
         if isinstance(plan, Unjudged):
+            if plan.artifact is not None:
+                meta["artifact"] = plan.artifact
             meta.update(verdict=plan.verdict, findings=[plan.finding()])
             self.jobs.append(self.sink.note(dict(type="launch", **meta)))
             return
         try:
-            meta["translation"] = self._aux_file("triton", name, plan.source)
+            meta.update(plan.meta)
+            if plan.text is not None:
+                meta["translation"] = self._aux_file(plan.kind, plan.stem, plan.text)
+            meta["artifact"] = dict(plan.artifact, file=meta["translation"])
             if not _importable(kernel, func):
-                meta.update(kernel_file=self._aux_file("cutile", name, plan.cutile_source),
+                # the worker rebuilds the original from its extracted cuTile module
+                from ..live import extract
+                meta.update(kernel_file=self._aux_file("cutile", name, extract(kernel).text),
                             module=None, original_extracted=True)
         except OSError as e:
             meta.update(verdict="error", findings=[dict(
                 kind="error", detail=f"could not write the translation: {e}")])
+            self.jobs.append(self.sink.note(dict(type="launch", **meta)))
+            return
+        except Exception as e:  # noqa: BLE001 - the original cannot be rebuilt: not judged
+            meta.update(verdict="not-checked", findings=[dict(
+                kind="not-checked", detail=f"could not extract kernel `{name}`'s source to "
+                f"run the original in the checker: {type(e).__name__}: {e}")])
             self.jobs.append(self.sink.note(dict(type="launch", **meta)))
             return
         kfile = meta["kernel_file"]
@@ -198,6 +227,96 @@ class Recorder:
         self.jobs.append(self.sink.job(meta, snap))
 
 
+class _Plan:
+    """What a launch is checked against: `text` written next to the jobs (None: `file` as it
+    is), the launcher to call and its keyword arguments (`meta`), and the artifact's record."""
+
+    def __init__(self, kind, stem, text, artifact, meta=None):
+        self.kind, self.stem, self.text = kind, stem, text
+        self.artifact, self.meta = artifact, dict(meta or {})
+
+
+def _plan_launch(self, kernel, func, name, kfile, kernel_args):
+    from . import artifacts as A
+    named = A.override_for(self.overrides, kfile, name)
+    if named is not None:
+        key, override = named
+        text = Path(override).read_text()
+        return _Plan(None, name, None, dict(mode="override", key=key, sha256=A.sha256(text),
+                                            module=kfile), dict(translation=override))
+    if self.mode == "live":
+        plan = translate_launched(kernel, _as_tuple(kernel_args))
+        if isinstance(plan, Unjudged):
+            plan.artifact = dict(mode="live", file=None, sha256=None, module=kfile)
+            return plan
+        return _Plan("triton", name, plan.source, dict(mode="live", sha256=A.sha256(
+            plan.source), module=kfile))
+    return _static_plan(kernel, func, name, kfile)
+
+
+def _static_plan(kernel, func, name, kfile):
+    """The launch against the static translation of its kernel's module (artifacts.py)."""
+    from . import artifacts as A
+    if not kfile or not os.path.isfile(kfile):
+        return Unjudged("not-checked", f"kernel `{name}` has no source file for `convert` to "
+                        "translate (a kernel built from a string); check it with --mode live")
+    try:
+        art = A.module_artifact(kfile)
+    except Exception as e:  # noqa: BLE001 - a translator crash is this launch's verdict
+        import traceback
+        u = Unjudged("translate-error", f"the translator crashed on {kfile}: "
+                     f"{type(e).__name__}: {e}", "".join(traceback.format_exception(
+                         type(e), e, e.__traceback__))[-3000:])
+        u.artifact = dict(mode="static", file=None, sha256=None, module=kfile)
+        return u
+    record = art.record(None)
+    if art.text is None:
+        u = Unjudged("translate-error", f"{kfile} does not translate", art.module_diagnostics)
+        u.artifact = record
+        return u
+    rep, launcher = art.find(func)
+    if rep is None:
+        u = Unjudged("translate-error", launcher)
+        u.artifact = record
+        return u
+    if rep.status != "translated":
+        u = Unjudged("translate-error", f"kernel `{name}` did not translate",
+                     "\n\n".join(d.format() for d in rep.diagnostics))
+        u.artifact = record
+        return u
+    extra = dict(launcher=launcher)
+    if rep.closure:         # a kernel of a host function: its launcher takes those values
+        values = _closure_values(func, rep.closure)
+        if isinstance(values, str):
+            u = Unjudged("not-checked", values)
+            u.artifact = record
+            return u
+        extra["launcher_kwargs"] = values
+    stem = Path(kfile).stem
+    return _Plan("static", stem, art.text, record, extra)
+
+
+def _closure_values(func, names):
+    """The values a nested kernel reads from its host function, as JSON, or why not."""
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+    out = {}
+    for n in names:
+        try:
+            v = cells[n].cell_contents if n in cells else func.__globals__[n]
+        except (KeyError, ValueError):
+            return f"the value of `{n}`, which kernel `{func.__name__}` reads from its host " \
+                "function, is not known"
+        if not _plain(v):
+            return f"`{n}` = {v!r}, which kernel `{func.__name__}` reads from its host " \
+                "function, cannot be passed to the checker's worker"
+        out[n] = v
+    return out
+
+
+def _plain(v) -> bool:
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return True
+    return isinstance(v, (tuple, list)) and all(_plain(x) for x in v)
 def constants_text(tree) -> str:
     """The launch's non-array arguments as text, arrays shown as `A0`, `A1`, ... in argument
     order: `(A0, A1, A2, 128, 256, 64)`. Deterministic (no object addresses)."""
