@@ -61,19 +61,15 @@ def quantize_groups(
     scales_stride1 = scales_stride1 // scales_div[1] * scales_div[1]
     scales_shape0 = scales_shape0 // scales_div[2] * scales_div[2]
     scales_shape1 = scales_shape1 // scales_div[3] * scales_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             row = block_x
             g = tl.program_id(1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_x1 = tl.cast(g, tl.int64) * G + tl.arange(0, G)
-            else:
-                offs_x0 = row + tl.arange(0, 1)
-                offs_x1 = g * G + tl.arange(0, G)
+            offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_x1 = tl.cast(g, OFFSET_DTYPE) * G + tl.arange(0, G)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             t = tl.load(
                 x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
@@ -83,24 +79,16 @@ def quantize_groups(
             amax = tl.max(tl.abs(t), axis=1, keep_dims=True)
             scale = tl.maximum(amax, 1e-10) / 448.0
             v = tl.minimum(tl.maximum(t / scale, -448.0), 448.0)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_q0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_q1 = tl.cast(g, tl.int64) * G + tl.arange(0, G)
-            else:
-                offs_q0 = row + tl.arange(0, 1)
-                offs_q1 = g * G + tl.arange(0, G)
+            offs_q0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_q1 = tl.cast(g, OFFSET_DTYPE) * G + tl.arange(0, G)
             mask_q = (offs_q0[:, None] < q_shape0) & (offs_q1[None, :] < q_shape1)
             tl.store(
                 q_ptr + offs_q0[:, None] * q_stride0 + offs_q1[None, :] * q_stride1,
                 v.to(tl.float8e4nv).to(q_ptr.dtype.element_ty),
                 mask=mask_q,
             )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_scales0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_scales1 = tl.cast(g, tl.int64) + tl.arange(0, 1)
-            else:
-                offs_scales0 = row + tl.arange(0, 1)
-                offs_scales1 = g + tl.arange(0, 1)
+            offs_scales0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_scales1 = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
             mask_scales = (offs_scales0[:, None] < scales_shape0) & (
                 offs_scales1[None, :] < scales_shape1
             )
@@ -123,7 +111,7 @@ def launch_quantize_groups(stream, grid, x, q, scales, G, *, hints=None):
     scales = _as_tensor(scales)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = G
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -142,7 +130,7 @@ def launch_quantize_groups(stream, grid, x, q, scales, G, *, hints=None):
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -165,7 +153,7 @@ def launch_quantize_groups(stream, grid, x, q, scales, G, *, hints=None):
     _check_ndim("quantize_groups", "q", q, 2)
     _check_ndim("quantize_groups", "scales", scales, 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -193,6 +193,7 @@ def rope_bshd(
     out_shape1 = out_shape1 // out_div[5] * out_div[5]
     out_shape2 = out_shape2 // out_div[6] * out_div[6]
     out_shape3 = out_shape3 // out_div[7] * out_div[7]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     s = tl.program_id(0)
     heads = x_shape2
     b = tl.program_id(1) // heads
@@ -239,12 +240,8 @@ def rope_bshd(
         USE_INT64,
         PADDING=0.0,
     )
-    offs_cos1 = tl.arange(0, HALF)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_cos0 = tl.cast(s, tl.int64) * TS + tl.arange(0, TS)
-        offs_cos1 = offs_cos1.to(tl.int64)
-    else:
-        offs_cos0 = s * TS + tl.arange(0, TS)
+    offs_cos0 = tl.cast(s, OFFSET_DTYPE) * TS + tl.arange(0, TS)
+    offs_cos1 = tl.arange(0, HALF).to(OFFSET_DTYPE)
     mask_cos = (offs_cos0[:, None] < cos_shape0) & (offs_cos1[None, :] < cos_shape1)
     c = tl.reshape(
         tl.load(
@@ -254,12 +251,8 @@ def rope_bshd(
         ),
         (1, TS, 1, HALF),
     )
-    offs_sin1 = tl.arange(0, HALF)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_sin0 = tl.cast(s, tl.int64) * TS + tl.arange(0, TS)
-        offs_sin1 = offs_sin1.to(tl.int64)
-    else:
-        offs_sin0 = s * TS + tl.arange(0, TS)
+    offs_sin0 = tl.cast(s, OFFSET_DTYPE) * TS + tl.arange(0, TS)
+    offs_sin1 = tl.arange(0, HALF).to(OFFSET_DTYPE)
     mask_sin = (offs_sin0[:, None] < sin_shape0) & (offs_sin1[None, :] < sin_shape1)
     sn = tl.reshape(
         tl.load(
@@ -334,7 +327,7 @@ def launch_rope_bshd(stream, grid, x, cos, sin, out, TS, HALF, *, hints=None):
         HALF,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -364,7 +357,7 @@ def launch_rope_bshd(stream, grid, x, cos, sin, out, TS, HALF, *, hints=None):
     _check_ndim("rope_bshd", "out", out, 4)
     tile_elems = TS * HALF
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -124,50 +124,36 @@ def swish_gated_rmsnorm(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             row = block_x
             n = x_shape1
-            offs_x1 = tl.arange(0, TN)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_x1 = offs_x1.to(tl.int64)
-            else:
-                offs_x0 = row + tl.arange(0, 1)
+            offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_x1 = tl.arange(0, TN).to(OFFSET_DTYPE)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             xt = tl.load(
                 x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
                 mask=mask_x,
                 other=0.0,
             ).to(tl.float32)
-            offs_gate1 = tl.arange(0, TN)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_gate0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_gate1 = offs_gate1.to(tl.int64)
-            else:
-                offs_gate0 = row + tl.arange(0, 1)
+            offs_gate0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_gate1 = tl.arange(0, TN).to(OFFSET_DTYPE)
             mask_gate = (offs_gate0[:, None] < gate_shape0) & (offs_gate1[None, :] < gate_shape1)
             gt = tl.load(
                 gate_ptr + offs_gate0[:, None] * gate_stride0 + offs_gate1[None, :] * gate_stride1,
                 mask=mask_gate,
                 other=0.0,
             ).to(tl.float32)
-            offs_w0 = tl.arange(0, TN)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_w0 = offs_w0.to(tl.int64)
+            offs_w0 = tl.arange(0, TN).to(OFFSET_DTYPE)
             mask_w = offs_w0 < w_shape0
             wt = tl.load(w_ptr + offs_w0 * w_stride0, mask=mask_w, other=0.0).to(tl.float32)
             h = xt * silu(gt, FAST)
             inv = _rsqrt(_sum(h * h, 1, True) / n + eps)
-            offs_out1 = tl.arange(0, TN)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_out1 = offs_out1.to(tl.int64)
-            else:
-                offs_out0 = row + tl.arange(0, 1)
+            offs_out0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_out1 = tl.arange(0, TN).to(OFFSET_DTYPE)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
@@ -187,7 +173,7 @@ def launch_swish_gated_rmsnorm(stream, grid, x, gate, w, out, eps, TN, FAST, *, 
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = TN
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -211,7 +197,7 @@ def launch_swish_gated_rmsnorm(stream, grid, x, gate, w, out, eps, TN, FAST, *, 
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -241,7 +227,7 @@ def launch_swish_gated_rmsnorm(stream, grid, x, gate, w, out, eps, TN, FAST, *, 
     _check_ndim("swish_gated_rmsnorm", "w", w, 1)
     _check_ndim("swish_gated_rmsnorm", "out", out, 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
