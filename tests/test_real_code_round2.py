@@ -217,7 +217,7 @@ def test_a_carried_tile_that_changes_dtype_is_rejected_as_cutile_does():
     r = translate_source(HEADER + WIDENED_IN_LOOP, "widened.py")
     assert not r.ok
     (d,) = r.diagnostics()
-    assert d.code == "T2T112" and "`acc`" in d.message and "depends on path" in d.message
+    assert d.code == "T2T113" and "`acc`" in d.message and "depends on path" in d.message
     assert "bfloat16" in d.message and "float32" in d.message
     assert d.source_line.strip() == "acc = acc + t.astype(ct.float32)"   # where it widens
     # the same accumulator kept in one dtype translates

@@ -364,7 +364,7 @@ class Statements:
             if not _reads(loop.body, name):
                 continue
             binding = _last_binding(loop.body, name) or loop
-            raise self.error(binding, "T2T112", f"Type of `{name}` depends on path taken: "
+            raise self.error(binding, "T2T113", f"Type of `{name}` depends on path taken: "
                              f"{now.dtype} here vs. {was.dtype} when the loop starts; cuTile "
                              "rejects this too",
                              help=f"give `{name}` its final dtype before the loop, or convert "
