@@ -44,9 +44,11 @@ SWEEPS = {
 UPSTREAM_SWEEPS = {
     "gemm_hints": "num_warps=4,8;num_stages=3,4;num_ctas=1,2",
     "persistent_gemm": "num_warps=4,8;num_stages=3,4",
-    "decode_attention": "num_warps=2,4,8;num_stages=2,3,4",
+    # occupancy=4 asks for 4 blocks per SM: at 4 warps, 128 registers per thread (maxnreg)
+    "decode_attention": "num_warps=4,8;num_stages=2,3;maxnreg=128,255",
     "decode_combine": "num_warps=1,2,4",
-    "rmsnorm_persistent": "num_warps=4,8,16",
+    # latency=10 loads in a persistent loop: does a deeper pipeline pay?
+    "rmsnorm_persistent": "num_warps=4,8,16;num_stages=1,2,3",
 }
 SWEEP_ALL_CONFIGS = {"layernorm_fwd", "softmax", "rmsnorm", "vector_add", "transpose", "fft"}
 

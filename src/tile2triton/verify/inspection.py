@@ -144,6 +144,30 @@ def lint(rep: KernelReport) -> list[dict]:
     return out
 
 
+# The launcher's host time per launch measured on the H200 (docs/performance.md, runs 38 and
+# 44: 16-29 us through the direct path, ct.launch 6-7 us): a kernel that takes less than this
+# on the device is timed as host work, and ran at 0.25-0.7x cuTile in every such run.
+HOST_BOUND_US = 15.0
+# What the H200 moves and computes when a kernel is at its best (copy bandwidth and dense fp16
+# tensor-core rate measured in the same runs); used only to estimate a launch's device time.
+H200_BYTES_PER_S = 4.0e12
+H200_FLOPS_PER_S = 6.0e14
+
+
+def launch_work_lint(nbytes: int, flops: int | None) -> dict | None:
+    """T2P004 when a launch's work is too small for its device time to exceed the launcher's
+    host time (so the launch is bound by the host, and below cuTile's C++ launch)."""
+    est_us = max(nbytes / H200_BYTES_PER_S, (flops or 0) / H200_FLOPS_PER_S) * 1e6
+    if est_us >= HOST_BOUND_US:
+        return None
+    return dict(code="T2P004", message=f"the launch moves {nbytes / 1e6:.2f} MB"
+                + (f" and computes {flops / 1e9:.2f} GFLOP" if flops else "")
+                + f": about {est_us:.1f} us on an H200, less than the launcher's host time per "
+                f"launch ({HOST_BOUND_US:.0f}-29 us measured), so it is bound by the host",
+                help="batch the work into fewer, larger launches, or replay the launches from a "
+                "CUDA graph (torch.cuda.graph)")
+
+
 # --- compiling what a launch launches -----------------------------------------------------------
 
 
@@ -249,6 +273,14 @@ def _import_gluon() -> None:
             os.environ["TRITON_INTERPRET"] = old
 
 
+def _array_bytes(args) -> int:
+    import torch
+    flat = []
+    for v in args.values() if isinstance(args, dict) else args:
+        flat.extend(v if isinstance(v, (list, tuple)) else [v])
+    return sum(t.numel() * t.element_size() for t in flat if isinstance(t, torch.Tensor))
+
+
 def _unit_stride(args) -> bool:
     import torch
     flat = []
@@ -273,7 +305,8 @@ def inspect_case(folder: Path, *, bench_index: int | None = None, config_index: 
     gen = torch.Generator().manual_seed(0)
     args = spec.make_args(config, gen, "cpu")
     return _compile_launch(folder / "kernel.py", tag, translation, arch, stages, with_ptxas,
-                           lambda module: module.launch(None, **args), args)
+                           lambda module: module.launch(None, **args), args,
+                           spec.work(config) if hasattr(spec, "work") else None)
 
 
 def inspect_launch(kernel_file: Path, launch, *, arch: int = 90, stages=(),
@@ -310,7 +343,7 @@ def inspect_launch(kernel_file: Path, launch, *, arch: int = 90, stages=(),
 
 
 def _compile_launch(kernel_file: Path, tag: str, translation, arch, stages, with_ptxas, run,
-                    args) -> list[KernelReport]:
+                    args, work=None) -> list[KernelReport]:
     """Translate `kernel_file` (or load `translation`), then `run(module)` with every Triton
     launch compiled for sm_`arch` instead of run; the reports of the kernels compiled."""
     from .corpus import load_module
@@ -342,6 +375,9 @@ def _compile_launch(kernel_file: Path, tag: str, translation, arch, stages, with
         else:
             os.environ["TRITON_INTERPRET"] = old
     unit = _unit_stride(args)
+    work = work or {}
+    nbytes = work.get("bytes") or _array_bytes(args)
+    host_bound = launch_work_lint(nbytes, work.get("flops"))
     seen, out = set(), []
     for r in reports:
         if id(r) in seen:
@@ -349,6 +385,8 @@ def _compile_launch(kernel_file: Path, tag: str, translation, arch, stages, with
         seen.add(id(r))
         r.unit_stride_args = unit
         r.findings = lint(r) if r.ok else []
+        if r.ok and host_bound:
+            r.findings.append(host_bound)
         out.append(r)
     return out
 
