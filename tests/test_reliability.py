@@ -196,6 +196,7 @@ def test_diffs_of_files_with_unusual_line_characters_apply(tmp_path):
         originals[f"k{i}.py"] = GOOD.replace("    t = ct.load", f"    # a{ch}b\n    t = ct.load") \
             .replace("def run", f'S = "x{ch}y"\n\n\ndef run')
     originals['q"\\.py'] = GOOD + "# end\u2028"  # a quoted name; no newline at the end
+    originals["mac.py"] = GOOD.replace("\n", "\r")   # lone CRs: one line to git
     for name, text in originals.items():
         (repo / name).write_text(text, newline="")
     git = ["git", "-c", "core.fsmonitor=", "-c", "user.name=t", "-c", "user.email=t@t"]
@@ -203,17 +204,17 @@ def test_diffs_of_files_with_unusual_line_characters_apply(tmp_path):
     p = subprocess.run([sys.executable, "-m", "tile2triton", "convert", ".", "--diff"],
                        cwd=repo, capture_output=True, env=ENV, timeout=120)
     assert p.returncode == 0, p.stderr.decode()
-    assert p.stdout.count(b"\\ No newline at end of file") == 1
+    # q"\.py once (its new side ends in a newline-less line), mac.py on both sides
+    assert p.stdout.count(b"\\ No newline at end of file") == 3
     assert b'--- "a/q\\"\\\\.py"\n' in p.stdout
     (tmp_path / "d.patch").write_bytes(p.stdout)
     a = subprocess.run([*git, "apply", str(tmp_path / "d.patch")], cwd=repo,
                        capture_output=True, text=True)
     assert a.returncode == 0, a.stderr
+    from tile2triton.files import decode_source
     for name, text in originals.items():
-        expected = translate_source(text, name).output
-        if not text.endswith("\n"):
-            expected = expected.rstrip("\n")
-        assert (repo / name).read_bytes() == expected.encode(), name
+        src = decode_source(text.encode(), name)
+        assert (repo / name).read_bytes() == src.encode(translate_source(src.text, name).output)
 
 
 # -- item 10: cuTile code that is not imported at module level is seen ------------------------------
