@@ -9,6 +9,7 @@ from typing import Optional
 import libcst as cst
 
 from ..diagnostics import LocatedFailure, TranslationError
+from ..installed import lacks
 from ..names import source_identifiers
 from ..model import (CT_TO_TL_DTYPE, PREC, USE_INT64, ArrayListV, ArrayV, ChoiceV, ConstExprV,
                      ConstV, CtRefV,
@@ -618,6 +619,12 @@ class Expressions:
 
     def construct(self, name: str, node: cst.Call, receiver: Optional[Lowered] = None):
         pattern = self.mc.patterns.get(name)
+        if (pattern is None or name in pattern.newer) and (version := lacks(name)):
+            raise self.error(node, "T2T100", f"ct.{name} is not supported: cuda-tile {version} "
+                             "(installed) has no such name, so cuTile cannot compile it either",
+                             help="use it only in a branch of a ct.Constant that a newer "
+                                  "cuda-tile takes (the translation fails the launches taking "
+                                  "that branch), or spell it with constructs this version has")
         if pattern is None:
             raise self.error(node, "T2T100", f"ct.{name} is not supported by tile2triton",
                              help="see docs/constructs.md for the constructs tile2triton "
