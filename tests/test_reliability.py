@@ -480,3 +480,19 @@ def test_files_past_the_size_limit_are_located():
     assert d.line == (GOOD + filler).count("\n", 0, MAX_SOURCE_CHARS) + 1
     plain = translate_source(filler.replace("v", "w"), "data.py")   # no cuTile: not parsed
     assert not plain.has_cutile and plain.output == filler.replace("v", "w")
+
+
+# -- found by the extended fuzz ---------------------------------------------------------------------
+
+def test_arithmetic_on_a_function_reference_is_located():
+    r = translate_source(kernel_with("    p = ct.bid + ct.bid(0)\n"), "k.py")
+    (d,) = r.diagnostics()
+    assert (d.code, d.line, d.col) == ("T2T101", 6, 9) and "not a value" in d.message
+
+
+def test_an_expression_statement_without_effect_translates(tmp_path):
+    module, text = load(kernel_with("    lambda: 0\n    ct.bid\n"), tmp_path, "no_effect")
+    x = data(50, 4)
+    y = torch.full_like(x, -1.0)
+    module.run(x, y)
+    torch.testing.assert_close(y.double(), x.double() * 2, rtol=1e-6, atol=1e-6)
