@@ -196,6 +196,7 @@ def test_diffs_of_files_with_unusual_line_characters_apply(tmp_path):
         originals[f"k{i}.py"] = GOOD.replace("    t = ct.load", f"    # a{ch}b\n    t = ct.load") \
             .replace("def run", f'S = "x{ch}y"\n\n\ndef run')
     originals['q"\\.py'] = GOOD + "# end\u2028"  # a quoted name; no newline at the end
+    originals["mac.py"] = GOOD.replace("\n", "\r")   # lone CRs: one line to git
     for name, text in originals.items():
         (repo / name).write_text(text, newline="")
     git = ["git", "-c", "core.fsmonitor=", "-c", "user.name=t", "-c", "user.email=t@t"]
@@ -203,17 +204,17 @@ def test_diffs_of_files_with_unusual_line_characters_apply(tmp_path):
     p = subprocess.run([sys.executable, "-m", "tile2triton", "convert", ".", "--diff"],
                        cwd=repo, capture_output=True, env=ENV, timeout=120)
     assert p.returncode == 0, p.stderr.decode()
-    assert p.stdout.count(b"\\ No newline at end of file") == 1
+    # q"\.py once (its new side ends in a newline-less line), mac.py on both sides
+    assert p.stdout.count(b"\\ No newline at end of file") == 3
     assert b'--- "a/q\\"\\\\.py"\n' in p.stdout
     (tmp_path / "d.patch").write_bytes(p.stdout)
     a = subprocess.run([*git, "apply", str(tmp_path / "d.patch")], cwd=repo,
                        capture_output=True, text=True)
     assert a.returncode == 0, a.stderr
+    from tile2triton.files import decode_source
     for name, text in originals.items():
-        expected = translate_source(text, name).output
-        if not text.endswith("\n"):
-            expected = expected.rstrip("\n")
-        assert (repo / name).read_bytes() == expected.encode(), name
+        src = decode_source(text.encode(), name)
+        assert (repo / name).read_bytes() == src.encode(translate_source(src.text, name).output)
 
 
 # -- item 10: cuTile code that is not imported at module level is seen ------------------------------
@@ -479,3 +480,100 @@ def test_files_past_the_size_limit_are_located():
     assert d.line == (GOOD + filler).count("\n", 0, MAX_SOURCE_CHARS) + 1
     plain = translate_source(filler.replace("v", "w"), "data.py")   # no cuTile: not parsed
     assert not plain.has_cutile and plain.output == filler.replace("v", "w")
+
+
+# -- found by the extended fuzz ---------------------------------------------------------------------
+
+def test_arithmetic_on_a_function_reference_is_located():
+    r = translate_source(kernel_with("    p = ct.bid + ct.bid(0)\n"), "k.py")
+    (d,) = r.diagnostics()
+    assert (d.code, d.line, d.col) == ("T2T101", 6, 9) and "not a value" in d.message
+
+
+def test_an_expression_statement_without_effect_translates(tmp_path):
+    module, text = load(kernel_with("    lambda: 0\n    ct.bid\n"), tmp_path, "no_effect")
+    x = data(50, 4)
+    y = torch.full_like(x, -1.0)
+    module.run(x, y)
+    torch.testing.assert_close(y.double(), x.double() * 2, rtol=1e-6, atol=1e-6)
+
+
+# -- item 13: a module constant a function rebinds is not inlined -----------------------------------
+
+REBOUND = '''import cuda.tile as ct
+
+SCALE = 2.0
+
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(0),), (TILE,))
+    ct.store(y, (ct.bid(0),), t * SCALE)
+
+
+def run(x, y):
+    global SCALE
+    SCALE = 5.0
+    ct.launch(None, (ct.cdiv(x.shape[0], 32),), k, (x, y, 32))
+'''
+
+
+@pytest.mark.parametrize("rebind", ["SCALE = 5.0", "SCALE += 3.0", "SCALE, _ = 5.0, 0",
+                                    "for SCALE in (5.0,): pass"])
+def test_a_module_constant_rebound_by_a_function_is_refused(rebind):
+    r = translate_source(REBOUND.replace("    SCALE = 5.0", "    " + rebind), "k.py")
+    (d,) = r.diagnostics()
+    assert (d.code, d.line, d.col) == ("T2T103", 9, 35), d.format()
+    assert "rebound by `global SCALE` in a function (line 13)" in d.message
+
+
+def test_a_global_declared_for_another_name_keeps_the_constant_inlined(tmp_path):
+    src = REBOUND.replace("    global SCALE\n    SCALE = 5.0\n", "    global COUNT\n    COUNT = 1\n")
+    module, text = load(src, tmp_path, "other_global")
+    x = data(40, 5)
+    y = torch.full_like(x, -1.0)
+    module.run(x, y)
+    torch.testing.assert_close(y.double(), x.double() * 2.0, rtol=1e-6, atol=1e-6)
+
+
+# -- item 12: user names that would change what the generated code reads ---------------------------
+
+# case -> (text inserted before `def run`, text inserted at the top of run's body, the text
+# the diagnostic points at, the name it names)
+REBINDINGS = {
+    "host local triton": ("", "    triton = 3\n", "triton = 3", "`triton`"),
+    "host parameter triton": ("", None, "triton=None", "`triton`"),
+    "star import": ("from numpy import *\n\n\n", "", "from numpy", "star import"),
+    "module-level max": ("def max(*args):\n    return 0\n\n\n", "", "def max", "`max`"),
+    "module-level tuple": ("tuple = list\n\n\n", "", "tuple = list", "`tuple`"),
+    "imported min": ("from numpy import min\n\n\n", "", "from numpy", "`min`"),
+    "class dict": ("class dict:\n    pass\n\n\n", "", "class dict", "`dict`"),
+    "getattr and isinstance": ("getattr = isinstance = print\n\n\n", "", "getattr =",
+                               "`getattr`"),
+    "full-width USE_INT64": ("", "    \uff35\uff33\uff25_INT64 = 1\n", "\uff35\uff33\uff25_INT64",
+                             "`USE_INT64`"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REBINDINGS))
+def test_names_the_generated_code_reads_are_refused_where_bound(case):
+    before, body, marker, name = REBINDINGS[case]
+    run = "def run(x, y, triton=None):\n" if body is None else "def run(x, y):\n" + body
+    src = GOOD.replace("def run(x, y):\n", before + run)
+    line = next(i for i, text in enumerate(src.split("\n"), 1) if marker in text)
+    col = src.split("\n")[line - 1].index(marker) + 1
+    r = translate_source(src, "k.py")
+    (d,) = r.diagnostics()
+    assert (d.code, d.line, d.col) == ("T2T121", line, col), d.format()
+    assert name in d.message
+
+
+def test_the_same_names_inside_user_functions_or_imported_properly_translate(tmp_path):
+    src = GOOD.replace("import cuda.tile as ct\n", "import cuda.tile as ct\nimport torch\n"
+                       "import triton.language as tl\n").replace(
+        "def run(x, y):\n", "def run(x, y):\n    max = min = 0\n")
+    module, text = load(src, tmp_path, "own_names")
+    x = data(60, 6)
+    y = torch.full_like(x, -1.0)
+    module.run(x, y)
+    torch.testing.assert_close(y.double(), x.double() * 2, rtol=1e-6, atol=1e-6)

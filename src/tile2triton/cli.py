@@ -191,34 +191,33 @@ def _records(result) -> list[dict]:
     return out
 
 
-def source_lines(text: str) -> list[str]:
-    """`text` split after each "\\n", "\\r\\n" or "\\r", the line ends Python source and git know.
-    (`str.splitlines` also breaks at \\f, \\x1c-\\x1e, \\x85, U+2028 and U+2029, which are
-    characters inside a line to both.)"""
-    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+def source_lines(data: bytes) -> list[bytes]:
+    """`data` split after each b"\\n", as git splits a file into lines. On the file's bytes,
+    so that any encoding (a BOM, UTF-16, stateful UTF-7) diffs as it is stored; "\\r\\n" ends
+    a line with its "\\r", and a lone "\\r" (old Mac style), \\f, \\x1c-\\x1e, \\x85, U+2028
+    and U+2029 stay inside git's line (`str.splitlines` broke there, and `git apply` then
+    refused the diff)."""
+    return re.findall(rb"[^\n]*\n|[^\n]+$", data)
 
 
 def git_diff(src: SourceText, new_text: str, path: str) -> bytes:
     """A unified diff of one file that `git apply` accepts from the working folder: a/ and b/
-    prefixes, the file's own encoding and line endings, and the no-newline-at-end marker."""
-    encoding = src.encoding
-    if encoding == "utf-8-sig":  # keep the BOM inside line 1 on both sides
-        old = src.raw_text()
-        new = "\ufeff" + src.restore(new_text)
-        encoding = "utf-8"
-    else:
-        old, new = src.raw_text(), src.restore(new_text)
+    prefixes (quoted as git quotes them), the bytes as stored and as they would be written, and
+    the no-newline-at-end marker."""
+    old = src.raw if src.raw is not None else src.encode(src.text)
+    new = src.encode(new_text)
     out = [b"--- " + os.fsencode(git_quote_path(f"a/{path}")) + b"\n",
            b"+++ " + os.fsencode(git_quote_path(f"b/{path}")) + b"\n"]
-    lines = difflib.unified_diff(source_lines(old), source_lines(new), lineterm="")
+    lines = difflib.diff_bytes(difflib.unified_diff, source_lines(old), source_lines(new),
+                               lineterm=b"")
     for k, line in enumerate(lines):
         if k < 2:  # difflib's own ---/+++ lines: replaced by the quoted ones above
             continue
-        if line.startswith("@@"):
-            out.append(line.rstrip("\r\n").encode("ascii") + b"\n")
+        if line.startswith(b"@@"):
+            out.append(line.rstrip(b"\r\n") + b"\n")
             continue
-        out.append(line.encode(encoding))
-        if not line.endswith(("\n", "\r")):
+        out.append(line)
+        if not line.endswith(b"\n"):
             out.append(b"\n\\ No newline at end of file\n")
     return b"".join(out)
 
