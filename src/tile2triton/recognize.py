@@ -89,10 +89,18 @@ _HOST_CONSTRUCTS = {"cdiv"}
 
 
 def tile_code_names(pm: ParsedModule, fdef: cst.FunctionDef) -> list:
-    """The cuTile tile constructs (`load`, `bid`, ...) a function's body uses, sorted."""
+    """The cuTile tile constructs (`load`, `bid`, ...) a function's body uses, sorted; not
+    those of a kernel or tile function defined inside it (a host function defining a kernel
+    is host code: the kernel is hoisted, nested.py)."""
     constructs = load_registry().constructs
     names = set()
-    for node in _walk_nodes(fdef.body):
+    stack = [fdef.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.FunctionDef) and any(
+                decorator_role(pm, d)[0] for d in node.decorators):
+            continue
+        stack.extend(node.children)
         if isinstance(node, (cst.Attribute, cst.Name)):
             name = pm.ct_name(node)
             if name in constructs and name not in _HOST_CONSTRUCTS:
