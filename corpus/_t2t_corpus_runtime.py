@@ -192,6 +192,15 @@ class _Uncached:
     """A key part that keeps a launch on the plain path."""
 
 
+def _ptxas_target():
+    """Whether ptxas options apply: Triton compiles for an NVIDIA GPU, or runs the kernel in
+    its interpreter (no GPU driver), which takes every option and uses none."""
+    try:
+        return triton.runtime.driver.active.get_current_target().backend == "cuda"
+    except RuntimeError:
+        return True
+
+
 def _scalar_key(x):
     """Key of a scalar argument: Triton specializes an int on its value (1, multiples of 16,
     32 or 64 bits) and a float on nothing."""
@@ -441,7 +450,7 @@ def _tma_descriptor(x, block):
             )
         if not ok:
             return None
-    elif not x.is_cpu:
+    elif not x.is_cpu or not _tma_target():
         return None
     rows, cols = x.shape
     row_stride, col_stride = x.stride()
@@ -472,6 +481,17 @@ def _tma_descriptor(x, block):
         base=x, shape=[rows, cols], strides=[row_stride, 1], block_shape=[bm, bn], padding="zero"
     )
     return desc
+
+
+def _tma_target():
+    """For CPU tensors: True under Triton's interpreter (no GPU driver: descriptors wherever the
+    layout allows them), else whether the target Triton compiles for has TMA (a compile probe
+    for sm_80 or ROCm compiles the pointer loads that GPU would run)."""
+    try:
+        target = triton.runtime.driver.active.get_current_target()
+    except RuntimeError:
+        return True
+    return target.backend == "cuda" and target.arch >= 90
 
 
 _LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time

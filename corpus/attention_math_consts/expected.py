@@ -18,6 +18,7 @@ from _t2t_corpus_runtime import (
     _multiples,
     _needs_int64,
     _on_stream,
+    _ptxas_target,
     _remember_launch,
     _scalar_key,
 )
@@ -431,7 +432,10 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
     # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
-    ptx_options = "-O1" if float_dtypes == {torch.float32} else None
+    # (ptxas options exist for NVIDIA targets only: ROCm's backend refuses the keyword)
+    ptx_options = (
+        {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
+    )
     constexprs = dict(
         Q_div=_multiples(Q),
         K_div=_multiples(K),
@@ -448,7 +452,7 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
                     num_warps=num_warps,
                     num_stages=num_stages,
                     num_ctas=num_ctas,
-                    ptx_options=ptx_options,
+                    **ptx_options,
                 )
                 break
             except triton.runtime.errors.OutOfResources:

@@ -16,6 +16,7 @@ from _t2t_corpus_runtime import (
     _multiples,
     _needs_int64,
     _on_stream,
+    _ptxas_target,
     _remember_launch,
     _tma_descriptor,
 )
@@ -405,7 +406,10 @@ def launch_splitk_matmul_locked(
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
     # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
-    ptx_options = "-O1" if float_dtypes == {torch.float32} else None
+    # (ptxas options exist for NVIDIA targets only: ROCm's backend refuses the keyword)
+    ptx_options = (
+        {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
+    )
     constexprs = dict(
         a_div=_multiples(a),
         b_div=_multiples(b),
@@ -423,7 +427,7 @@ def launch_splitk_matmul_locked(
                     num_warps=num_warps,
                     num_stages=num_stages,
                     num_ctas=num_ctas,
-                    ptx_options=ptx_options,
+                    **ptx_options,
                 )
                 break
             except triton.runtime.errors.OutOfResources:

@@ -122,7 +122,8 @@ def with_multiples(body: str, arrays: list) -> str:
 LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype",
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
                     "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32",
-                    "_tma_descriptor", "_row_tiles", "_row_warps", "_walk_programs")
+                    "_tma_descriptor", "_row_tiles", "_row_warps", "_walk_programs",
+                    "_ptxas_target")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
                    "constexprs", "compiled", "grid_x", "grid_y", "grid_z", "grid_rest",
