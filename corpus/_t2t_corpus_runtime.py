@@ -58,12 +58,6 @@ def _multiple(v):
     return 16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
 
 
-# A tf32 matrix product's B operand gets a K-major copy (docs/performance.md) when it has at
-# least this many elements and its product at least this many rows (the copy costs one read
-# and one write of B; a row-major B costs every block's wgmma one 4-byte copy per element).
-_K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
-
-
 class _ByTarget:
     """cuTile's ByTarget: a value per GPU architecture ("sm_90", ...), resolved at launch."""
 
@@ -97,9 +91,7 @@ def _on_stream(stream):
     if stream is None:
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
-        if stream.cuda_stream == triton.runtime.driver.active.get_current_stream(
-            stream.device_index
-        ):
+        if stream == torch.cuda.current_stream(stream.device):
             return _SAME_STREAM
         return torch.cuda.stream(stream)
     if not torch.cuda.is_available():
@@ -156,12 +148,18 @@ def _launch_known(kernel, key, stream, grid, args):
     return True
 
 
+# The direct path reads Triton's compiled-kernel internals as the Triton versions it was
+# tested with lay them out; under any other version every launch goes through kernel[grid].
+_DIRECT_LAUNCH = triton.__version__.split(".")[:2] == ["3", "6"]
+
+
 def _remember_launch(kernel, key, compiled, args, constexprs):
     """After a launch through Triton: keep what `_launch_known` needs to repeat it, unless
     Triton's dispatch does per-call work the direct path would skip (interpreter, pre-run
-    hooks, global values it re-checks, asynchronous compilation)."""
+    hooks, global values it re-checks, asynchronous compilation), or this Triton is not one
+    the direct path knows."""
     names = getattr(kernel, "arg_names", None)
-    if names is None:  # not a Triton JITFunction (replaced, wrapped)
+    if names is None or not _DIRECT_LAUNCH:  # not a Triton JITFunction (replaced, wrapped)
         return
     trailing_names = names[len(args) :]
     if (
@@ -307,7 +305,7 @@ def _list_layout(arrays, ndim):
 
 def _row_tiles(count, tile_bytes, cached):
     """(count, bytes) where a row of `count` tiles of `tile_bytes` fits in registers (at most
-    16 tiles and 64 KiB: GPU run 31) and no cached array shares memory with another array
+    16 tiles and 64 KiB) and no cached array shares memory with another array
     argument (`cached`: (array, the others) pairs); else (0, 0): the loops run as written."""
     if not 0 < count <= 16 or count * tile_bytes > 65536:
         return 0, 0
@@ -331,9 +329,17 @@ def _extent(x):
 def _row_warps(num_warps, row_tiles):
     """Warps for a kernel keeping rows in registers: a warp per 4 KiB kept (at most 16, at
     least what the launcher chose), so that no thread holds more than about 32 registers of
-    row (run 31: 8 warps for 32 KiB rows, the launcher's 4 for 8-16 KiB)."""
+    row (measured: 8 warps for 32 KiB rows, the launcher's 4 for 8-16 KiB). Rounded down to a
+    power of two, which Triton requires (a row of 3 tiles of 4 KiB: 2 warps, not 3)."""
     kept = max(b for _, b in row_tiles)
-    return max(num_warps, min(16, kept // 4096)) if kept else num_warps
+    warps = min(16, kept // 4096)
+    return max(num_warps, 1 << warps.bit_length() - 1) if warps else num_warps
+
+
+# A tf32 matrix product's B operand gets a K-major copy when it has at least this many
+# elements and its product at least this many rows (the copy costs one read and one write of
+# B; a row-major B costs every block's wgmma one 4-byte copy per element).
+_K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
 
 
 def _k_major_tf32(stream, b, rows, others):
@@ -377,7 +383,7 @@ def _k_major_copy(b):
     if b.dim() > 3:
         copy.copy_(b.transpose(-1, -2))
         return copy.transpose(-1, -2)
-    # torch's copy of a transposed view moves about 1 TB/s on the H200 (GPU run 16), a
+    # torch's copy of a transposed view moves about 1 TB/s on the H200, a
     # quarter of what a tiled transpose reaches: the copy is a Triton kernel
     src, dst = (b, copy) if b.dim() == 3 else (b[None], copy[None])
     grid = (triton.cdiv(k, 64), triton.cdiv(n, 64), src.shape[0])
@@ -400,7 +406,7 @@ def _k_major_copy_kernel(
     tl.store(dst + i * dst_sb + n[None, :] * dst_sn + k[:, None], x, mask=mask)
 
 
-# TMA loads (docs/performance.md): the dtypes they are used for (measured: fp16 products), and
+# TMA loads: the dtypes they are used for (measured: fp16 products), and
 # per CUDA device index, whether Triton drives its TMA unit (sm_90 and later, not ROCm)
 _TMA_DTYPES = (torch.float16, torch.bfloat16)
 
@@ -418,7 +424,7 @@ def _walk_programs(blocks, x):
     """How many programs walk `blocks` blocks persistently, on the GPU holding `x`: at most one
     per SM, and no more than the walk's rounds need. 4096 blocks take 32 rounds on the H200's
     132 SMs, which 128 programs finish as well: no SM is left with a round of its own, and the
-    others run cooler (8192^3 fp16 matmul: 1.035x cuTile against 1.018x, GPU run 40). Under
+    others run cooler (8192^3 fp16 matmul: 1.035x cuTile against 1.018x). Under
     Triton's interpreter (CPU tensors) 3 SMs, so that programs walk several blocks."""
     if not x.is_cuda:
         sms = 3
@@ -475,12 +481,7 @@ def _tma_descriptor(x, block):
     global _TensorDescriptor
     if _TensorDescriptor is None:  # imported once: a `from` import costs ~20 us per call
         from triton.tools.tensor_descriptor import TensorDescriptor as _TensorDescriptor
-    # every condition its constructor asserts holds (checked above): built without them
-    desc = object.__new__(_TensorDescriptor)
-    desc.__dict__.update(
-        base=x, shape=[rows, cols], strides=[row_stride, 1], block_shape=[bm, bn], padding="zero"
-    )
-    return desc
+    return _TensorDescriptor(x, [rows, cols], [row_stride, 1], [bm, bn])
 
 
 def _tma_target():
@@ -497,14 +498,41 @@ def _tma_target():
 _LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time
 
 
+def _launcher_of(kernel):
+    """What launches `kernel`, a kernel value of host code: a Triton kernel of this module or
+    of another translated one (its launcher, from that module's table or by name), a
+    launcher, or a launcher with hints (replace_hints)."""
+    if isinstance(kernel, triton.KernelInterface):  # (also under TRITON_INTERPRET)
+        launcher = _LAUNCHERS.get(kernel)
+        if launcher is None:
+            scope, name = kernel.fn.__globals__, kernel.fn.__name__
+            table = scope.get("_LAUNCHERS")
+            launcher = table.get(kernel) if isinstance(table, dict) else None
+            private = name.startswith("_")  # (as names.launcher_name spells launchers)
+            launcher = launcher or scope.get(
+                ("_launch_" if private else "launch_") + name.lstrip("_")
+            )
+        if launcher is None:
+            raise TypeError(
+                f"no launcher for Triton kernel `{kernel.fn.__name__}`: it was not "
+                "translated from cuTile"
+            )
+        return launcher
+    if type(kernel).__module__.startswith("cuda.tile"):
+        raise TypeError(f"{kernel!r} is a cuTile kernel: translate its module to Triton too")
+    if not callable(kernel):
+        raise TypeError(f"{kernel!r} is not a kernel")
+    return kernel
+
+
 def _launch(stream, grid, kernel, args):
     """ct.launch of a kernel chosen at run time (a variable, replace_hints, a tuning result)."""
-    _LAUNCHERS.get(kernel, kernel)(stream, grid, *args)
+    _launcher_of(kernel)(stream, grid, *args)
 
 
 def _with_hints(kernel, **hints):
     """kernel.replace_hints(**hints): the same launcher with other hints."""
-    launcher = _LAUNCHERS.get(kernel, kernel)
+    launcher = _launcher_of(kernel)
     base = getattr(launcher, "hints", {})
     fn = functools.partial(getattr(launcher, "func", launcher), hints=base | hints)
     fn.hints = base | hints
@@ -541,10 +569,10 @@ def _time_us(fn, flush_l2):
     CUDA events per sample, in batches of 5 until the mean is known to 1 % or 0.5 us (95 %
     confidence), or after 1000 samples or 5 s of kernel time: the stopping rule ct.tune
     documents, so that a search takes about as long as cuTile's (a fixed 125 ms per config
-    through triton.testing.do_bench took 4x as long, GPU run 40). With `flush_l2`, four L2
+    through triton.testing.do_bench took 4x as long). With `flush_l2`, four L2
     sizes are zeroed before each sample: L2 is emptied, and the GPU is still busy with that
     while the host launches, so that the events time the kernel and not the launcher's host
-    time (which made samples noisy and searches long, run 41). Elsewhere wall clock
+    time (which made samples noisy and searches long). Elsewhere wall clock
     (TRITON_INTERPRET: exercises the search, times nothing)."""
     if torch.cuda.is_available():
         device = torch.cuda.current_device()
@@ -603,7 +631,7 @@ def _exhaustive_search(
         try:
             k = (
                 kernel(config)
-                if not isinstance(kernel, triton.runtime.JITFunction)
+                if not isinstance(kernel, triton.JITFunction)
                 and kernel not in _LAUNCHERS
                 and not hasattr(kernel, "hints")
                 else kernel

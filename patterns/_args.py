@@ -110,7 +110,8 @@ def axis_arg(call, cx, rank, param="axis"):
     if axis < 0:
         if rank is None:
             raise cx.error(call.node_of(param), "T2T105",
-                           f"ct.{call.name}: negative axis on a tile whose rank is unknown here")
+                           f"ct.{call.name}: negative axis on a tile whose rank is unknown here",
+                           help="use a non-negative axis, or give the tile a known rank")
         axis += rank
     return axis
 
@@ -134,7 +135,8 @@ def axis_list(call, param: str, cx, rank):
     if any(a < 0 for a in axes):
         if rank is None:
             raise cx.error(call.node_of(param), "T2T105",
-                           f"ct.{call.name}: negative axis on a tile whose rank is unknown here")
+                           f"ct.{call.name}: negative axis on a tile whose rank is unknown here",
+                           help="use a non-negative axis, or give the tile a known rank")
         axes = [a + rank if a < 0 else a for a in axes]
     return sorted(set(axes))
 
@@ -177,12 +179,14 @@ def array_order(call, cx, rank):
     if items is None or not all(isinstance(i.val, ConstV) and isinstance(i.val.value, int)
                                 for i in items):
         raise cx.error(call.node_of("order"), "T2T103",
-                       f'ct.{call.name}: `order` must be "C", "F" or a tuple of int literals')
+                       f'ct.{call.name}: `order` must be "C", "F" or a tuple of int literals',
+                       help='write order="C", order="F" or a tuple of axis numbers such as (1, 0)')
     perm = [i.val.value for i in items]
     if sorted(perm) != list(range(rank)):
         raise cx.error(call.node_of("order"), "T2T102",
                        f"ct.{call.name}: order {tuple(perm)} is not a permutation of the "
-                       f"array's {rank} axes")
+                       f"array's {rank} axes",
+                       help="list every axis of the array once, e.g. (1, 0) for a 2-D array")
     return perm
 
 

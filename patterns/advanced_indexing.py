@@ -48,19 +48,21 @@ def advanced_indices(call, cx, rank):
             args = [a for a in e.args]
             if len(args) != 2 or any(a.keyword is not None or a.star for a in args):
                 raise cx.error(e, "T2T102", "ct.Slice takes two positional arguments: "
-                               "ct.Slice(start, length)")
+                               "ct.Slice(start, length)", help="write ct.Slice(start, length)")
             start = cx.expr(args[0].value)
             length = cx.expr(args[1].value)
             if isinstance(start.val, TileV) and start.val.shape not in (None, ()) or \
                     isinstance(start.val, ConstV) and not isinstance(start.val.value, int) or \
                     is_float(dtype_of(start)):
                 raise cx.error(args[0].value, "T2T102",
-                               "ct.Slice: `start` must be an integer scalar")
+                               "ct.Slice: `start` must be an integer scalar",
+                               help="pass an integer scalar as the start")
             if isinstance(length.val, ConstV) and isinstance(length.val.value, int) \
                     and not isinstance(length.val.value, bool):
                 if not _power_of_two(length.val.value):
                     raise cx.error(args[1].value, "T2T105", "ct.Slice: the length must be a "
-                                   f"power of two, got {length.val.value}")
+                                   f"power of two, got {length.val.value}",
+                                   help="use a power-of-two length, as cuTile requires")
             elif not isinstance(length.val, ConstExprV):
                 raise cx.error(args[1].value, "T2T103", "ct.Slice: the length must be a "
                                "compile-time constant",
@@ -71,14 +73,19 @@ def advanced_indices(call, cx, rank):
             v = low.val
             if not isinstance(v, TileV) or is_float(dtype_of(low)):
                 raise cx.error(e, "T2T102", f"{what}: exactly one index must be a 1D integer "
-                               "Tile; the others ct.Slice(start, length)")
+                               "Tile; the others ct.Slice(start, length)",
+                               help="index with one 1-D integer tile and ct.Slice(start, length) "
+                                    "for the other axes")
             if v.shape is not None and len(v.shape) != 1:
                 raise cx.error(e, "T2T105", f"{what}: the sparse index must be a 1D integer "
-                               f"Tile, this one has rank {len(v.shape)}")
+                               f"Tile, this one has rank {len(v.shape)}",
+                               help="reshape the index tile to 1-D first")
             entries.append(("tile", low))
     if sum(1 for k in entries if k[0] == "tile") != 1:
         raise cx.error(where, "T2T102", f"{what}: exactly one index must be a 1D integer Tile "
-                       "(the sparse dimension); the others ct.Slice(start, length)")
+                       "(the sparse dimension); the others ct.Slice(start, length)",
+                       help="index with one 1-D integer tile and ct.Slice(start, length) for the "
+                            "other axes")
     codes, shape = [], []
     for d, ent in enumerate(entries):
         axes = ", ".join(":" if k == d else "None" for k in range(rank))

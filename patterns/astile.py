@@ -101,7 +101,8 @@ def k(x):
         dtype = call.val("dtype")
         if not isinstance(dtype, DTypeV):
             raise cx.error(call.node_of("dtype"), "T2T102",
-                           "ct.astile: `dtype` must be a cuTile dtype such as ct.float32")
+                           "ct.astile: `dtype` must be a cuTile dtype such as ct.float32",
+                           help="pass a cuTile dtype such as ct.float32")
         shape, codes = _flatten(call.arg("value"), call, cx)
         val = TileV(shape=tuple(str(d) for d in shape), dtype=dtype.name)
         if not shape:

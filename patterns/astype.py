@@ -80,6 +80,13 @@ def k(x, y, TILE: ct.Constant[int]):
     a = ct.load(x, (0,), (TILE,)).astype(ct.int32)
     ct.store(y, (0,), a.astype(ct.float32, rounding_mode=ct.RoundingMode.RZ))
 """, error="T2T102", message="only valid for float to float"),
+        Example("""
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    a = ct.load(x, (0,), (TILE,)).astype(ct.int32)
+    ct.store(y, (0,), a.astype(ct.float8_e4m3fn))
+""", expect=["def _convert_through_float32(x, DTYPE: tl.constexpr):",
+             "_convert_through_float32(a, tl.float8e4nv)"]),
     ]
 
     def lower(self, call, cx):
@@ -103,7 +110,34 @@ def k(x, y, TILE: ct.Constant[int]):
             return Lowered(f"{cx.need(TF32_DIRECTED, mode=mode)}({src})", val)
         if mode is not None:
             return Lowered(f"{cx.need(CVT_DIRECTED, mode=mode, dst=dtype.name)}({src})", val)
+        if _through_float(dtype_of(x), dtype.name):
+            return Lowered(f"{cx.need(THROUGH_FLOAT)}({x.code}, {dtype.triton})", val)
         return Lowered(f"{src}.to({dtype.triton})", val)
+
+
+FP8 = ("float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu")
+
+
+def _through_float(src, dst) -> bool:
+    """Whether a conversion may be between an integer (or bool) and an fp8 dtype, which
+    Triton's `.to` refuses: fp8 converts only to and from floats there. A source dtype known
+    only to Triton (a tile loaded from an array) is decided by the helper as it compiles."""
+    if dst in FP8:
+        return src is None or src in DTYPES_NOT_FLOAT
+    return src in FP8 and dst in DTYPES_NOT_FLOAT
+
+
+THROUGH_FLOAT = DeviceHelper("_convert_through_float32", """
+@triton.jit
+def _convert_through_float32(x, DTYPE: tl.constexpr):
+    # fp8 converts only to and from floats in Triton; through float32 the conversion rounds
+    # once, as cuTile's does: every integer in fp8's range is exact in float32, and so is
+    # every fp8 value
+    if x.dtype.is_int() or DTYPE.is_int():
+        return x.to(tl.float32).to(DTYPE)
+    else:
+        return x.to(DTYPE)
+""")
 
 
 ROUND_TF32 = DeviceHelper("_round_tf32", """

@@ -86,7 +86,9 @@ def order_kw(call, cx) -> list:
         if not isinstance(v, EnumV) or v.enum != enum:
             raise cx.error(call.node_of(param), "T2T103",
                            f"ct.{call.name}: `{param}` must be a ct.{enum} member known at "
-                           "translation time")
+                           "translation time",
+                           help="pass a member of the enum itself (e.g. ct.MemoryOrder.RELAXED), "
+                                "not a computed value")
         if v.member not in table:
             allowed = ", ".join(f"ct.{enum}.{m}" for m in table)
             raise cx.error(call.node_of(param), "T2T102",

@@ -29,7 +29,8 @@ def k(x, TM: ct.Constant[int], TN: ct.Constant[int]):
         if call.name in ("zeros", "ones") and call.has("fill_value") and not call.has("dtype"):
             call.move("fill_value", "dtype")
         if not call.has("dtype"):
-            raise cx.error(call.node, "T2T102", f"ct.{call.name}: missing `dtype`")
+            raise cx.error(call.node, "T2T102", f"ct.{call.name}: missing `dtype`",
+                           help="pass dtype=, e.g. dtype=ct.float32")
         dims = static_shape(call, "shape", cx)
         dtype = dtype_arg(call, "dtype", cx)
         shape = shape_code(dims)

@@ -23,7 +23,8 @@ PRINTF_SPEC = re.compile(r"%[-+ #0]*(\d+|\*)?(\.(\d+|\*))?(hh|h|ll|l|z|j|t|L)?([
 
 def _runtime_arg(cx, node, low, what):
     if isinstance(low.val, (ArrayV, NoneV, DTypeV)):
-        raise cx.error(node, "T2T102", f"{what}: only tiles and scalars can be printed")
+        raise cx.error(node, "T2T102", f"{what}: only tiles and scalars can be printed",
+                       help="print tiles or scalars; load from an array first")
     return low.code
 
 
@@ -64,13 +65,15 @@ def k(x, TM: ct.Constant[int]):
         fmt = call.arg("format")
         if not isinstance(fmt.val, ConstV) or not isinstance(fmt.val.value, str):
             raise cx.error(call.node_of("format"), "T2T103",
-                           "ct.printf: the format must be a string literal")
+                           "ct.printf: the format must be a string literal",
+                           help="pass the format as a string literal")
         text = fmt.val.value
         specs = [m for m in PRINTF_SPEC.finditer(text) if m.group(5) != "%"]
         nodes = list(call.syntax("args") or ())
         if len(specs) != len(nodes):
             raise cx.error(call.node, "T2T102", f"ct.printf: the format has {len(specs)} "
-                           f"conversions but {len(nodes)} argument(s) follow it")
+                           f"conversions but {len(nodes)} argument(s) follow it",
+                           help="give one argument per conversion in the format")
         args = [_runtime_arg(cx, n, cx.expr(n), "ct.printf") for n in nodes]
         prefix = PRINTF_SPEC.sub("", text)
         prefix = re.sub(r"\s+", " ", prefix).strip()
@@ -165,7 +168,8 @@ def k(x, TM: ct.Constant[int], msg):
         cond = call.arg("cond")
         if isinstance(cond.val, (ArrayV, NoneV, TupleV)):
             raise cx.error(call.node_of("cond"), "T2T102", "ct.assert_: the condition must be a "
-                           "boolean tile or scalar")
+                           "boolean tile or scalar",
+                           help="pass a comparison or another boolean tile or scalar")
         msg = call.val("message")
         if isinstance(msg, NoneV):
             text = ""
@@ -173,7 +177,8 @@ def k(x, TM: ct.Constant[int], msg):
             text = msg.value
         else:
             raise cx.error(call.node_of("message"), "T2T103",
-                           "ct.assert_: the message must be a string literal")
+                           "ct.assert_: the message must be a string literal",
+                           help="pass the message as a string literal")
         cx.mark_debug()  # compile the kernel with @triton.jit(debug=True): asserts stay on
         return Lowered(f"tl.device_assert({cond.code}, {text!r})", NoneV())
 

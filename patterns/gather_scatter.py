@@ -66,7 +66,8 @@ def mask_kw(call, cx) -> list:
         return []
     if isinstance(m.val, ArrayV):
         raise cx.error(call.node_of("mask"), "T2T102", f"ct.{call.name}: `mask` must be a "
-                       "boolean tile or scalar, not an array")
+                       "boolean tile or scalar, not an array",
+                       help="pass a boolean tile (e.g. a comparison) or scalar as the mask")
     return [f"MASK={m.code}"]
 
 
@@ -136,7 +137,8 @@ def k(x, y):
         pad = call.arg("padding_value")
         if isinstance(pad.val, ArrayV):
             raise cx.error(call.node_of("padding_value"), "T2T102",
-                           "ct.gather: `padding_value` must be a scalar or a tile")
+                           "ct.gather: `padding_value` must be a scalar or a tile",
+                           help="pass a scalar or a tile as padding_value")
         if info.rank == 0:       # the one element, always in bounds
             mask = kw[0][len("MASK="):] if kw else None
             code = f"tl.load({info.pointer})" if mask is None else \

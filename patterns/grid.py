@@ -42,7 +42,8 @@ def k(x, a):
     def lower(self, call, cx):
         axis = const_value(call, "axis", cx)
         if axis not in (0, 1, 2):
-            raise cx.error(call.node_of("axis"), "T2T102", "ct.bid: axis must be 0, 1 or 2")
+            raise cx.error(call.node_of("axis"), "T2T102", "ct.bid: axis must be 0, 1 or 2",
+                           help="use axis 0, 1 or 2")
         return Lowered(f"tl.program_id({axis})", TileV(shape=(), dtype="int32", nonneg=True))
 
 
@@ -64,7 +65,8 @@ def k(x):
     def lower(self, call, cx):
         axis = const_value(call, "axis", cx)
         if axis not in (0, 1, 2):
-            raise cx.error(call.node_of("axis"), "T2T102", "ct.num_blocks: axis must be 0, 1 or 2")
+            raise cx.error(call.node_of("axis"), "T2T102", "ct.num_blocks: axis must be 0, 1 or 2",
+                           help="use axis 0, 1 or 2")
         return Lowered(f"tl.num_programs({axis})", TileV(shape=(), dtype="int32", nonneg=True))
 
 
@@ -143,7 +145,8 @@ def k(x, TM: ct.Constant[int]):
         arr = call.arg("array")
         if not isinstance(arr.val, ArrayV):
             raise cx.error(call.node_of("array"), "T2T102", "ct.num_tiles: first argument must "
-                           "be an array parameter")
+                           "be an array parameter",
+                           help="pass an array parameter of the kernel (or a view of one)")
         info = arr.val.info
         axis = const_value(call, "axis", cx)
         shape = static_shape(call, "shape", cx)
@@ -159,7 +162,7 @@ def k(x, TM: ct.Constant[int]):
         if not -rank <= axis < rank:
             raise cx.error(call.node_of("axis"), "T2T102",
                            f"ct.num_tiles: axis {axis} is out of range for array `{info.name}` "
-                           f"of rank {rank}")
+                           f"of rank {rank}", help="use an axis below the array's rank")
         axis %= rank
         extent = info.shape(order[axis])
         if shape[axis] == "1":       # tiles of one element: as many as elements

@@ -72,13 +72,15 @@ def padding_value(call, cx):
     if isinstance(pad, EnumV):
         if pad.enum != "PaddingMode":
             raise cx.error(call.node_of("padding_mode"), "T2T102",
-                           "ct.load: padding_mode must be a ct.PaddingMode member")
+                           "ct.load: padding_mode must be a ct.PaddingMode member",
+                           help="pass a ct.PaddingMode member, e.g. ct.PaddingMode.ZERO")
         return PADDING_VALUES[pad.member]
     if isinstance(pad, NoneV):
         return None
     raise cx.error(call.node_of("padding_mode"), "T2T103",
                    "ct.load: padding_mode must be a ct.PaddingMode member known at "
-                   "translation time")
+                   "translation time",
+                   help="pass a literal ct.PaddingMode member or a ct.Constant parameter")
 
 
 def reject_memory_order(call, cx):
@@ -304,7 +306,8 @@ def k(x):
         v = tile.val
         if isinstance(v, ArrayV):
             raise cx.error(call.node_of("tile"), "T2T102", "ct.store: the value is an array; "
-                           "load a tile from it first")
+                           "load a tile from it first",
+                           help="load a tile from the array with ct.load and store that")
         ones = shape_code(["1"] * rank)
         if isinstance(v, (ConstV, ConstExprV)) or (isinstance(v, TileV) and v.shape == ()):
             # a scalar (a ct.Constant or a compile-time stride too) is stored as a tile of
@@ -319,7 +322,7 @@ def k(x):
             cx.note_tile(v.shape)
         else:
             raise cx.error(call.node_of("tile"), "T2T102", "ct.store: the value must be a tile "
-                           "or a scalar")
+                           "or a scalar", help="store a tile or a scalar")
         check = check_bounds_code(call, cx)
         block = [str(d) for d in v.shape] if isinstance(v, TileV) and v.shape and all(
             d is not None for d in v.shape) else None

@@ -104,7 +104,8 @@ def k(a, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
         d = dtype_of(acc)
         if d is not None and d != "float32":
             raise cx.error(call.node_of("acc"), "T2T102",
-                           f"ct.mma_scaled: the accumulator must be float32, not {d}")
+                           f"ct.mma_scaled: the accumulator must be float32, not {d}",
+                           help="accumulate in a float32 tile and convert the result afterwards")
         sx, sy = tile_shape(x), tile_shape(y)
         if sx is not None and sy is not None and len(sx) != len(sy):
             raise cx.error(call.node, "T2T106", "ct.mma_scaled of a 2-D and a 3-D operand: "

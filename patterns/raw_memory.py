@@ -106,7 +106,8 @@ def k(x, y, TILE: ct.Constant[int]):
         low = call.arg("array")
         if not isinstance(low.val, ArrayV):
             raise cx.error(call.node_of("array"), "T2T102",
-                           "get_raw_memory() needs an array parameter")
+                           "get_raw_memory() needs an array parameter",
+                           help="pass an array parameter of the kernel")
         return Lowered(f"{low.code}.get_raw_memory()", RawMemoryV(low.val.info))
 
 

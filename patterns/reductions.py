@@ -203,7 +203,8 @@ def k(x, y, TM: ct.Constant[int]):
         keep_v = call.val("keepdims")
         if not isinstance(keep_v, ConstV):
             raise cx.error(call.node_of("keepdims"), "T2T103",
-                           f"ct.{call.name}: keepdims must be a literal bool")
+                           f"ct.{call.name}: keepdims must be a literal bool",
+                           help="write keepdims=True or keepdims=False")
         keep = bool(keep_v.value)
         d = dtype_of(x)
         nan = propagate_nan(call, cx)
@@ -287,7 +288,8 @@ def k(x, y, TM: ct.Constant[int], KEEP: ct.Constant[bool]):
         keep_v = call.val("keepdims")
         if not isinstance(keep_v, ConstV):
             raise cx.error(call.node_of("keepdims"), "T2T103",
-                           f"ct.{call.name}: keepdims must be a literal bool")
+                           f"ct.{call.name}: keepdims must be a literal bool",
+                           help="write keepdims=True or keepdims=False")
         keep = bool(keep_v.value)
         fn = f"tl.{call.name}"
         nan = propagate_nan(call, cx)
@@ -311,7 +313,8 @@ def k(x, y, TM: ct.Constant[int], KEEP: ct.Constant[bool]):
                                                               nonneg=True))
         if rank is None and (floating or axes is None):
             raise cx.error(call.node, "T2T105", f"ct.{call.name} needs the tile's rank (to "
-                           "place NaN as cuTile does), which is not known here")
+                           "place NaN as cuTile does), which is not known here",
+                           help="give the tile a known rank (load it with an explicit shape)")
         if axes is None:
             if rank == 1:
                 code = along(0, False)
@@ -330,6 +333,7 @@ def k(x, y, TM: ct.Constant[int], KEEP: ct.Constant[bool]):
                                        nonneg=True))
         if len(axes) != 1:
             raise cx.error(call.node_of("axis"), "T2T102",
-                           f"ct.{call.name} takes one axis (or None), as in cuTile")
+                           f"ct.{call.name} takes one axis (or None), as in cuTile",
+                           help="reduce over one axis at a time, or over all with axis=None")
         return Lowered(along(axes[0], keep),
                        TileV(shape=reduced_shape(shape, axes, keep), dtype="int32", nonneg=True))

@@ -173,7 +173,8 @@ def _inputs(call, cx):
         for it in items:
             if not isinstance(it.val, (TileV, ConstV)):
                 raise cx.error(call.node_of("x"), "T2T102",
-                               f"ct.{call.name}: every input must be a tile")
+                               f"ct.{call.name}: every input must be a tile",
+                               help="pass tiles (load from arrays first)")
         return _broadcast_together(items), True
     return [require_tile(call, "x", cx)], False
 
@@ -185,10 +186,12 @@ def _check_identity(call, cx, n):
         isinstance(v, ConstV) and isinstance(v.value, tuple)) else [low]
     if values is None or not all(isinstance(i.val, ConstV) for i in values):
         raise cx.error(call.node_of("identity"), "T2T103",
-                       f"ct.{call.name}: `identity` must be a constant (or a tuple of constants)")
+                       f"ct.{call.name}: `identity` must be a constant (or a tuple of constants)",
+                       help="pass constants as identity values, one per input tile")
     if len(values) != n:
         raise cx.error(call.node_of("identity"), "T2T102",
-                       f"ct.{call.name}: {n} input tile(s) but {len(values)} identity value(s)")
+                       f"ct.{call.name}: {n} input tile(s) but {len(values)} identity value(s)",
+                       help="give one identity value per input tile")
 
 
 def combiner(call, cx, inputs) -> str:
@@ -200,7 +203,8 @@ def combiner(call, cx, inputs) -> str:
     if q in KNOWN_COMBINERS:
         if len(inputs) != 1:
             raise cx.error(node, "T2T102", f"ct.{call.name}: `{q}` combines single tiles; a "
-                           "tuple of tiles needs a function of 2N arguments")
+                           "tuple of tiles needs a function of 2N arguments",
+                           help="for N tiles, pass a combiner function of 2N arguments")
         name = KNOWN_COMBINERS[q]
         return cx.need(COMBINERS[name])
     if isinstance(node, cst.Lambda):
@@ -208,11 +212,13 @@ def combiner(call, cx, inputs) -> str:
         if ps.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or ps.star_kwarg is not None \
                 or ps.kwonly_params or any(p.default is not None for p in ps.params):
             raise cx.error(node, "T2T102", f"ct.{call.name}: the combiner lambda must take plain "
-                           "positional parameters")
+                           "positional parameters",
+                           help="give the lambda plain positional parameters")
         taken = len(ps.posonly_params) + len(ps.params)
         if taken != n:
             raise cx.error(node, "T2T102", f"ct.{call.name}: the combiner must take "
-                           f"{n} arguments, the lambda takes {taken}")
+                           f"{n} arguments, the lambda takes {taken}",
+                           help="give the combiner two arguments per input tile")
     elif q is not None or not isinstance(node, cst.Name):
         raise cx.error(node, "T2T100", f"ct.{call.name}: this combiner cannot be translated",
                        help="pass a module-level function, a lambda, operator.add / operator.mul "
@@ -220,7 +226,8 @@ def combiner(call, cx, inputs) -> str:
     name, taken = cx.lower_callable(node, call.node, arg_vals)
     if taken != n:
         raise cx.error(node, "T2T102", f"ct.{call.name}: the combiner must take {n} "
-                       f"arguments, `{name}` takes {taken}")
+                       f"arguments, `{name}` takes {taken}",
+                       help="give the combiner two arguments per input tile")
     return name
 
 

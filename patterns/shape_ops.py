@@ -86,7 +86,8 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
             shape = tile_shape(x)
             if shape is None:
                 raise cx.error(call.node_of("shape"), "T2T105", "ct.reshape with -1 needs the "
-                               "tile's shape, which is not known here")
+                               "tile's shape, which is not known here",
+                               help="give every dimension explicitly instead of -1")
             total = " * ".join(str(s) for s in shape)
             rest = " * ".join(d for d in dims if d != "-1") or "1"
             dims = [f"{total} // ({rest})" if d == "-1" else d for d in dims]
@@ -126,7 +127,8 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
             axes = [int(d) for d in dims]
         except ValueError:
             raise cx.error(call.node_of("axes"), "T2T103", "ct.permute: axes must be int "
-                           "literals") from None
+                           "literals",
+                           help="pass the axes as int literals, e.g. (1, 0, 2)") from None
         # negative axes count from the end, as in cuTile; tl.permute takes 0..n-1 only
         axes = [a + len(axes) if a < 0 else a for a in axes]
         shape = tile_shape(x)
@@ -169,7 +171,9 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
         a0 = const_value(call, "axis0", cx)
         a1 = const_value(call, "axis1", cx)
         if rank is None:
-            raise cx.error(call.node, "T2T105", "ct.transpose with axes needs the tile's rank")
+            raise cx.error(call.node, "T2T105", "ct.transpose with axes needs the tile's rank",
+                           help="give the tile a known rank (an explicit shape), or transpose "
+                                "without axes")
         a0, a1 = a0 % rank, a1 % rank
         perm = list(range(rank))
         perm[a0], perm[a1] = perm[a1], perm[a0]

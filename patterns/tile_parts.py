@@ -81,7 +81,8 @@ def subtile_index(call, cx, rank):
                                        and isinstance(low.val.value, tuple)):
         items = tuple_items(low)
         if items is None:
-            raise cx.error(node, "T2T103", f"ct.{call.name}: the index must be a tuple")
+            raise cx.error(node, "T2T103", f"ct.{call.name}: the index must be a tuple",
+                           help="pass the index as a tuple, e.g. (0, i)")
     else:
         items = [low]
     if len(items) != rank:
@@ -92,7 +93,7 @@ def subtile_index(call, cx, rank):
         if not (isinstance(v, ConstExprV) or (isinstance(v, ConstV) and isinstance(v.value, int))
                 or (isinstance(v, TileV) and v.shape in (None, ()) and not is_float(v.dtype))):
             raise cx.error(node, "T2T102", f"ct.{call.name}: grid indices must be integer "
-                           "scalars")
+                           "scalars", help="use integer scalars as indices")
     return [it.code for it in items]
 
 
@@ -146,7 +147,8 @@ def k(x, y, TM: ct.Constant[int]):
                            "ct.cat takes a tuple of two tiles", help="write ct.cat((x, y), axis)")
         axis_low = call.arg("axis")
         if not isinstance(axis_low.val, ConstV) or not isinstance(axis_low.val.value, int):
-            raise cx.error(call.node_of("axis"), "T2T103", "ct.cat: `axis` must be an int literal")
+            raise cx.error(call.node_of("axis"), "T2T103", "ct.cat: `axis` must be an int literal",
+                           help="pass the axis as an int literal")
         if len(items) == 1:
             return items[0]
         a, b = items
@@ -213,7 +215,7 @@ def k(x, y, TM: ct.Constant[int]):
         if len(sub) != rank:
             raise cx.error(call.node_of("shape"), "T2T105",
                            f"ct.extract: shape has {len(sub)} dimensions but the tile has rank "
-                           f"{rank}")
+                           f"{rank}", help="give the shape one entry per axis of the tile")
         idx = subtile_index(call, cx, rank)
         if rank == 0:
             return x
@@ -256,7 +258,8 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
         vshape = tile_shape(value)
         if vshape not in (None, ()) and len(vshape) != rank:
             raise cx.error(call.node_of("value"), "T2T105",
-                           f"ct.insert: value of rank {len(vshape)} into a tile of rank {rank}")
+                           f"ct.insert: value of rank {len(vshape)} into a tile of rank {rank}",
+                           help="insert a value of the tile's rank (reshape it first)")
         name = cx.need(INSERT, rank=rank)
         return Lowered(f"{name}({', '.join([x.code] + idx + [value.code])})",
                        TileV(shape=tuple(shape), dtype=dtype_of(x)))
@@ -287,7 +290,9 @@ def k(x, y):
         if shape is not None and any(str(s) != "1" for s in shape) and all(
                 str(s).isdigit() for s in shape):
             raise cx.error(call.node, "T2T105", f"item() of a tile of shape "
-                           f"{shape_code([str(s) for s in shape])}: the tile must have one element")
+                           f"{shape_code([str(s) for s in shape])}: the tile must have one element",
+                           help="call item() on a tile of one element, or use ct.extract to take "
+                                "one")
         return Lowered(f"{x.wrap(100)}.item()", TileV(shape=(), dtype=dtype_of(x)))
 
 

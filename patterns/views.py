@@ -87,7 +87,8 @@ def k(x, y, off, n, TILE: ct.Constant[int]):
         axis = const_value(call, "axis", cx)
         if not -info.rank <= axis < info.rank:
             raise cx.error(call.node_of("axis"), "T2T102",
-                           f"Array.slice: axis {axis} out of range for rank {info.rank}")
+                           f"Array.slice: axis {axis} out of range for rank {info.rank}",
+                           help="use an axis below the array's rank")
         axis %= info.rank
         start, stop = call.arg("start"), call.arg("stop")
         shapes = [info.shape(d) for d in range(info.rank)]
@@ -150,14 +151,16 @@ def k(x, TM: ct.Constant[int]):
         if len(shape) != info.rank and shape:     # tile shape (): one element per tile
             raise cx.error(call.node_of("tile_shape"), "T2T105",
                            f"tiled_view: tile shape of rank {len(shape)} for an array of rank "
-                           f"{info.rank}")
+                           f"{info.rank}",
+                           help="give the tile shape one entry per axis of the array")
         steps = None
         if not isinstance(call.val("traversal_steps"), NoneV):
             steps = static_shape(call, "traversal_steps", cx)
             if len(steps) != info.rank:
                 raise cx.error(call.node_of("traversal_steps"), "T2T105",
                                f"tiled_view: traversal_steps of rank {len(steps)} for an array "
-                               f"of rank {info.rank}")
+                               f"of rank {info.rank}",
+                               help="give traversal_steps one entry per axis of the array")
             if steps == shape:
                 steps = None  # the plain tile space
         padding = call.arg("padding_mode") if call.has("padding_mode") else None
@@ -356,7 +359,8 @@ def k(x, y):
         update = call.arg("update")
         if isinstance(update.val, (ArrayV, NoneV, TiledViewV)):
             raise cx.error(call.node_of("update"), "T2T102",
-                           f"TiledView.atomic_store_{op}: `update` must be a tile or a scalar")
+                           f"TiledView.atomic_store_{op}: `update` must be a tile or a scalar",
+                           help="pass a tile or a scalar as the update")
         code = update.code
         ushape = update.val.shape if isinstance(update.val, TileV) else None
         if ushape:
@@ -369,7 +373,9 @@ def k(x, y):
                 raise cx.error(call.node_of("update"), "T2T105",
                                f"TiledView.atomic_store_{op}: an update of shape "
                                f"{shape_code(ushape)} is not broadcastable to the view's tile "
-                               f"shape {shape_code(shape)}")
+                               f"shape {shape_code(shape)}",
+                               help="give the update the view's tile shape (or a shape that "
+                                    "broadcasts to it)")
             if len(ushape) < rank:      # tl.broadcast_to needs equal ranks: add leading axes
                 pad = ", ".join(["None"] * (rank - len(ushape)) + [":"] * len(ushape))
                 code = f"{update.wrap(100)}[{pad}]"

@@ -269,7 +269,8 @@ def test_check_without_torch_says_what_to_install(tmp_path):
     p = run("check", ROOT / "corpus" / "softmax_rows", env=env)
     assert p.returncode == 2
     assert p.stderr.strip().splitlines() == [
-        "tile2triton: error: check needs torch (not installed): pip install 'tile2triton[run]'"]
+        "tile2triton: error: check needs torch (not installed): install the [run] extra: "
+        "pip install -e '.[run]' in a tile2triton checkout"]
 
 
 def test_check_reports_never_overwrite_case_files(tmp_path):

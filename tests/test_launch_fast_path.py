@@ -47,10 +47,19 @@ PROBE = textwrap.dedent(r'''
         return COMPILED[-1]
 
     def translated(case, name):
+        """The case translated with a shared runtime (the direct path is the runtime's)."""
+        from tile2triton import emit
         path = ROOT / case / "kernel.py"
-        out = Path(tempfile.mkdtemp()) / f"{name}.py"
-        out.write_text(translate_source(path.read_text(), str(path)).output)
-        mod = load_module(out, name)
+        folder = Path(tempfile.mkdtemp())
+        res = translate_source(path.read_text(), str(path), shared_runtime=f"{name}_rt",
+                               shared_device=False)
+        shared = emit.SharedRuntime(f"{name}_rt", device=False)
+        shared.pieces += res.runtime
+        (folder / f"{name}_rt.py").write_text(emit.render_shared_runtime(shared, "test"))
+        (folder / f"{name}.py").write_text(res.output)
+        sys.path.insert(0, str(folder))
+        mod = load_module(folder / f"{name}.py", name)
+        mod._KNOWN = sys.modules[f"{name}_rt"]._KNOWN   # (what the probe clears)
         return mod
 
     def show(v):
@@ -155,6 +164,14 @@ PROBE = textwrap.dedent(r'''
     va.launch(None, x[:520], y[:520], z[:520], 64)   # 520 elements: 9 blocks
     out["coarse_520"] = last()
     out["coarse_520_compiled"] = len(COMPILED) - n
+    # a Triton the direct path does not know: every launch through Triton's dispatch
+    rt = sys.modules["fast_mm_rt"]
+    rt._DIRECT_LAUNCH = False
+    rt._KNOWN.clear()
+    runs = len(TRITON_RUNS)
+    for _ in range(3):
+        mm.launch(None, a, b, c, (32, 32, 16))
+    out["unknown_triton_runs"] = [len(TRITON_RUNS) - runs, len(rt._KNOWN)]
     print(json.dumps(out))
 ''')
 
@@ -195,3 +212,16 @@ def test_direct_path_passes_what_tritons_dispatch_passes():
     assert direct[-7:-5] == ["64", "16"] and direct[-2] == "4"
     again = out["coarse_520"]                          # 520 elements: 9 blocks, 3 programs
     assert again[1:4] == ["3", "1", "1"] and again[-6] == "9" and again[-2] == "4"
+    assert out["unknown_triton_runs"] == [3, 0]
+
+
+def test_direct_path_only_on_the_triton_versions_it_knows():
+    """The shared runtime turns its direct path on for Triton 3.6 only, and the default output
+    has no direct path at all (tests/test_corpus.py checks it names no Triton internal)."""
+    import re
+    text = (ROOT / "corpus" / "_t2t_corpus_runtime.py").read_text()
+    line = re.search(r"^_DIRECT_LAUNCH = (.*)$", text, re.M).group(1)
+    for version, known in (("3.6.0", True), ("3.6.1", True), ("3.7.1", False),
+                           ("3.9.0", False), ("4.0.0", False)):
+        fake = type("triton", (), {"__version__": version})
+        assert eval(line, {"triton": fake}) is known, version

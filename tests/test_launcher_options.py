@@ -170,3 +170,58 @@ def test_ptxas_O1_rule_sees_the_arrays_in_lists(tmp_path):
             want_c = a.to(dt).double() @ b.to(dt).double()
             torch.testing.assert_close(c[:40, :30].double(), want_c, atol=tol * 35 ** 0.5,
                                        rtol=tol)
+
+
+WORKER_WARPS_SRC = '''import cuda.tile as ct
+
+
+@ct.kernel(num_worker_warps=2)
+def scale(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(0),), (TILE,))
+    ct.store(y, (ct.bid(0),), t * 3)
+
+
+def run(x, y):
+    ct.launch(None, ((x.shape[0] + 1023) // 1024,), scale, (x, y, 1024))
+
+
+def run_hinted(x, y):
+    ct.launch(None, ((x.shape[0] + 1023) // 1024,), scale.replace_hints(num_worker_warps=8),
+              (x, y, 1024))
+'''
+
+
+class _WarpRecorder(_Recorder):
+    def __getitem__(self, grid):
+        def launch(*args, **kw):
+            self.seen.append(kw["num_warps"])
+            return self.kernel[grid](*args, **kw)
+        return launch
+
+
+def test_num_worker_warps_becomes_tritons_num_warps(tmp_path):
+    """cuda-tile 1.7 documents `num_worker_warps` (the warps of the CUDA-core warp groups);
+    it was refused with T2T108. A Triton kernel has one warp count, so it becomes num_warps,
+    in place of the launcher's own choice (4 for a 1024-element tile)."""
+    r = translate_source(WORKER_WARPS_SRC, "worker_warps.py")
+    assert r.ok, [d.format() for d in r.diagnostics()]
+    path = tmp_path / "worker_warps_triton.py"
+    path.write_text(r.output)
+    m = load_module(path, "t2t_worker_warps")
+    seen = []
+    m.scale = _WarpRecorder(m.scale, seen)
+    g = torch.Generator().manual_seed(7)
+    x = torch.randn(3000, generator=g)
+    for run, warps in ((m.run, 2), (m.run_hinted, 8)):
+        y = torch.full((3000,), math.nan)
+        run(x, y)
+        torch.testing.assert_close(y, x * 3)
+        assert seen[-1] == warps
+
+
+def test_num_worker_warps_that_cutile_refuses_is_refused():
+    r = translate_source(WORKER_WARPS_SRC.replace("num_worker_warps=2", "num_worker_warps=3"),
+                         "worker_warps_bad.py")
+    assert not r.ok
+    text = "\n".join(d.format() for d in r.diagnostics())
+    assert "T2T108" in text and "num_worker_warps" in text and "power of 2" in text

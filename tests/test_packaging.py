@@ -77,3 +77,34 @@ def test_test_extra_installs_what_the_tests_import():
     ruff = _requirement("test", "ruff")
     assert ">=" in ruff and "<" in ruff.replace("<=", ""), ruff
 
+
+
+def test_metadata_reads_without_setuptools_deprecations():
+    """`license` is an SPDX expression (the table form is deprecated: .ci/run used to warn), so
+    the build needs a setuptools that reads it (77+); the installed setuptools applies the
+    whole [project] table without a deprecation warning."""
+    import warnings
+
+    from setuptools import SetuptoolsDeprecationWarning
+    from setuptools.config import pyprojecttoml
+    from setuptools.dist import Distribution
+    assert PYPROJECT["project"]["license"] == "Apache-2.0"
+    setuptools_req = [r for r in PYPROJECT["build-system"]["requires"]
+                      if r.startswith("setuptools")]
+    assert len(setuptools_req) == 1 and _satisfies("77", setuptools_req[0][len("setuptools"):])
+    assert not _satisfies("76.1", setuptools_req[0][len("setuptools"):])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        dist = Distribution()
+        pyprojecttoml.apply_configuration(dist, ROOT / "pyproject.toml")
+    deprecations = [str(w.message).splitlines()[0] for w in caught
+                    if issubclass(w.category, SetuptoolsDeprecationWarning)]
+    assert not deprecations, deprecations
+    assert dist.metadata.license_expression == "Apache-2.0"
+
+
+def test_run_extra_pins_what_the_interpreter_needs():
+    """`check` on a machine without a GPU runs translations under Triton 3.6's interpreter,
+    which fails on numpy 2.3+: the [run] extra must not let pip pick such a numpy."""
+    numpy = _requirement("run", "numpy")
+    assert not _satisfies("2.3.0", numpy[len("numpy"):]) and _satisfies("2.2.6", numpy[5:])

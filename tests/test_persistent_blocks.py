@@ -212,16 +212,18 @@ def mm(A, B, C, tm: ct.Constant[int], tn: ct.Constant[int], tk: ct.Constant[int]
 """
 
 
-def test_a_helper_reading_the_block_id_gets_a_copy_taking_it(tmp_path):
+def test_a_helper_reading_the_block_id_takes_it_under_its_own_name(tmp_path):
+    """Only the walked kernel calls the helper: it keeps the user's name (no `_at_block` copy)
+    and takes the block id as a parameter."""
     res = translate_source(HELPER_READS_BID, "helper_bid.py")
     assert res.ok, [d.format() for d in res.diagnostics()]
     text = res.output
     assert "A_desc.load([bm * tm, k * tk])" in text          # loads converted as loaded: TMA
-    assert "bm, bn = block_tile_at_block(B_shape1, tn, block_x)" in text
-    copy = text[text.index("def block_tile_at_block("):]
-    copy = copy[:copy.index("\n\n\n")]
-    assert "b = block_x" in copy and "tl.program_id" not in copy
-    assert "def block_tile(" not in text           # nothing calls the helper as written now
+    assert "bm, bn = block_tile(B_shape1, tn, block_x)" in text
+    helper = text[text.index("def block_tile("):]
+    helper = helper[:helper.index("\n\n\n")]
+    assert "b = block_x" in helper and "tl.program_id" not in helper
+    assert "_at_block" not in text and text.count("def block_tile(") == 1
     path = tmp_path / "helper_bid_triton.py"
     path.write_text(text)
     mod = load_module(path, "helper_bid_triton")

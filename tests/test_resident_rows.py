@@ -97,7 +97,6 @@ def test_the_two_forms_agree_exactly(tmp_path, monkeypatch):
     args = _args(6, 777, seed=3)
     _, kept = both.run("row_scale", (6,), args + [128])
     monkeypatch.setattr(both.trans, "_row_tiles", lambda *a: (0, 0))
-    both.trans._KNOWN.clear()
     _, plain = both.run("row_scale", (6,), args + [128])
     for a, b in zip(kept[1:4], plain[1:4]):
         assert torch.equal(a, b)
@@ -248,3 +247,15 @@ def test_layernorm_benchmark_keeps_its_rows_without_spills(tmp_path):
     (rec,) = json.loads(out.read_text())
     assert rec["ok"] and rec["spill_bytes"] == 0 and rec["num_warps"] == 8
     assert rec["load_bytes"] == {"16": 24}      # 8 row tiles + 8 of W + 8 of B, each read once
+
+
+@pytest.mark.parametrize("chosen", [1, 2, 4, 8])
+def test_row_warps_are_always_a_power_of_two(tmp_path, chosen):
+    """Triton asserts `num_warps` is a power of two; rows of 3, 5, 6, 7, ... tiles kept in
+    registers used to ask for kept // 4096 warps (12 KiB: 3 warps)."""
+    trans = Both(tmp_path, THREE_WALKS, f"rs_warps_{chosen}").trans
+    for count in range(1, 17):
+        for tile_bytes in (256, 1024, 2048, 4096):
+            row_tiles = ((count, count * tile_bytes),)
+            warps = trans._row_warps(chosen, row_tiles)
+            assert warps & (warps - 1) == 0 and chosen <= warps <= 16, (count, tile_bytes, warps)

@@ -65,8 +65,7 @@ def affine4(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
@@ -111,7 +110,7 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = max(TM * 4, 4, 2 * 2)
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -127,7 +126,7 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -145,7 +144,7 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
     _check_ndim("affine4", "x", x, 2)
     _check_ndim("affine4", "out", out, 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -31,35 +31,6 @@ def _exp(x):
 
 
 @triton.jit
-def _store_tile_2d(
-    ptr,
-    shape0,
-    shape1,
-    stride0,
-    stride1,
-    index0,
-    index1,
-    tile,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
-        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
-
-
-@triton.jit
 def erf_approx(z):
     """erf(z) via Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7).
 
@@ -111,8 +82,7 @@ def bias_gelu_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
@@ -136,16 +106,17 @@ def bias_gelu_kernel(
             bt = tl.load(bias_ptr + offs_bias0 * bias_stride0, mask=mask_bias).to(tl.float32)
             h = xt + bt  # (TN,) broadcasts against (TM, TN)
             y = 0.5 * h * (1.0 + erf_approx(h * 0.7071067811865476))
-            _store_tile_2d(
-                out_ptr,
-                out_shape0,
-                out_shape1,
-                out_stride0,
-                out_stride1,
-                pid_m,
-                pid_n,
+            if USE_INT64:  # 64-bit offsets, chosen by the launcher
+                offs_out0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
+                offs_out1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
+            else:
+                offs_out0 = pid_m * TM + tl.arange(0, TM)
+                offs_out1 = pid_n * TN + tl.arange(0, TN)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
                 y.to(out_ptr.dtype.element_ty),
-                USE_INT64,
+                mask=mask_out,
             )
 
 
@@ -159,7 +130,7 @@ def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = max(TM * TN, TN)
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -179,7 +150,7 @@ def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -203,7 +174,7 @@ def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
     _check_ndim("bias_gelu_kernel", "bias", bias, 1)
     _check_ndim("bias_gelu_kernel", "out", out, 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -219,7 +219,7 @@ def launch_col_stats(stream, grid, x, q, col_sum, col_absmax, col_min, TM, TN, *
         TN,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -254,7 +254,7 @@ def launch_col_stats(stream, grid, x, q, col_sum, col_absmax, col_min, TM, TN, *
     _check_ndim("col_stats", "col_min", col_min, 1)
     tile_elems = max(TM * TN, TN, TM)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

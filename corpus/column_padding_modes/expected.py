@@ -202,7 +202,7 @@ def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, T
         TN,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -232,7 +232,7 @@ def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, T
     _check_ndim("column_stats_kernel", "col_sum", col_sum, 1)
     tile_elems = max(TM * TN, TN)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

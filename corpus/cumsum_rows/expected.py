@@ -115,7 +115,7 @@ def launch_cumsum_rows_kernel(stream, grid, x, out, TM, TN, *, hints=None):
         TN,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -135,7 +135,7 @@ def launch_cumsum_rows_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     _check_ndim("cumsum_rows_kernel", "out", out, 2)
     tile_elems = max(TM, TM * TN)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

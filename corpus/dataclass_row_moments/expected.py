@@ -283,7 +283,7 @@ def launch_standardize_rows(stream, grid, x, y, n_cols, TM, TN, *, hints=None):
         TN,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -304,7 +304,7 @@ def launch_standardize_rows(stream, grid, x, y, n_cols, TM, TN, *, hints=None):
     _check_ndim("standardize_rows", "y", y, 2)
     tile_elems = TM
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -97,8 +97,7 @@ def bucket_kernel(
     slot_shape0 = slot_shape0 // slot_div[1] * slot_div[1]
     weight_stride0 = weight_stride0 // weight_div[0] * weight_div[0]
     weight_shape0 = weight_shape0 // weight_div[1] * weight_div[1]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
@@ -154,7 +153,7 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
     weight = _as_tensor(weight)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = TILE
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -176,7 +175,7 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         keys.dtype,
         keys.data_ptr() & 15,
@@ -204,7 +203,7 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
     _check_ndim("bucket_kernel", "slot", slot, 1)
     _check_ndim("bucket_kernel", "weight", weight, 1)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

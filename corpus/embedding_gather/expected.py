@@ -153,7 +153,7 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
         TD,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known_1 = (
         table.dtype,
         table.data_ptr() & 15,
@@ -178,7 +178,7 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
     _check_ndim("embedding_kernel", "out", out, 2)
     tile_elems = max(TT, TD, TT * TD)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

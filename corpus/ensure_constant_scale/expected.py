@@ -42,8 +42,7 @@ def pow2_scale_kernel(
     x_shape0 = x_shape0 // x_div[1] * x_div[1]
     y_stride0 = y_stride0 // y_div[0] * y_div[0]
     y_shape0 = y_shape0 // y_div[1] * y_div[1]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
@@ -75,7 +74,7 @@ def launch_pow2_scale_kernel(stream, grid, x, y, TILE, SHIFT, *, hints=None):
     y = _as_tensor(y)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = TILE
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -92,7 +91,7 @@ def launch_pow2_scale_kernel(stream, grid, x, y, TILE, SHIFT, *, hints=None):
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -111,7 +110,7 @@ def launch_pow2_scale_kernel(stream, grid, x, y, TILE, SHIFT, *, hints=None):
     _check_ndim("pow2_scale_kernel", "x", x, 1)
     _check_ndim("pow2_scale_kernel", "y", y, 1)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

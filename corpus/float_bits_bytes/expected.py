@@ -86,8 +86,7 @@ def float_bits_kernel(
     raw_shape0 = raw_shape0 // raw_div[1] * raw_div[1]
     exponent_stride0 = exponent_stride0 // exponent_div[0] * exponent_div[0]
     exponent_shape0 = exponent_shape0 // exponent_div[1] * exponent_div[1]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
@@ -140,7 +139,7 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
     exponent = _as_tensor(exponent)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = TILE
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -159,7 +158,7 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -182,7 +181,7 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
     _check_ndim("float_bits_kernel", "raw", raw, 1)
     _check_ndim("float_bits_kernel", "exponent", exponent, 1)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -182,8 +182,7 @@ def functional_ops_kernel(
     ires_stride1 = ires_stride1 // ires_div[1] * ires_div[1]
     ires_shape0 = ires_shape0 // ires_div[2] * ires_div[2]
     ires_shape1 = ires_shape1 // ires_div[3] * ires_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
@@ -408,7 +407,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     ires = _as_tensor(ires)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = TILE
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -436,7 +435,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         a.dtype,
         a.data_ptr() & 15,
@@ -474,7 +473,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     _check_ndim("functional_ops_kernel", "fres", fres, 2)
     _check_ndim("functional_ops_kernel", "ires", ires, 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -126,7 +126,7 @@ def launch_hadamard_kernel(stream, grid, x, out, scale, TM, N, LOG_N, *, hints=N
         LOG_N,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -148,7 +148,7 @@ def launch_hadamard_kernel(stream, grid, x, out, scale, TM, N, LOG_N, *, hints=N
     _check_ndim("hadamard_kernel", "out", out, 2)
     tile_elems = max(TM * N, TM * (N // 2), TM * 2 * (N // 2))
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

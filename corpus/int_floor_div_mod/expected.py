@@ -135,8 +135,7 @@ def floor_div_mod_kernel(
     rs_stride1 = rs_stride1 // rs_div[1] * rs_div[1]
     rs_shape0 = rs_shape0 // rs_div[2] * rs_div[2]
     rs_shape1 = rs_shape1 // rs_div[3] * rs_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
@@ -230,7 +229,7 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
     rs = _as_tensor(rs)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = TM * TN
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -260,7 +259,7 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -300,7 +299,7 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
     _check_ndim("floor_div_mod_kernel", "qs", qs, 2)
     _check_ndim("floor_div_mod_kernel", "rs", rs, 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -256,7 +256,7 @@ def launch_layernorm_fwd_kernel(
     rstd_out = _as_tensor(rstd_out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Loops walking the same row keep its tiles in registers where they fit: per group of
-    # loops, (tiles per row or 0 for the loops as written, bytes kept; docs/performance.md)
+    # loops, (tiles per row or 0 for the loops as written, bytes kept)
     row_tiles = (
         _row_tiles(
             triton.cdiv(x.shape[1], TILE_N),
@@ -287,7 +287,7 @@ def launch_layernorm_fwd_kernel(
         TILE_N,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -328,7 +328,7 @@ def launch_layernorm_fwd_kernel(
     _check_ndim("layernorm_fwd_kernel", "rstd_out", rstd_out, 1)
     tile_elems = TILE_N
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     num_warps = _row_warps(num_warps, row_tiles)

@@ -279,7 +279,7 @@ def launch_grouped_col_sums(stream, grid, x, partial, visits, locks, GROUPS, TM,
         TN,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -310,7 +310,7 @@ def launch_grouped_col_sums(stream, grid, x, partial, visits, locks, GROUPS, TM,
     _check_ndim("grouped_col_sums", "locks", locks, 1)
     tile_elems = max(TM * TN, TN)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -131,7 +131,6 @@ def gemm_select_kernel(
     Y_shape1 = Y_shape1 // Y_div[3] * Y_div[3]
     # the grid's blocks in a loop, in the order the GPU starts them: with TMA operands
     # the launcher runs one program per SM, pipelined across output tiles
-    # (docs/performance.md)
     for block in tl.range(tl.program_id(0), grid_x * grid_y, tl.num_programs(0), flatten=FLATTEN):
         block_x = block % grid_x
         block_y = block // grid_x
@@ -203,10 +202,10 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     X = _as_tensor(X)
     W = _as_tensor(W)
     Y = _as_tensor(Y)
-    # B operands of tf32 matrix products: a K-major copy where that pays (docs/performance.md)
+    # B operands of tf32 matrix products: a K-major copy where that pays
     W = _k_major_tf32(stream, W, X.shape[-2], (X, Y))
     # Tiles of matrix products read through TMA descriptors where the arrays allow it (None:
-    # the kernel loads those tiles through pointers; docs/performance.md)
+    # the kernel loads those tiles through pointers)
     X_desc = _tma_descriptor(X, (BM, BK))
     W_desc = _tma_descriptor(W, (BK, BN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
@@ -219,7 +218,7 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
             "in 32 bits (at most 2**31 - 1)"
         )
     # Matrix products over TMA operands in tiles that fill an SM: at most one program per SM,
-    # each walking blocks of the grid, pipelined across output tiles (docs/performance.md);
+    # each walking blocks of the grid, pipelined across output tiles;
     # otherwise one program per block, as launched
     walked = bool(
         (X_desc is not None or W_desc is not None)
@@ -246,7 +245,7 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
         grid_y,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         X.dtype,
         X.data_ptr() & 15,
@@ -271,13 +270,13 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     _check_ndim("gemm_select_kernel", "X", X, 2)
     _check_ndim("gemm_select_kernel", "W", W, 2)
     _check_ndim("gemm_select_kernel", "Y", Y, 2)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
-    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
+    # larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     if tile_elems < 128 * 256 and (X_desc is not None or W_desc is not None):
-        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200, run 20:
-        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
+        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200: best of
+        # 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
         num_warps = 4
         num_stages = 4
     constexprs = dict(
@@ -298,7 +297,7 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
                     num_ctas=num_ctas,
                 )
                 break
-            except triton.runtime.errors.OutOfResources:
+            except triton.OutOfResources:
                 # large tiles: a software pipeline one stage shorter, until its buffers fit in
                 # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
                 if num_stages <= 1:

@@ -171,7 +171,7 @@ def matmul_fp32_kernel(
     c_shape0 = c_shape0 // c_div[2] * c_div[2]
     c_shape1 = c_shape1 // c_div[3] * c_div[3]
     # the blocks of axis 0 in a loop: with TMA operands the launcher runs one program
-    # per SM, pipelined across output tiles (docs/performance.md)
+    # per SM, pipelined across output tiles
     for block_x in tl.range(tl.program_id(0), grid_x, tl.num_programs(0), flatten=FLATTEN):
         pid = block_x
         n_tiles_n = tl.cdiv(c_shape1, TN)
@@ -235,14 +235,14 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     b = _as_tensor(b)
     c = _as_tensor(c)
     # Tiles of matrix products read through TMA descriptors where the arrays allow it (None:
-    # the kernel loads those tiles through pointers; docs/performance.md)
+    # the kernel loads those tiles through pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
     tile_elems = max(TM * TN, TM * TK, TK * TN)
     grid_x, *grid_rest = _grid(grid)
     # Matrix products over TMA operands in tiles that fill an SM: at most one program per SM,
-    # each walking blocks of axis 0, pipelined across output tiles (docs/performance.md);
+    # each walking blocks of axis 0, pipelined across output tiles;
     # otherwise one program per block, as launched
     walked = bool(
         (a_desc is not None or b_desc is not None)
@@ -269,7 +269,7 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         a.dtype,
         a.data_ptr() & 15,
@@ -294,20 +294,20 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     _check_ndim("matmul_fp32_kernel", "a", a, 2)
     _check_ndim("matmul_fp32_kernel", "b", b, 2)
     _check_ndim("matmul_fp32_kernel", "c", c, 2)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
-    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
+    # larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
-        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200, run 20:
-        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
+        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200: best of
+        # 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
         num_warps = 4
         num_stages = 4
     float_dtypes = {t.dtype for t in [a, b, c] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
-    # (ptxas options exist for NVIDIA targets only: ROCm's backend refuses the keyword)
+    # (an FFT's products: 2.7 ms against 10.3 on the H200); ptxas options exist for NVIDIA
+    # targets only (ROCm's backend refuses the keyword)
     ptx_options = (
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
@@ -330,7 +330,7 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
                     **ptx_options,
                 )
                 break
-            except triton.runtime.errors.OutOfResources:
+            except triton.OutOfResources:
                 # large tiles: a software pipeline one stage shorter, until its buffers fit in
                 # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
                 if num_stages <= 1:

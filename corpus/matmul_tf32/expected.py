@@ -132,7 +132,6 @@ def matmul_tf32_kernel(
     c_shape1 = c_shape1 // c_div[3] * c_div[3]
     # the grid's blocks in a loop, in the order the GPU starts them: with TMA operands
     # the launcher runs one program per SM, pipelined across output tiles
-    # (docs/performance.md)
     for block in tl.range(tl.program_id(0), grid_x * grid_y, tl.num_programs(0), flatten=FLATTEN):
         block_x = block % grid_x
         block_y = block // grid_x
@@ -195,10 +194,10 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     a = _as_tensor(a)
     b = _as_tensor(b)
     c = _as_tensor(c)
-    # B operands of tf32 matrix products: a K-major copy where that pays (docs/performance.md)
+    # B operands of tf32 matrix products: a K-major copy where that pays
     b = _k_major_tf32(stream, b, a.shape[-2], (a, c))
     # Tiles of matrix products read through TMA descriptors where the arrays allow it (None:
-    # the kernel loads those tiles through pointers; docs/performance.md)
+    # the kernel loads those tiles through pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
@@ -211,7 +210,7 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
             "in 32 bits (at most 2**31 - 1)"
         )
     # Matrix products over TMA operands in tiles that fill an SM: at most one program per SM,
-    # each walking blocks of the grid, pipelined across output tiles (docs/performance.md);
+    # each walking blocks of the grid, pipelined across output tiles;
     # otherwise one program per block, as launched
     walked = bool(
         (a_desc is not None or b_desc is not None)
@@ -238,7 +237,7 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         grid_y,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         a.dtype,
         a.data_ptr() & 15,
@@ -263,13 +262,13 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     _check_ndim("matmul_tf32_kernel", "a", a, 2)
     _check_ndim("matmul_tf32_kernel", "b", b, 2)
     _check_ndim("matmul_tf32_kernel", "c", c, 2)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
-    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
+    # larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
-        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200, run 20:
-        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
+        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200: best of
+        # 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
         num_warps = 4
         num_stages = 4
     constexprs = dict(
@@ -290,7 +289,7 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
                     num_ctas=num_ctas,
                 )
                 break
-            except triton.runtime.errors.OutOfResources:
+            except triton.OutOfResources:
                 # large tiles: a software pipeline one stage shorter, until its buffers fit in
                 # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
                 if num_stages <= 1:

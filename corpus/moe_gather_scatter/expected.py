@@ -377,7 +377,7 @@ def launch_moe_expert_matmul_kernel(
         TK,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -412,15 +412,15 @@ def launch_moe_expert_matmul_kernel(
     _check_ndim("moe_expert_matmul_kernel", "offsets", offsets, 1)
     _check_ndim("moe_expert_matmul_kernel", "out", out, 2)
     tile_elems = max(TM, TM * TN, TK, TM * TK, TK * TN, TN)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
-    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
+    # larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     float_dtypes = {t.dtype for t in [x, w, order, offsets, out] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
-    # (ptxas options exist for NVIDIA targets only: ROCm's backend refuses the keyword)
+    # (an FFT's products: 2.7 ms against 10.3 on the H200); ptxas options exist for NVIDIA
+    # targets only (ROCm's backend refuses the keyword)
     ptx_options = (
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
@@ -444,7 +444,7 @@ def launch_moe_expert_matmul_kernel(
                     **ptx_options,
                 )
                 break
-            except triton.runtime.errors.OutOfResources:
+            except triton.OutOfResources:
                 # large tiles: a software pipeline one stage shorter, until its buffers fit in
                 # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
                 if num_stages <= 1:

@@ -61,8 +61,7 @@ def residual(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
@@ -116,7 +115,7 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = TM * tile_n
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -137,7 +136,7 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -162,7 +161,7 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     _check_ndim("residual", "y", y, 2)
     _check_ndim("residual", "out", out, 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
@@ -217,8 +216,7 @@ def clip_rows(
     dst_stride1 = dst_stride1 // dst_div[1] * dst_div[1]
     dst_shape0 = dst_shape0 // dst_div[2] * dst_div[2]
     dst_shape1 = dst_shape1 // dst_div[3] * dst_div[3]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
@@ -259,7 +257,7 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     dst = _as_tensor(dst)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = 64
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -274,7 +272,7 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         src.dtype,
         src.data_ptr() & 15,
@@ -291,7 +289,7 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     _check_ndim("clip_rows", "src", src, 2)
     _check_ndim("clip_rows", "dst", dst, 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -198,7 +198,7 @@ def launch_gather_rows(stream, grid, x, perm, scale, y, TILE_R, TILE_C, *, hints
         TILE_C,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -228,7 +228,7 @@ def launch_gather_rows(stream, grid, x, perm, scale, y, TILE_R, TILE_C, *, hints
     _check_ndim("gather_rows", "y", y, 2)
     tile_elems = max(TILE_R, TILE_R * TILE_C)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
@@ -336,7 +336,7 @@ def launch_scatter_rows(stream, grid, x, perm, z, TILE_R, TILE_C, *, hints=None)
         TILE_C,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -361,7 +361,7 @@ def launch_scatter_rows(stream, grid, x, perm, z, TILE_R, TILE_C, *, hints=None)
     _check_ndim("scatter_rows", "z", z, 2)
     tile_elems = max(TILE_R, TILE_R * TILE_C)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

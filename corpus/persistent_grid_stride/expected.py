@@ -165,7 +165,7 @@ def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN, *, hin
         TN,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -191,7 +191,7 @@ def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN, *, hin
     _check_ndim("persistent_axpy_kernel", "out", out, 2)
     tile_elems = TM * TN
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -42,8 +42,7 @@ def reset_kernel(
     cells_shape1 = cells_shape1 // cells_div[3] * cells_div[3]
     last_writer_stride0 = last_writer_stride0 // last_writer_div[0] * last_writer_div[0]
     last_writer_shape0 = last_writer_shape0 // last_writer_div[1] * last_writer_div[1]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
@@ -63,7 +62,7 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     last_writer = _as_tensor(last_writer)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = TILE
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -79,7 +78,7 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         cells.dtype,
         cells.data_ptr() & 15,
@@ -96,7 +95,7 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
         return
     _check_ndim("reset_kernel", "cells", cells, 2)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
@@ -191,7 +190,7 @@ def launch_accumulate_kernel(
         TILE,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         cells.dtype,
         cells.data_ptr() & 15,
@@ -218,7 +217,7 @@ def launch_accumulate_kernel(
     _check_ndim("accumulate_kernel", "values", values, 1)
     tile_elems = TILE
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -125,7 +125,7 @@ def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hi
         TILE_N,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -150,7 +150,7 @@ def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hi
     _check_ndim("min_prod_kernel", "row_prod", row_prod, 1)
     tile_elems = max(TM * TILE_N, TM, TILE_N)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -159,7 +159,7 @@ def launch_rotate_segments(stream, grid, x, out, shift, rounds, T, *, hints=None
         T,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -180,7 +180,7 @@ def launch_rotate_segments(stream, grid, x, out, shift, rounds, T, *, hints=None
     _check_ndim("rotate_segments", "out", out, 1)
     tile_elems = T
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

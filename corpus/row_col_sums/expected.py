@@ -97,7 +97,7 @@ def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
         TN,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -117,7 +117,7 @@ def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
     _check_ndim("row_sum_kernel", "row_sums", row_sums, 2)
     tile_elems = max(TM, TM * TN)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
@@ -216,7 +216,7 @@ def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
         TN,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -236,7 +236,7 @@ def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
     _check_ndim("col_sum_kernel", "col_sums", col_sums, 2)
     tile_elems = max(TN, TM * TN)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

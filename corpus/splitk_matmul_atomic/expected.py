@@ -227,7 +227,7 @@ def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, h
     b = _as_tensor(b)
     c = _as_tensor(c)
     # Tiles of matrix products read through TMA descriptors where the arrays allow it (None:
-    # the kernel loads those tiles through pointers; docs/performance.md)
+    # the kernel loads those tiles through pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
@@ -249,7 +249,7 @@ def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, h
         b_desc,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         a.dtype,
         a.data_ptr() & 15,
@@ -275,20 +275,20 @@ def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, h
     _check_ndim("splitk_matmul_kernel", "b", b, 2)
     _check_ndim("splitk_matmul_kernel", "c", c, 2)
     tile_elems = max(TM * TN, TM * TK, TK * TN, TM, TN)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200,
-    # docs/gpu-results.md); larger tiles need more warps and a deeper software pipeline.
+    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
+    # larger tiles need more warps and a deeper software pipeline.
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
-        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200, run 20:
-        # best of 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
+        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200: best of
+        # 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
         num_warps = 4
         num_stages = 4
     float_dtypes = {t.dtype for t in [a, b, c] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (FFT benchmark: 2.7 ms against 10.3, docs/performance.md)
-    # (ptxas options exist for NVIDIA targets only: ROCm's backend refuses the keyword)
+    # (an FFT's products: 2.7 ms against 10.3 on the H200); ptxas options exist for NVIDIA
+    # targets only (ROCm's backend refuses the keyword)
     ptx_options = (
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
@@ -310,7 +310,7 @@ def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, h
                     **ptx_options,
                 )
                 break
-            except triton.runtime.errors.OutOfResources:
+            except triton.OutOfResources:
                 # large tiles: a software pipeline one stage shorter, until its buffers fit in
                 # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
                 if num_stages <= 1:

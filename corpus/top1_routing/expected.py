@@ -70,8 +70,7 @@ def top1_router_kernel(
     expert_shape0 = expert_shape0 // expert_div[1] * expert_div[1]
     gate_stride0 = gate_stride0 // gate_div[0] * gate_div[0]
     gate_shape0 = gate_shape0 // gate_div[1] * gate_div[1]
-    # small independent blocks: each program runs BLOCKS_PER_PROGRAM consecutive ones
-    # (block coarsening, chosen by the launcher; docs/performance.md)
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
@@ -128,7 +127,7 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
     gate = _as_tensor(gate)
     num_ctas = _by_target(hints.get("num_ctas", 1))
     # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program (block coarsening, docs/performance.md)
+    # elements of work per program
     tile_elems = max(TT * TE, TT)
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
@@ -148,7 +147,7 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
         grid_x,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         logits.dtype,
         logits.data_ptr() & 15,
@@ -172,7 +171,7 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
     _check_ndim("top1_router_kernel", "expert", expert, 1)
     _check_ndim("top1_router_kernel", "gate", gate, 1)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -209,7 +209,7 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
         TM,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -229,7 +229,7 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
     _check_ndim("transpose_load_f_kernel", "out", out, 2)
     tile_elems = TN * TM
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
@@ -338,7 +338,7 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
         TN,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -358,7 +358,7 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     _check_ndim("transpose_store_kernel", "out", out, 3)
     tile_elems = TM * TN
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -108,7 +108,7 @@ def launch_window_row_sums(stream, grid, x, out, start, length, TM, TN, *, hints
         TN,
     )
     # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch (host overhead, docs/performance.md).
+    # compiled for it, without Triton's per-call dispatch.
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -130,7 +130,7 @@ def launch_window_row_sums(stream, grid, x, out, start, length, TM, TN, *, hints
     _check_ndim("window_row_sums", "out", out, 2)
     tile_elems = max(TM, TM * TN)
     # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread; docs/performance.md).
+    # 4 warps left a 128-wide row with one element per thread).
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -22,15 +22,18 @@ import difflib
 import importlib
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from .version import __version__
-from .cli_support import (Progress, UsageError, check_report_path, common_options, load_config,
-                          verbosity, write_report)
+from .cli_support import (Progress, Terminated, UsageError, check_report_path, common_options,
+                          load_config, terminate_like_interrupt, verbosity, write_report)
+from .convert_report import DiagnosticPrinter
 from .diagnostics import Diagnostic, is_internal
-from .files import FileProblem, SourceText, decode_source, read_source, write_atomic
+from .files import (FileProblem, SourceText, coding_line, decode_source, read_source,
+                    write_atomic)
 from .formats import FORMATS, render
 
 __all__ = ["main", "build_parser", "COMMANDS", "UsageError", "EXIT_OK", "EXIT_ATTENTION",
@@ -85,6 +88,10 @@ def add_convert_command(sub, common) -> None:
     mode.add_argument("--shared-runtime", action="store_true",
                       help=f"with -o: write the helpers once, as {RUNTIME_MODULE}.py in the "
                       "output folder, which the translated modules import")
+    conv.add_argument("--keep-unconverted", action="store_true",
+                      help="write a file even when some of its kernels or host lines do not "
+                      "translate: they stay as cuTile code under `# tile2triton:` notes "
+                      "(the file then still imports cuda.tile)")
     conv.add_argument("--json", metavar="FILE",
                       help="write one record per kernel to FILE (- for stdout)")
     conv.add_argument("--output-format", choices=FORMATS, default=None,
@@ -126,9 +133,15 @@ def internal_diagnostic(path: str, exc: BaseException) -> Diagnostic:
                       help="this is a tile2triton bug; please report it with this file")
 
 
+def _writable(result, keep: bool) -> bool:
+    """Whether a translated module may be written: every kernel translated, or with
+    --keep-unconverted a module whose failed parts were kept as cuTile code (keep.py)."""
+    return result.ok or (keep and result.output is not None)
+
+
 def translate_one(job) -> Outcome:
     """Read and translate one input (runs in a worker process with -j)."""
-    index, path, display, data, shared = job
+    index, path, display, data, shared, keep = job
     from .translate import translate_source
     out = Outcome(index, path, display)
     try:
@@ -137,13 +150,34 @@ def translate_one(job) -> Outcome:
         out.problem = problem_diagnostic(p)
         return out
     try:
-        out.result = translate_source(out.source.text, display, shared) if shared else \
-            translate_source(out.source.text, display)
+        out.result = translate_source(out.source.text, display, shared,
+                                      keep_unconverted=keep)
     except RecursionError as e:
         out.problem = internal_diagnostic(display, e)
     except Exception as e:  # noqa: BLE001 - a bug in one file must not stop the batch
         out.problem = internal_diagnostic(display, e)
+    if out.result is not None and _writable(out.result, keep) and out.result.has_cutile:
+        out.problem = unwritable_problem(out.source, out.result.output, display)
     return out
+
+
+def unwritable_problem(src: SourceText, text: str, display: str) -> Diagnostic | None:
+    """A translation the file's own encoding cannot hold (`# coding: ascii` in `模块.py`,
+    whose name the header comment carries; a codec that decodes but cannot encode): a
+    diagnostic for that file, before anything is written."""
+    try:
+        src.encode(text)
+    except (UnicodeError, ValueError, LookupError, TypeError) as e:
+        what = e.object[e.start:e.end] if isinstance(e, UnicodeEncodeError) else ""
+        restored = src.restore(text)
+        line = restored.count(src.newline, 0, e.start) + 1 if what else 1
+        return Diagnostic("T2T005", f"the translation cannot be written in this file's "
+                          f"encoding {src.encoding}" + (f": {what!r} on line {line} of the "
+                                                        "translation" if what else f": {e}"),
+                          path=display, line=coding_line(src.raw or b""), col=1,
+                          help="rename the file if its name has characters the encoding lacks "
+                          "(the header comment names it), or save the file as UTF-8")
+    return None
 
 
 def _records(result) -> list[dict]:
@@ -157,6 +191,13 @@ def _records(result) -> list[dict]:
     return out
 
 
+def source_lines(text: str) -> list[str]:
+    """`text` split after each "\\n", "\\r\\n" or "\\r", the line ends Python source and git know.
+    (`str.splitlines` also breaks at \\f, \\x1c-\\x1e, \\x85, U+2028 and U+2029, which are
+    characters inside a line to both.)"""
+    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+
+
 def git_diff(src: SourceText, new_text: str, path: str) -> bytes:
     """A unified diff of one file that `git apply` accepts from the working folder: a/ and b/
     prefixes, the file's own encoding and line endings, and the no-newline-at-end marker."""
@@ -167,15 +208,34 @@ def git_diff(src: SourceText, new_text: str, path: str) -> bytes:
         encoding = "utf-8"
     else:
         old, new = src.raw_text(), src.restore(new_text)
-    lines = []
-    for line in difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                     f"a/{path}", f"b/{path}"):
-        if line.startswith(("---", "+++")):
-            line = line.rstrip("\n") + "\n"  # difflib's "--- a/x\n" never carries "\r"
-        lines.append(line)
-        if not line.endswith("\n"):
-            lines.append("\n\\ No newline at end of file\n")
-    return "".join(lines).encode(encoding)
+    out = [b"--- " + os.fsencode(git_quote_path(f"a/{path}")) + b"\n",
+           b"+++ " + os.fsencode(git_quote_path(f"b/{path}")) + b"\n"]
+    lines = difflib.unified_diff(source_lines(old), source_lines(new), lineterm="")
+    for k, line in enumerate(lines):
+        if k < 2:  # difflib's own ---/+++ lines: replaced by the quoted ones above
+            continue
+        if line.startswith("@@"):
+            out.append(line.rstrip("\r\n").encode("ascii") + b"\n")
+            continue
+        out.append(line.encode(encoding))
+        if not line.endswith(("\n", "\r")):
+            out.append(b"\n\\ No newline at end of file\n")
+    return b"".join(out)
+
+
+_GIT_ESCAPES = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r",
+                34: '\\"', 92: "\\\\"}
+
+
+def git_quote_path(path: str) -> str:
+    """A path for a diff header, quoted the way git quotes one (and `git apply` unquotes it):
+    a file name holding a line break must not end the header line, or the rest of the name
+    would be read as diff lines and could patch another file."""
+    raw = os.fsencode(path)
+    if all(0x20 <= b < 0x7f and b not in (34, 92) for b in raw):
+        return path
+    return '"' + "".join(_GIT_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7f else f"\\{b:03o}")
+                         for b in raw) + '"'
 
 
 def diff_path(path) -> str:
@@ -189,7 +249,7 @@ def _plan(args, inputs, out: Path | None) -> list:
     is written."""
     targets = []
     single_file_out = out is not None and len(inputs) == 1 and out.suffix == ".py" \
-        and not out.is_dir()
+        and not os.path.isdir(out)
     for inp in inputs:
         if args.in_place:
             targets.append(None if inp.path == "-" else Path(inp.path))
@@ -211,7 +271,24 @@ def _plan(args, inputs, out: Path | None) -> list:
                                  f"both be written to {t}; nothing was written (convert them "
                                  "separately, or give distinct folders)")
             by_target[rt] = inp
+        _refuse_file_folder_clashes(inputs, targets, by_target)
     return targets
+
+
+def _refuse_file_folder_clashes(inputs, targets, by_target: dict) -> None:
+    """`x/k.py` and `y/k.py/z.py` both to OUT: one output is a file where the other needs a
+    folder. Refused before anything is written. (A file already on disk where a folder is
+    needed is a write failure of that one output, reported with the others.)"""
+    for inp, t in zip(inputs, targets):
+        if t is None:
+            continue
+        for parent in Path(os.path.realpath(t)).parents:
+            key = str(parent)
+            if key in by_target:
+                raise UsageError(f"output collision: the translation of {by_target[key].path} "
+                                 f"would be the file {parent}, where {inp.path} needs a folder; "
+                                 "nothing was written (convert them separately, or give "
+                                 "distinct folders)")
 
 
 def cmd_convert(args) -> int:
@@ -279,18 +356,22 @@ def cmd_convert(args) -> int:
         progress.clear()
         print(text, file=sys.stderr, flush=True)
 
+    printer = DiagnosticPrinter(show_all=verbose > 0)
     records, pending, runtime = [], [], []
-    n_kernels = n_files = n_bad = n_problems = 0
+    n_kernels = n_files = n_bad = n_problems = n_would = 0
     internal = False
-    shared = RUNTIME_MODULE if runtime_path is not None else None
-    for o in _outcomes(inputs, jobs, progress, shared):
+    shared = runtime_imports(runtime_path, targets) if runtime_path is not None else None
+    n_written = n_unwritten = n_partial = n_left = 0
+    keep = args.keep_unconverted
+    for o in _outcomes(inputs, jobs, progress, shared, keep):
         diags = [o.problem] if o.problem else (o.result.diagnostics() if o.result else [])
         for d in diags:
             internal |= is_internal(d)
-            if fmt == "text":
-                say(d.format() + "\n")
-            else:
-                machine.append(d)
+        if fmt == "text":
+            for block in printer.file_text(diags):
+                say(block)
+        else:
+            machine.extend(diags)
         if o.problem is not None:
             n_problems += 1
             records.append({"file": o.display, "kernel": None, "line": o.problem.line,
@@ -303,10 +384,16 @@ def cmd_convert(args) -> int:
         n_kernels += sum(1 for k in result.kernels if k.status == "translated")
         n_bad += sum(1 for k in result.kernels if k.status == "failed") + (
             1 if result.module_diagnostics else 0)
-        if not result.ok:
+        n_left += sum(1 for k in result.kernels if k.status == "failed")
+        if not _writable(result, keep):
+            n_unwritten += result.has_cutile
             continue
+        if result.has_cutile:
+            n_written += 1
+            n_partial += not result.ok
         if args.check or args.diff:
             if result.has_cutile:
+                n_would += 1
                 if args.check:
                     say(f"would convert {o.display}")
                 if args.diff:
@@ -332,7 +419,8 @@ def cmd_convert(args) -> int:
                 say(f"unchanged {o.display} (no cuTile kernels)")
             continue
         data = src.encode(result.output) if result.has_cutile else src.raw
-        pending.append((target, data, o.display))
+        # in place: replaced only if the file still holds what was read (item 9 of issue 22)
+        pending.append((target, data, o.display, src.raw if args.in_place else None))
         runtime += result.runtime
     progress.clear()
     if runtime:
@@ -343,9 +431,11 @@ def cmd_convert(args) -> int:
             text = emit.render_shared_runtime(collected, __version__)
         except ValueError as e:  # two modules needed different helpers under one name
             internal = True
-            say(f"{runtime_path}:0:0: T2T900 internal error: {e}")
+            say(Diagnostic("T2T900", f"internal error: {e}", path=str(runtime_path),
+                           help="this is a tile2triton bug; please report it with the batch "
+                           "(converting without --shared-runtime avoids it)").format())
         else:
-            pending.append((runtime_path, text.encode("utf-8"), "--shared-runtime"))
+            pending.append((runtime_path, text.encode("utf-8"), "--shared-runtime", None))
 
     written, failed = _write_all(pending, say, verbose)
     if args.json:
@@ -363,18 +453,41 @@ def cmd_convert(args) -> int:
         lines.append(f"{len(written)} written" + (":" if written else ""))
         lines += [f"  {t}" for t in written]
         say("\n".join(lines))
+    if verbose >= 0 and printer.statistics():
+        say(printer.statistics())
+    n_attention = n_bad + n_problems + len(failed)  # a file not written needs attention too
     if verbose >= 0:
         summary = (f"Translated {n_kernels} kernel{'s' if n_kernels != 1 else ''} in {n_files} "
-                   f"file{'s' if n_files != 1 else ''}; {n_bad + n_problems} "
-                   f"need{'s' if n_bad + n_problems == 1 else ''} attention")
-        if args.check and n_files:
-            summary += f"; {n_files} file{'s' if n_files != 1 else ''} would be converted"
+                   f"file{'s' if n_files != 1 else ''}; {n_attention} "
+                   f"need{'s' if n_attention == 1 else ''} attention")
+        if args.check and n_would:
+            summary += f"; {n_would} file{'s' if n_would != 1 else ''} would be converted"
         say(summary)
+        if n_unwritten or n_left or keep:
+            say(files_summary(n_written, n_unwritten, n_partial, n_left, keep,
+                              writes=not (args.check or args.diff)))
     if internal:
         return EXIT_INTERNAL
-    if (args.check and n_files) or n_bad or n_problems or failed:
+    if (args.check and n_would) or n_bad or n_problems or failed:
         return EXIT_ATTENTION
     return EXIT_OK
+
+
+def files_summary(written: int, unwritten: int, partial: int, left: int, keep: bool,
+                  writes: bool = True) -> str:
+    """The second summary line: what happened to files with cuTile kernels, and to the kernels
+    that did not translate."""
+    def n(k, what):
+        return f"{k} {what}{'s' if k != 1 else ''}"
+    verb = "written" if writes else "would be written"
+    head = f"Files with cuTile code: {written} {verb}"
+    if keep:
+        head += f" ({partial} with cuTile code kept, --keep-unconverted)"
+    if unwritten:
+        head += f", {unwritten} not written (a kernel or host line failed; --keep-unconverted " \
+            "writes them)" if not keep else f", {unwritten} not written"
+    tail = f"{n(left, 'kernel')} left unconverted" + (" (kept as cuTile code)" if keep else "")
+    return f"{head}; {tail}"
 
 
 def _runtime_path(args, inputs, out: Path | None, targets: list) -> Path | None:
@@ -384,15 +497,23 @@ def _runtime_path(args, inputs, out: Path | None, targets: list) -> Path | None:
         return None
     if out is None:
         raise UsageError("--shared-runtime needs -o OUT: the helpers are written to OUT")
-    folder = out if out.is_dir() or out.suffix != ".py" else out.parent
+    folder = out if os.path.isdir(out) or out.suffix != ".py" else out.parent
     path = folder / f"{RUNTIME_MODULE}.py"
     for inp, t in zip(inputs, targets):
-        if Path(str(inp.path)).stem == RUNTIME_MODULE or (
+        # a module or a package of that name (`_tile2triton_runtime/ops.py`) anywhere in the
+        # batch: the translations' import would find one instead of the other
+        parts = [Path(str(inp.path)).stem, *(Path(p).stem for p in Path(inp.rel).parts)]
+        if RUNTIME_MODULE in parts or (
                 t is not None and os.path.realpath(t) == os.path.realpath(path)):
             raise UsageError(f"{inp.path} is named like the shared runtime module "
                              f"{RUNTIME_MODULE}; nothing was written (rename it, or convert "
                              "without --shared-runtime)")
-    if path.exists() or path.is_symlink():
+    package = folder / RUNTIME_MODULE
+    if os.path.lexists(package):
+        raise UsageError(f"{package} exists: a package of that name would be imported instead "
+                         "of the shared runtime module; nothing was written (move it, or choose "
+                         "another output folder)")
+    if os.path.lexists(path):
         try:
             with open(path, encoding="utf-8", errors="replace") as f:
                 first = f.readline()
@@ -404,14 +525,46 @@ def _runtime_path(args, inputs, out: Path | None, targets: list) -> Path | None:
     return path
 
 
-def _outcomes(inputs, jobs: int, progress: Progress, shared: str | None = None):
-    """Outcomes in input order, translated in `jobs` processes."""
+def runtime_imports(runtime_path: Path, targets: list) -> list:
+    """For each target, the module name its translation imports the shared runtime by:
+    relative (`._tile2triton_runtime`, `.._tile2triton_runtime`, ...) when the target lies in a
+    regular package reaching up to the runtime's folder, so that `import pkg.ops` finds it;
+    otherwise the top-level name, found when the runtime's folder is on sys.path."""
+    root = Path(os.path.abspath(runtime_path.parent))
+    inits = {Path(os.path.abspath(t)) for t in targets
+             if t is not None and Path(t).name == "__init__.py"}
+
+    def is_package(folder: Path) -> bool:
+        init = folder / "__init__.py"
+        return init in inits or init.is_file()
+
+    names = []
+    for t in targets:
+        name = RUNTIME_MODULE
+        if t is not None:
+            folder = Path(os.path.abspath(t)).parent
+            try:
+                depth = len(folder.relative_to(root).parts)
+            except ValueError:
+                depth = None
+            if depth is not None and all(is_package(f) for f in [folder, *list(
+                    folder.parents)[:depth]]):
+                name = "." * (depth + 1) + RUNTIME_MODULE
+        names.append(name)
+    return names
+
+
+def _outcomes(inputs, jobs: int, progress: Progress, shared: list | None = None,
+              keep: bool = False):
+    """Outcomes in input order, translated in `jobs` processes. `shared`: per input, the name
+    its translation imports the shared runtime by (None: no shared runtime)."""
     work = []
     for i, inp in enumerate(inputs):
+        name = shared[i] if shared is not None else None
         if inp.path == "-":
-            work.append((i, "-", "<stdin>", sys.stdin.buffer.read(), shared))
+            work.append((i, "-", "<stdin>", sys.stdin.buffer.read(), name, keep))
         else:
-            work.append((i, inp.path, str(inp.path), None, shared))
+            work.append((i, inp.path, str(inp.path), None, name, keep))
     if jobs <= 1 or len(work) <= 1:
         for job in work:
             o = translate_one(job)
@@ -440,13 +593,23 @@ def _outcomes(inputs, jobs: int, progress: Progress, shared: str | None = None):
 def _write_all(pending, say, verbose):
     """Write every output; a failure is reported and the rest are still written."""
     written, failed = [], []
-    for target, data, source in pending:
+    for k, (target, data, source, expect) in enumerate(pending):
         try:
-            write_atomic(target, data)
+            write_atomic(target, data, expect=expect)
         except OSError as e:
             failed.append((str(target), e.strerror or str(e)))
-            say(f"{source}: T2T005 cannot write {target}: {e.strerror or e}")
+            say(Diagnostic("T2T005", f"cannot write {target}: {e.strerror or e}", path=source,
+                           help="check that the output folder is writable and has space; "
+                           "the other outputs were written").format())
             continue
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM (main): say what is on disk now
+            lines = [f"tile2triton: interrupted; {len(written)} file(s) written"
+                     + (":" if written else "")]
+            lines += [f"  {t}" for t in written]
+            lines.append(f"{len(pending) - k} not written (left as they were):")
+            lines += [f"  {t}" for t, *_ in pending[k:]]
+            say("\n".join(lines))
+            raise
         written.append(str(target))
         if verbose > 0:
             say(f"wrote {target}")
@@ -470,8 +633,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    # file names that are not valid UTF-8 (surrogate escapes) are shown escaped, never a crash
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):
+            pass
     parser = build_parser()
     args = parser.parse_args(argv)
+    restore_signals = terminate_like_interrupt()
     try:
         status = args.func(args)
         sys.stdout.flush()  # a closed pipe shows here, inside the handler below
@@ -479,6 +649,8 @@ def main(argv=None) -> int:
     except UsageError as e:
         print(f"tile2triton: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except Terminated as e:
+        return 128 + e.signum
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -498,6 +670,8 @@ def main(argv=None) -> int:
               "help: this is a tile2triton bug; please report it (-vv shows the traceback)",
               file=sys.stderr)
         return EXIT_INTERNAL
+    finally:
+        restore_signals()
 
 
 if __name__ == "__main__":

@@ -102,18 +102,28 @@ def load_config(args, paths):
     from .inputs import ConfigError, find_config, load_settings
     config = getattr(args, "config", None)
     try:
-        if config is not None and not Path(config).is_file():
+        if config is not None and not os.path.isfile(config):
             raise UsageError(f"--config: no such file: {config}")
         return load_settings(Path(config) if config else find_config(paths))
     except ConfigError as e:
         raise UsageError(str(e)) from None
 
 
+PYTHON_SUFFIXES = (".py", ".pyw", ".pyi")
+
+
+def is_python_source(target: str) -> bool:
+    """Whether `target` names a Python file, itself or through a symlink (`report.json` ->
+    `kernels.py`): a report is never written there."""
+    return str(target).endswith(PYTHON_SUFFIXES) or \
+        os.path.realpath(target).endswith(PYTHON_SUFFIXES)
+
+
 def check_report_path(option: str, target: str, inputs=(), outputs=()) -> None:
     """A report (--json/--html) never overwrites an input, an output, or any Python file."""
     if target == "-":
         return
-    if target.endswith(".py") or any(same_file(target, p) for p in inputs):
+    if is_python_source(target) or any(same_file(target, p) for p in inputs):
         raise UsageError(f"{option} {target}: refusing to write a report over a source file "
                          "(give a new file name, or - for stdout)")
     if any(same_file(target, p) for p in outputs):
@@ -129,3 +139,33 @@ def write_report(target: str, text: str) -> None:
         sys.stdout.flush()
     else:
         write_atomic(target, text)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is, like Ctrl-C: the same clean-up runs (a
+    temporary file unlinked, child processes stopped, a spool folder removed) instead of the
+    process vanishing mid-write."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def terminate_like_interrupt():
+    """Make SIGTERM and SIGHUP raise Terminated while a command runs (where their handler is
+    the default one, in the main thread); returns a function restoring the handlers."""
+    import signal
+    import threading
+    saved = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if sig is not None and signal.getsignal(sig) == signal.SIG_DFL:
+                def handler(signum, frame):
+                    raise Terminated(signum)
+                saved[sig] = signal.signal(sig, handler)
+
+    def restore():
+        for sig, old in saved.items():
+            signal.signal(sig, old)
+    return restore
+

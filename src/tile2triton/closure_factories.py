@@ -125,10 +125,14 @@ class ClosureInliner:
         for i, a in enumerate(call.args):
             if a.star:
                 raise self._error(a, "`*` and `**` arguments of a closure factory are not "
-                                  "supported in kernels")
+                                  "supported in kernels",
+                                  help="pass the factory's arguments one by one, by position or "
+                                       "by name")
             if a.keyword is None:
                 if i >= len(plist):
-                    raise self._error(a, f"too many arguments for `{fac.name.value}`")
+                    raise self._error(a, f"too many arguments for `{fac.name.value}`",
+                                      help="call the factory with at most as many arguments as it "
+                                           "has parameters")
                 bound[plist[i].name.value] = a.value
             else:
                 bound[a.keyword.value] = a.value
@@ -139,7 +143,8 @@ class ClosureInliner:
             if value is None and p.default is not None:
                 value = p.default
             if value is None:
-                raise self._error(call, f"`{fac.name.value}` is missing the argument `{name}`")
+                raise self._error(call, f"`{fac.name.value}` is missing the argument `{name}`",
+                                  help="pass a value for every parameter that has no default")
             s = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(prefix + name))],
                                                     value)])
             self.pm.origins[s] = line
@@ -165,8 +170,8 @@ class ClosureInliner:
         self.pm.origins[new] = d
         return pre + [new]
 
-    def _error(self, node, message):
-        return self.pm.error(node, "T2T105", message)
+    def _error(self, node, message, help):
+        return self.pm.error(node, "T2T105", message, help)
 
 
 def _walk_stmts(stmts):

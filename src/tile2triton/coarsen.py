@@ -82,8 +82,7 @@ def coarsened_body(body: str, block: str, grid_x: str, per_program: str, step: s
     inner = ["        " + ln.replace(BLOCK_ID, block) if ln.strip() else ""
              for ln in lines[at:]]
     head = [
-        f"    # small independent blocks: each program runs {per_program} consecutive ones",
-        "    # (block coarsening, chosen by the launcher; docs/performance.md)",
+        f"    # each program runs {per_program} consecutive small blocks (chosen at launch)",
         f"    for {step} in tl.static_range({per_program}):",
         f"        {block} = {BLOCK_ID} * {per_program} + {step}",
         f"        if {block} < {grid_x}:",
@@ -193,7 +192,7 @@ def persistent_body(body: str, blocks: list, grid: list, flatten: str, walk: str
     if len(grid) == 1:
         head = [
             "    # the blocks of axis 0 in a loop: with TMA operands the launcher runs one program",
-            "    # per SM, pipelined across output tiles (docs/performance.md)",
+            "    # per SM, pipelined across output tiles",
             f"    for {blocks[0]} in tl.range({BLOCK_ID}, {grid[0]}, tl.num_programs(0), "
             f"flatten={flatten}):",
         ]
@@ -203,7 +202,6 @@ def persistent_body(body: str, blocks: list, grid: list, flatten: str, walk: str
         head = [
             "    # the grid's blocks in a loop, in the order the GPU starts them: with TMA operands",
             "    # the launcher runs one program per SM, pipelined across output tiles",
-            "    # (docs/performance.md)",
             f"    for {walk} in tl.range({BLOCK_ID}, {' * '.join(grid)}, tl.num_programs(0), "
             f"flatten={flatten}):",
             f"        {blocks[0]} = {walk} % {grid[0]}",

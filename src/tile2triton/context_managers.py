@@ -76,7 +76,8 @@ class ContextInliner:
     # ------------------------------------------------------------------------------- a with
     def with_stmt(self, s: cst.With) -> list:
         if s.asynchronous is not None:
-            raise self.error(s, "T2T101", "`async with` is not supported in kernels")
+            raise self.error(s, "T2T101", "`async with` is not supported in kernels",
+                             help="use a plain `with`: kernels have no event loop to await in")
         if not isinstance(s.body, cst.IndentedBlock):
             raise self.error(s, "T2T101", "one-line blocks are not supported in kernels",
                              help="put the block body on its own indented line")
@@ -96,7 +97,9 @@ class ContextInliner:
                              help="call the helper's setup and cleanup code explicitly")
         if self.depth >= _MAX_DEPTH:
             raise self.error(item.item, "T2T101", "context managers nested too deeply (a "
-                             "recursive context manager?)")
+                             "recursive context manager?)",
+                             help="give the context manager a body that does not enter itself "
+                                  "again")
         n = self.counter
         self.counter += 1
         prefix = self.names[f"_cm{n}"] + "_"
@@ -141,23 +144,29 @@ class ContextInliner:
         if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg \
                 or params.posonly_params:
             raise self.error(call, "T2T101", "context managers with `*args`, `**kwargs` or "
-                             "positional-only parameters are not supported in kernels")
+                             "positional-only parameters are not supported in kernels",
+                             help="give the context manager plain named parameters")
         plist = list(params.params) + list(params.kwonly_params)
         positional = list(params.params)
         bound: dict = {}
         for i, a in enumerate(call.args):
             if a.star:
                 raise self.error(a, "T2T101", "`*` and `**` arguments of a context manager are "
-                                 "not supported in kernels")
+                                 "not supported in kernels",
+                                 help="pass the context manager's arguments one by one")
             if a.keyword is None:
                 if i >= len(positional):
-                    raise self.error(a, "T2T105", f"too many arguments for `{gen.name.value}`")
+                    raise self.error(a, "T2T105", f"too many arguments for `{gen.name.value}`",
+                                     help="pass at most as many arguments as the context manager "
+                                          "has parameters")
                 bound[positional[i].name.value] = a.value
             else:
                 if a.keyword.value not in {p.name.value for p in plist} or \
                         a.keyword.value in bound:
                     raise self.error(a, "T2T105", f"`{gen.name.value}` got an unexpected or "
-                                     f"repeated argument `{a.keyword.value}`")
+                                     f"repeated argument `{a.keyword.value}`",
+                                     help="name each parameter of the context manager once, "
+                                          "spelled as in its definition")
                 bound[a.keyword.value] = a.value
         local, stored = _locals(self.pm.module.code_for_node(gen))
         # a parameter given a plain name the block does not assign, and that the generator
@@ -183,13 +192,15 @@ class ContextInliner:
                 value = p.default.visit(renamer)
             else:
                 raise self.error(call, "T2T105", f"`{gen.name.value}` is missing the argument "
-                                 f"`{name}`")
+                                 f"`{name}`",
+                                 help="pass a value for every parameter that has no default")
             line = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(prefix + name))],
                                                        value)])
             self.pm.origins[line] = call
             binds.append(line)
         if not isinstance(gen.body, cst.IndentedBlock):
-            raise self.error(gen, "T2T101", "one-line function bodies are not supported")
+            raise self.error(gen, "T2T101", "one-line function bodies are not supported",
+                             help="put the function body on its own indented lines")
         body = [s.visit(renamer) for s in gen.body.body]
         return binds, body
 
@@ -199,14 +210,20 @@ class ContextInliner:
         _find_returns(gbody, self, gen)
         if not where:
             raise self.error(gen.name, "T2T105", f"context manager `{gen.name.value}` has no "
-                             "reachable `yield` statement")
+                             "reachable `yield` statement",
+                             help="give the generator one `yield` that every call reaches (as "
+                                  "@contextlib.contextmanager needs)")
         if len(where) > 1:
             raise self.error(where[1][0], "T2T105", f"context manager `{gen.name.value}` must "
-                             "have one `yield` statement")
+                             "have one `yield` statement",
+                             help="keep one `yield`; put the code around it before and after that "
+                                  "one")
         node, index = where[0]
         if index is None:
             raise self.error(node, "T2T105", "the `yield` of a context manager must be outside "
-                             "of loops and conditional statements")
+                             "of loops and conditional statements",
+                             help="move the `yield` to the generator's top level: the setup "
+                                  "before it, the cleanup after it")
         return index
 
     def _copy(self, stmt):

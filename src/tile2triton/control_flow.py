@@ -219,7 +219,9 @@ class ExitRewriter:
                 and it.func.value == "range" and isinstance(s.target, cst.Name)
                 and 1 <= len(it.args) <= 3):
             raise self.error(s, "T2T101", "a loop with `break`/`return` must iterate over "
-                             "range(...) with one loop variable")
+                             "range(...) with one loop variable",
+                             help="write the loop as `for i in range(...)` with one name, or move "
+                                  "the exit into a flag checked by a `while` loop")
         # The new statements are built around the user's own header expressions (the same
         # node objects), so diagnostics about them point into the `for` header.
         var = s.target

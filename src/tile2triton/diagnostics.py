@@ -25,10 +25,38 @@ CODES = {
     "T2T108": "unsupported kernel parameter",
     "T2T109": "unsupported host-side use of a kernel",
     "T2T110": "a live kernel object cannot be turned into source (no source, or a value that is not a constant)",
+    "T2T111": "host code the translation cannot carry over (the Triton module would not define a name it uses)",
     "T2T120": "compile-time expression cannot be evaluated (division by zero, overflow, ...)",
     "T2T121": "a name the translated module needs (USE_INT64, tl, triton, torch, hints)",
     "T2T900": "internal error of the translator",
 }
+
+
+def _excerpt(line: int, col: int, end_col: int | None, source_line: str | None) -> list[str]:
+    """The source line and a caret under columns col..end_col (nothing without a line)."""
+    if source_line is None:
+        return []
+    gutter = f"{line} | "
+    width = end_col - col if end_col and end_col > col else 1
+    return [gutter + source_line.rstrip("\n"), " " * (len(gutter) + col - 1) + "^" * width]
+
+
+@dataclass
+class Note:
+    """A second location a diagnostic involves (e.g. the other side of a conflict)."""
+    message: str
+    path: str
+    line: int = 0
+    col: int = 0
+    source_line: str | None = None
+    end_col: int | None = None
+
+    def format(self) -> str:
+        return "\n".join([f"{self.path}:{self.line}:{self.col}: note: {self.message}",
+                          *_excerpt(self.line, self.col, self.end_col, self.source_line)])
+
+    def as_json(self) -> dict:
+        return {"path": self.path, "line": self.line, "col": self.col, "message": self.message}
 
 
 @dataclass
@@ -41,24 +69,22 @@ class Diagnostic:
     help: str | None = None
     source_line: str | None = None
     end_col: int | None = None
+    notes: list[Note] = field(default_factory=list)
 
     def format(self) -> str:
         head = f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
-        parts = [head]
-        if self.source_line is not None:
-            gutter = f"{self.line} | "
-            parts.append(gutter + self.source_line.rstrip("\n"))
-            width = 1
-            if self.end_col and self.end_col > self.col:
-                width = self.end_col - self.col
-            parts.append(" " * (len(gutter) + self.col - 1) + "^" * width)
+        parts = [head, *_excerpt(self.line, self.col, self.end_col, self.source_line)]
+        parts += [n.format() for n in self.notes]
         if self.help:
             parts.append(f"help: {self.help}")
         return "\n".join(parts)
 
     def as_json(self) -> dict:
-        return {"code": self.code, "line": self.line, "col": self.col, "message": self.message,
-                "help": self.help}
+        out = {"code": self.code, "line": self.line, "col": self.col, "message": self.message,
+               "help": self.help}
+        if self.notes:
+            out["notes"] = [n.as_json() for n in self.notes]
+        return out
 
 
 class UsageError(Exception):

@@ -22,8 +22,9 @@ from .coarsen import (called_helpers, coarsenable, coarsened_body, persistable,
                       persistent_body, walked_calls, walked_helper)
 from .diagnostics import LocatedFailure, TranslationError
 from .layout import after_docstring, lay_out, layout_simple
-from .model import USE_INT64, FunctionInfo
-from .names import Renamer, source_identifiers
+from .model import DTYPES, USE_INT64, FunctionInfo
+from .names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
+from . import keep as keep_mod
 from .parse import ParsedModule
 from .recognize import read_only_arrays
 
@@ -40,7 +41,9 @@ def render_host_helpers(lists: bool, features: set) -> str:
     return _env().get_template("host.py.j2").render(lists=lists, features=features).strip("\n")
 
 
-KNOWN_HINTS = ("num_ctas", "occupancy", "opt_level")
+KNOWN_HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps")
+# cuda-tile 1.7 accepts these warp counts (a power of 2 in [1, 32]); Triton asserts a power of 2
+WORKER_WARPS = (1, 2, 4, 8, 16, 32)
 
 
 def kernel_hints(pm: ParsedModule, fn: FunctionInfo, features: set) -> dict:
@@ -50,6 +53,11 @@ def kernel_hints(pm: ParsedModule, fn: FunctionInfo, features: set) -> dict:
         if key not in KNOWN_HINTS:
             raise pm.error(value, "T2T108", f"unknown @ct.kernel option `{key}`",
                            help=f"cuTile kernel options are {', '.join(KNOWN_HINTS)}")
+        if key == "num_worker_warps" and isinstance(value, cst.Integer) \
+                and value.evaluated_value not in WORKER_WARPS:
+            raise pm.error(value, "T2T108", f"num_worker_warps={value.value}: cuTile takes a "
+                           "power of 2 between 1 and 32",
+                           help=f"use one of {', '.join(map(str, WORKER_WARPS))}")
         rw = _HostRewriter(pm, {}, {}, {})
         out[key] = pm.module.code_for_node(value.visit(rw))
         features |= rw.host_features
@@ -86,7 +94,7 @@ def kernel_params(params) -> list[str]:
 
 
 def multiples_name(array) -> str:
-    return f"{array.name}_div"
+    return f"{array.abi_prefix}_div"
 
 
 def with_multiples(body: str, arrays: list) -> str:
@@ -159,7 +167,10 @@ def launcher_tile_elems(fn: FunctionInfo, unit) -> list:
 
 
 def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
-                    coarse: bool = False, persistent: int = 0) -> str:
+                    coarse: bool = False, persistent: int = 0, direct: bool = False) -> str:
+    """The host launcher of kernel `fn`. It launches through Triton's public `kernel[grid](...)`;
+    with `direct` (a shared runtime, which checks the Triton version) a launch repeating an
+    earlier one's specialization may take the runtime's direct path instead."""
     names = pm.names
     arrays = [p.name for p in fn.params if p.kind == "array"]
     ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array" and not p.array.flat}
@@ -233,7 +244,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     # alignment of pointers, integer values, constexprs) and everything the launcher's own
     # choices read (shapes, strides, constants, num_ctas). Lists of arrays take the plain path.
     known = []
-    for p in fn.params:
+    for p in (fn.params if direct else ()):
         if p.kind == "array":
             known.append(f"{p.name}.dtype, {p.name}.data_ptr() & 15, {p.name}.shape, "
                          f"{p.name}.stride()")
@@ -264,7 +275,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
                 "," if len(others) == 1 else "")))
     elems = launcher_tile_elems(fn, unit)
     return _env().get_template("launcher.py.j2").render(
-        kernel=fn.name, launch=names[f"launch_{fn.name}"], h=h, v=local,
+        kernel=fn.name, launch=names[launcher_name(fn.name)], h=h, v=local,
         params=signature, unpack=unpack, arrays=arrays, ranks=ranks,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tma=tma,
@@ -272,7 +283,10 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         fma_dots=unit.fma_dots,
         coarse=coarse, row_tiles=row_tiles, persistent=persistent,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
-        int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints).rstrip("\n")
+        int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints,
+        # a launch can pass num_worker_warps only where the module spells it (the decorator,
+        # replace_hints, a tuning space): other launchers leave the warp choice to themselves
+        worker_warps="num_worker_warps" in pm.source.text).rstrip("\n")
 
 
 class _HostRewriter(cst.CSTTransformer):
@@ -296,6 +310,29 @@ class _HostRewriter(cst.CSTTransformer):
         self.constexpr_functions: set = set()  # run at compile time: @triton.constexpr_function
         self.nested: dict = {}     # id(kernel def inside a host function) -> NestedKernel
         self.columns = [0]  # where the current block's statements start
+        self.called: set = set()       # id() of the callee of each call in host code
+        self.annotations = 0           # inside an annotation (which becomes a string)
+        self.nested_refs: set = set()  # id() of ct-resolving bases of longer ct references
+        # --keep-unconverted (keep.py): failed kernels, the tile functions kept with them, and
+        # the diagnostics of host lines kept as cuTile code
+        self.kept: dict = {}
+        self.kept_functions: set = set()
+        self.kept_nodes: set = set()
+        self.notes: list = []
+        self.statement_errors: list = []   # len(self.errors) where each open statement began
+
+    def keep(self, kept: dict, tile_functions: set, nodes: set) -> None:
+        self.kept, self.kept_functions, self.kept_nodes = kept, tile_functions, nodes
+
+    def _kept_statement(self, original, updated):
+        """In keep mode, a statement whose translation failed stays as written, under a
+        note per diagnostic; otherwise `updated`."""
+        start = self.statement_errors.pop()
+        if not self.kept or len(self.errors) == start:
+            return updated
+        new, self.errors = self.errors[start:], self.errors[:start]
+        self.notes += [e.diagnostic for e in new]
+        return keep_mod.with_notes(original, [e.diagnostic for e in new])
 
     def visit_IndentedBlock(self, node):
         self.columns.append(self.columns[-1] + len(node.indent if node.indent is not None
@@ -315,6 +352,13 @@ class _HostRewriter(cst.CSTTransformer):
 
     def visit_FunctionDef(self, node):
         self.depth += 1
+        self.statement_errors.append(len(self.errors))
+        if id(node) in self.kept_nodes or (self.depth == 1 and (
+                node.name.value in self.kept_functions and node.name.value not in
+                self.device_funcs)) or (self.kept and self.depth > 1 and any(
+                    keep_mod.is_cutile_decorator(self.pm, d) for d in node.decorators)
+                    and id(node) not in self.nested):
+            return False        # cuTile code kept as it is (--keep-unconverted)
         if id(node) in self.pm.device_methods:
             return False        # a dataclass method kernels call: device code (records.py)
         if self.depth > 1 and id(node) not in self.nested:
@@ -339,7 +383,7 @@ class _HostRewriter(cst.CSTTransformer):
         """A kernel defined in a host function becomes its (hoisted) launcher there, with the
         host function's values of the kernel's closure names bound (see nested.py)."""
         self.host_features.add("launch")
-        launcher = cst.Name(self.names[f"launch_{nk.hoisted}"])
+        launcher = cst.Name(self.names[launcher_name(nk.hoisted)])
         value = launcher
         if nk.closure:
             self.introduced.add("functools")
@@ -373,6 +417,15 @@ class _HostRewriter(cst.CSTTransformer):
 
     def leave_FunctionDef(self, original, updated):
         self.depth -= 1
+        if id(original) in self.kept_nodes:
+            self.statement_errors.pop()
+            return keep_mod.kept_kernel(original, self.kept.get(original.name.value, []))
+        if self.kept and updated is not original:   # a host function's own line failed
+            kept = self._kept_statement(original, None)
+            if kept is not None:
+                return kept.with_changes(body=updated.body)
+        else:
+            self.statement_errors.pop()
         if id(original) in self.pm.device_methods:
             cls, helpers = self.pm.device_methods[id(original)]
             marker = cst.SimpleStatementLine([cst.Pass()])
@@ -403,6 +456,9 @@ class _HostRewriter(cst.CSTTransformer):
         stmts = self.kernels.get(name) or self.device_funcs.get(name)
         if stmts:
             first = stmts[0].with_changes(leading_lines=original.leading_lines)
+            if isinstance(first, cst.FunctionDef):
+                first = first.with_changes(
+                    decorators=self._user_decorators(original) + list(first.decorators))
             return cst.FlattenSentinel([first] + list(stmts[1:]))
         if name in self.uncalled:
             marker = cst.SimpleStatementLine([cst.Pass()], leading_lines=original.leading_lines)
@@ -415,11 +471,37 @@ class _HostRewriter(cst.CSTTransformer):
                 cst.parse_expression("triton.constexpr_function"))] + list(updated.decorators))
         return updated
 
+    def _user_decorators(self, fdef) -> list:
+        """The decorators of a kernel or tile function that are not cuTile's, kept above
+        `@triton.jit` (a registration decorator then registers the Triton kernel). One below
+        the cuTile decorator has changed the function cuTile compiled: refused."""
+        from .recognize import decorator_role
+        kept, below = [], False
+        for d in fdef.decorators:
+            if decorator_role(self.pm, d)[0] is not None:
+                below = True
+            elif below:
+                self.errors.append(self.pm.error(
+                    d, "T2T109", "a decorator below the cuTile decorator changes the function "
+                    "that cuTile compiles, which has no Triton translation",
+                    help="put the decorator above the cuTile decorator (it then applies to the "
+                         "kernel), or remove it"))
+            else:
+                kept.append(d)
+        return kept
+
+    def visit_SimpleStatementLine(self, node):
+        self.statement_errors.append(len(self.errors))
+
     def leave_SimpleStatementLine(self, original, updated):
+        kept = self._kept_statement(original, None)
+        if kept is not None:
+            return kept
         keep = []
         replaced = False
         for small in updated.body:
-            if isinstance(small, (cst.Import, cst.ImportFrom)) and self._is_cuda_tile_import(small):
+            if isinstance(small, (cst.Import, cst.ImportFrom)) and self._is_cuda_tile_import(
+                    small) and not self.kept:      # (kept kernels need cuda.tile)
                 replaced = True
                 continue
             if isinstance(small, cst.ImportFrom) and self.depth == 0:
@@ -429,15 +511,8 @@ class _HostRewriter(cst.CSTTransformer):
                     if linked is None:
                         continue
                     small = linked
-            if self.depth == 0 and isinstance(small, (cst.Assign, cst.AnnAssign)) \
-                    and small.value is not None and self._is_cutile_value(small.value):
+            if self._dropped(small):
                 replaced = True
-                continue
-            if self.depth == 1 and isinstance(small, cst.Assign) and len(small.targets) == 1 \
-                    and isinstance(small.targets[0].target, cst.Name) \
-                    and self._is_cutile_value(small.value) and any(
-                        small.targets[0].target.value in k.folded for k in self.nested.values()):
-                replaced = True     # a cuTile constant folded into a hoisted kernel
                 continue
             keep.append(small)
         if not replaced:
@@ -455,6 +530,119 @@ class _HostRewriter(cst.CSTTransformer):
             return cst.RemovalSentinel.REMOVE
         return updated.with_changes(body=keep)
 
+    def _dropped(self, small) -> bool:
+        """A module-level cuTile alias the translator folds into the kernels (`ConstInt =
+        ct.Constant[int]`), or a host function's cuTile constant folded into a kernel hoisted
+        from it: the translated module has no line for it."""
+        if self.kept:
+            return False        # (kept kernels read them)
+        if self.depth == 0 and isinstance(small, (cst.Assign, cst.AnnAssign)) \
+                and small.value is not None and self._is_cutile_value(small.value):
+            return True
+        return self.depth == 1 and isinstance(small, cst.Assign) and len(small.targets) == 1 \
+            and isinstance(small.targets[0].target, cst.Name) \
+            and self._is_cutile_value(small.value) and any(
+                small.targets[0].target.value in k.folded for k in self.nested.values())
+
+    def visit_Assign(self, node):
+        if self._dropped(node) or (self.kept and self.depth == 0 and
+                                   self._is_cutile_value(node.value)):
+            return False        # (its cuTile names are not host code)
+        self._refuse_ct_targets([t.target for t in node.targets])
+        return True
+
+    def visit_AnnAssign(self, node):
+        if self._dropped(node) or (self.kept and self.depth == 0 and node.value is not None
+                                   and self._is_cutile_value(node.value)):
+            return False
+        self._refuse_ct_targets([node.target])
+        return True
+
+    def visit_AugAssign(self, node):
+        self._refuse_ct_targets([node.target])
+
+    def visit_Del(self, node):
+        self._refuse_ct_targets([node.target])
+
+    def _refuse_ct_targets(self, targets) -> None:
+        """`ct.launch = patched` changes cuda.tile itself, which the translated module no
+        longer imports."""
+        for target in targets:
+            for t in ([e.value for e in target.elements]
+                      if isinstance(target, (cst.Tuple, cst.List)) else [target]):
+                name = self.pm.ct_name(t) if isinstance(t, cst.Attribute) else None
+                if name is not None:
+                    self.nested_refs.add(id(t))
+                    self.errors.append(self.pm.error(
+                        t, "T2T109", f"host code changes ct.{name}; the translated module "
+                        "does not import cuda.tile, so there is nothing to change",
+                        help="call your own function where the code relies on the change "
+                             "(the translated launch calls go to `launch_<kernel>` "
+                             "functions), or keep this code in a module that is not "
+                             "converted"))
+
+    def visit_Import(self, node):
+        return False            # (an import's names are not references)
+
+    def visit_ImportFrom(self, node):
+        return False
+
+    def visit_Call(self, node):
+        self.called.add(id(node.func))
+        if self._getattr_of_module(node) is not None:
+            self.nested_refs.add(id(node.args[0].value))
+
+    def visit_Attribute(self, node):
+        if self.pm.ct_name(node) is not None or self.pm.qualname(node) == "cuda.tile":
+            self.nested_refs.add(id(node.value))    # (the longer reference is translated)
+
+    def visit_Annotation(self, node):
+        self.annotations += 1
+
+    def _getattr_of_module(self, call):
+        """`attr` of `getattr(ct, "attr")` (the same as `ct.attr`), else None."""
+        if isinstance(call.func, cst.Name) and call.func.value == "getattr" \
+                and "getattr" not in self.pm.globals and "getattr" not in self.pm.functions \
+                and len(call.args) == 2 and all(a.keyword is None and not a.star
+                                                for a in call.args) \
+                and self.pm.qualname(call.args[0].value) == "cuda.tile" \
+                and isinstance(call.args[1].value, cst.SimpleString):
+            attr = call.args[1].value.evaluated_value
+            return attr if isinstance(attr, str) and attr.isidentifier() else None
+        return None
+
+    def _host_reference(self, original, updated, where=None):
+        """A cuda.tile name that host code reads: what the translated module reads instead,
+        or a diagnostic. Host code keeps a closed set: launch (as a value: the run-time
+        `_launch`), the HOST_NAMES, and dtypes (Triton's). Callees are left to leave_Call."""
+        where = where if where is not None else original
+        if id(original) in self.nested_refs:
+            return updated
+        name = self.pm.ct_name(original)
+        if name is None:
+            if self.pm.qualname(original) == "cuda.tile" and not self.annotations:
+                self.errors.append(self.pm.error(
+                    where, "T2T109", "host code uses the cuda.tile module as a value; the "
+                    "translated module does not import cuda.tile",
+                    help="refer to the cuTile names you need directly (ct.launch, ct.cdiv, "
+                         "...), which convert translates"))
+            return updated
+        if name in self.HOST_NAMES:
+            return self._host_name(name)
+        if self.annotations or id(original) in self.called:
+            return updated
+        if name == "launch":
+            self.host_features.add("launch")
+            self.introduced.add("_launch")
+            return cst.Name(self.names["_launch"])
+        dtype = DTYPES.get(name)
+        if dtype is not None and dtype.triton is not None:
+            return cst.parse_expression(dtype.triton)
+        self.errors.append(self.pm.error(
+            where, "T2T109", f"host code uses ct.{name}, which has no translation outside "
+            "kernels", help=_HOST_HELP))
+        return updated
+
     def _link_imports(self, node: cst.ImportFrom):
         """`from mypkg.tiles import helper`: the helper is now a local @triton.jit function, so
         its name leaves the import; `from mypkg.kern import kernel` also imports the kernel's
@@ -470,8 +658,8 @@ class _HostRewriter(cst.CSTTransformer):
             names.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
             if local in fkernels:
                 kname = fkernels[local][1]
-                alias = None if local == kname else cst.AsName(cst.Name(f"launch_{local}"))
-                names.append(cst.ImportAlias(cst.Name(f"launch_{kname}"), asname=alias))
+                alias = None if local == kname else cst.AsName(cst.Name(launcher_name(local)))
+                names.append(cst.ImportAlias(cst.Name(launcher_name(kname)), asname=alias))
         if not names:
             return None
         return node.with_changes(names=names)
@@ -486,11 +674,22 @@ class _HostRewriter(cst.CSTTransformer):
             and all(a.name.value == "tile" for a in node.names))
 
     def _is_cutile_value(self, expr) -> bool:
-        for sub in _walk(expr):
-            if isinstance(sub, (cst.Name, cst.Attribute)) and self.pm.ct_name(sub) is not None:
-                return not isinstance(expr, cst.Call) or self.pm.ct_name(expr.func) not in (
-                    "cdiv", "launch")
-        return False
+        """Whether `expr` is a cuTile value only kernels give a meaning to (`ct.Constant[int]`,
+        `ct.PaddingMode.ZERO`), which the translator folds into them. One that also reads a
+        host function (ct.launch, ct.cdiv) or cuda.tile's private modules (`_cext.launch`)
+        is host code, translated or refused where it is."""
+        stack, folded = [expr], False
+        while stack:
+            sub = stack.pop()
+            name = self.pm.ct_name(sub) if isinstance(sub, (cst.Name, cst.Attribute)) else None
+            if name is not None:
+                if name in self.HOST_NAMES or name in ("launch", "kernel") \
+                        or name.startswith("_"):
+                    return False
+                folded = True
+                continue
+            stack.extend(sub.children)
+        return folded
 
     # host-side cuTile names and what they become in the translated module
     HOST_NAMES = {"ByTarget": "_ByTarget", "tune.exhaustive_search": "_exhaustive_search",
@@ -499,6 +698,8 @@ class _HostRewriter(cst.CSTTransformer):
 
     def _host_name(self, name: str):
         self.host_features.add(name)
+        if name.startswith("tune."):   # (the tuning helpers come as one block)
+            self.host_features.add("tune.exhaustive_search")
         target = self.HOST_NAMES[name]
         if "." in target:
             return cst.parse_expression(target)
@@ -508,6 +709,7 @@ class _HostRewriter(cst.CSTTransformer):
     def leave_Annotation(self, original, updated):
         """Host annotations naming cuTile types (`compute_type: ct.DType`, `k: ct.kernel`)
         become strings: they document the type without importing cuda.tile."""
+        self.annotations -= 1
         if any(isinstance(n, (cst.Name, cst.Attribute)) and self.pm.ct_name(n) is not None
                for n in _walk(updated.annotation)):     # (host names are already rewritten)
             code = self.pm.module.code_for_node(original.annotation)
@@ -516,28 +718,43 @@ class _HostRewriter(cst.CSTTransformer):
         return updated
 
     def leave_Attribute(self, original, updated):
-        name = self.pm.ct_name(original)
-        if name in self.HOST_NAMES:
-            return self._host_name(name)
-        return updated
+        if original.attr.value == "replace_hints" and id(original) not in self.called:
+            # `kernel.replace_hints` as a value: the function that gives the hints
+            self.host_features.add("replace_hints")
+            self.introduced |= {"_with_hints", "functools"}
+            return cst.Call(cst.parse_expression("functools.partial"), [
+                cst.Arg(cst.Name(self.names["_with_hints"])), cst.Arg(updated.value)])
+        return self._host_reference(original, updated)
 
     def leave_Name(self, original, updated):
-        name = self.pm.ct_name(original)  # `from cuda.tile import ByTarget`
-        if name in self.HOST_NAMES:
-            return self._host_name(name)
-        return updated
+        return self._host_reference(original, updated)  # `from cuda.tile import ByTarget`
 
     def leave_Call(self, original, updated):
         func = original.func
-        # kernel.replace_hints(...): the kernel's launcher with other hints
-        if isinstance(func, cst.Attribute) and func.attr.value == "replace_hints" \
-                and isinstance(func.value, cst.Name) and func.value.value in self.kernels:
+        # kernel.replace_hints(...): the kernel's launcher with other hints; a kernel reached
+        # through a variable, a container or a call is found at run time (_launcher_of)
+        if isinstance(func, cst.Attribute) and func.attr.value == "replace_hints":
             self.host_features.add("replace_hints")
             self.introduced.add("_with_hints")
-            return updated.with_changes(
-                func=cst.Name(self.names["_with_hints"]),
-                args=[cst.Arg(cst.Name(self.names[f"launch_{func.value.value}"]))]
-                + list(updated.args))
+            if isinstance(func.value, cst.Name) and func.value.value in self.kept:
+                return updated      # a kept cuTile kernel's own replace_hints
+            known = isinstance(func.value, cst.Name) and func.value.value in self.kernels
+            target = cst.Name(self.names[launcher_name(func.value.value)]) if known \
+                else updated.func.value
+            return updated.with_changes(func=cst.Name(self.names["_with_hints"]),
+                                        args=[cst.Arg(target)] + list(updated.args))
+        attr = self._getattr_of_module(original)
+        if attr is not None:    # getattr(ct, "launch") is ct.launch
+            ref = cst.Attribute(original.args[0].value, cst.Name(attr))
+            return self._host_reference(ref, ref, where=original)
+        if isinstance(func, cst.Name) and func.value in self.device_funcs \
+                and func.value not in self.kernels:
+            self.errors.append(self.pm.error(
+                original, "T2T109", f"host code calls `{func.value}`, a tile function: in "
+                "the Triton module it is a @triton.jit function, which only kernels can call",
+                help=f"call a plain Python function from host code (a copy of `{func.value}` "
+                     "without the cuTile decorator)"))
+            return updated
         name = self.pm.ct_name(func)
         if name is None or name in self.HOST_NAMES:
             return updated
@@ -557,7 +774,7 @@ class _HostRewriter(cst.CSTTransformer):
             self.host_features.add("replace_hints")
             self.introduced.add("_with_hints")
             return updated.with_changes(func=cst.Name(self.names["_with_hints"]), args=[
-                cst.Arg(cst.Name(self.names[f"launch_{kname}"]))] + opts)
+                cst.Arg(cst.Name(self.names[launcher_name(kname)]))] + opts)
         if name == "compiler_timeout":
             # Triton compiles without a time limit: a context manager that does nothing
             self.introduced.add("contextlib")
@@ -572,6 +789,8 @@ class _HostRewriter(cst.CSTTransformer):
                     help="pass the four arguments positionally"))
                 return updated
             kernel = args[2].value
+            if isinstance(kernel, cst.Name) and kernel.value in self.kept:
+                return updated      # a kept cuTile kernel: cuTile launches it
             fkernels = self.pm.foreign_kernels
             local_kernel = isinstance(kernel, cst.Name) and (
                 kernel.value in self.kernels or kernel.value in fkernels) and \
@@ -584,20 +803,22 @@ class _HostRewriter(cst.CSTTransformer):
             kargs = args[3].value
             new_args = [args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT),
                         args[1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
-            if isinstance(kargs, cst.Tuple):
-                new_args += [e.value for e in kargs.elements]
-                new_args = [a if isinstance(a, cst.Arg) else cst.Arg(a) for a in new_args]
+            if isinstance(kargs, cst.Tuple):   # (`(*xs, 128)`: the star stays)
+                new_args += [cst.Arg(e.value, star="*" if isinstance(e, cst.StarredElement)
+                                     else "") for e in kargs.elements]
             else:
                 new_args.append(cst.Arg(kargs, star="*"))
             new_args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in new_args]
-            return cst.Call(func=cst.Name(self.names[f"launch_{kernel.value}"]), args=new_args)
+            return cst.Call(func=cst.Name(self.names[launcher_name(kernel.value)]), args=new_args)
         self.errors.append(self.pm.error(
             original, "T2T109", f"host code uses ct.{name}, which has no translation outside "
-            "kernels", help="host code may use ct.launch, ct.kernel, ct.cdiv, ct.ByTarget, "
-                            "ct.compiler_timeout, "
-                            "kernel.replace_hints and ct.tune.exhaustive_search; use torch for "
-                            "the rest"))
+            "kernels", help=_HOST_HELP))
         return updated
+
+
+_HOST_HELP = ("host code may use ct.launch, ct.kernel, ct.cdiv, ct.ByTarget, "
+              "ct.compiler_timeout, kernel.replace_hints, ct.tune.exhaustive_search and cuTile "
+              "dtypes; use torch for the rest")
 
 
 class HostErrors(Exception):
@@ -640,9 +861,17 @@ def _defines(stmt) -> set:
             targets = small.targets if isinstance(small, cst.Assign) else (
                 [small] if isinstance(small, cst.AnnAssign) else [])
             for t in targets:
-                if isinstance(t.target, cst.Name):
-                    out.add(t.target.value)
+                out |= _target_names(t.target)
     return out
+
+
+def _target_names(target) -> set:
+    """The names an assignment target binds (`a`, `a, b`, `(a, *b)`)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_target_names(e.value) for e in target.elements))
+    return set()
 
 
 @lru_cache(maxsize=256)
@@ -712,7 +941,12 @@ class SharedRuntime:
 
 
 def render_module(pm: ParsedModule, mc, units: dict, functions: list,
-                  shared: SharedRuntime | None = None, coarsen: bool = True) -> str:
+                  shared: SharedRuntime | None = None, coarsen: bool = True,
+                  kept: dict | None = None, notes: list | None = None) -> str:
+    """The Triton module. `kept` (convert --keep-unconverted): kernel name -> diagnostics of
+    each kernel that failed, kept as cuTile code under `# tile2triton:` notes (keep.py);
+    host lines that cannot be translated are then kept too, their diagnostics appended to
+    `notes`."""
     names = pm.names
     sources = {}  # device helper name -> source, in the order kernels first use them
     kernel_stmts, device_stmts, launchers = {}, {}, {}
@@ -754,11 +988,13 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         hints = kernel_hints(pm, fn, features)
         text = (_function_text(pm, fn, params, with_multiples(body, hinted), unit.debug,
                                tuple(extra)) + "\n"
-                + render_launcher(pm, fn, unit, hints, coarse, persistent))
+                + render_launcher(pm, fn, unit, hints, coarse, persistent,
+                                  direct=shared is not None))
         generated.append(text)
         stmts = _statements(text)
         launchers[name] = stmts[-1]
         kernel_stmts[name] = stmts
+    own_name = {}  # a walked helper's copy -> the name it keeps (nothing else calls it)
     for spec in mc.helper_order:
         _, unit, _ = mc.helper_specs[spec]
         name = mc.spec_base.get(spec, spec)     # `h_2`: another translation of helper `h`
@@ -768,14 +1004,21 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
             params.append(f"{USE_INT64}: tl.constexpr")
         text = _function_text(pm, unit.fn, params, unit.text, unit.debug)
         if spec in walked_helpers:
-            walked = walked_helper(text, unit.fn.name, walked_helpers[spec], names["block_x"])
-            # the helper as written too, unless nothing calls it any more
-            text = f"{text}\n\n\n{walked}" if _still_called(spec, generated, mc) else walked
+            if _still_called(spec, generated, mc):
+                # the helper as written, and its copy taking the block id
+                walked = walked_helper(text, unit.fn.name, walked_helpers[spec], names["block_x"])
+                text = f"{text}\n\n\n{walked}"
+            else:
+                # nothing calls it as written: the helper keeps the user's name and takes the
+                # block id itself
+                text = walked_helper(text, unit.fn.name, unit.fn.name, names["block_x"])
+                own_name[walked_helpers[spec]] = spec
         generated.append(text)
         if name in pm.foreign:
             # a helper linked from the user's other modules (packages.py): no definition here
             # to replace, so it goes in the helper block
-            linked[spec] = _statements(f"# `{name}` from {pm.foreign[name].source.path}\n" + text)
+            linked[spec] = _statements(
+                f"# `{name}` from {comment_safe(str(pm.foreign[name].source.path))}\n" + text)
             continue
         if name in pm.hoisted:
             # a function defined inside a kernel or helper (lower/nested_defs.py)
@@ -783,18 +1026,25 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
                                        + text)
             continue
         device_stmts.setdefault(name, []).extend(_statements(text))
+    if own_name:
+        for stmts in kernel_stmts.values():
+            stmts[:-1] = [stmt.visit(Renamer(own_name)) for stmt in stmts[:-1]]
+        generated = [rename_code(t, own_name) for t in generated]
     # @ct.function definitions never called from a kernel are still device code: keep them out
     # of the host module but say so, rather than silently dropping them.
     uncalled = {}
     for fn in functions:
-        if fn.role == "function" and fn.name not in device_stmts:
+        if fn.role == "function" and fn.name not in device_stmts and not kept:
             uncalled[fn.name] = (f"# `{fn.name}` (@ct.function) is not called by any kernel in "
                                  "this module, so it was not translated.")
     for name in sorted(pm.context_managers):
-        if name not in device_stmts and name not in uncalled:
+        if name not in device_stmts and name not in uncalled and not kept:
             uncalled[name] = (f"# `{name}` (a context manager) is inlined where kernels enter "
                               "it with `with`.")
     rewriter = _HostRewriter(pm, kernel_stmts, device_stmts, uncalled)
+    if kept:
+        rewriter.keep(kept, {fn.name for fn in functions if fn.role == "function"},
+                      {id(fn.node) for fn in functions if fn.name in kept})
     rewriter.constexpr_functions = set().union(
         *(unit.constexpr_functions for _, unit in units.values()))
     for name in sorted(rewriter.constexpr_functions & set(device_stmts)):
@@ -806,6 +1056,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
     rewriter.nested = {id(fn.nested.node): fn.nested for fn, _ in units.values()
                        if fn.nested is not None}
     new_module = pm.module.visit(rewriter)
+    if notes is not None:
+        notes.extend(rewriter.notes)
     if rewriter.errors:
         if len(rewriter.errors) > 1:        # every host line that needs attention is reported
             raise HostErrors(rewriter.errors)
@@ -843,7 +1095,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
             if stmt is launcher and runtime_table:
                 # kernels chosen at run time are found through this table
                 body += _statements(f"{names[_RUNTIME_TABLE]}[{name}] = "
-                                    f"{names['launch_' + name]}\n", _TWO_BLANK)
+                                    f"{names[launcher_name(name)]}\n", _TWO_BLANK)
     body = _fold_markers(body, rewriter)
     # what the module refers to: the user's identifiers and the generated code's
     wanted = set(names.used) | rewriter.introduced
@@ -989,7 +1241,7 @@ def with_header(code: str, path: str) -> str:
     import tokenize
 
     from .version import __version__
-    name = PurePath(path).name if not path.startswith("<") else path
+    name = comment_safe(PurePath(path).name if not path.startswith("<") else path)
     header = f"# Translated from {name} (cuTile) to Triton by tile2triton {__version__}.\n"
     lines = code.splitlines(True)
     keep = 0

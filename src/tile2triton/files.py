@@ -14,6 +14,8 @@ link), an existing file keeps its mode, and a new file gets the mode the umask a
 """
 from __future__ import annotations
 
+import codecs
+import errno
 import io
 import os
 import stat
@@ -82,9 +84,18 @@ def check_readable(path: Path) -> None:
         if os.path.islink(path):
             raise FileProblem(path, f"broken symbolic link (to {os.readlink(path)})",
                               help="fix or remove the link") from None
-        raise FileProblem(path, "no such file") from None
+        raise FileProblem(path, "no such file",
+                          help="check the path; it may have been removed while the "
+                               "batch ran") from None
     except OSError as e:
-        raise FileProblem(path, f"cannot read: {e.strerror}") from None
+        raise FileProblem(path, f"cannot read: {e.strerror}",
+                          help="check the file's permissions") from None
+    if stat.S_ISDIR(st.st_mode):
+        try:
+            os.scandir(path).close()
+        except OSError as e:  # a folder the walk could not list
+            raise FileProblem(path, f"cannot list this folder: {e.strerror}; its files were "
+                              "not translated", help="give read and search permission") from None
     if not stat.S_ISREG(st.st_mode):
         raise FileProblem(path, f"{_kind(st.st_mode)}, not a Python source file",
                           help="only regular files are translated")
@@ -100,6 +111,24 @@ def _first_newline(text: str) -> str:
     return "\n"
 
 
+def _is_text_encoding(encoding: str) -> bool:
+    """Whether Python source can be in `encoding`: a codec that maps bytes to str. Python's own
+    compiler refuses the others (`hex`, `rot13`, `base64`, ...; punycode maps bytes to str but
+    decodes most text to an error, which decoding reports)."""
+    try:
+        return getattr(codecs.lookup(encoding), "_is_text_encoding", True)
+    except LookupError:
+        return False
+
+
+def coding_line(data: bytes) -> int:
+    """The line (1 or 2) holding the PEP 263 coding declaration, else 1."""
+    for i, line in enumerate(data.splitlines()[:2], 1):
+        if tokenize.cookie_re.match(line.decode("latin-1")):
+            return i
+    return 1
+
+
 def decode_source(data: bytes, path) -> SourceText:
     """Decode Python source bytes as Python does (BOM, PEP 263 coding line, else UTF-8)."""
     try:
@@ -108,6 +137,11 @@ def decode_source(data: bytes, path) -> SourceText:
         raise FileProblem(path, f"cannot decode: {e.msg if hasattr(e, 'msg') else e}",
                           line=1, col=1, help="declare an encoding Python knows, e.g. "
                           "`# -*- coding: utf-8 -*-`") from None
+    if not _is_text_encoding(encoding):  # `# coding: hex`, rot13, ...: Python refuses them too
+        line = coding_line(data)
+        raise FileProblem(path, f"`{encoding}` is not a text encoding", line=line, col=1,
+                          help="declare a text encoding on the coding line (PEP 263), e.g. "
+                          "`# -*- coding: utf-8 -*-`")
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as e:
@@ -118,6 +152,10 @@ def decode_source(data: bytes, path) -> SourceText:
                           line=line, col=col,
                           help="save the file as UTF-8, or declare its encoding on the first "
                           "line (PEP 263), e.g. `# -*- coding: latin-1 -*-`") from None
+    except (UnicodeError, ValueError, LookupError, TypeError) as e:  # a codec's own failure
+        raise FileProblem(path, f"cannot decode as {encoding}: {e}", line=coding_line(data),
+                          col=1, help="declare a text encoding on the coding line (PEP 263), "
+                          "e.g. `# -*- coding: utf-8 -*-`") from None
     if encoding == "utf-8-sig" and text.startswith("\ufeff"):
         text = text[1:]
     newline = _first_newline(text)
@@ -134,7 +172,8 @@ def read_source(path) -> SourceText:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
-        raise FileProblem(path, f"cannot read: {e.strerror or e}") from None
+        raise FileProblem(path, f"cannot read: {e.strerror or e}",
+                          help="check the file's permissions") from None
     return decode_source(data, path)
 
 
@@ -144,18 +183,38 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> None:
+class FileChanged(OSError):
+    """The file changed on disk between reading it and replacing it."""
+
+
+def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8",
+                 expect: bytes | None = None) -> None:
     """Replace `path` with `data` atomically. Symlinks are written through; an existing file's
-    mode is kept; a new file gets 0666 less the umask. Raises OSError on failure, leaving the
-    target as it was."""
+    mode, and its owner and group where the process may set them, are kept; a new file gets
+    0666 less the umask. Raises OSError on failure, leaving the target as it was:
+    PermissionError for a file whose write bits are all off (as `ruff format` refuses it),
+    FileChanged when `expect` (the bytes the file held when it was read) no longer matches just
+    before the replacement (an editor saved it during the run).
+
+    A file with other hard links is written through its own inode instead (truncated and
+    rewritten, not atomic): replacing it would split the links, leaving the other names with
+    the old contents."""
     if isinstance(data, str):
         data = data.encode(encoding)
     target = Path(os.path.realpath(path))  # through symlinks: the link stays a link
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
+        st = os.stat(target)
     except FileNotFoundError:
-        mode = 0o666 & ~_umask()
+        st = None
+    if st is not None and stat.S_ISREG(st.st_mode) and (
+            not st.st_mode & 0o222 or not os.access(target, os.W_OK)):
+        raise PermissionError(errno.EACCES, f"write-protected (mode "
+                              f"{stat.S_IMODE(st.st_mode):04o}); not replaced", str(path))
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
+    if st is not None and stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        _write_through(target, data, expect, path)
+        return
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -163,6 +222,16 @@ def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> None:
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
+        if st is not None and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except OSError:  # only root may give a file away; a group member may keep its group
+                try:
+                    os.chown(tmp, -1, st.st_gid)
+                except OSError:
+                    pass
+            os.chmod(tmp, mode)   # chown clears set-id bits
+        _unchanged(target, expect, path)
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -172,10 +241,32 @@ def write_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> None:
         raise
 
 
+def _unchanged(target: Path, expect: bytes | None, path) -> None:
+    if expect is None:
+        return
+    try:
+        with open(target, "rb") as f:
+            now = f.read(len(expect) + 1)
+    except FileNotFoundError:
+        now = None
+    if now != expect:
+        raise FileChanged(errno.EAGAIN, "changed since it was read (saved during the run?); "
+                          "not replaced, convert it again", str(path))
+
+
+def _write_through(target: Path, data: bytes, expect: bytes | None, path) -> None:
+    with open(target, "r+b") as f:
+        _unchanged(target, expect, path)
+        f.truncate(0)
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
 def same_file(a, b) -> bool:
     """Whether two paths name the same file (through links), existing or not."""
     return os.path.realpath(a) == os.path.realpath(b)
 
 
 __all__ = ["FileProblem", "SourceText", "check_readable", "decode_source", "read_source",
-           "write_atomic", "same_file"]
+           "write_atomic", "same_file", "coding_line", "FileChanged"]

@@ -11,8 +11,11 @@ FORMATS = ("text", "json", "github", "sarif")
 
 
 def _record(d: Diagnostic) -> dict:
-    return {"path": d.path, "line": d.line, "col": d.col, "code": d.code, "message": d.message,
-            "help": d.help, "severity": "error"}
+    out = {"path": d.path, "line": d.line, "col": d.col, "code": d.code, "message": d.message,
+           "help": d.help, "severity": "error"}
+    if d.notes:  # other locations the problem involves
+        out["notes"] = [n.as_json() for n in d.notes]
+    return out
 
 
 def _gh_escape(s: str, prop: bool = False) -> str:
@@ -29,7 +32,8 @@ def github_line(d: Diagnostic) -> str:
         if d.col:
             props.append(f"col={d.col}")
     props.append(f"title={_gh_escape(d.code, True)}")
-    msg = d.message + (f"\n\nhelp: {d.help}" if d.help else "")
+    msg = d.message + "".join(f"\n\nnote: {n.path}:{n.line}:{n.col}: {n.message}"
+                              for n in d.notes) + (f"\n\nhelp: {d.help}" if d.help else "")
     return f"::error {','.join(props)}::{_gh_escape(msg)}"
 
 
@@ -41,8 +45,17 @@ def sarif(diagnostics: list[Diagnostic], version: str) -> dict:
         if d.line >= 1:  # SARIF lines and columns start at 1
             loc["region"] = {"startLine": d.line, "startColumn": max(d.col, 1)}
         text = d.message + (f" (help: {d.help})" if d.help else "")
-        results.append({"ruleId": d.code, "ruleIndex": used.index(d.code), "level": "error",
-                        "message": {"text": text}, "locations": [{"physicalLocation": loc}]})
+        result = {"ruleId": d.code, "ruleIndex": used.index(d.code), "level": "error",
+                  "message": {"text": text}, "locations": [{"physicalLocation": loc}]}
+        related = []
+        for i, n in enumerate(d.notes):
+            nloc: dict = {"artifactLocation": {"uri": n.path.replace("\\", "/")}}
+            if n.line >= 1:
+                nloc["region"] = {"startLine": n.line, "startColumn": max(n.col, 1)}
+            related.append({"id": i, "physicalLocation": nloc, "message": {"text": n.message}})
+        if related:
+            result["relatedLocations"] = related
+        results.append(result)
     rules = [{"id": c, "shortDescription": {"text": CODES.get(c, c)}} for c in used]
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import shutil
+import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,11 +86,15 @@ def find_config(paths: list[str]) -> Path | None:
     """The nearest pyproject.toml with a [tool.tile2triton] table above the inputs."""
     real = [os.path.abspath(p) for p in paths if p != "-"] or [os.getcwd()]
     start = Path(os.path.commonpath(real))
-    if not start.is_dir():
+    if not os.path.isdir(start):
         start = start.parent
     for folder in (start, *start.parents):
         candidate = folder / "pyproject.toml"
-        if candidate.is_file():
+        try:
+            found = stat.S_ISREG(os.stat(candidate).st_mode)
+        except OSError:  # missing, or in a folder without search permission
+            found = False
+        if found:
             try:
                 data = _toml_load(candidate)
             except ConfigError:
@@ -137,6 +142,22 @@ def split_patterns(values) -> list[str]:
     return out
 
 
+# Git reads the repository's own .git/config, which can name programs to run: core.fsmonitor is
+# run on every command that reads the index (check-ignore and status do), so a repository someone
+# hands us could run code as soon as we walk it. These settings come last, so they win over every
+# config file; GIT_OPTIONAL_LOCKS=0 keeps git from rewriting the user's index while we ask.
+_GIT_HARDENING = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+                  "-c", "core.untrackedCache=false")
+
+
+def run_git(git: str, args: list, **kwargs) -> subprocess.CompletedProcess:
+    """`git ARGS` with the repository's own config unable to run programs (see above)."""
+    env = dict(kwargs.pop("env", None) or os.environ)
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return subprocess.run([git, *_GIT_HARDENING, *args], env=env, **kwargs)
+
+
 class _GitIgnore:
     """Paths git ignores, asked of `git check-ignore` once per batch of paths."""
 
@@ -149,8 +170,8 @@ class _GitIgnore:
             return None
         folder = Path(os.path.realpath(folder))
         if folder not in self._toplevel:
-            p = subprocess.run([self.git, "rev-parse", "--show-toplevel"], cwd=folder,
-                               capture_output=True, text=True)
+            p = run_git(self.git, ["rev-parse", "--show-toplevel"], cwd=folder,
+                        capture_output=True, text=True)
             self._toplevel[folder] = Path(p.stdout.strip()) if p.returncode == 0 else None
         return self._toplevel[folder]
 
@@ -159,9 +180,9 @@ class _GitIgnore:
         .gitignore reader is used)."""
         if not paths:
             return set()
-        p = subprocess.run([self.git, "check-ignore", "--stdin", "-z"], cwd=folder,
-                           input=b"\0".join(os.fsencode(x) for x in paths) + b"\0",
-                           capture_output=True)
+        p = run_git(self.git, ["check-ignore", "--stdin", "-z"], cwd=folder,
+                    input=b"\0".join(os.fsencode(x) for x in paths) + b"\0",
+                    capture_output=True)
         if p.returncode not in (0, 1):
             return None
         names = {Path(os.fsdecode(x)) for x in p.stdout.split(b"\0") if x}
@@ -215,9 +236,16 @@ def discover(paths: list[str], patterns: list[Pattern], respect_gitignore: bool 
             out.append(Input("-", Path("stdin.py"), True))
             continue
         path = Path(raw)
-        if path.is_dir():
+        try:
+            is_dir = stat.S_ISDIR(os.stat(path).st_mode)
+            exists = True
+        except FileNotFoundError:
+            is_dir, exists = False, os.path.lexists(path)
+        except OSError:  # under a folder without search permission: reading will tell
+            is_dir, exists = False, True
+        if is_dir:
             out.extend(_walk(path, patterns, git))
-        elif os.path.lexists(path):  # a file, a FIFO, a broken link: reading will tell
+        elif exists:  # a file, a FIFO, a broken link, no permission: reading will tell
             out.append(Input(path, Path(path.name), True))
         elif on_missing is not None:
             on_missing(raw)
@@ -249,7 +277,12 @@ def _walk(root: Path, patterns: list[Pattern], git: _GitIgnore | None) -> list[I
         return bool(rules) and _simple_ignored(rules, Path(os.path.realpath(p)), is_dir)
 
     found: list[Path] = []
-    for folder, dirnames, filenames in os.walk(root, followlinks=False):
+    # a folder that cannot be listed is an input of its own, which reading reports (T2T003):
+    # its files are never skipped without a word
+    unlisted: list[Path] = []
+    for folder, dirnames, filenames in os.walk(root, followlinks=False,
+                                               onerror=lambda e: unlisted.append(
+                                                   Path(e.filename))):
         here = Path(folder)
         if git is not None and not use_git and here != root:
             r = _read_gitignore(here)
@@ -267,6 +300,7 @@ def _walk(root: Path, patterns: list[Pattern], git: _GitIgnore | None) -> list[I
         ignored = git.ignored(root, [p.relative_to(root) for p in found])
         if ignored is not None:
             found = [p for p in found if p.relative_to(root) not in ignored]
+    found.extend(p for p in unlisted if p == root or p.is_relative_to(root))
     found.sort()
     return [Input(p, p.relative_to(root), False) for p in found]
 

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .diagnostics import Diagnostic, TranslationError
+from .names import comment_safe, launcher_name
 
 _SOURCES: dict = {}          # code object -> source text, for functions built from strings
 
@@ -790,7 +791,8 @@ def _extract(kernel, func) -> Extracted:
         text, added = _rewrite_header(ns, text, fdef, keep, name, role, kernel)
         pieces.append((name, text, path, first - added, shift))
     # assemble: imports, constants, helpers (in discovery order), kernel last
-    out = [f"# cuTile kernel `{func.__qualname__}` from {func.__code__.co_filename}, with the "
+    origin = comment_safe(func.__code__.co_filename)
+    out = [f"# cuTile kernel `{func.__qualname__}` from {origin}, with the "
            "values of its globals and closure (extracted by tile2triton)"]
     if ns.ct_alias is None:
         ns.ct()
@@ -870,7 +872,7 @@ class KernelTranslation:
     def launcher(self):
         with self._lock:
             if self._launcher is None:
-                self._launcher = getattr(self.module, f"launch_{self.name}")
+                self._launcher = getattr(self.module, launcher_name(self.name))
             return self._launcher
 
     def __call__(self, stream, grid, *args):

@@ -36,6 +36,22 @@ TRITON_LAUNCH_KEYWORDS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "deb
 RESERVED_IMPORTS = {"tl": "triton.language", "triton": "triton", "torch": "torch"}
 
 
+def launcher_name(kernel: str) -> str:
+    """The canonical name of kernel `kernel`'s host launcher: `launch_k`, and `_launch_k` for a
+    private kernel `_k` (private as the user made the kernel, without a double underscore)."""
+    private = kernel.startswith("_")
+    return ("_launch_" if private else "launch_") + (kernel.lstrip("_") if private else kernel)
+
+
+def comment_safe(text: str) -> str:
+    """`text` (a file name, a path: anything the user chose) fit to sit inside a `#` comment of
+    generated code. A line break would end the comment and make the rest a statement, so every
+    character that is not printable (newlines, \\r, \\f, \\x1c-\\x1e, \\x85, U+2028/9, other
+    controls, the surrogates of undecodable bytes) is written as its backslash escape."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace")
+                   .decode("ascii") for c in text)
+
+
 def source_identifiers(code) -> set[str]:
     """Every identifier of Python source (text or an `ast` tree): names, attributes,
     parameters, keyword arguments, definitions, imports. Python's own parser and `ast.walk`

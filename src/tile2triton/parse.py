@@ -14,7 +14,7 @@ from typing import Optional
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .diagnostics import Diagnostic, SourceFile, TranslationError
+from .diagnostics import Diagnostic, Note, SourceFile, TranslationError
 from .names import Names, source_identifiers
 from .nesting import MAX_DEPTH, too_deep
 
@@ -102,8 +102,9 @@ class ParsedModule:
                    for q in self.imports.values()) or any(
             m == CUDA_TILE or m.startswith(CUDA_TILE + ".") for m in self.imported_modules)
 
-    def diagnostic(self, node: cst.CSTNode, code: str, message: str,
-                   help: str | None = None) -> Diagnostic:
+    def locate(self, node: cst.CSTNode) -> tuple:
+        """(path, line, col, end_col, source line) of a node, (path, 0, 0, None, None) when
+        it has no position."""
         pos = self.positions.get(node)
         seen = 0
         while pos is None and node in self.origins and seen < 100:
@@ -112,17 +113,27 @@ class ParsedModule:
         if pos is None:          # a node of a helper linked from another module (packages.py)
             for other in self.linked:
                 if other.positions.get(node) is not None:
-                    return other.diagnostic(node, code, message, help)
+                    return other.locate(node)
         line, col, end_col = 0, 0, None
         if pos is not None:
             line, col = pos.start.line, pos.start.column + 1
             if pos.end.line == pos.start.line:
                 end_col = pos.end.column + 1
-        return Diagnostic(code=code, message=message, path=self.source.path, line=line, col=col,
-                          help=help, source_line=self.source.line_text(line), end_col=end_col)
+        return self.source.path, line, col, end_col, self.source.line_text(line)
 
-    def error(self, node, code, message, help=None) -> TranslationError:
-        return TranslationError(self.diagnostic(node, code, message, help))
+    def diagnostic(self, node: cst.CSTNode, code: str, message: str,
+                   help: str | None = None) -> Diagnostic:
+        path, line, col, end_col, text = self.locate(node)
+        return Diagnostic(code=code, message=message, path=path, line=line, col=col,
+                          help=help, source_line=text, end_col=end_col)
+
+    def error(self, node, code, message, help=None, notes=()) -> TranslationError:
+        """`notes`: (node, message) of other locations involved, shown after the first."""
+        d = self.diagnostic(node, code, message, help)
+        for other, text in notes:
+            path, line, col, end_col, source_line = self.locate(other)
+            d.notes.append(Note(text, path, line, col, source_line, end_col))
+        return TranslationError(d)
 
 
 def _dotted(node: cst.BaseExpression) -> str:
@@ -131,6 +142,40 @@ def _dotted(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Attribute):
         return f"{_dotted(node.value)}.{node.attr.value}"
     raise ValueError(node)
+
+
+def _without_indent_formfeeds(text: str) -> str:
+    """`text` with the form feeds of statement indentation dropped. Python's tokenizer resets
+    the indentation column at a form feed, so `"\f    x"` is indented by four; libcst keeps
+    the form feed inside the indentation string, and every line generated into that block
+    would start `"\f    "`, and a block nested in it `"\f    \f    "` (indented by four,
+    not eight). What follows the last form feed is the indentation Python sees, so keeping just
+    that changes no statement's meaning. Form feeds elsewhere (in strings, between tokens) stay."""
+    if "\f" not in text:
+        return text
+    import io
+    import tokenize
+    lines = text.split("\n")
+    starts = []
+    try:
+        at_start = True
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in (tokenize.NEWLINE, tokenize.NL):
+                at_start = tok.type == tokenize.NEWLINE or at_start
+                continue
+            if tok.type in (tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT):
+                continue
+            if at_start:
+                starts.append(tok.start)
+            at_start = False
+    except (tokenize.TokenError, SyntaxError):
+        return text  # not valid Python: the parser reports it
+    for row, col in starts:
+        line = lines[row - 1]
+        indent = line[:col]
+        if "\f" in indent:
+            lines[row - 1] = indent.rsplit("\f", 1)[1] + line[col:]
+    return "\n".join(lines)
 
 
 def parse_source(text: str, path: str = "<input>") -> ParsedModule:
@@ -144,7 +189,7 @@ def parse_source(text: str, path: str = "<input>") -> ParsedModule:
             help="split the expression or the block into named steps or helper functions",
             source_line=source.line_text(line)))
     try:
-        module = cst.parse_module(text)
+        module = cst.parse_module(_without_indent_formfeeds(text))
     except cst.ParserSyntaxError as e:
         line = getattr(e, "raw_line", 0)
         col = getattr(e, "raw_column", 0) + 1

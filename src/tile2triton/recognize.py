@@ -532,12 +532,19 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo,
         name = p.name.value
         kind = annotation_kind(pm, p.annotation)
         if kind == "list" or (kind is None and name in scanner.list_uses):
-            ranks = {r for r, _ in scanner.list_uses.get(name, []) if r is not None}
+            uses = [(r, n) for r, n in scanner.list_uses.get(name, []) if r is not None]
+            ranks = {r for r, _ in uses}
             if len(ranks) != 1:
+                first = {}
+                for r, n in sorted(uses, key=lambda rn: (pm.positions[rn[1]].start.line,
+                                                         pm.positions[rn[1]].start.column)):
+                    first.setdefault(r, n)
                 raise pm.error(p, "T2T104", f"cannot infer the rank of the arrays in list "
                                f"`{name}`" if not ranks else f"arrays of list `{name}` are "
                                f"indexed with different ranks {sorted(ranks)}",
-                               help="load from `{0}[i]` with one index rank".format(name))
+                               help="load from `{0}[i]` with one index rank".format(name),
+                               notes=[(n, f"indexed with rank {r} here")
+                                      for r, n in first.items()])
             out.append(ParamInfo(name, "array_list", array_list=ArrayListInfo(
                 name, ranks.pop(), abi_prefix=pm.names.array_prefix(name))))
             continue
@@ -552,10 +559,17 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo,
             if len(distinct) > 1 and launch_ranks.get(name) in distinct:
                 distinct = {launch_ranks[name]}    # this launch's rank (compile-time branches)
             if len(distinct) > 1:
-                node = sorted(ranks, key=lambda rn: pm.positions[rn[1]].start.line)[-1][1]
+                def where(rn):
+                    pos = pm.positions[rn[1]].start
+                    return pos.line, pos.column
+                uses = sorted(ranks, key=where)
+                rank, node = uses[-1]
+                other_rank, other = next(u for u in uses if u[0] != rank)
                 raise pm.error(node, "T2T105",
                                f"array `{name}` is indexed with different ranks {sorted(distinct)}",
-                               help="every load/store of one array must use one index rank")
+                               help="every load/store of one array must use one index rank",
+                               notes=[(other, f"`{name}` is indexed with rank {other_rank} "
+                                               f"here (rank {rank} at line {where(uses[-1])[0]})")])
             if distinct:
                 info.rank = distinct.pop()
             elif name in scanner.shape_index:

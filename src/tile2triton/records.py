@@ -373,7 +373,9 @@ class _FunctionPass:
                 inner = self.stmt(orelse)
                 if len(inner) != 1:
                     raise self.error(orelse.test, "a dataclass construction with __post_init__ "
-                                     "in an `elif` test is not supported")
+                                     "in an `elif` test is not supported",
+                                     help="build the instance before the `if`/`elif` chain and "
+                                          "test its field there")
                 orelse = inner[0]
             elif isinstance(orelse, cst.Else):
                 orelse = orelse.with_changes(body=self.block(orelse.body))
@@ -419,7 +421,8 @@ class _FunctionPass:
                 if isinstance(tgt, cst.Subscript) and self.rec(tgt.value) is not None:
                     if len(s.targets) != 1:
                         raise self.error(tgt, "chained assignment to an item of a dataclass "
-                                         "instance is not supported")
+                                         "instance is not supported",
+                                         help="assign the field in its own statement")
                     rec = self.rec(tgt.value)
                     call = self.method_call(rec, "__setitem__", tgt,
                                             [self._index(tgt), self.expr(s.value)])
@@ -530,16 +533,18 @@ class _FunctionPass:
         cls = self.mp.classes[call.func.value]
         if cls.problem is not None:
             node, message = cls.problem
-            raise self.error(call, f"{message} (`{cls.name}`)", code="T2T105")
+            raise self.error(call, f"{message} (`{cls.name}`)", code="T2T105",
+                             help="create the instance with the fields its class declares")
         fields = cls.field_names()
         values: dict = {}
         pos = [a for a in call.args if a.keyword is None]
         if any(a.star for a in call.args):
             raise self.error(call, "`*`/`**` arguments are not supported when creating a "
-                             "dataclass instance", code="T2T102")
+                             "dataclass instance", code="T2T102",
+                             help="pass each field as its own argument")
         if len(pos) > len(fields):
             raise self.error(call, f"`{cls.name}` takes {len(fields)} fields, {len(pos)} "
-                             "given", code="T2T102")
+                             "given", code="T2T102", help="pass one value per declared field")
         for f, a in zip(fields, pos):
             values[f] = a.value
         for a in call.args:
@@ -547,16 +552,18 @@ class _FunctionPass:
                 continue
             k = a.keyword.value
             if k not in fields:
-                raise self.error(a, f"dataclass `{cls.name}` has no field `{k}`", code="T2T102")
+                raise self.error(a, f"dataclass `{cls.name}` has no field `{k}`", code="T2T102",
+                                 help="use one of the dataclass's declared fields")
             if k in values:
                 raise self.error(a, f"two values for field `{k}` of `{cls.name}`",
-                                 code="T2T102")
+                                 code="T2T102", help="give each field once")
             values[k] = a.value
         for f, default in cls.fields:
             if f not in values:
                 if default is None:
                     raise self.error(call, f"missing field `{f}` of `{cls.name}`",
-                                     code="T2T102")
+                                     code="T2T102",
+                                     help="give the field a value, or a default in the class")
                 values[f] = _deep(default)
         out = {}
         for f in fields:
@@ -581,20 +588,24 @@ class _FunctionPass:
 
     def replace(self, call: cst.Call) -> Rec:
         if not call.args or call.args[0].keyword is not None:
-            raise self.error(call, "dataclasses.replace() takes the instance first")
+            raise self.error(call, "dataclasses.replace() takes the instance first",
+                             help="call dataclasses.replace(instance, field=value, ...)")
         base = self.rec(call.args[0].value)
         if base is None:
             raise self.error(call.args[0], "dataclasses.replace() of something that is not a "
-                             "dataclass instance", code="T2T105")
+                             "dataclass instance", code="T2T105",
+                             help="pass a dataclass instance created in the kernel or passed to "
+                                  "it")
         values = dict(base.values)
         for a in call.args[1:]:
             if a.keyword is None:
                 raise self.error(a, "dataclasses.replace() takes the new field values as "
-                                 "keywords", code="T2T102")
+                                 "keywords", code="T2T102",
+                                 help="pass the new values as `field=value`")
             k = a.keyword.value
             if k not in values:
                 raise self.error(a, f"dataclass `{base.cls.name}` has no field `{k}`",
-                                 code="T2T105")
+                                 code="T2T105", help="use one of the dataclass's declared fields")
             sub = self.rec(a.value)
             values[k] = sub if sub is not None else self.expr(a.value)
         rec = Rec(base.cls, values)
@@ -609,7 +620,9 @@ class _FunctionPass:
                     "__setitem__": "assigned to by index"}.get(method)
             raise self.error(node, f"`{cls.name}` instances cannot be {what} (it defines no "
                              f"{method})" if what else f"`{cls.name}` has no method "
-                             f"`{method}`", code="T2T105")
+                             f"`{method}`", code="T2T105",
+                             help="define the method on the dataclass, or compute the value with "
+                                  "a helper function")
         kind = cls.kinds.get(method)
         if kind == "static_def":
             raise self.error(node, f"`{cls.name}.{method}` is a static_def (Python that cuTile "
@@ -623,7 +636,9 @@ class _FunctionPass:
             return cst.Call(cst.Name(name), [cst.Arg(a) for a in args] + list(keywords))
         params = fdef.params.params
         if not params:
-            raise self.error(fdef, f"method `{cls.name}.{method}` takes no `self`")
+            raise self.error(fdef, f"method `{cls.name}.{method}` takes no `self`",
+                             help="give the method a `self` first parameter, or make it a "
+                                  "@staticmethod")
         name = self.mp.specialize(base, fdef, {params[0].name.value: rec}, owner.name, True)
         call = cst.Call(cst.Name(name), [cst.Arg(v) for v in self.mp.passed(name, self.flat(rec))]
                         + [cst.Arg(a) for a in args] + list(keywords))
@@ -649,13 +664,15 @@ class _FunctionPass:
         for i, a, r in recs:
             if a.star:
                 raise self.error(a, "`*` arguments holding dataclass instances are not "
-                                 "supported", code="T2T102")
+                                 "supported", code="T2T102", help="pass the instances one by one")
             if a.keyword is not None:
                 pname = a.keyword.value
             elif i < len(params):
                 pname = params[i].name.value
             else:
-                raise self.error(a, f"too many arguments to `{f.value}`", code="T2T102")
+                raise self.error(a, f"too many arguments to `{f.value}`", code="T2T102",
+                                 help="pass at most as many arguments as the helper has "
+                                      "parameters")
             if r is not None:
                 by_param[pname] = r
         name = self.mp.specialize(f"{f.value}_{'_'.join(by_param)}", fdef, by_param,
@@ -665,7 +682,7 @@ class _FunctionPass:
             if r is not None:
                 if a.keyword is not None:
                     raise self.error(a, "pass dataclass instances to helpers positionally",
-                                     code="T2T102")
+                                     code="T2T102", help="pass the instance by position")
                 args += [cst.Arg(v) for v in self.flat(r) if next(kept, True)]
             else:
                 args.append(a.with_changes(value=self.expr(a.value)))
@@ -740,7 +757,7 @@ class _Exprs(cst.CSTTransformer):
             raise fp.error(node, f"method `{rec.cls.name}.{attr}` must be called where it is "
                            "named", help="call it: `obj.method(...)`")
         raise fp.error(node, f"dataclass `{rec.cls.name}` has no field `{attr}`",
-                       code="T2T105")
+                       code="T2T105", help="use one of the dataclass's declared fields")
 
     def visit_Call(self, node: cst.Call):
         fp = self.fp
@@ -754,7 +771,7 @@ class _Exprs(cst.CSTTransformer):
                        if a.keyword is not None]
                 if any(a.star for a in node.args):
                     raise fp.error(node, "`*`/`**` arguments to methods are not supported",
-                                   code="T2T102")
+                                   code="T2T102", help="pass the method's arguments one by one")
                 return self._set(node, fp.method_call(
                     rec, f.attr.value, node, [fp.expr(a.value) for a in args], kws))
         rec = fp.rec(f)
@@ -794,7 +811,9 @@ class _Exprs(cst.CSTTransformer):
                            "value", help="read the fields you need")
         if node.value in fp.mp.classes:
             raise fp.error(node, f"dataclass `{node.value}` used as a value; kernels may "
-                           "create instances of it and read its class constants")
+                           "create instances of it and read its class constants",
+                           help="create an instance (`Cls(...)`) or read a class constant "
+                                "(`Cls.NAME`); pass other uses' values as arguments")
         return True
 
     def on_leave(self, original, updated):

@@ -12,6 +12,7 @@ from typing import Optional
 from . import emit
 from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
+from .module_check import check_output
 from .model import FunctionInfo, ParamInfo, Specialization
 from .names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
 from .nested import find_nested_kernels
@@ -29,6 +30,11 @@ class KernelReport:
     status: str  # translated | failed
     diagnostics: list = field(default_factory=list)
     line: int = 0
+    # a kernel defined in a module-level host function (nested.py): that function's name, the
+    # kernel's name there, and the host function's names its launcher takes as keywords
+    outer: Optional[str] = None
+    local_name: Optional[str] = None
+    closure: list = field(default_factory=list)
 
 
 @dataclass
@@ -40,6 +46,8 @@ class ModuleResult:
     module_diagnostics: list = field(default_factory=list)
     # with a shared runtime: (names, source) of the helper statements the module imports
     runtime: list = field(default_factory=list)
+    # --keep-unconverted: the kernels kept as cuTile code in `output`
+    kept: list = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -126,17 +134,61 @@ def _python_refuses(pm: ParsedModule, text: str, path: str) -> Optional[Diagnost
     return None
 
 
+def hidden_cutile_import(text: str, path: str, source) -> Optional[Diagnostic]:
+    """cuda.tile imported where tile2triton does not look for it: inside `try:` (a guarded
+    import), inside a function or class, or by `importlib.import_module("cuda.tile")` /
+    `__import__`. The module is cuTile code tile2triton does not translate: a diagnostic,
+    never "no cuTile here"."""
+    if "cuda" not in text:
+        return None
+    import ast
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+    def is_cutile(name) -> bool:
+        return isinstance(name, str) and (name == "cuda.tile" or name.startswith("cuda.tile."))
+
+    for node in ast.walk(tree):
+        how = None
+        if isinstance(node, ast.Import) and any(is_cutile(a.name) for a in node.names):
+            how = "this import of cuda.tile is not at module level"
+        elif isinstance(node, ast.ImportFrom) and not node.level and (
+                is_cutile(node.module) or (node.module == "cuda" and any(
+                    a.name == "tile" for a in node.names))):
+            how = "this import from cuda.tile is not at module level"
+        elif isinstance(node, ast.Call) and node.args and is_cutile(getattr(
+                node.args[0], "value", None)) and (
+                getattr(node.func, "attr", None) == "import_module"
+                or getattr(node.func, "id", None) in ("import_module", "__import__")
+                or getattr(node.func, "attr", None) == "importorskip"):  # pytest's
+            how = "cuda.tile imported by name at run time"
+        if how is not None:
+            return Diagnostic(
+                "T2T100", f"{how}: tile2triton translates kernels of modules that import "
+                "cuda.tile at module level, unconditionally", path, node.lineno,
+                node.col_offset + 1, help="import cuda.tile at the top of the module "
+                "(`import cuda.tile as ct`), outside try/except and functions",
+                source_line=source.line_text(node.lineno))
+    return None
+
+
 def translate_source(text: str, path: str = "<input>",
                      shared_runtime: Optional[str] = None,
                      shared_device: bool = True,
                      specialize: Optional[Specialization] = None,
-                     coarsen: bool = True) -> ModuleResult:
+                     coarsen: bool = True,
+                     keep_unconverted: bool = False) -> ModuleResult:
     """Translate one module. `shared_runtime`: the name of a module the output imports its
     helpers from (see `ModuleResult.runtime`) instead of defining them itself; with
     `shared_device=False` only the host helpers, the device helpers staying in the output (the
     corpus goldens' form). `specialize`: translate kernel `specialize.kernel` for one launch's
     arguments (live.translate_kernel). `coarsen=False`: one Triton program per cuTile block
-    always (coarsen.py; the pattern examples show each construct's own translation)."""
+    always (coarsen.py; the pattern examples show each construct's own translation).
+    `keep_unconverted`: a module whose kernels did not all translate still gets its text, the
+    failed kernels and host lines kept as cuTile code under notes (keep.py); its diagnostics
+    are reported all the same."""
     try:
         pm = parse_source(text, path)
     except TranslationError as e:
@@ -146,6 +198,9 @@ def translate_source(text: str, path: str = "<input>",
             "T2T900", f"internal error while parsing: {type(e).__name__}: {e}", path, 1, 1,
             help="this is a tile2triton bug; please report it with this file")])
     if not pm.uses_cuda_tile():
+        hidden = hidden_cutile_import(text, path, pm.source)
+        if hidden is not None:   # cuTile code that would otherwise pass `--check` unseen
+            return ModuleResult(path, True, None, module_diagnostics=[hidden])
         return ModuleResult(path, False, text)
     bad = _python_refuses(pm, text, path)
     if bad is not None:
@@ -175,6 +230,9 @@ def translate_source(text: str, path: str = "<input>",
         nk = fn.nested
         report = KernelReport(fn.name, "translated", line=pm.def_line(fn.name) if nk is None
                               else pm.positions[fn.node.name].start.line)
+        if nk is not None:
+            report.outer, report.local_name = nk.outer.name.value, nk.name
+            report.closure = list(nk.closure)
         result.kernels.append(report)
         saved_specs = dict(mc.helper_specs)
         saved_order = list(mc.helper_order)
@@ -195,14 +253,52 @@ def translate_source(text: str, path: str = "<input>",
         finally:
             pm.globals.clear()
             pm.globals.update(saved_globals)
-    if any(k.status == "failed" for k in result.kernels):
+    failed = {k.kernel: k.diagnostics for k in result.kernels if k.status == "failed"}
+    if failed and not keep_unconverted:
         return result
     shared = emit.SharedRuntime(shared_runtime, shared_device) if shared_runtime else None
+    notes: list = []
     try:
-        result.output = emit.render_module(pm, mc, units, functions, shared, coarsen)
+        output = emit.render_module(pm, mc, units, functions, shared, coarsen,
+                                    kept=failed if keep_unconverted else None,
+                                    notes=notes if keep_unconverted else None)
+        # a module that would not run is a diagnostic, never a written file
+        problems = check_output(path, text, output, {f.name for f in functions},
+                                pm.source.line_text,
+                                cuda_tile_allowed=bool(failed or notes))
+        if problems:
+            result.module_diagnostics.extend(problems)
+            return result
+        result.output = output
+        result.kept = sorted(failed)
+        result.module_diagnostics.extend(notes)
         result.runtime = shared.pieces if shared is not None else []
     except emit.HostErrors as e:
         result.module_diagnostics.extend(err.diagnostic for err in e.errors)
     except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
         result.module_diagnostics.append(_failure(pm, e, pm.module, "the module"))
+    if result.output is not None:
+        broken = _does_not_compile(result.output, path)
+        if broken is not None:  # never a module that does not compile with exit 0
+            result.output = None
+            result.module_diagnostics.append(broken)
     return result
+
+
+def _does_not_compile(output: str, path: str) -> Optional[Diagnostic]:
+    """A T2T900 when the translated module is not valid Python: a translator bug (a generated
+    name or indentation that clashes with the input), reported instead of written."""
+    try:
+        try:
+            compile(output, path, "exec", dont_inherit=True)
+        except UnicodeEncodeError:  # a lone surrogate (a file name that is not UTF-8): the
+            # writer reports what the file's encoding cannot hold; here only the syntax counts
+            compile(output.encode("utf-8", "replace").decode("utf-8"), path, "exec",
+                    dont_inherit=True)
+    except (SyntaxError, ValueError) as e:
+        where = f" (line {e.lineno} of the translation: {e.text.strip()!r})" \
+            if isinstance(e, SyntaxError) and e.lineno and e.text else ""
+        return Diagnostic("T2T900", f"internal error: the translation does not compile: "
+                          f"{getattr(e, 'msg', e)}{where}", path, 1, 1,
+                          help="this is a tile2triton bug; please report it with this file")
+    return None

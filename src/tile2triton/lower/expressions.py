@@ -52,7 +52,9 @@ class Expressions:
         method = getattr(self, "x_" + type(node).__name__, None)
         if method is None:
             kind = type(node).__name__
-            raise self.error(node, "T2T101", f"`{kind}` expressions are not supported in kernels")
+            raise self.error(node, "T2T101", f"`{kind}` expressions are not supported in kernels",
+                             help="rewrite the expression with supported forms (a helper "
+                                  "function, a conditional expression, or tile operations)")
         try:
             return method(node)
         except (TranslationError, LocatedFailure):
@@ -134,13 +136,17 @@ class Expressions:
                 return self.tuple_slice(node, base)
             if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
                 raise self.error(node, "T2T101", "tuples can only be indexed with one integer "
-                                 "or sliced with constant bounds")
+                                 "or sliced with constant bounds",
+                                 help="index a tuple with one integer known at translation time, "
+                                      "or slice it with constant bounds")
             idx = self.expr(node.slice[0].slice.value)
             if isinstance(idx.val, ConstExprV) and (base.items is not None or v.items):
                 return self.tuple_choice(node, base, idx)   # tables.py
             if not isinstance(idx.val, ConstV) or not isinstance(idx.val.value, int):
                 raise self.error(node.slice[0], "T2T103",
-                                 "a tuple index must be a compile-time integer")
+                                 "a tuple index must be a compile-time integer",
+                                 help="use an integer literal, a ct.Constant parameter or a loop "
+                                      "variable of ct.static_iter")
             i = idx.val.value
             n = len(base.items if base.items is not None else v.items)
             if (n or base.items is not None or v.known) and not -n <= i < n:
@@ -160,14 +166,18 @@ class Expressions:
             return self.tile_index(node, base)
         if isinstance(v, TableV):
             if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-                raise self.error(node, "T2T101", "a dict takes one key")
+                raise self.error(node, "T2T101", "a dict takes one key",
+                                 help="look up one key at a time: `table[key]`")
             return self.table_index(node, base, self.expr(node.slice[0].slice.value))
         if isinstance(v, ArrayListV):
             if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-                raise self.error(node, "T2T101", "a list of arrays takes one index")
+                raise self.error(node, "T2T101", "a list of arrays takes one index",
+                                 help="index the list of arrays with one integer: `arrays[i]`")
             idx = self.expr(node.slice[0].slice.value)
             return Lowered(f"{v.info.name}[{idx.code}]", ArrayV(v.info.element(idx.wrap(100))))
-        raise self.error(node, "T2T101", "this subscript is not supported in kernels")
+        raise self.error(node, "T2T101", "this subscript is not supported in kernels",
+                         help="subscript tiles with indices and `None`, tuples with integers and "
+                              "dicts with constant keys; use ct.extract or ct.gather for the rest")
 
     def tuple_slice(self, node: cst.Subscript, base: Lowered) -> Lowered:
         """`t[a:b:c]` with compile-time bounds: the tuple of the chosen items (Triton slices its
@@ -182,10 +192,13 @@ class Expressions:
             if not isinstance(b.val, ConstV) or not isinstance(b.val.value, int) \
                     or isinstance(b.val.value, bool):
                 raise self.error(part, "T2T103", "a tuple slice's bounds must be compile-time "
-                                 "integers")
+                                 "integers",
+                                 help="use integer literals or ct.Constant parameters as the "
+                                      "slice bounds")
             bounds.append(b.val.value)
         if bounds[2] == 0:
-            raise self.error(sl.step, "T2T102", "a slice step cannot be zero")
+            raise self.error(sl.step, "T2T102", "a slice step cannot be zero",
+                             help="use a step other than 0 (or leave it out)")
         v = base.val
         chosen = slice(*bounds)
         if base.items is not None:
@@ -193,7 +206,9 @@ class Expressions:
             code = "(" + ", ".join(i.code for i in items) + ("," if len(items) == 1 else "") + ")"
             return Lowered(code, TupleV([i.val for i in items]), items=items)
         if not v.items:
-            raise self.error(node, "T2T103", "slicing a tuple needs its length known here")
+            raise self.error(node, "T2T103", "slicing a tuple needs its length known here",
+                             help="slice a tuple whose length is fixed (a literal tuple, a shape, "
+                                  "a tuple parameter)")
         text = ":".join("" if b is None else str(b) for b in bounds).rstrip(":") or ":"
         indices = list(range(len(v.items)))[chosen]
         return Lowered(f"{base.wrap(100)}[{text}]", TupleV([v.items[i] for i in indices]))
@@ -205,7 +220,8 @@ class Expressions:
         new_shape = [] if shape is not None else None
         kinds = [self.new_axis_kind(el) for el in node.slice]
         if kinds.count("...") > 1:
-            raise self.error(node, "T2T101", "a tile index may hold one `...`")
+            raise self.error(node, "T2T101", "a tile index may hold one `...`",
+                             help="keep at most one `...` in the index")
         if "..." in kinds:
             # `...` stands for as many `:` as the tile has axes not named by the others
             if shape is None:
@@ -213,7 +229,8 @@ class Expressions:
                                  "which is not known here", help="write the `:` out")
             fill = len(shape) - kinds.count(":")
             if fill < 0:
-                raise self.error(node, "T2T105", f"too many `:` for a tile of rank {len(shape)}")
+                raise self.error(node, "T2T105", f"too many `:` for a tile of rank {len(shape)}",
+                                 help="use at most one `:` or `...` per axis of the tile")
             at = kinds.index("...")
             kinds[at:at + 1] = [":"] * fill
         src = 0
@@ -260,7 +277,9 @@ class Expressions:
         """A Python operator: the construct the patterns say it is, with lowered operands."""
         construct = self.mc.registry.operators.get(symbol)
         if construct is None or construct not in self.mc.patterns:
-            raise self.error(node, "T2T100", f"operator `{symbol.split()[-1]}` is not supported")
+            raise self.error(node, "T2T100", f"operator `{symbol.split()[-1]}` is not supported",
+                             help="use the operator's cuTile function (ct.pow, ct.bitwise_and, "
+                                  "...) or rewrite it with supported operators")
         low = self.apply_construct(construct, node, *operands)
         if isinstance(low.val, ConstV) and _literal_only(node):
             # `2**30` stays as written (its value is still known for folding elsewhere)
@@ -306,7 +325,9 @@ class Expressions:
             if op in (cst.In, cst.NotIn) and len(node.comparisons) == 1:
                 return self.membership(node, comp, left, op is cst.In)
             if op not in CMP_SYMBOL:
-                raise self.error(comp, "T2T101", "`in`/`not in` comparisons are not supported")
+                raise self.error(comp, "T2T101", "`in`/`not in` comparisons are not supported",
+                                 help="test membership in a tuple known at translation time, or "
+                                      "compare with `==` and combine with `or`")
             right = self.expr(comp.comparator)
             if len(node.comparisons) == 1:
                 low = self.enum_compare(node, left, right, CMP_SYMBOL[op])   # tables.py
@@ -343,11 +364,13 @@ class Expressions:
         if isinstance(right.val, TableV):            # `"k" in kwargs`: a key known here
             if not isinstance(left.val, ConstV):
                 raise self.error(node.left, "T2T103", "`in` a dict takes a key known at "
-                                 "translation time")
+                                 "translation time",
+                                 help="look the key up with a literal or a ct.Constant parameter")
             return self.const(any(k == left.val.value for k, _ in right.val.entries)
                               == positive)
         if not isinstance(right.val, TupleV):
-            raise self.error(comp, "T2T101", "`in`/`not in` needs a tuple on its right")
+            raise self.error(comp, "T2T101", "`in`/`not in` needs a tuple on its right",
+                             help="put a tuple (or a tuple parameter) on the right of `in`")
         items = right.items if right.items is not None and len(right.items) == len(
             right.val.items) else [self.const(v.value) if isinstance(v, ConstV) else None
                                    for v in right.val.items]
@@ -355,7 +378,9 @@ class Expressions:
         for item in items:
             if item is None:
                 raise self.error(comp, "T2T101", "`in` over a tuple whose items are not "
-                                 "known here is not supported")
+                                 "known here is not supported",
+                                 help="compare with each item (`x == a or x == b`), or make the "
+                                      "tuple's items constants")
             eq = self.equality(node, left, item)
             if isinstance(eq.val, ConstV):
                 if eq.val.value:
@@ -556,7 +581,9 @@ class Expressions:
                 receiver = v.receiver if v.receiver is not None else self.expr(node.func.value)
                 return self.construct(q[len("method."):], node, receiver)
             if not q.startswith("cuda.tile."):
-                raise self.error(node, "T2T100", f"`{q}` is not a cuda.tile construct")
+                raise self.error(node, "T2T100", f"`{q}` is not a cuda.tile construct",
+                                 help="call a cuda.tile construct (docs/constructs.md lists them) "
+                                      "or a helper function of the module")
             return self.construct(q[len("cuda.tile."):], node)
         if isinstance(v, PyRefV):
             return self.py_call(v.qualname, node)
@@ -571,12 +598,16 @@ class Expressions:
         if isinstance(v, EnumClassV):
             return self.enum_call(node, v.name)
         raise self.error(node.func, "T2T101", "only cuda.tile constructs and helper functions "
-                                              "can be called inside kernels")
+                                              "can be called inside kernels",
+                         help="call a cuda.tile construct or a function defined in the module (it "
+                              "is translated as a helper); compute other values on the host and "
+                              "pass them in")
 
     def tuple_call(self, node: cst.Call) -> Lowered:
         """`tuple(<generator>)` over ct.static_iter (static_iter.py), `tuple(t)` of a tuple."""
         if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
-            raise self.error(node, "T2T102", "tuple() in kernels takes one argument")
+            raise self.error(node, "T2T102", "tuple() in kernels takes one argument",
+                             help="call tuple() with one iterable")
         arg = node.args[0].value
         if isinstance(arg, cst.GeneratorExp):
             return self.tuple_comprehension(arg)
@@ -610,7 +641,9 @@ class Expressions:
         args = [self.expr(a.value) for a in node.args]
         if name in ("min", "max"):
             if len(args) < 2 or any(a.keyword is not None for a in node.args):
-                raise self.error(node, "T2T102", f"{name}() in kernels takes two or more scalars")
+                raise self.error(node, "T2T102", f"{name}() in kernels takes two or more scalars",
+                                 help="pass two or more scalars; for a tile use "
+                                      "ct.minimum/ct.maximum or ct.min/ct.max")
             if all(isinstance(a.val, ConstV) for a in args):
                 return self.fold(node, min if name == "min" else max,
                                  *(a.val.value for a in args))
@@ -627,7 +660,8 @@ class Expressions:
             if len(args) == 1 and isinstance(args[0].val, ArrayListV):
                 return Lowered(args[0].val.info.count, TileV(shape=(), dtype="int32",
                                                              nonneg=True))
-            raise self.error(node, "T2T100", "len() is supported on tuples only in this version")
+            raise self.error(node, "T2T100", "len() is supported on tuples only in this version",
+                             help="use len() on a tuple; for a tile or array use its .shape")
         if name in ("float", "int", "bool"):
             if len(args) == 1 and isinstance(args[0].val, ConstV):
                 return self.fold(node, {"float": float, "int": int, "bool": bool}[name],
@@ -642,7 +676,9 @@ class Expressions:
             return self.construct("divmod", node)
         if name == "print":  # cuTile treats the builtin as ct.print
             return self.construct("print", node)
-        raise self.error(node, "T2T101", f"builtin `{name}()` is not supported here")
+        raise self.error(node, "T2T101", f"builtin `{name}()` is not supported here",
+                         help="use a cuda.tile construct instead, or compute the value on the "
+                              "host and pass it in")
 
     def builtin_sum(self, node: cst.Call) -> Lowered:
         """`sum(t)` of a tuple (or of a comprehension over a sequence known here, `sum([i * i
@@ -662,7 +698,9 @@ class Expressions:
             else [self.const(v.value) if isinstance(v, ConstV) else None for v in seq.val.items]
         if any(i is None for i in items):
             raise self.error(arg, "T2T101", "sum() of a tuple whose items are not known here "
-                             "is not supported")
+                             "is not supported",
+                             help="sum a tuple whose items are known (a literal tuple or a tuple "
+                                  "parameter), or add the items in a loop")
         acc = self.expr(node.args[1].value) if len(node.args) == 2 else self.const(0)
         for item in items:
             acc = self.operator("+", node, acc, item)
@@ -746,7 +784,9 @@ class Expressions:
                 if not isinstance(low.val, TableV) or not all(
                         isinstance(k, str) for k, _ in low.val.entries):
                     raise self.error(a.value, "T2T102", "`**` takes a dict with string keys "
-                                     "known at translation time here")
+                                     "known at translation time here",
+                                     help="pass the keywords one by one, or use a literal dict "
+                                          "with string keys")
                 for k, v in low.val.entries:
                     if k in kws:
                         raise _bind_error(self, a, name, f"got two values for `{k}`")
@@ -880,21 +920,10 @@ class Expressions:
         if isinstance(ret, ConstExprV):
             dtype = {"int": "int32", "float": "float32", "bool": "bool_"}.get(ret.kind)
             return TileV(shape=(), dtype=dtype, numeric=ret.kind in ("int", "float"))
-        if isinstance(ret, (ArrayV, TupleV)):
-            arrays = {p.name.value: a.val for p, a in zip(self.pm.functions[name].params.params,
-                                                          args) if isinstance(a.val, ArrayV)}
-
-            def outside(v):
-                if isinstance(v, TupleV):
-                    return TupleV([outside(i) for i in v.items])
-                if isinstance(v, ArrayV):
-                    return arrays.get(v.info.name, TileV())
-                return v
-            return outside(ret)
-        if not isinstance(ret, TileV) or not ret.shape:
-            return ret
+        params = self.pm.functions[name].params.params
+        arrays = {p.name.value: a.val for p, a in zip(params, args) if isinstance(a.val, ArrayV)}
         mapping, local = {}, set()
-        for p, a in zip(self.pm.functions[name].params.params, args):
+        for p, a in zip(params, args):
             pname = p.name.value
             local.add(pname)
             if isinstance(a.val, TiledViewV):
@@ -904,14 +933,26 @@ class Expressions:
                     mapping[f"{pname}_dim{k}"] = str(d)
             elif isinstance(a.val, (ConstV, ConstExprV)):
                 mapping[pname] = a.code
-        shape = []
-        for d in ret.shape:
-            d2 = mapping.get(d, d) if isinstance(d, str) else d
-            if isinstance(d2, str) and d2 == d and any(
-                    tok in local for tok in re.findall(r"[A-Za-z_]\w*", d2)):
-                return dataclasses.replace(ret, shape=None)
-            shape.append(d2)
-        return dataclasses.replace(ret, shape=tuple(shape))
+            elif isinstance(a.val, TileV) and a.val.shape:   # `x.shape[k]` of a tile argument
+                for k, d in enumerate(a.val.shape):
+                    mapping[f"{pname}.shape[{k}]"] = d
+
+        def outside(v):
+            if isinstance(v, TupleV):
+                return TupleV([outside(i) for i in v.items], known=v.known)
+            if isinstance(v, ArrayV):
+                return arrays.get(v.info.name, TileV())
+            if not isinstance(v, TileV) or not v.shape:
+                return v
+            shape = []
+            for d in v.shape:
+                d2 = mapping.get(d, d) if isinstance(d, str) else d
+                if isinstance(d2, str) and d2 == d and any(
+                        tok in local for tok in re.findall(r"[A-Za-z_]\w*", d2)):
+                    return dataclasses.replace(v, shape=None)
+                shape.append(d2)
+            return dataclasses.replace(v, shape=tuple(shape))
+        return outside(ret)
 
 
 def _bind_error(self, node, name, what):

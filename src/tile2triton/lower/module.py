@@ -55,7 +55,9 @@ class ModuleContext:
         if len(names) != len(args) or fdef.params.posonly_params \
                 or fdef.params.kwonly_params:
             raise pm.error(call_node, "T2T102", f"helper `{name}` must be called with one "
-                           "positional argument per parameter")
+                           "positional argument per parameter",
+                           help="call the helper with one argument per parameter (defaults are "
+                                "filled in)")
         params, key = [], []
         views = {}      # helper parameter -> TiledViewV it stands for (built after the params)
         tuple_items = {}
@@ -115,7 +117,14 @@ class ModuleContext:
                     tuple_items[pname] = items
             else:
                 params.append(ParamInfo(pname, "tile"))
-                key.append(("tile",))
+                rank = a.val.rank if isinstance(a.val, TileV) else None
+                key.append(("tile", rank))
+                if rank is not None:
+                    # one translation per rank of the tiles it gets, so that the helper knows
+                    # its tiles' ranks (negative axes, broadcasts) as cuTile does; the extents
+                    # are the tile's own, constexprs in Triton (caller_view respells them)
+                    views[pname] = TileV(shape=tuple(f"{pname}.shape[{k}]"
+                                                     for k in range(rank)))
 
         for pname, a in zip(names, args):
             if isinstance(a.val, TableV):
@@ -125,7 +134,8 @@ class ModuleContext:
                 for k, v in a.val.entries:
                     if not (isinstance(k, str) and k.isidentifier()):
                         raise pm.error(call_node, "T2T102", f"helper `{name}`: keyword "
-                                       f"{k!r} is not a name")
+                                       f"{k!r} is not a name",
+                                       help="pass keyword arguments to helpers as `name=value`")
                     subs.append((k, pm.names[f"{pname}_{k}"]))
                     classify(subs[-1][1], v)
                 tables[pname] = subs

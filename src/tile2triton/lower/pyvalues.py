@@ -31,7 +31,8 @@ class CompileTimePython:
         module, _, attr = qualname.partition(".")
         if module == "operator" and attr in pyconst.OPERATOR_FUNCTIONS:
             if any(a.keyword is not None or a.star for a in node.args):
-                raise self.error(node, "T2T102", f"{qualname}() takes positional arguments")
+                raise self.error(node, "T2T102", f"{qualname}() takes positional arguments",
+                                 help="pass the arguments by position")
             construct = pyconst.OPERATOR_FUNCTIONS[attr]
             return self.apply_construct(construct, node, *(self.expr(a.value)
                                                            for a in node.args))
@@ -41,13 +42,16 @@ class CompileTimePython:
                              help="kernels may call math functions, cuda.tile constructs and "
                                   "helpers; compute anything else on the host")
         if any(a.keyword is not None or a.star for a in node.args):
-            raise self.error(node, "T2T102", f"{qualname}() takes positional arguments here")
+            raise self.error(node, "T2T102", f"{qualname}() takes positional arguments here",
+                             help="pass the arguments by position")
         args = [self.expr(a.value) for a in node.args]
         if all(isinstance(a.val, ConstV) for a in args):
             try:
                 return self.const(pyconst.fold_math(fn, [a.val.value for a in args]))
             except (ValueError, TypeError, OverflowError) as e:
-                raise self.error(node, "T2T103", f"{qualname}(): {e}") from None
+                raise self.error(node, "T2T103", f"{qualname}(): {e}",
+                                 help="give arguments this function accepts at "
+                                      "translation time") from None
         tl_fn = pyconst.MATH_FUNCTIONS[fn]
         if tl_fn is None or len(args) != 1:
             raise self.error(node, "T2T103", f"`{qualname}` needs compile-time constant "
@@ -65,7 +69,7 @@ class CompileTimePython:
         d = DTYPES[dtype.name]
         if any(a.keyword is not None or a.star for a in node.args) or len(node.args) > 1:
             raise self.error(node, "T2T102", f"ct.{d.name}() takes at most one positional "
-                                             "argument")
+                                             "argument", help="pass at most one value by position")
         if not node.args:
             return self.const(pyconst.dtype_cast(d.kind, None, d.bits))
         arg = self.expr(node.args[0].value)
@@ -85,7 +89,8 @@ class CompileTimePython:
             try:
                 return self.const(pyconst.dtype_cast(d.kind, value, d.bits, d.name))
             except (ValueError, OverflowError) as e:   # int(inf), int(nan)
-                raise self.error(node, "T2T103", f"ct.{d.name}({value!r}): {e}") from None
+                raise self.error(node, "T2T103", f"ct.{d.name}({value!r}): {e}",
+                                 help="give a value of the dtype's range") from None
         if d.triton is None:
             raise self.error(node, "T2T106", f"ct.{d.name} has no Triton equivalent",
                              help="only a constant can be converted to it (a number rounded "
@@ -98,7 +103,8 @@ class CompileTimePython:
             return Lowered(code if isinstance(arg.val, TileV)
                            else f"tl.full((), {arg.code}, {dtype.triton})",
                            TileV(shape=shape, dtype=d.name))
-        raise self.error(node, "T2T102", f"ct.{d.name}() needs a number or a scalar")
+        raise self.error(node, "T2T102", f"ct.{d.name}() needs a number or a scalar",
+                         help="pass a number, or a scalar computed in the kernel")
 
     def if_exp(self, node: cst.IfExp) -> Lowered:
         test = self.expr(node.test)

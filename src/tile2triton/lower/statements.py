@@ -258,9 +258,12 @@ class Statements:
 
     def for_stmt(self, node: cst.For) -> None:
         if node.orelse is not None:
-            raise self.error(node.orelse, "T2T101", "`for ... else` is not supported in kernels")
+            raise self.error(node.orelse, "T2T101", "`for ... else` is not supported in kernels",
+                             help="move the `else` block after the loop, guarded by a flag set "
+                                  "where the loop breaks")
         if node.asynchronous is not None:
-            raise self.error(node, "T2T101", "`async for` is not supported in kernels")
+            raise self.error(node, "T2T101", "`async for` is not supported in kernels",
+                             help="use a plain `for`: kernels have no event loop to await in")
         it = node.iter
         self.inner_comments(it)
         if self.is_static_iter(it):
@@ -271,9 +274,12 @@ class Statements:
                              help="write `for i in range(start, stop, step):`")
         args = [self.expr(a.value) for a in it.args]
         if any(a.keyword is not None for a in it.args):
-            raise self.error(it, "T2T102", "range() takes positional arguments only")
+            raise self.error(it, "T2T102", "range() takes positional arguments only",
+                             help="write range(start, stop, step) with positional arguments")
         if not isinstance(node.target, cst.Name):
-            raise self.error(node.target, "T2T101", "the loop variable must be a single name")
+            raise self.error(node.target, "T2T101", "the loop variable must be a single name",
+                             help="loop over one name and unpack inside the body, or use "
+                                  "ct.static_iter to loop over a tuple")
         var = node.target.value
         nonneg = all(self.is_nonneg(a) for a in args[:2]) and (
             len(args) < 3 or (isinstance(args[2].val, ConstV) and args[2].val.value > 0))
@@ -320,7 +326,9 @@ class Statements:
 
     def while_stmt(self, node: cst.While) -> None:
         if node.orelse is not None:
-            raise self.error(node.orelse, "T2T101", "`while ... else` is not supported")
+            raise self.error(node.orelse, "T2T101", "`while ... else` is not supported",
+                             help="move the `else` block after the loop, guarded by a flag set "
+                                  "where the loop breaks")
         self.inner_comments(node.test)
         mark = self.order.loop_start()
         test = self.no_statements_before(node.test)  # it is evaluated every iteration
@@ -448,7 +456,9 @@ class Statements:
             args = [cst.Arg(node.test)] + ([cst.Arg(node.msg)] if node.msg is not None else [])
             return self.construct("assert_", cst.Call(func=cst.Name("assert_"), args=args)).code
         kind = type(node).__name__
-        raise self.error(node, "T2T101", f"`{kind}` statements are not supported in kernels")
+        raise self.error(node, "T2T101", f"`{kind}` statements are not supported in kernels",
+                         help="rewrite it with supported statements: assignments, if, for over "
+                              "range, while, with, helpers")
 
     def tuple_view(self, code: str, low: Lowered) -> Optional[Lowered]:
         """`tup = (ct.bid(0), n // 2)` bound once: Triton makes every item of a tuple variable a
@@ -511,9 +521,14 @@ class Statements:
             return None
         els = node.targets[0].target.elements
         if low.items is None or len(low.items) != len(els) \
-                or not all(isinstance(e.value, cst.Name) for e in els) \
-                or not any(isinstance(i.val, (DTypeV, TupleV, TiledViewV, EnumV, CtRefV, PyRefV,
-                                              RawMemoryV, ArrayV)) for i in low.items):
+                or not all(isinstance(e.value, cst.Name) for e in els):
+            return None
+        # (a compile-time number, `TM, TN = N // 2, 64`, is split too: Triton binds the names
+        # of a tuple assignment to tensors, and a tile size must stay a constexpr)
+        if not any(isinstance(i.val, (DTypeV, TupleV, TiledViewV, EnumV, CtRefV, PyRefV,
+                                      RawMemoryV, ArrayV)) for i in low.items) \
+                and not any(self.constexpr_binding(e.value.value, i)
+                            for e, i in zip(els, low.items)):
             return None
         names = {e.value.value for e in els}
         if names & {n.value for n in _walk(node.value) if isinstance(n, cst.Name)}:
@@ -552,7 +567,8 @@ class Statements:
         els = target.elements
         if len(items) != len(els):
             raise self.error(target, "T2T105",
-                             f"cannot unpack {len(items)} values into {len(els)} targets")
+                             f"cannot unpack {len(items)} values into {len(els)} targets",
+                             help="give as many targets as the value has items")
         reads = {n.value for n in _walk(value) if isinstance(n, cst.Name)}
         lines = []
         for el, item in zip(els, items):
@@ -562,7 +578,8 @@ class Statements:
                 lines += self.unpack_nested(el.value, item, value)
                 continue
             if not isinstance(el.value, cst.Name):
-                raise self.error(el.value, "T2T101", "only names can be unpacked into")
+                raise self.error(el.value, "T2T101", "only names can be unpacked into",
+                                 help="unpack into plain names, then assign from those")
             if el.value.value in reads:
                 raise self.error(el.value, "T2T101", f"`{el.value.value}` is read on the right "
                                  "of a nested unpacking that binds it",
@@ -594,7 +611,19 @@ class Statements:
         if isinstance(low.val, DTypeV):
             self.env[name.value] = DTypeV(code=name.value, tf32_when=low.val.tf32_when)
             return f"{name.value} = {low.code}"
+        if self.constexpr_binding(name.value, low):
+            return f"{self.target(name, low)}: tl.constexpr = {low.code}"
         return f"{self.target(name, low)} = {low.code}"
+
+    def constexpr_binding(self, name: str, low: Lowered) -> bool:
+        """Whether `name = <low>` binds a compile-time number cuTile can use as a tile size,
+        bound once (Triton binds a constexpr once) and not a parameter."""
+        if name in self.mutable or name in {p.name for p in self.params}:
+            return False
+        v = low.val
+        return isinstance(v, ConstV) and isinstance(v.value, (bool, int, float)) \
+            or isinstance(v, ConstExprV) and v.kind in ("int", "bool") \
+            and self.integer_constexpr_code(low.code)
 
     def target(self, t, low: Lowered) -> str:
         if isinstance(t, cst.Name):
@@ -610,10 +639,12 @@ class Statements:
             items = low.val.items if isinstance(low.val, TupleV) else None
             if items is not None and len(items) != len(t.elements):
                 raise self.error(t, "T2T105",
-                                 f"cannot unpack {len(items)} values into {len(t.elements)} names")
+                                 f"cannot unpack {len(items)} values into {len(t.elements)} names",
+                                 help="give as many names as the value has items")
             for i, el in enumerate(t.elements):
                 if not isinstance(el.value, cst.Name):
-                    raise self.error(el.value, "T2T101", "only names can be unpacked into")
+                    raise self.error(el.value, "T2T101", "only names can be unpacked into",
+                                     help="unpack into plain names, then assign from those")
                 self.env[el.value.value] = items[i] if items is not None else TileV()
                 names.append(self.renames.get(el.value.value, el.value.value))
             return ", ".join(names)
@@ -707,7 +738,8 @@ class Statements:
 
     def aug_assign(self, node: cst.AugAssign) -> str:
         if not isinstance(node.target, cst.Name):
-            raise self.error(node.target, "T2T101", "only names can be augmented-assigned")
+            raise self.error(node.target, "T2T101", "only names can be augmented-assigned",
+                             help="assign to a name: `t = t + x` with `t` a local, then store it")
         name = node.target.value
         symbol = AUGOP_SYMBOL[type(node.operator)]
         left = self.expr(node.target)

@@ -40,7 +40,9 @@ class StaticIteration:
     # ------------------------------------------------------------------ the sequence's items
     def static_items(self, call: cst.Call) -> list:
         if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
-            raise self.error(call, "T2T102", "ct.static_iter takes one positional argument")
+            raise self.error(call, "T2T102", "ct.static_iter takes one positional argument",
+                             help="pass ct.static_iter one tuple or range: `for x in "
+                                  "ct.static_iter(items)`")
         return self._items(call.args[0].value)
 
     def _items(self, node) -> list:
@@ -50,7 +52,8 @@ class StaticIteration:
             fn = node.func.value
             if any(a.keyword is not None or a.star for a in node.args):
                 raise self.error(node, "T2T102", f"{fn}() inside ct.static_iter takes "
-                                                 "positional arguments")
+                                                 "positional arguments",
+                                 help="pass the arguments by position")
             if fn == "range":
                 args = [self.expr(a.value) for a in node.args]
                 if not all(isinstance(a.val, ConstV) and isinstance(a.val.value, int)
@@ -70,11 +73,14 @@ class StaticIteration:
                     s = self.expr(node.args[1].value)
                     if not (isinstance(s.val, ConstV) and isinstance(s.val.value, int)):
                         raise self.error(node.args[1], "T2T103", "the start of enumerate() "
-                                         "must be a compile-time integer")
+                                         "must be a compile-time integer",
+                                         help="use an integer literal or a ct.Constant parameter "
+                                              "as the start")
                     start = s.val.value
                 elif len(node.args) != 1:
                     raise self.error(node, "T2T102", "enumerate() takes a sequence and an "
-                                                     "optional start")
+                                                     "optional start",
+                                     help="call enumerate(sequence) or enumerate(sequence, start)")
                 seq = self._items(node.args[0].value)
                 return [_pair([self.const(start + i), it]) for i, it in enumerate(seq)]
             seqs = [self._items(a.value) for a in node.args]
@@ -115,23 +121,28 @@ class StaticIteration:
             parts = self.tuple_items(target, item)
             if len(parts) != len(target.elements):
                 raise self.error(target, "T2T105", f"cannot unpack {len(parts)} values into "
-                                 f"{len(target.elements)} names")
+                                 f"{len(target.elements)} names",
+                                 help="give as many names as each item has parts")
             for el, part in zip(target.elements, parts):
                 self.bind_static(el.value, part, lines)
             return
         raise self.error(target, "T2T101", "ct.static_iter targets must be names or tuples "
-                                           "of names")
+                                           "of names",
+                         help="loop over a name or a tuple of names: `for i, x in "
+                              "ct.static_iter(...)`")
 
     # ----------------------------------------------------------------------- the forms
     def static_for(self, node: cst.For) -> None:
         if node.orelse is not None:
-            raise self.error(node.orelse, "T2T101", "`for ... else` is not supported in kernels")
+            raise self.error(node.orelse, "T2T101", "`for ... else` is not supported in kernels",
+                             help="move the `else` block after the loop")
         items = self.static_items(node.iter)
         self.line(f"# ct.static_iter: {len(items)} iteration{'' if len(items) == 1 else 's'}, "
                   "unrolled", self.header_comment(node))
         body = node.body
         if not isinstance(body, cst.IndentedBlock):
-            raise self.error(body, "T2T101", "one-line blocks are not supported in kernels")
+            raise self.error(body, "T2T101", "one-line blocks are not supported in kernels",
+                             help="put the loop body on its own indented lines")
         for item in items:
             lines: list = []
             self.bind_static(node.target, item, lines)
@@ -160,7 +171,8 @@ class StaticIteration:
 
     def _comprehend(self, elt, comp: cst.CompFor, out: list) -> None:
         if comp.asynchronous is not None:
-            raise self.error(comp, "T2T101", "`async for` is not supported in kernels")
+            raise self.error(comp, "T2T101", "`async for` is not supported in kernels",
+                             help="use a plain `for`: kernels have no event loop to await in")
         if self.is_static_iter(comp.iter):
             items = self.static_items(comp.iter)
         else:
@@ -172,7 +184,9 @@ class StaticIteration:
                 c = self.expr(cond.test)
                 if not isinstance(c.val, ConstV):
                     raise self.error(cond.test, "T2T103", "the condition of a tuple "
-                                     "comprehension must be known at translation time")
+                                     "comprehension must be known at translation time",
+                                     help="filter on values known at translation time (constants, "
+                                          "ct.Constant parameters, loop items)")
                 keep = keep and bool(c.val.value)
             if not keep:
                 continue

@@ -92,7 +92,8 @@ class CompileTimeTables:
     def enum_call(self, node: cst.Call, cls: str) -> Lowered:
         """`Op(value)`: the member with that value (a ct.Constant value: chosen at launch)."""
         if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
-            raise self.error(node, "T2T102", f"`{cls}(...)` takes one value inside kernels")
+            raise self.error(node, "T2T102", f"`{cls}(...)` takes one value inside kernels",
+                             help="pass one value")
         arg = self.expr(node.args[0].value)
         v = arg.val
         if isinstance(v, EnumV) and v.user and v.enum == cls:
@@ -157,11 +158,13 @@ class CompileTimeTables:
         entries = []
         for el in node.elements:
             if not isinstance(el, cst.DictElement):
-                raise self.error(el, "T2T101", "`**` in a dict is not supported in kernels")
+                raise self.error(el, "T2T101", "`**` in a dict is not supported in kernels",
+                                 help="write the dict's entries out literally")
             key = self.expr(el.key)
             if not (isinstance(key.val, (ConstV, EnumV))):
                 raise self.error(el.key, "T2T103", "dict keys in kernels must be compile-time "
-                                 "constants (numbers, strings, enum members)")
+                                 "constants (numbers, strings, enum members)",
+                                 help="use numbers, strings or enum members as keys")
             entries.append((_key(key.val), self.expr(el.value)))
         return Lowered("{...}", TableV(entries))
 
@@ -195,11 +198,13 @@ class CompileTimeTables:
         default (None)."""
         args = node.args
         if not 1 <= len(args) <= 2 or any(a.keyword is not None or a.star for a in args):
-            raise self.error(node, "T2T102", "dict.get() takes a key and an optional default")
+            raise self.error(node, "T2T102", "dict.get() takes a key and an optional default",
+                             help="call .get(key) or .get(key, default)")
         key = self.expr(args[0].value)
         if not isinstance(key.val, (ConstV, EnumV)):
             raise self.error(args[0].value, "T2T103", "dict.get() takes a key known at "
-                             "translation time inside kernels")
+                             "translation time inside kernels",
+                             help="look the key up with a literal or a ct.Constant parameter")
         k = _key(key.val)
         for ek, value in base.val.entries:
             if ek == k:
@@ -268,7 +273,9 @@ class CompileTimeTables:
         if first_error is not None and all(_is_rejected(r) for _, r in results):
             raise first_error
         if not results:
-            raise self.error(node, "T2T105", "no entry of the table can be selected here")
+            raise self.error(node, "T2T105", "no entry of the table can be selected here",
+                             help="make the key select an entry: a constant, or a ct.Constant "
+                                  "parameter whose value the table holds")
         return self.choice_value(results)
 
     def _rejected(self, e: TranslationError) -> Lowered:

@@ -116,7 +116,9 @@ class Values:
                                  help=f"its members are {', '.join(ENUM_MEMBERS[parts[0]])}")
             return Lowered(f"{parts[0]}.{parts[1]}", EnumV(parts[0], parts[1]))
         if len(parts) > 2 and parts[0] in ENUM_MEMBERS:
-            raise self.error(node, "T2T100", f"`ct.{short}` is not supported")
+            raise self.error(node, "T2T100", f"`ct.{short}` is not supported",
+                             help="see docs/constructs.md for the supported cuda.tile names, or "
+                                  "compute the value on the host and pass it in")
         return Lowered(qualname, CtRefV(qualname))
 
     def x_Attribute(self, node: cst.Attribute) -> Lowered:
@@ -137,7 +139,9 @@ class Values:
             info = v.info
             if attr in ("shape", "strides"):
                 if info.rank is None:
-                    raise self.error(node, "T2T104", f"rank of `{info.name}` is unknown here")
+                    raise self.error(node, "T2T104", f"rank of `{info.name}` is unknown here",
+                                     help="index the array with ct.load/ct.store or unpack its "
+                                          "shape (`M, N = x.shape`), so that its rank is known")
                 get = info.shape if attr == "shape" else info.stride
                 names = [get(i) for i in range(info.rank)]
                 # an extent known at translation time (a slice with constant bounds) is a
@@ -187,7 +191,9 @@ class Values:
                     Lowered(str(d), i) for d, i in zip(dims, items)])
             if attr == "dtype":
                 return Lowered(f"{v.array.pointer}.dtype.element_ty", DTypeV(array=v.array))
-            raise self.error(node, "T2T100", f"tiled view attribute `.{attr}` is not supported")
+            raise self.error(node, "T2T100", f"tiled view attribute `.{attr}` is not supported",
+                             help="use the tiled view's load/store methods and its shape, or work "
+                                  "on the array itself")
         if isinstance(v, TileV):
             if attr == "dtype":
                 if v.dtype in CT_TO_TL_DTYPE:
@@ -199,10 +205,13 @@ class Values:
                 items = [ConstV(int(s)) if isinstance(s, int) or str(s).isdigit()
                          else ConstExprV(str(s)) for s in v.shape]
                 code = "(" + ", ".join(str(s) for s in v.shape) + ("," if len(v.shape) == 1 else "") + ")"
-                return Lowered(code, TupleV(items))
+                return Lowered(code, TupleV(items),
+                               items=[Lowered(str(s), i) for s, i in zip(v.shape, items)])
             if attr == "ndim":
                 if v.rank is None:
-                    raise self.error(node, "T2T105", "rank of this tile is not known statically")
+                    raise self.error(node, "T2T105", "rank of this tile is not known statically",
+                                     help="give the tile an explicit shape where it is made (e.g. "
+                                          "ct.load with a shape tuple)")
                 return Lowered(str(v.rank), ConstV(v.rank))
             method = self.mc.registry.method("Tile", attr)
             if method is not None:
@@ -212,10 +221,16 @@ class Values:
             name = f"{'' if v.value.signed else 'u'}int{v.value.bits}"
             return Lowered(CT_TO_TL_DTYPE[name], DTypeV(name=name))
         if isinstance(v, EnumV):
-            raise self.error(node, "T2T100", f"`.{attr}` of {v.enum} is not supported")
+            raise self.error(node, "T2T100", f"`.{attr}` of {v.enum} is not supported",
+                             help="compare enum members with `==` instead of reading their "
+                                  "attributes")
         if isinstance(v, DTypeV) and attr in ("name",):
-            raise self.error(node, "T2T100", "dtype attributes are not supported in kernels")
-        raise self.error(node, "T2T101", f"attribute `.{attr}` is not supported here")
+            raise self.error(node, "T2T100", "dtype attributes are not supported in kernels",
+                             help="compare dtypes themselves (`x.dtype == ct.float16`), or pass "
+                                  "the value from the host")
+        raise self.error(node, "T2T101", f"attribute `.{attr}` is not supported here",
+                         help="use attributes cuTile defines on this value (.shape, .dtype, "
+                              ".ndim, ...), or compute it on the host")
 
 
     def runtime_if_mutable(self, name: str, val: Val) -> Val:

@@ -372,7 +372,8 @@ def _reference(spec, config, args, nbytes, flops):
 def bench_exec(command: str, *, rounds: int = 15, max_launches: int = 20, variants=(),
                log=print, timeout=None) -> list:
     """Run `command` with ct.launch intercepted (as `check --exec` does), then time every
-    distinct launch (kernel, grid, argument shapes) on its recorded arguments."""
+    distinct launch on its recorded arguments (`plan_exec_launches` says which: one record per
+    distinct launch, timed or with the reason it was not)."""
     import shutil
     import subprocess
     import tempfile
@@ -389,38 +390,122 @@ def bench_exec(command: str, *, rounds: int = 15, max_launches: int = 20, varian
         proc = subprocess.run(argv, env=env, timeout=timeout)
         if proc.returncode != 0:
             log(f"tile2triton bench: the program exited with status {proc.returncode}")
-        jobs = sorted(spool.glob("*.pt"))
-        seen, records = set(), []
-        from .worker import Worker
-        worker = Worker("gpu")
-        for job in jobs:
-            meta, snap = S.load(job)
-            key = (meta["kernel_file"], meta["kernel"], tuple(meta["grid"]),
-                   tuple((tuple(t.shape), tuple(t.stride), str(t.dtype)) for t in snap.tensors))
-            if key in seen:
-                continue
-            seen.add(key)
-            if len(seen) > max_launches:
-                break
-            rec = dict(case=command, kernel=meta["kernel"], grid=meta["grid"],
-                       launch_index=meta.get("launch_index"))
-            try:
-                for p in reversed(meta.get("sys_path") or []):
-                    if p not in sys.path:
-                        sys.path.insert(0, p)
-                rec.update(_bench_launch(worker, meta, snap, rounds, variants))
-                rec["status"] = "ok"
-            except Exception as e:  # noqa: BLE001
-                import traceback
-                rec.update(status="error", detail=f"{type(e).__name__}: {e}",
-                           traceback=traceback.format_exc()[-3000:])
+        records = []
+        worker = None
+        for entry in plan_exec_launches(spool, max_launches):
+            rec = dict(case=command, **{k: v for k, v in entry.items() if k not in ("meta", "job")})
+            if entry["status"] == "timed":
+                meta = entry["meta"]
+                try:
+                    if worker is None:
+                        from .worker import Worker
+                        worker = Worker("gpu")
+                    for p in reversed(meta.get("sys_path") or []):
+                        if p not in sys.path:
+                            sys.path.insert(0, p)
+                    _, snap = S.load(entry["job"])
+                    rec.update(_bench_launch(worker, meta, snap, rounds, variants))
+                    rec["status"] = "ok"
+                except Exception as e:  # noqa: BLE001
+                    import traceback
+                    rec.update(status="error", detail=f"{type(e).__name__}: {e}",
+                               traceback=traceback.format_exc()[-3000:])
+                torch.cuda.empty_cache()
             log(format_line(rec))
             records.append(rec)
-            torch.cuda.empty_cache()
         return records
     finally:
         shutil.rmtree(spool, ignore_errors=True)
         shutil.rmtree(site, ignore_errors=True)
+
+
+def launch_identity(meta: dict) -> tuple:
+    """What tells one launch of a program from another: the kernel (file and name), the grid,
+    every array's shape, strides and dtype, the values of the other arguments (tile sizes and
+    other constants) and the kernel's hints (num_ctas, occupancy, ...: `replace_hints` makes
+    another kernel of the same function)."""
+    return (meta.get("kernel_file"), meta.get("kernel"), tuple(meta.get("grid") or ()),
+            json.dumps(meta.get("signature"), default=str), meta.get("constants"),
+            json.dumps(meta.get("hints") or {}, sort_keys=True, default=str))
+
+
+def launch_config(meta: dict) -> str:
+    """The configuration a record names: arrays, other arguments, hints, and the tuner's
+    choice when a ct.tune search chose it."""
+    arrays = ", ".join(f"{tuple(shape)}:{dtype}" for shape, _, dtype in meta.get("signature") or ())
+    parts = [arrays] if arrays else []
+    if meta.get("constants") is not None:
+        parts.append(f"args {meta['constants']}")
+    if meta.get("hints"):
+        parts.append("hints " + ", ".join(f"{k}={v}" for k, v in sorted(meta["hints"].items())))
+    if meta.get("tuned_config"):
+        parts.append(f"chosen by ct.tune: {meta['tuned_config']}")
+    return "; ".join(parts)
+
+
+def _spool_entries(spool: Path) -> list:
+    """(kind, path, meta) for the program's launches and notes, in the order they were made
+    (a process's files are numbered in order; `x.pt` has its meta beside it in x.pt.meta.json)."""
+    out = []
+    for f in sorted(Path(spool).glob("*.json")):
+        if f.name.endswith(".tmp"):
+            continue
+        try:
+            meta = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if f.name.endswith(".pt.meta.json"):
+            job = f.with_name(f.name[:-len(".meta.json")])
+            if job.exists():
+                out.append(("job", job, meta))
+        else:
+            out.append(("note", f, meta))
+    return out
+
+
+def plan_exec_launches(spool, max_launches: int = 20) -> list:
+    """Which launches of a program `bench --exec` times, and why not the others.
+
+    One entry per distinct launch (`launch_identity`), in the order the program first made it,
+    with `launches` (how many times the program made it) and `status`: "timed", or "not-timed"
+    with a `reason`: a ct.tune candidate (the tuner's choice is timed where the program
+    launches it), past --max-launches, a kernel that did not translate or could not be
+    recorded. A ct.tune search itself gets an entry with status "tuned" naming its choice."""
+    entries: dict = {}
+    order: list = []
+    timed = 0
+    for kind, path, meta in _spool_entries(spool):
+        if meta.get("type") == "tune":
+            order.append(dict(status="tuned", kernel=meta.get("kernel"), grid=meta.get("grid"),
+                              config=f"chosen by ct.tune: {meta.get('config')}"
+                              + (f"; hints {meta['hints']}" if meta.get("hints") else ""),
+                              reason=f"ct.tune.exhaustive_search over {meta.get('candidates')} "
+                              "configurations; its choice is timed where the program launches it"))
+            continue
+        key = launch_identity(meta) + (kind, bool(meta.get("tuning")))
+        if key in entries:
+            entries[key]["launches"] += 1
+            continue
+        entry = dict(kernel=meta.get("kernel"), grid=meta.get("grid"),
+                     launch_index=meta.get("launch_index"), config=launch_config(meta),
+                     hints=meta.get("hints") or {}, launches=1, meta=meta, job=path)
+        if meta.get("tuned_config"):
+            entry["tuned_config"] = meta["tuned_config"]
+        if kind == "note":
+            findings = meta.get("findings") or [{}]
+            entry.update(status="not-timed", verdict=meta.get("verdict"),
+                         reason=f"{meta.get('verdict')}: {findings[0].get('detail', '')}")
+        elif meta.get("tuning"):
+            entry.update(status="not-timed", reason=f"a candidate tried by {meta['tuning']}")
+        elif timed >= max_launches:
+            entry.update(status="not-timed",
+                         reason=f"past --max-launches {max_launches} distinct launches")
+        else:
+            timed += 1
+            entry["status"] = "timed"
+        entries[key] = entry
+        order.append(entry)
+    return order
 
 
 def _bench_launch(worker, meta, snap, rounds, variants):
@@ -431,24 +516,32 @@ def _bench_launch(worker, meta, snap, rounds, variants):
     okern = getattr(worker.original_module(meta["kernel_file"], meta.get("module")),
                     meta["kernel"])
     tmod, _ = worker.translation(meta["kernel_file"], meta.get("module"), None)  # (module, file)
-    launcher = getattr(tmod, f"launch_{meta['kernel']}")
+    from ..names import launcher_name
+    launcher = getattr(tmod, launcher_name(meta['kernel']))
     grid = tuple(meta["grid"])
     pa, pb = S.Placement(snap, device="cuda"), S.Placement(snap, device="cuda")
     stream = torch.cuda.current_stream()
+    # the original runs with the hints it was launched with (its kernel object carries them);
+    # the translation gets them too, resolved for this GPU (num_ctas becomes Triton's)
+    hints = dict(meta.get("hints") or {})
+    if hints and hasattr(okern, "replace_hints"):
+        okern = okern.replace_hints(**hints)
+    translated = (lambda: launcher(stream, grid, *pb.args, hints=hints)) if hints else (
+        lambda: launcher(stream, grid, *pb.args))
     ct.launch(stream, grid, okern, pa.args)
-    launcher(stream, grid, *pb.args)
+    translated()
     _sync()
     errs = [rel_error(b, a) for a, b, t in zip(pa.views, pb.views, snap.tensors)
             if b.dtype.is_floating_point and b.numel()]
     nbytes = sum(v.numel() * v.element_size() for v in pa.views)
     copy_fn, _ = copy_reference(nbytes)
     fns = {"cutile": lambda: ct.launch(stream, grid, okern, pa.args),
-           "translation": lambda: launcher(stream, grid, *pb.args),
+           "translation": translated,
            "reference": copy_fn}
     t = time_alternating(fns, rounds=rounds)
     rate = lambda ms: nbytes / (ms * 1e-3) / 1e9  # noqa: E731
-    rec = dict(config=", ".join(f"{tuple(r.shape)}:{str(r.dtype).replace('torch.', '')}"
-                                for r in snap.tensors),
+    rec = dict(config=launch_config(meta) if meta.get("signature") else ", ".join(
+                   f"{tuple(r.shape)}:{str(r.dtype).replace('torch.', '')}" for r in snap.tensors),
                cutile_ms=t["cutile"]["ms"], translation_ms=t["translation"]["ms"],
                ratio=t["cutile"]["ms"] / t["translation"]["ms"], bytes=nbytes, unit="GB/s",
                cutile_rate=rate(t["cutile"]["ms"]), translation_rate=rate(t["translation"]["ms"]),
@@ -470,7 +563,19 @@ def _bench_launch(worker, meta, snap, rounds, variants):
 # --- output ----------------------------------------------------------------------------------
 
 
+UNTIMED = ("not-timed", "tuned")
+
+
+def _who(rec: dict) -> str:
+    name = Path(str(rec.get("case"))).name
+    return f"{name} {rec['kernel']}" if rec.get("kernel") else name
+
+
 def format_line(rec: dict) -> str:
+    if rec.get("status") in UNTIMED:
+        grid = f" grid {tuple(rec['grid'])}" if rec.get("grid") else ""
+        return f"  {_who(rec)}{grid} [{rec.get('config', '')}]: {rec['status']}: " \
+               f"{rec.get('reason', '')}"
     if rec.get("status") != "ok":
         return f"  {rec.get('case')} [{rec.get('config', '')}]: {rec.get('status')}: " \
                f"{rec.get('detail', '')}"
@@ -487,7 +592,9 @@ def markdown_table(records: list) -> str:
              "reference | % of reference | rel. err vs cuTile |",
              "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
     for r in records:
-        name = Path(str(r.get("case"))).name
+        if r.get("status") in UNTIMED:
+            continue
+        name = _who(r) if r.get("kernel") else Path(str(r.get("case"))).name
         if r.get("status") != "ok":
             detail = str(r.get("detail", "")).splitlines()[0][:120] if r.get("detail") else ""
             lines.append(f"| {name} | {r.get('config', '')} | | | {r.get('status')} | | "
@@ -505,9 +612,30 @@ def markdown_table(records: list) -> str:
         lines.append("")
         lines.append(f"Geometric mean of the ratios: {geo:.3f} over {len(ratios)} "
                      f"configurations; lowest {min(ratios):.3f}.")
+    untimed = untimed_table(records)
+    if untimed:
+        lines += ["", untimed.rstrip("\n")]
     variants = variants_table(records)
     if variants:
         lines += ["", variants.rstrip("\n")]
+    return "\n".join(lines) + "\n"
+
+
+def untimed_table(records: list) -> str:
+    """The launches a program made that were not timed, and the ct.tune searches, with the
+    reason ("" when none)."""
+    rows = [r for r in records if r.get("status") in UNTIMED]
+    if not rows:
+        return ""
+    lines = ["Launches not timed, and tuner searches:", "",
+             "| case | kernel | grid | config | launches | status | reason |",
+             "| --- | --- | --- | --- | ---: | --- | --- |"]
+    for r in rows:
+        reason = str(r.get("reason", "")).splitlines()[0][:200].replace("|", "\\|")
+        grid = tuple(r["grid"]) if r.get("grid") else ""
+        lines.append(f"| {Path(str(r.get('case'))).name} | {r.get('kernel', '')} | {grid} | "
+                     f"{r.get('config', '')} | {r.get('launches', '')} | {r['status']} | "
+                     f"{reason} |")
     return "\n".join(lines) + "\n"
 
 
@@ -530,6 +658,16 @@ def variants_table(records: list) -> str:
 
 
 # --- command line ----------------------------------------------------------------------------
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 def add_bench_command(subparsers, common) -> None:
@@ -556,6 +694,9 @@ def add_bench_command(subparsers, common) -> None:
     p.add_argument("--variants", default="", metavar="SPEC",
                    help="also time the translation with other launch options, e.g. "
                    "\"num_warps=2,4,8;num_stages=2,3\"")
+    p.add_argument("--max-launches", type=_positive_int, default=None, metavar="N",
+                   help="--exec: time at most N distinct launches per program (default 20); "
+                   "the others are listed as not timed")
     p.add_argument("--budget-s", type=float, default=None, metavar="S",
                    help="skip configurations once S seconds have been spent")
     p.add_argument("--json", metavar="FILE", help="write the records to FILE")
@@ -584,6 +725,9 @@ def cmd_bench(args) -> int:
     if not has_gpu and not args.allow_cpu:
         raise UsageError("bench times real cuTile against the translation: it needs a CUDA GPU "
                          "and the cuda-tile package")
+    if args.max_launches is not None and not args.exec_cmds:
+        raise UsageError("--max-launches limits the launches of an --exec program; "
+                         "there is no --exec here")
     cases = resolve_cases(args.paths, packages=False)
     if args.translation and len(cases) != 1:
         raise UsageError("--translation needs exactly one case")
@@ -611,7 +755,8 @@ def cmd_bench(args) -> int:
                               rounds=args.rounds, variants=variants, log=log, budget_s=left)
     for cmd in args.exec_cmds:
         log(f"tile2triton bench: --exec {cmd}")
-        records += bench_exec(cmd, rounds=args.rounds, variants=variants, log=log)
+        records += bench_exec(cmd, rounds=args.rounds, max_launches=args.max_launches or 20,
+                              variants=variants, log=log)
     table = markdown_table(records)
     print(table)
     env = environment()
@@ -620,7 +765,15 @@ def cmd_bench(args) -> int:
                                            default=str))
     if args.md:
         write_report(args.md, table)
-    return 0 if records and all(r.get("status") == "ok" for r in records) else 1
+    return 0 if records and all(_counts_as_ok(r) for r in records) else 1
+
+
+def _counts_as_ok(rec: dict) -> bool:
+    """Timed, or left out on purpose (a tuner's candidate, past --max-launches); a launch that
+    could not be translated or recorded is a failure."""
+    if rec.get("status") == "ok" or rec.get("status") == "tuned":
+        return True
+    return rec.get("status") == "not-timed" and rec.get("verdict") in (None, "expected-rejection")
 
 
 def environment() -> dict:
@@ -640,10 +793,10 @@ def environment() -> dict:
     except Exception:  # noqa: BLE001
         pass
     try:
-        import subprocess
+        from ..inputs import run_git
         root = Path(__file__).resolve().parents[3]
-        env["commit"] = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                                       capture_output=True, text=True).stdout.strip() or None
+        env["commit"] = run_git("git", ["-C", str(root), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip() or None
     except Exception:  # noqa: BLE001
         pass
     if os.environ.get("T2T_BENCH_COMMIT"):  # the GPU machine gets a work tree, no history

@@ -63,7 +63,7 @@ def _run_items(items, supervisor, references):
 def _launch_record(meta) -> dict:
     """A launch's verdict decided without running a check (e.g. an expected rejection)."""
     keys = ("case", "config", "seed", "launch_index", "kernel", "kernel_file", "grid", "source",
-            "test", "verdict", "findings", "program_raised")
+            "test", "verdict", "findings", "program_raised", "artifact")
     return {k: meta[k] for k in keys if k in meta}
 
 
@@ -99,7 +99,13 @@ class _TranslationSink:
         self.translation = str(Path(translation).resolve())
 
     def job(self, meta, snap):
-        meta = dict(meta, translation=self.translation)
+        from .artifacts import sha256
+        meta = dict(meta, translation=self.translation, artifact=dict(
+            mode="override", key="translation=", file=self.translation,
+            sha256=sha256(Path(self.translation).read_text()),
+            module=meta.get("source_file") or meta.get("kernel_file")))
+        meta.pop("launcher", None)           # the file's own launch_<kernel>
+        meta.pop("launcher_kwargs", None)
         return self.sink.job(meta, snap)
 
     def note(self, record):

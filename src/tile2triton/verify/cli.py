@@ -6,12 +6,13 @@
     tile2triton check corpus/ --json out.json --html out.html
 
 Exit status: 0 when every launch passes (skipped ones allowed), 1 otherwise, 2 on usage errors
-(including torch, triton or numpy missing: `pip install 'tile2triton[run]'`), 3 on an internal
+(including torch, triton or numpy missing: the [run] extra, README.md), 3 on an internal
 error. See docs/checking.md.
 """
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -48,9 +49,16 @@ def add_check_command(subparsers, common) -> None:
                    help="seconds compiling may take (default: --timeout)")
     p.add_argument("--exec-timeout", type=float, default=None, metavar="S",
                    help="seconds the --exec program may take (default: no limit)")
+    p.add_argument("--mode", choices=["static", "live"], default="static",
+                   help="what each launch is checked against: static (default), the "
+                   "translation of the kernel's module exactly as `tile2triton convert` writes "
+                   "it; live, a translation of the launched kernel object alone, for the "
+                   "launch's ranks and constants")
     p.add_argument("--translation", action="append", default=[], metavar="[KERNEL=]FILE",
                    help="check FILE (a Triton module with launch_<kernel> functions) instead of "
-                   "translating KERNEL; KERNEL may be left out when one kernel file is checked")
+                   "translating KERNEL (a kernel's source file, or a kernel's name); KERNEL may "
+                   "be left out when one corpus case is checked. A FILE no launch is checked "
+                   "against is an error (exit 2)")
     p.add_argument("--use-expected", action="store_true",
                    help="corpus cases: check the committed expected.py instead of a fresh "
                    "translation")
@@ -118,9 +126,11 @@ def parse_overrides(items, cases, use_expected) -> dict:
             for src in sources(c):      # a package case: each module's golden
                 if golden_of(c, src).is_file():
                     out[str(src)] = str(golden_of(c, src))
+    from .artifacts import parse_translation_option
     for item in items:
         if "=" in item:
-            k, v = item.split("=", 1)
+            out.update(parse_translation_option([item], "--translation", UsageError))
+            continue
         else:
             if len(cases) != 1:
                 raise UsageError("--translation FILE needs KERNEL=FILE unless exactly one corpus "
@@ -136,13 +146,16 @@ def parse_overrides(items, cases, use_expected) -> dict:
 
 
 RUN_DEPENDENCIES = ("torch", "triton", "numpy")
+# tile2triton is installed from a checkout (it is not on PyPI): README.md, Install
+RUN_EXTRA_HINT = "install the [run] extra: pip install -e '.[run]' in a tile2triton checkout"
 
 
-def missing_run_dependencies() -> list[str]:
-    """The packages `check` needs (the [run] extra) that do not import."""
+def missing_run_dependencies(names=RUN_DEPENDENCIES) -> list[str]:
+    """The packages of `names` (by default what `check` needs, the [run] extra) that do not
+    import."""
     import importlib
     missing = []
-    for name in RUN_DEPENDENCIES:
+    for name in names:
         try:
             importlib.import_module(name)
         except ImportError:
@@ -181,8 +194,7 @@ def cmd_check(args) -> int:
                                if t and o != option])
     missing = missing_run_dependencies()  # after the checks that need none of them
     if missing:
-        raise UsageError(f"check needs {', '.join(missing)} (not installed): "
-                         "pip install 'tile2triton[run]'")
+        raise UsageError(f"check needs {', '.join(missing)} (not installed): {RUN_EXTRA_HINT}")
     from . import report
     from .session import Session, detect_backend
     from .supervisor import Supervisor
@@ -216,6 +228,9 @@ def cmd_check(args) -> int:
     if not quiet:
         what = "the reference interpreter vs the translation (TRITON_INTERPRET=1)" \
             if backend == "cpu" else "cuTile vs the translation"
+        what += f"; mode {args.mode}" + (
+            " (what `tile2triton convert` writes for each kernel's module)"
+            if args.mode == "static" else " (each launched kernel translated alone)")
         where = f" on GPUs {','.join(gpus)}" if gpus else ""
         print(f"tile2triton check: backend {backend}: {what}; {jobs} worker(s){where}",
               file=sys.stderr, flush=True)
@@ -224,7 +239,8 @@ def cmd_check(args) -> int:
                      compile_probe=not args.no_compile_check, race=args.race,
                      sanitize=not args.no_sanitize, on_result=on_result, delete_jobs=True,
                      gpus=gpus)
-    session = Session(sup, log=(lambda m: None) if quiet else None)
+    session = Session(sup, log=(lambda m: None) if quiet else None, mode=args.mode,
+                      overrides=overrides)
     stop = threading.Event()
 
     def watch_cases():
@@ -245,8 +261,9 @@ def cmd_check(args) -> int:
         for cmd in args.exec_cmds:
             session.run_exec(cmd, backend, timeout=args.exec_timeout)
         records = session.finish()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (cli.main): no spool of tensors left behind
         sup.close(abort=True)
+        shutil.rmtree(session.spool, ignore_errors=True)
         raise
     finally:
         stop.set()
@@ -262,6 +279,15 @@ def cmd_check(args) -> int:
         _write_report(report.write_html, args.html, records, backend, session)
     s = report.summary(records, session.references)
     ok = s["ok"] and all(p["returncode"] == 0 for p in session.programs)
+    from .artifacts import unused_overrides
+    unused = unused_overrides(parse_overrides(args.translation, cases, False), records)
+    if unused:
+        # a translation the user named that no launch was checked against is not honoured:
+        # refused, never silently ignored
+        raise UsageError(f"--translation {', '.join(unused)}: no launch was checked against "
+                         "it (KERNEL is a kernel's source file or a kernel's name; the "
+                         "launches made were of: " + (", ".join(sorted(
+                             {str(r.get('kernel')) for r in records})) or "none") + ")")
     if not records and not session.references:
         print("tile2triton check: no launches were made", file=sys.stderr)
         return 1

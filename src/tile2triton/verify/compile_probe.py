@@ -224,7 +224,12 @@ def serve() -> int:
                         mod = None
                 modules[key] = mod
             mod = modules[key]
-            launcher = getattr(mod, f"launch_{meta['kernel']}", None) if mod else None
+            from ..names import launcher_name
+            launcher = getattr(mod, meta.get("launcher") or launcher_name(meta["kernel"]),
+                               None) if mod else None
+            if launcher is not None and meta.get("launcher_kwargs"):
+                import functools
+                launcher = functools.partial(launcher, **meta["launcher_kwargs"])
             if launcher is None:
                 reply = {"records": []}
             else:

@@ -37,6 +37,8 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from ..inputs import run_git
+
 STATE_VERSION = 1
 PHASES = ("plain", "plugin")
 # Launch verdicts that are left out of the figures: the test itself expects cuTile to reject the
@@ -82,15 +84,15 @@ def tree_digest(test_dir: Path) -> dict:
 
 def _git_rev(path: Path) -> str | None:
     try:
-        p = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True,
-                           text=True, timeout=10)
+        p = run_git("git", ["-C", str(path), "rev-parse", "HEAD"], capture_output=True,
+                    text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if p.returncode != 0:
         return None
     rev = p.stdout.strip()
-    d = subprocess.run(["git", "-C", str(path), "status", "--porcelain", "--untracked-files=no"],
-                       capture_output=True, text=True, timeout=10)
+    d = run_git("git", ["-C", str(path), "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True, text=True, timeout=10)
     return rev + (" (with local changes)" if d.stdout.strip() else "")
 
 

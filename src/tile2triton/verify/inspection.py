@@ -4,8 +4,11 @@
     tile2triton inspect benchmarks/suite/matmul --bench 3  at the 4th BENCH size
     tile2triton inspect corpus/softmax_rows --stage ttgir  print an IR stage (ttir, ttgir, llir, ptx)
     tile2triton inspect corpus/ --lint                     flag slow forms; exit 1 if any
+    tile2triton inspect my_kernels.py --launch 'add[64](x=float32[4096], y=float32[4096], TILE=64)'
+                                                           any kernel file, at a launch you write
 
-The case's host `launch` runs on CPU tensors with Triton's driver replaced by a stand-in naming
+The case's host `launch` (or, with --launch, the kernel's launcher called with the arguments the
+spec describes: verify/launch_spec.py) runs on CPU tensors with Triton's driver replaced by a stand-in naming
 the target (sm_90 by default) and JITFunction's compile step replaced by a full
 `triton.compile(ASTSource(...), target=GPUTarget("cuda", 90, 32))`: the kernels are compiled
 for exactly the specializations the launch makes (divisibility of each integer argument
@@ -22,6 +25,7 @@ global loads (< 16 bytes) in a kernel whose arrays have a unit-stride dimension;
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import os
 import re
@@ -240,6 +244,48 @@ def inspect_case(folder: Path, *, bench_index: int | None = None, config_index: 
     config = configs[bench_index if bench_index is not None else config_index]
     gen = torch.Generator().manual_seed(0)
     args = spec.make_args(config, gen, "cpu")
+    return _compile_launch(folder / "kernel.py", tag, translation, arch, stages, with_ptxas,
+                           lambda module: module.launch(None, **args), args)
+
+
+def inspect_launch(kernel_file: Path, launch, *, arch: int = 90, stages=(),
+                   with_ptxas: bool = True,
+                   translation: Path | None = None) -> list[KernelReport]:
+    """Compile what one launch of a kernel of `kernel_file` compiles, the launch given as a
+    launch_spec.LaunchSpec (`tile2triton inspect FILE --launch SPEC`), and report."""
+    import torch
+
+    from ..diagnostics import UsageError
+    from .launch_spec import make_value
+    gen = torch.Generator().manual_seed(0)
+    args = [make_value(v, gen) for v in launch.args]
+    kwargs = {k: make_value(v, gen) for k, v in launch.kwargs.items()}
+
+    def run(module):
+        launcher = getattr(module, f"launch_{launch.kernel}", None)
+        if launcher is None:
+            kernels = sorted(n[len("launch_"):] for n in vars(module)
+                             if n.startswith("launch_") and callable(vars(module)[n]))
+            raise UsageError(f"--launch {launch.text!r}: {kernel_file} has no kernel "
+                             f"`{launch.kernel}` (its kernels: {', '.join(kernels) or 'none'})")
+        try:
+            bound = inspect.signature(launcher).bind(None, launch.grid, *args, **kwargs)
+        except TypeError as e:
+            raise UsageError(f"--launch {launch.text!r}: {e} (the kernel's parameters: "
+                             f"{', '.join(list(inspect.signature(launcher).parameters)[2:-1])})"
+                             ) from None
+        launcher(*bound.args, **bound.kwargs)
+
+    tag = re.sub(r"\W", "_", Path(kernel_file).stem)
+    return _compile_launch(Path(kernel_file), tag, translation, arch, stages, with_ptxas, run,
+                           [*args, *kwargs.values()])
+
+
+def _compile_launch(kernel_file: Path, tag: str, translation, arch, stages, with_ptxas, run,
+                    args) -> list[KernelReport]:
+    """Translate `kernel_file` (or load `translation`), then `run(module)` with every Triton
+    launch compiled for sm_`arch` instead of run; the reports of the kernels compiled."""
+    from .corpus import load_module
     reports: list = []
     old = os.environ.get("TRITON_INTERPRET")
     os.environ["TRITON_INTERPRET"] = "0"
@@ -248,7 +294,7 @@ def inspect_case(folder: Path, *, bench_index: int | None = None, config_index: 
             module = load_module(translation, f"t2t_inspect_tr_{tag}")
         else:
             from ..translate import translate_source
-            res = translate_source((folder / "kernel.py").read_text(), str(folder / "kernel.py"))
+            res = translate_source(kernel_file.read_text(), str(kernel_file))
             if not res.ok:
                 raise RuntimeError("the kernel did not translate:\n" +
                                    "\n\n".join(d.format() for d in res.diagnostics()))
@@ -261,7 +307,7 @@ def inspect_case(folder: Path, *, bench_index: int | None = None, config_index: 
             # target's architecture, so that the compiled kernel is the one the GPU runs
             module._wgmma_device = lambda device: arch == 90
         with compiling_for(arch, reports, with_ptxas, stages):
-            module.launch(None, **args)
+            run(module)
     finally:
         if old is None:
             os.environ.pop("TRITON_INTERPRET", None)
@@ -301,9 +347,16 @@ def format_report(case: str, r: KernelReport) -> str:
 def add_inspect_command(subparsers, common) -> None:
     import argparse
     p = subparsers.add_parser(
-        "inspect", parents=[common], help="compile translations for a GPU target (no GPU needed) and report what "
-        "each kernel became", description=__doc__.split("\n\n")[0])
-    p.add_argument("paths", nargs="+", help="corpus-format case folders or a folder of them")
+        "inspect", parents=[common], help="compile translations for a GPU target (no GPU "
+        "needed) and report what each kernel became", description=__doc__.split("\n\n")[0],
+        epilog="Exit status: 0 inspected, 1 a compile error (or, with --lint, a finding), "
+        "2 usage error (torch or triton missing included), 3 internal error.")
+    p.add_argument("paths", nargs="+", help="corpus-format case folders or a folder of them; "
+                   "with --launch, kernel files")
+    p.add_argument("--launch", action="append", default=[], metavar="SPEC",
+                   help="inspect the kernel files at this launch, written "
+                   "'KERNEL[GRID](x=float16[1024, 512], n=1024, TILE=64)' (repeatable; @FILE: "
+                   "one spec per line)")
     p.add_argument("--arch", type=int, default=90, help="compute capability (default 90)")
     p.add_argument("--config", type=int, default=0, metavar="N", help="CASES configuration")
     p.add_argument("--bench", type=int, default=None, metavar="N",
@@ -313,9 +366,72 @@ def add_inspect_command(subparsers, common) -> None:
     p.add_argument("--lint", action="store_true", help="exit 1 when a slow form is found")
     p.add_argument("--no-ptxas", action="store_true", help="skip registers/spills (faster)")
     p.add_argument("--translation", metavar="FILE", help="inspect FILE instead of a fresh "
-                   "translation (one case only)")
+                   "translation (one case or kernel file only)")
     p.add_argument("--json", metavar="FILE")
     p.set_defaults(func=cmd_inspect, _argparse=argparse)
+
+
+# What inspect imports to compile and launch: a translation's launchers take torch tensors.
+INSPECT_DEPENDENCIES = ("torch", "triton")
+
+
+def _kernel_files(paths, launches) -> list[Path]:
+    """With --launch: the kernel files named (usage error for anything else)."""
+    from ..diagnostics import UsageError
+    files = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists():
+            raise UsageError(f"no such file or directory: {raw}")
+        if not p.is_file():
+            raise UsageError(f"{raw}: with --launch, give kernel files (a folder of corpus "
+                             "cases is inspected without --launch)")
+        files.append(p)
+    return files
+
+
+def _plain_files_need_a_launch(paths) -> None:
+    """A kernel file without a case.py: say how to give its launch (inspect has no --exec)."""
+    from ..diagnostics import UsageError
+    for raw in paths:
+        p = Path(raw)
+        if p.is_file() and not (p.parent / "case.py").is_file():
+            raise UsageError(f"{raw}: no inputs for this kernel file: give its launch, e.g. "
+                             f"--launch '{_example_launch(p)}' (docs/cli.md, inspect), or "
+                             "put a case.py next to it (docs/corpus-format.md)")
+
+
+def _decorated_kernels(path: Path) -> list:
+    """The top-level functions of `path` decorated `@...kernel...` (`@ct.kernel`,
+    `@ct.kernel(...)`), read without translating; [] when there are none or it does not
+    parse."""
+    import ast as pyast
+    try:
+        tree = pyast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (SyntaxError, ValueError, OSError):
+        return []
+    return [node for node in tree.body if isinstance(node, pyast.FunctionDef) and any(
+        "kernel" in pyast.unparse(d) for d in node.decorator_list)]
+
+
+def _example_launch(path: Path) -> str:
+    """A --launch line for the first kernel of `path`, its parameters named (a hint)."""
+    for node in _decorated_kernels(path):
+        params = ", ".join(f"{a.arg}=..." for a in node.args.args)
+        return f"{node.name}[GRID]({params})"
+    return "KERNEL[GRID](x=float32[1024], TILE=128)"
+
+
+def _check_kernel_names(targets) -> None:
+    """A --launch naming no `@ct.kernel` of its file is refused before anything is imported
+    (kernels made otherwise, `k = ct.kernel(f)`, are looked up after translating)."""
+    from ..diagnostics import UsageError
+    for path, launches in targets:
+        names = [n.name for n in _decorated_kernels(path)]
+        for launch in launches:
+            if names and launch.kernel not in names:
+                raise UsageError(f"--launch {launch.text!r}: {path} has no kernel "
+                                 f"`{launch.kernel}` (its kernels: {', '.join(sorted(names))})")
 
 
 def _check_config_index(case: Path, bench: int | None, config: int) -> None:
@@ -323,10 +439,10 @@ def _check_config_index(case: Path, bench: int | None, config: int) -> None:
     (exit 2) located at its case.py otherwise. A case.py that does not load is left to the
     inspection, which reports it for that case."""
     from ..diagnostics import UsageError
-    from .corpus import load_module
     flag, name, idx = ("--bench", "BENCH", bench) if bench is not None else \
         ("--config", "CASES", config)
     try:
+        from .corpus import load_module  # imports torch: a missing torch is reported later
         spec = load_module(case / "case.py", "t2t_inspect_check_" + re.sub(r"\W", "_", case.name))
     except Exception:  # noqa: BLE001
         return
@@ -341,35 +457,59 @@ def _check_config_index(case: Path, bench: int | None, config: int) -> None:
 def cmd_inspect(args) -> int:
     from ..cli_support import check_report_path, write_report
     from ..diagnostics import UsageError
-    from .cli import resolve_cases
-    cases = resolve_cases(args.paths, packages=False)
-    if args.translation and len(cases) != 1:
-        raise UsageError("--translation needs exactly one case")
-    for case in cases:             # before anything is compiled or written
-        _check_config_index(case, args.bench, args.config)
+    from .cli import RUN_EXTRA_HINT, missing_run_dependencies, resolve_cases
+    if args.launch:
+        from .launch_spec import read_launches
+        launches = read_launches(args.launch)
+        targets = [(p, launches) for p in _kernel_files(args.paths, args.launch)]
+        _check_kernel_names(targets)
+        if args.bench is not None:
+            raise UsageError("--bench picks a case's configuration; with --launch the launch "
+                             "gives the sizes")
+        sources = [p for p, _ in targets]
+    else:
+        _plain_files_need_a_launch(args.paths)
+        cases = resolve_cases(args.paths, packages=False)
+        targets = [(c, None) for c in cases]
+        sources = [f for c in cases for f in c.iterdir() if f.is_file()]
+    if args.translation and len(targets) != 1:
+        raise UsageError("--translation needs exactly one case or kernel file")
     if args.json:  # a report never overwrites a source file (cli_support)
-        check_report_path("--json", args.json, [f for c in cases for f in c.iterdir()
-                                                 if f.is_file()])
+        check_report_path("--json", args.json, sources)
+    for target, launches in targets:   # before anything is compiled or written
+        if launches is None:
+            _check_config_index(target, args.bench, args.config)
+    missing = missing_run_dependencies(INSPECT_DEPENDENCIES)
+    if missing:
+        raise UsageError(f"inspect needs {', '.join(missing)} (not installed): {RUN_EXTRA_HINT}")
     records, n_findings, n_errors = [], 0, 0
-    for case in cases:
+    translation = Path(args.translation) if args.translation else None
+    jobs = [(target, launch) for target, launches in targets for launch in (launches or [None])]
+    for target, launch in jobs:
+        label = target.name if launch is None else f"{target}:{launch.kernel}{list(launch.grid)}"
         try:
-            reps = inspect_case(case, bench_index=args.bench, config_index=args.config,
-                                arch=args.arch, stages=tuple(args.stage),
-                                with_ptxas=not args.no_ptxas,
-                                translation=Path(args.translation) if args.translation else None)
+            if launch is None:
+                reps = inspect_case(target, bench_index=args.bench, config_index=args.config,
+                                    arch=args.arch, stages=tuple(args.stage),
+                                    with_ptxas=not args.no_ptxas, translation=translation)
+            else:
+                reps = inspect_launch(target, launch, arch=args.arch, stages=tuple(args.stage),
+                                      with_ptxas=not args.no_ptxas, translation=translation)
+        except UsageError:
+            raise
         except Exception as e:  # noqa: BLE001 - one case failing does not stop the others
-            print(f"{case.name}: could not inspect: {type(e).__name__}: {e}", flush=True)
-            records.append(dict(case=case.name, error=f"{type(e).__name__}: {e}"))
+            print(f"{label}: could not inspect: {type(e).__name__}: {e}", flush=True)
+            records.append(dict(case=label, error=f"{type(e).__name__}: {e}"))
             n_errors += 1
             continue
         for r in reps:
-            print(format_report(case.name, r), flush=True)
+            print(format_report(label, r), flush=True)
             for s in args.stage:
                 print(f"----- {r.kernel}: {s} -----")
                 print(r.stages.get(s, "(not produced)"))
             n_findings += len(r.findings)
             n_errors += 0 if r.ok else 1
-            records.append(dict(case=case.name, **r.brief()))
+            records.append(dict(case=label, **r.brief()))
     if args.json:
         write_report(args.json, json.dumps(records, indent=1))
     print(f"inspected {len(records)} kernel(s): {n_findings} lint finding(s), "

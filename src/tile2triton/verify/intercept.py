@@ -13,6 +13,7 @@ sink, and then runs the original launch, so the program goes on with the origina
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import itertools
 import json
@@ -40,6 +41,7 @@ class Unjudged:
 
     def __init__(self, verdict: str, detail: str, diagnostics: str | None = None):
         self.verdict, self.detail, self.diagnostics = verdict, detail, diagnostics
+        self.artifact = None        # the record of what the launch would be judged against
 
     def finding(self) -> dict:
         f = dict(kind=self.verdict, detail=self.detail)
@@ -108,10 +110,21 @@ class SpoolSink:
 class Recorder:
     """Turns launches into jobs for a sink. `context` labels the jobs (case, config, seed...)."""
 
-    def __init__(self, sink, backend: str, source: str = "exec"):
+    def __init__(self, sink, backend: str, source: str = "exec", mode: str | None = None,
+                 overrides: dict | None = None):
+        from .artifacts import ENV_MODE, MODES
         self.sink = sink
         self.backend = backend
         self.source = source
+        # what launches are judged against (artifacts.py): the static translation of the
+        # kernel's module (what `convert` writes) or the live one; --translation overrides
+        self.mode = mode or os.environ.get(ENV_MODE) or "static"
+        if self.mode not in MODES:
+            raise ValueError(f"unknown checking mode {self.mode!r} (static or live)")
+        if overrides is None:
+            from .artifacts import ENV_OVERRIDES
+            overrides = json.loads(os.environ.get(ENV_OVERRIDES) or "{}")
+        self.overrides = dict(overrides)
         self.context: dict = {}
         self.declared_outputs: set = set()   # data pointers of arrays known to be outputs
         self._count = itertools.count()
@@ -121,6 +134,8 @@ class Recorder:
         # (copying or synchronizing during capture would invalidate it)
         self.deferred: list = []
         self.rejection_depth = 0    # > 0 inside pytest.raises: the test expects an error
+        # per kernel name, what ct.tune.exhaustive_search chose last (config, grid, hints)
+        self.tuned: dict = {}
 
     def _aux_file(self, kind, name, text) -> str:
         """Write a generated module next to the jobs (once per content)."""
@@ -133,6 +148,9 @@ class Recorder:
             tmp.write_text(text)
             os.replace(tmp, path)
         return str(path)
+
+    def _plan(self, kernel, func, name, kfile, kernel_args):
+        return _plan_launch(self, kernel, func, name, kfile, kernel_args)
 
     def record(self, kernel, grid, kernel_args):
         from . import snapshot as S
@@ -149,23 +167,41 @@ class Recorder:
                     module=getattr(func, "__module__", None), launch_index=index,
                     grid=list(_grid(grid)), sys_path=[p for p in sys.path if p],
                     cwd=os.getcwd(), source=self.source, backend=self.backend,
-                    pid=os.getpid())
-        # The launched object itself is translated (wherever it was defined); a kernel the
-        # worker cannot import by name is rebuilt there from its extracted cuTile module.
-        plan = translate_launched(kernel, _as_tuple(kernel_args)) if func is not None else Unjudged(
-            "not-checked", f"{kernel!r} is not a cuTile kernel with Python source")
+                    pid=os.getpid(), hints=kernel_hints(kernel))
+        chosen = self.tuned.get(name)
+        if chosen and not meta.get("tuning") and chosen["grid"] == meta["grid"] \
+                and chosen["hints"] == meta["hints"]:
+            meta["tuned_config"] = chosen["config"]
+        meta["source_file"] = meta["kernel_file"]
+        if func is None:
+            plan = Unjudged("not-checked", f"{kernel!r} is not a cuTile kernel with Python source")
+        else:
+            plan = self._plan(kernel, func, name, meta["kernel_file"], kernel_args)
         if isinstance(plan, Unjudged):
+            if plan.artifact is not None:
+                meta["artifact"] = plan.artifact
             meta.update(verdict=plan.verdict, findings=[plan.finding()])
             self.jobs.append(self.sink.note(dict(type="launch", **meta)))
             return
         try:
-            meta["translation"] = self._aux_file("triton", name, plan.source)
+            meta.update(plan.meta)
+            if plan.text is not None:
+                meta["translation"] = self._aux_file(plan.kind, plan.stem, plan.text)
+            meta["artifact"] = dict(plan.artifact, file=meta["translation"])
             if not _importable(kernel, func):
-                meta.update(kernel_file=self._aux_file("cutile", name, plan.cutile_source),
+                # the worker rebuilds the original from its extracted cuTile module
+                from ..live import extract
+                meta.update(kernel_file=self._aux_file("cutile", name, extract(kernel).text),
                             module=None, original_extracted=True)
         except OSError as e:
             meta.update(verdict="error", findings=[dict(
                 kind="error", detail=f"could not write the translation: {e}")])
+            self.jobs.append(self.sink.note(dict(type="launch", **meta)))
+            return
+        except Exception as e:  # noqa: BLE001 - the original cannot be rebuilt: not judged
+            meta.update(verdict="not-checked", findings=[dict(
+                kind="not-checked", detail=f"could not extract kernel `{name}`'s source to "
+                f"run the original in the checker: {type(e).__name__}: {e}")])
             self.jobs.append(self.sink.note(dict(type="launch", **meta)))
             return
         kfile = meta["kernel_file"]
@@ -181,10 +217,221 @@ class Recorder:
                 kind="error", detail=f"could not snapshot the launch: {e}")])
             self.jobs.append(self.sink.note(dict(type="launch", **meta)))
             return
+        # what tells launches apart beside the kernel and grid (bench times each distinct one)
+        meta["signature"] = [[list(t.shape), list(t.stride), str(t.dtype).replace("torch.", "")]
+                             for t in snap.tensors]
+        meta["constants"] = constants_text(snap.tree)
         if self.declared_outputs:
             meta["declared_outputs"] = [i for i, t in enumerate(snap.tensors)
                                         if t.ptr in self.declared_outputs]
         self.jobs.append(self.sink.job(meta, snap))
+
+
+class _Plan:
+    """What a launch is checked against: `text` written next to the jobs (None: `file` as it
+    is), the launcher to call and its keyword arguments (`meta`), and the artifact's record."""
+
+    def __init__(self, kind, stem, text, artifact, meta=None):
+        self.kind, self.stem, self.text = kind, stem, text
+        self.artifact, self.meta = artifact, dict(meta or {})
+
+
+def _plan_launch(self, kernel, func, name, kfile, kernel_args):
+    from . import artifacts as A
+    named = A.override_for(self.overrides, kfile, name)
+    if named is not None:
+        key, override = named
+        text = Path(override).read_text()
+        return _Plan(None, name, None, dict(mode="override", key=key, sha256=A.sha256(text),
+                                            module=kfile), dict(translation=override))
+    if self.mode == "live":
+        plan = translate_launched(kernel, _as_tuple(kernel_args))
+        if isinstance(plan, Unjudged):
+            plan.artifact = dict(mode="live", file=None, sha256=None, module=kfile)
+            return plan
+        return _Plan("triton", name, plan.source, dict(mode="live", sha256=A.sha256(
+            plan.source), module=kfile))
+    return _static_plan(kernel, func, name, kfile)
+
+
+def _static_plan(kernel, func, name, kfile):
+    """The launch against the static translation of its kernel's module (artifacts.py)."""
+    from . import artifacts as A
+    if not kfile or not os.path.isfile(kfile):
+        return Unjudged("not-checked", f"kernel `{name}` has no source file for `convert` to "
+                        "translate (a kernel built from a string); check it with --mode live")
+    try:
+        art = A.module_artifact(kfile)
+    except Exception as e:  # noqa: BLE001 - a translator crash is this launch's verdict
+        import traceback
+        u = Unjudged("translate-error", f"the translator crashed on {kfile}: "
+                     f"{type(e).__name__}: {e}", "".join(traceback.format_exception(
+                         type(e), e, e.__traceback__))[-3000:])
+        u.artifact = dict(mode="static", file=None, sha256=None, module=kfile)
+        return u
+    record = art.record(None)
+    if art.text is None:
+        u = Unjudged("translate-error", f"{kfile} does not translate", art.module_diagnostics)
+        u.artifact = record
+        return u
+    rep, launcher = art.find(func)
+    if rep is None:
+        u = Unjudged("translate-error", launcher)
+        u.artifact = record
+        return u
+    if rep.status != "translated":
+        u = Unjudged("translate-error", f"kernel `{name}` did not translate",
+                     "\n\n".join(d.format() for d in rep.diagnostics))
+        u.artifact = record
+        return u
+    extra = dict(launcher=launcher)
+    if rep.closure:         # a kernel of a host function: its launcher takes those values
+        values = _closure_values(func, rep.closure)
+        if isinstance(values, str):
+            u = Unjudged("not-checked", values)
+            u.artifact = record
+            return u
+        extra["launcher_kwargs"] = values
+    stem = Path(kfile).stem
+    return _Plan("static", stem, art.text, record, extra)
+
+
+def _closure_values(func, names):
+    """The values a nested kernel reads from its host function, as JSON, or why not."""
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+    out = {}
+    for n in names:
+        try:
+            v = cells[n].cell_contents if n in cells else func.__globals__[n]
+        except (KeyError, ValueError):
+            return f"the value of `{n}`, which kernel `{func.__name__}` reads from its host " \
+                "function, is not known"
+        if not _plain(v):
+            return f"`{n}` = {v!r}, which kernel `{func.__name__}` reads from its host " \
+                "function, cannot be passed to the checker's worker"
+        out[n] = v
+    return out
+
+
+def _plain(v) -> bool:
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return True
+    return isinstance(v, (tuple, list)) and all(_plain(x) for x in v)
+def constants_text(tree) -> str:
+    """The launch's non-array arguments as text, arrays shown as `A0`, `A1`, ... in argument
+    order: `(A0, A1, A2, 128, 256, 64)`. Deterministic (no object addresses)."""
+    from . import snapshot as S
+
+    def text(v):
+        if isinstance(v, S._TensorRef):
+            return f"A{v.index}"
+        if isinstance(v, tuple):
+            return "(" + ", ".join(text(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+        if isinstance(v, list):
+            return "[" + ", ".join(text(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k!r}: {text(x)}" for k, x in v.items()) + "}"
+        if isinstance(v, S._DataclassRef):
+            return f"{v.cls.__name__}(" + ", ".join(f"{k}={text(x)}" for k, x in v.fields.items()) + ")"
+        if isinstance(v, (bool, int, float, complex, str, bytes, type(None))):
+            return repr(v)
+        return str(v)                       # dtypes and other picklable values
+    return text(tree)
+
+
+def resolve_hint(value, target: str | None):
+    """A hint's value for `target` ("sm_90"): a ByTarget (real cuTile's or the interpreter's)
+    gives its entry for the target, else its default (None when it has none); anything else
+    is itself."""
+    by_target = getattr(value, "_by_target", getattr(value, "value_by_target", None))
+    if not isinstance(by_target, dict):
+        return value
+    if target in by_target:
+        return by_target[target]
+    default = getattr(value, "_default", getattr(value, "default", None))
+    return None if type(default).__name__ == "_UnspecifiedType" else default
+
+
+def device_target() -> str | None:
+    """"sm_90" for the current CUDA device, None without one."""
+    torch = sys.modules.get("torch")
+    try:
+        if torch is not None and torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            return f"sm_{major}{minor}"
+    except Exception:  # noqa: BLE001
+        pass
+    return None
+
+
+def kernel_hints(kernel, target: str | None = "device") -> dict:
+    """The hints a launch of `kernel` compiles with (num_ctas, occupancy, ...), ByTarget values
+    resolved for `target` (default: the current device), unset ones left out. They are part of
+    a launch's identity: `replace_hints` makes another kernel of the same function."""
+    if target == "device":
+        target = device_target()
+    options = getattr(kernel, "_compiler_options", None)
+    if options is not None and dataclasses.is_dataclass(options):
+        raw = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+        defaults = {f.name: f.default for f in dataclasses.fields(options)}
+    else:
+        raw, defaults = dict(getattr(kernel, "_options", None) or {}), {}
+    out = {}
+    for key, value in sorted(raw.items()):
+        value = resolve_hint(value, target)
+        if value is None or (key in defaults and value == defaults[key]):
+            continue
+        out[key] = value if isinstance(value, (int, float, str, bool)) else repr(value)
+    return out
+
+
+def wrap_tune(module, recorder):
+    """Wrap `module.tune.exhaustive_search` so that launches made while it searches are marked
+    as tuning candidates, and its choice (config, grid, hints) is noted: a later launch of that
+    kernel on that grid with those hints is the configuration the tuner chose. Returns an undo
+    function (None when the module has no tuner)."""
+    tune = getattr(module, "tune", None)
+    original = getattr(tune, "exhaustive_search", None)
+    if original is None or getattr(original, "_t2t_recording", False):
+        return None
+
+    def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None,
+                          *args, **kwargs):
+        saved = recorder.context
+        recorder.context = dict(saved, tuning="ct.tune.exhaustive_search")
+        try:
+            result = original(search_space, stream, grid_fn, kernel, args_fn, hints_fn,
+                              *args, **kwargs)
+        finally:
+            recorder.context = saved
+        try:
+            _note_tuned(recorder, result, grid_fn, kernel, hints_fn, len(search_space))
+        except Exception:  # noqa: BLE001 - a note we cannot make must not break the program
+            pass
+        return result
+
+    exhaustive_search._t2t_recording = True
+    exhaustive_search.__doc__ = original.__doc__
+    tune.exhaustive_search = exhaustive_search
+
+    def undo():
+        tune.exhaustive_search = original
+    return undo
+
+
+def _note_tuned(recorder, result, grid_fn, kernel, hints_fn, candidates: int) -> None:
+    config = result.best.config
+    chosen = kernel if callable(getattr(kernel, "replace_hints", None)) else kernel(config)
+    if hints_fn is not None:
+        chosen = chosen.replace_hints(**hints_fn(config))
+    func = kernel_function(chosen)
+    name = getattr(func, "__name__", None) or "?"
+    entry = dict(config=repr(config), grid=list(_grid(grid_fn(config))),
+                 hints=kernel_hints(chosen))
+    recorder.tuned[name] = entry
+    recorder.jobs.append(recorder.sink.note(dict(
+        type="tune", kernel=name, candidates=candidates,
+        best_us=getattr(result.best, "mean_us", None), **entry, **recorder.context)))
 
 
 def _as_tuple(args):
@@ -351,16 +598,30 @@ def install(recorder):
         interp.allow_private_imports()       # upstream test helpers import private submodules
         _KEEP.append(cm)        # a generator context manager that is collected exits itself
         undo_wrap = wrap_launch(fake, recorder)
+        undo_tune = wrap_tune(fake, recorder)
 
         def undo():
             undo_wrap()
+            if undo_tune is not None:
+                undo_tune()
             if cm in _KEEP:
                 _KEEP.remove(cm)
                 cm.__exit__(None, None, None)
         return undo
     import cuda.tile as ct
     hook_graph_capture()
-    return wrap_launch(ct, recorder)
+    undo_wrap = wrap_launch(ct, recorder)
+    try:
+        import cuda.tile.tune  # noqa: F401 - a submodule: ct.tune is bound once imported
+    except Exception:  # noqa: BLE001
+        pass
+    undo_tune = wrap_tune(ct, recorder)
+
+    def undo():
+        undo_wrap()
+        if undo_tune is not None:
+            undo_tune()
+    return undo
 
 
 def install_from_env():

@@ -44,8 +44,15 @@ def pytest_addoption(parser):
                 help="seconds a step of a check may take")
     g.addoption("--tile2triton-jobs", type=int, default=2, metavar="N",
                 help="checker worker processes")
+    g.addoption("--tile2triton-mode", choices=["static", "live"], default="static",
+                help="what each launch is checked against: static (default), the translation "
+                "of the kernel's module exactly as `tile2triton convert` writes it; live, a "
+                "translation of the launched kernel object alone, for the launch's ranks and "
+                "constants")
     g.addoption("--tile2triton-translation", action="append", default=[],
-                metavar="KERNEL=FILE", help="check FILE instead of translating KERNEL")
+                metavar="KERNEL=FILE", help="check FILE instead of translating KERNEL (a "
+                "kernel's source file, or a kernel's name); a FILE no launch is checked "
+                "against fails the session")
 
 
 def _enabled(config) -> bool:
@@ -170,10 +177,18 @@ def pytest_unconfigure(config):
         checker.close()
 
 
+def _refuse_reports_over_sources(config, reports: dict) -> None:
+    """A report file never replaces (or appends to) a Python file, a test or kernel module
+    through a symlink included, nor the folder pytest collects from as a file."""
+    from ..cli_support import is_python_source
+    for option, target in reports.items():
+        if target and (is_python_source(target) or os.path.isdir(target)):
+            raise pytest.UsageError(f"{option} {target}: refusing to write a report over a "
+                                    "source file or a folder (give a new file name)")
+
+
 class _Checker:
     def __init__(self, config):
-        from pathlib import Path
-
         from .check import _ListSink
         from .intercept import Recorder, install
         from .session import detect_backend
@@ -182,24 +197,27 @@ class _Checker:
         backend = _opt(config, "tile2triton_backend") or "auto"
         if backend == "auto":
             backend = detect_backend()
-        overrides = {}
-        for item in _opt(config, "tile2triton_translation") or []:
-            if "=" not in item:
-                raise pytest.UsageError("--tile2triton-translation takes KERNEL=FILE")
-            k, v = item.split("=", 1)
-            overrides[str(Path(k).resolve())] = str(Path(v).resolve())
+        from .artifacts import parse_translation_option
+        overrides = parse_translation_option(_opt(config, "tile2triton_translation") or [],
+                                             "--tile2triton-translation", pytest.UsageError)
+        self.overrides = overrides
+        self.mode = _opt(config, "tile2triton_mode") or "static"
         self.backend = backend
         self.json_path = _opt(config, "tile2triton_json")
         self.jsonl_path = _opt(config, "tile2triton_jsonl")
         self._jsonl_lock = threading.Lock()
         self.html_path = _opt(config, "tile2triton_html")
+        _refuse_reports_over_sources(config, {"--tile2triton-json": self.json_path,
+                                              "--tile2triton-jsonl": self.jsonl_path,
+                                              "--tile2triton-html": self.html_path})
         self.sup = Supervisor(backend=backend, workers=_opt(config, "tile2triton_jobs") or 2,
                               timeout=_opt(config, "tile2triton_timeout") or 300.0,
                               overrides=overrides, delete_jobs=True,
                               on_result=self._stream if self.jsonl_path else None)
         self.spool = tempfile.mkdtemp(prefix="t2t_pytest_")
         self.sink = _ListSink(self.spool)
-        self.recorder = Recorder(self.sink, backend, source="pytest")
+        self.recorder = Recorder(self.sink, backend, source="pytest", mode=self.mode,
+                                 overrides=overrides)
         self.recorder.enabled = False          # launches outside tests are not checked
         self.undo = install(self.recorder)
         self.undo_raises = track_raises(self.recorder)
@@ -224,11 +242,15 @@ class _Checker:
         from .supervisor import package_root
         self.site = make_site_dir()
         self.child_spool = tempfile.mkdtemp(prefix="t2t_children_")
-        self._env_saved = {k: os.environ.get(k) for k in ("PYTHONPATH", ENV_SPOOL, ENV_BACKEND)}
+        from .artifacts import ENV_MODE, ENV_OVERRIDES
+        self._env_saved = {k: os.environ.get(k) for k in ("PYTHONPATH", ENV_SPOOL, ENV_BACKEND,
+                                                          ENV_MODE, ENV_OVERRIDES)}
         parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         os.environ["PYTHONPATH"] = os.pathsep.join([self.site, package_root()] + parts)
         os.environ[ENV_SPOOL] = self.child_spool
         os.environ[ENV_BACKEND] = backend
+        os.environ[ENV_MODE] = self.mode
+        os.environ[ENV_OVERRIDES] = json.dumps(self.overrides)
 
     def _children_jobs(self) -> list:
         """Jobs and notes the tests' child processes wrote since the last call, as sink items."""
@@ -288,6 +310,7 @@ class _Checker:
         outcome = yield
         if call.when != "call" or item.nodeid not in self.by_test:
             return
+        from .artifacts import artifact_label
         from .report import finding_text, label
         rep = outcome.get_result()
         records = self.sup.wait(self.by_test[item.nodeid])
@@ -309,18 +332,26 @@ class _Checker:
                     "this test disagree with their Triton translation:"]
             for r in bad:
                 text.append(f"  {r['verdict']}: {label(r)} {r.get('kernel')}"
-                            f"#{r.get('launch_index')}")
+                            f"#{r.get('launch_index')} [{artifact_label(r.get('artifact'))}]")
                 for f in r.get("findings", [])[:4]:
                     for ln in finding_text(f).splitlines()[:8]:
                         text.append("    " + ln)
             rep.outcome = "failed"
             rep.longrepr = "\n".join(text)
 
+    @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session):
-        """An xdist worker hands its verdicts to the controller, which reports them all."""
+        """An xdist worker hands its verdicts to the controller, which reports them all. A
+        --tile2triton-translation no launch was checked against fails the session (it was not
+        honoured); under xdist the controller decides, from every worker's verdicts."""
         out = getattr(session.config, "workeroutput", None)
         if out is not None:
             out["tile2triton"] = json.dumps(self.sup.wait(), default=str)
+            return
+        from .artifacts import unused_overrides
+        self.unused = unused_overrides(self.overrides, self.sup.wait() + self.worker_records)
+        if self.unused:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
@@ -331,10 +362,15 @@ class _Checker:
     def pytest_terminal_summary(self, terminalreporter):
         from . import report
         records = self.sup.wait() + self.worker_records
+        for item in getattr(self, "unused", None) or []:
+            terminalreporter.write_line(
+                f"tile2triton: --tile2triton-translation {item}: no launch was checked "
+                "against it (KERNEL is a kernel's source file or a kernel's name)", red=True)
         if not records:
             terminalreporter.write_sep("=", "tile2triton check: no cuTile launches were made")
             return
-        terminalreporter.write_sep("=", f"tile2triton check ({self.backend})")
+        terminalreporter.write_sep("=", f"tile2triton check ({self.backend}, mode "
+                                   f"{self.mode})")
         terminalreporter.write_line(report.terminal_report(records))
         if self.json_path:
             report.write_json(self.json_path, records, self.backend)

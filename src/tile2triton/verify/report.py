@@ -66,6 +66,17 @@ def finding_text(f: dict) -> str:
     return "\n".join(parts) or f.get("kind", "")
 
 
+def why_unjudged(rec) -> str:
+    """The reason a launch was skipped or not checked, on one line."""
+    text = rec.get("reason") or ""
+    for f in rec.get("findings", []):
+        if text:
+            break
+        text = f.get("plain") or f.get("detail") or ""
+    text = " ".join(text.split())
+    return (text[:237] + "...") if len(text) > 240 else (text or "no reason recorded")
+
+
 def table(records) -> str:
     cols = ["verdict", "case", "seed", "kernel", "max abs", "max rel", "norm rel", "mismatches"]
     rows = []
@@ -86,19 +97,57 @@ def table(records) -> str:
     return "\n".join(lines)
 
 
+def artifacts(records) -> list[dict]:
+    """What the launches were checked against (artifacts.py), once each with its count of
+    launches: mode (static, static-partial, live, override), file, SHA-256, module."""
+    seen: dict = {}
+    for r in records:
+        a = r.get("artifact")
+        if not a:
+            continue
+        key = (a.get("mode"), a.get("file"), a.get("sha256"), a.get("module"))
+        if key not in seen:
+            seen[key] = dict(mode=a.get("mode"), file=a.get("file"), sha256=a.get("sha256"),
+                             module=a.get("module"), launches=0)
+            if a.get("left_out"):
+                seen[key]["left_out"] = list(a["left_out"])
+        seen[key]["launches"] += 1
+    return list(seen.values())
+
+
+def artifact_lines(records) -> list[str]:
+    from .artifacts import artifact_label
+    out = []
+    for a in artifacts(records):
+        what = artifact_label(a)
+        out.append(f"  {a['launches']:>5} launch(es): {what}")
+        if a.get("left_out"):
+            out.append(f"        left out as untranslatable: {'; '.join(a['left_out'][:6])}"
+                       + (f"; ... {len(a['left_out']) - 6} more" if len(a["left_out"]) > 6
+                          else ""))
+    return out
+
+
 def summary(records, references=()) -> dict:
     counts = Counter(r["verdict"] for r in records)
     bad_refs = [r for r in references if not r.get("ok")]
     ok = all(r["verdict"] in ("pass", "skipped", "expected-rejection", "both-failed-assert")
              for r in records) \
         and not bad_refs
+    modes = Counter((r.get("artifact") or {}).get("mode") or "-" for r in records)
     return dict(launches=len(records), verdicts=dict(sorted(counts.items(),
                                                             key=lambda kv: rank(kv[0]))),
-                references=len(references), references_failed=len(bad_refs), ok=ok)
+                references=len(references), references_failed=len(bad_refs), ok=ok,
+                modes=dict(sorted(modes.items())), artifacts=artifacts(records))
 
 
 def terminal_report(records, references=(), programs=()) -> str:
     out = [table(records)]
+    checked = artifact_lines(records)
+    if checked:
+        out.append("")
+        out.append("Checked against:")
+        out.extend(checked)
     problems = [r for r in records if r["verdict"] not in ("pass", "skipped",
                                                            "expected-rejection")]
     if problems:
@@ -106,9 +155,11 @@ def terminal_report(records, references=(), programs=()) -> str:
         out.append("Findings:")
         for r in problems:
             kern = r.get("kernel") or "-"
+            from .artifacts import artifact_label
             out.append(f"- {r['verdict']}: {label(r)}"
                        + (f" seed {r['seed']}" if r.get("seed") is not None else "")
-                       + f" {kern}")
+                       + f" {kern}"
+                       + (f" [{artifact_label(r['artifact'])}]" if r.get("artifact") else ""))
             seen = set()
             for f in r.get("findings", [])[:6]:
                 text = finding_text(f)
@@ -121,6 +172,14 @@ def terminal_report(records, references=(), programs=()) -> str:
             if fm:
                 out.append(f"    first mismatch: {fm.get('array')}{tuple(fm['index'])}: "
                            f"translation {fm['actual']}, original {fm['expected']}")
+    unjudged = [r for r in records if r["verdict"] in ("skipped", "not-checked")]
+    if unjudged:
+        out.append("")
+        out.append("Not run or not judged, and why:")
+        for r in unjudged:
+            out.append(f"- {r['verdict']}: {label(r)}"
+                       + (f" seed {r['seed']}" if r.get("seed") is not None else "")
+                       + f" {r.get('kernel') or '-'}: {why_unjudged(r)}")
     bad_refs = [r for r in references if not r.get("ok")]
     for r in bad_refs:
         outs = ", ".join(f"{k} (max abs {_f(v.get('max_abs'))})"
@@ -132,7 +191,9 @@ def terminal_report(records, references=(), programs=()) -> str:
             out.append(f"- the program `{p['label']}` exited with status {p['returncode']}")
     s = summary(records, references)
     parts = [f"{n} {v}" for v, n in s["verdicts"].items()]
-    line = f"Checked {s['launches']} launch{'es' if s['launches'] != 1 else ''}: " + \
+    modes = ", ".join(f"{m} {n}" for m, n in s["modes"].items() if m != "-")
+    line = f"Checked {s['launches']} launch{'es' if s['launches'] != 1 else ''}" + \
+        (f" (against: {modes})" if modes else "") + ": " + \
         (", ".join(parts) if parts else "none")
     if references:
         line += (f"; original vs float64 reference: {s['references'] - s['references_failed']}"
@@ -316,6 +377,12 @@ def html_report(records, backend, references=(), programs=()) -> str:
         f'<code>{_esc(r["heatmap"].get("array"))}</code> {_esc(tuple(r["heatmap"]["shape"]))}'
         f'</figcaption>{svg_heatmap(r["heatmap"])}</figure>' for r in heatmaps[:24]) \
         or "<p>No 2-D output has mismatches.</p>"
+    art_html = "<ul>" + "".join(
+        f"<li>{_esc(a['launches'])} launch(es): <b>{_esc(a['mode'])}</b> "
+        f"<code>{_esc(a.get('file') or '-')}</code> sha256 <code>{_esc(a.get('sha256') or '-')}"
+        f"</code>" + (f" from <code>{_esc(a['module'])}</code>" if a.get("module") else "")
+        + (f"<br>left out as untranslatable: {_esc('; '.join(a['left_out']))}"
+           if a.get("left_out") else "") + "</li>" for a in s["artifacts"]) + "</ul>"
     bad_refs = [r for r in references if not r.get("ok")]
     ref_html = ""
     if references:
@@ -339,6 +406,8 @@ figcaption {{ font-size: 12px; }}
 <p>Backend: <b>{_esc(backend)}</b> ({'reference interpreter vs translation under TRITON_INTERPRET=1'
   if backend == 'cpu' else 'cuTile vs translation on the GPU'}).
 {s['launches']} launches. {chips}</p>
+<h2>Checked against</h2>
+{art_html}
 <h2>Error per case</h2>
 <p>Largest norm-relative error of the translation against the original, per case
 (‖translation − original‖ / ‖original‖), coloured by the case's worst verdict.</p>

@@ -27,8 +27,11 @@ def detect_backend() -> str:
 
 
 class Session:
-    def __init__(self, supervisor: Supervisor, log=None):
+    def __init__(self, supervisor: Supervisor, log=None, mode: str = "static",
+                 overrides: dict | None = None):
         self.sup = supervisor
+        # what the producers' launches are checked against (artifacts.py)
+        self.mode, self.overrides = mode, dict(overrides or {})
         self.spool = Path(tempfile.mkdtemp(prefix="t2t_spool_"))
         self.seen: set = set()
         self.references: list = []
@@ -112,13 +115,19 @@ class Session:
                                   output_tail=tail))
         return proc.returncode
 
+    def _checking_env(self, env: dict) -> dict:
+        from .artifacts import ENV_MODE, ENV_OVERRIDES
+        env[ENV_MODE] = self.mode
+        env[ENV_OVERRIDES] = json.dumps(self.overrides)
+        return env
+
     def run_exec(self, command, backend, timeout=None) -> int:
         from .exec_shim import command_argv, make_site_dir, program_env
         site = make_site_dir()
         try:
             argv = command_argv(command)
             label = " ".join(argv[1:]) if argv and argv[0] == sys.executable else " ".join(argv)
-            env = program_env(self.spool, backend, site, label=label)
+            env = self._checking_env(program_env(self.spool, backend, site, label=label))
             rc = self.run_program(argv, env, label=command, timeout=timeout)
         finally:
             shutil.rmtree(site, ignore_errors=True)
@@ -137,7 +146,7 @@ class Session:
             argv = [sys.executable, "-m", "tile2triton.verify.corpus_driver", "--spool",
                     str(self.spool), "--backend", backend, "--seeds",
                     ",".join(str(s) for s in seeds)] + todo
-            proc = subprocess.Popen(argv, env=child_env(backend=backend),
+            proc = subprocess.Popen(argv, env=self._checking_env(child_env(backend=backend)),
                                     stdout=subprocess.DEVNULL,
                                     stderr=subprocess.PIPE, start_new_session=True)
             err_chunks = []

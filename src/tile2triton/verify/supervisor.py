@@ -443,7 +443,7 @@ class Supervisor:
                    launch_index=meta.get("launch_index"), kernel=meta.get("kernel"),
                    kernel_file=meta.get("kernel_file"), grid=meta.get("grid"),
                    backend=self.backend, source=meta.get("source"))
-        for key in ("test", "graph_capture", "subprocess"):
+        for key in ("test", "graph_capture", "subprocess", "artifact"):
             if meta.get(key):
                 rec[key] = meta[key]
         res = dict(res)

@@ -1,0 +1,114 @@
+"""`convert --keep-unconverted` (issue 21 item 5): a file whose kernels do not all translate is
+written anyway, the failed kernel and the host lines without a translation kept as cuTile code
+under `# tile2triton:` notes; the rest is translated and runs. Without the option such a file is
+not written, and the summary says how many files were written and skipped and how many
+kernels were left unconverted."""
+import importlib.util
+import os
+import sys
+import textwrap
+
+import pytest
+
+from tile2triton.cli import main
+from tile2triton.module_check import unbound_names
+
+os.environ.setdefault("TRITON_INTERPRET", "1")
+torch = pytest.importorskip("torch")
+
+SOURCE = textwrap.dedent('''
+    import cuda.tile as ct
+    from cuda.tile import _cext
+
+    ConstInt = ct.Constant[int]
+
+
+    @ct.function
+    def only_in_failed(t):
+        return t
+
+
+    @ct.kernel
+    def good(x, y, TILE: ConstInt):
+        t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+        ct.store(y, index=(ct.bid(0),), tile=t * 3)
+
+
+    @ct.kernel
+    def bad(x, y, TILE: ConstInt):
+        t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+        ct.store(y, index=(ct.bid(0),), tile=only_in_failed(ct.gather(t, (1, 2, 3))))
+
+
+    def run_good(x, y):
+        ct.launch(None, (3,), good, (x, y, 128))
+
+
+    def run_bad(x, y):
+        ct.launch(None, (3,), bad, (x, y, 128))
+
+
+    def run_private(x, y):
+        _cext.launch(None, (3,), good, (x, y, 128))
+''')
+
+
+def _line(snippet):
+    return SOURCE[:SOURCE.index(snippet)].count("\n") + 1
+
+
+def _convert(tmp_path, *flags):
+    src = tmp_path / "mod.py"
+    src.write_text(SOURCE)
+    out = tmp_path / "out" / "mod.py"
+    rc = main(["convert", str(src), "-o", str(out), *flags])
+    return rc, out
+
+
+def test_by_default_the_file_is_not_written_and_the_summary_says_so(tmp_path, capsys):
+    rc, out = _convert(tmp_path)
+    err = capsys.readouterr().err
+    assert rc == 1 and not out.exists()
+    assert ("Files with cuTile code: 0 written, 1 not written (a kernel or host line failed; "
+            "--keep-unconverted writes them); 1 kernel left unconverted") in err
+
+
+def test_keep_unconverted_writes_the_rest_translated(tmp_path, capsys):
+    rc, out = _convert(tmp_path, "--keep-unconverted")
+    err = capsys.readouterr().err
+    assert rc == 1 and out.exists()      # still needs attention
+    assert ("Files with cuTile code: 1 written (1 with cuTile code kept, --keep-unconverted); "
+            "1 kernel left unconverted (kept as cuTile code)") in err
+    text = out.read_text()
+    # the failed kernel as written, under its marker and diagnostic
+    assert ("# tile2triton: kernel `bad` was not converted; kept as cuTile code\n"
+            "# tile2triton: T2T102 ct.gather: `array` must be an array parameter "
+            f"(line {_line('ct.gather')})\n"
+            "@ct.kernel\ndef bad(x, y, TILE: ConstInt):\n") in text
+    assert "@ct.function\ndef only_in_failed(t):" in text    # what the kept kernel calls
+    assert "    ct.launch(None, (3,), bad, (x, y, 128))" in text   # cuTile launches it
+    assert ("    # tile2triton: T2T109 host code uses ct._cext.launch, which has no "
+            f"translation outside kernels (line {_line('_cext.launch(')})\n"
+            "    _cext.launch(None, (3,), good, (x, y, 128))") in text
+    assert "@triton.jit" in text and "launch_good(None, (3,), x, y, 128)" in text
+    assert "import cuda.tile as ct" in text
+    assert set(unbound_names(text)) <= set(unbound_names(SOURCE))
+    # the translated kernel runs on Triton (random data, 300 elements: a partial last tile)
+    spec = importlib.util.spec_from_file_location("kept_mod", out)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["kept_mod"] = mod
+    spec.loader.exec_module(mod)
+    x = torch.randn(300, dtype=torch.float64).float()
+    y = torch.full((300,), float("nan"))
+    mod.run_good(x, y)
+    assert torch.equal(y, x * 3)
+
+
+def test_keep_unconverted_on_a_file_that_translates_changes_nothing(tmp_path):
+    src = tmp_path / "ok.py"
+    src.write_text(SOURCE.split("@ct.kernel\ndef bad")[0])
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    assert main(["convert", str(src), "-o", str(a), "-q"]) == 0
+    assert main(["convert", str(src), "-o", str(b), "-q", "--keep-unconverted"]) == 0
+    assert a.read_text() == b.read_text()
+    assert "cuda.tile" not in a.read_text().split("\n", 1)[1]
