@@ -54,7 +54,9 @@ def per_call_us(rows, calls=2000, repeats=9):
 def measure(case_name, kernel_name, launch_args, grid, cutile_args, profile=None):
     """Rows for one kernel: raw Triton launch of the launcher's exact call, the launcher with
     stream None / the current stream / another stream, cuTile's ct.launch."""
-    case = ROOT / "benchmarks" / "suite" / case_name
+    # a case of benchmarks/suite, or a path under benchmarks/ ("upstream/decode_combine")
+    case = ROOT / "benchmarks" / (case_name if "/" in case_name else f"suite/{case_name}")
+    case_name = case.name
     tr, _ = translate_file(case / "kernel.py", Path(tempfile.mkdtemp()), f"overhead_{case_name}")
     stream = torch.cuda.current_stream()
     side = torch.cuda.Stream()
@@ -127,15 +129,29 @@ def main(argv=None):
     C = torch.empty(m, m, device="cuda", dtype=torch.float16)
     results["matmul"] = measure("matmul", "matmul_kernel", (A, B, C, 128, 128, 64),
                                 (4, 1, 1), (A, B, C, 128, 128, 64), a.profile)
+    # the combine step of split-KV decode attention (benchmarks/upstream): a decode-time kernel
+    # of a few microseconds, 8 x 32 heads of 16 partials of 128, where the host time decides
+    b, h, s, d = 8, 32, 16, 128
+    part = torch.randn(b, h, s, d, device="cuda")
+    lse = torch.randn(b, h, s, device="cuda")
+    o = torch.empty(b, h, d, device="cuda", dtype=torch.float16)
+    results["decode_combine"] = measure("upstream/decode_combine", "decode_combine",
+                                        (part, lse, o, s, d), (h, b, 1), (part, lse, o, s, d),
+                                        a.profile)
     for name, rows in results.items():
         base = rows["raw Triton launch"]
-        print(f"\n{name}\n| launch | µs per call | × raw Triton |")
-        print("| --- | ---: | ---: |")
+        ct_us = rows.get("cuTile ct.launch")
+        print(f"\n{name}\n| launch | µs per call | × raw Triton | × ct.launch |")
+        print("| --- | ---: | ---: | ---: |")
         for k, v in rows.items():
-            print(f"| {k} | {v:.1f} | {v / base:.2f} |")
+            print(f"| {k} | {v:.1f} | {v / base:.2f} | "
+                  f"{f'{v / ct_us:.2f}' if ct_us else '—'} |")
     if a.json:
         Path(a.json).write_text(json.dumps(
-            {name: {k: dict(us=v, vs_raw=v / rows["raw Triton launch"]) for k, v in rows.items()}
+            {name: {k: dict(us=v, vs_raw=v / rows["raw Triton launch"],
+                            vs_ct_launch=(v / rows["cuTile ct.launch"]
+                                          if "cuTile ct.launch" in rows else None))
+                    for k, v in rows.items()}
              for name, rows in results.items()}, indent=1))
 
 

@@ -39,6 +39,17 @@ SWEEPS = {
     "batched_matmul": "num_warps=4,8;num_stages=3,4",
     "attention_fwd": "num_warps=4,8;num_stages=2,3",
 }
+# benchmarks/upstream: the translation's own best launch options beside the launcher's choice
+# (and num_ctas: Triton's cluster launch against one CTA per program)
+UPSTREAM_SWEEPS = {
+    "gemm_hints": "num_warps=4,8;num_stages=3,4;num_ctas=1,2",
+    "persistent_gemm": "num_warps=4,8;num_stages=3,4",
+    # occupancy=4 asks for 4 blocks per SM: at 4 warps, 128 registers per thread (maxnreg)
+    "decode_attention": "num_warps=4,8;num_stages=2,3;maxnreg=128,255",
+    "decode_combine": "num_warps=1,2,4",
+    # latency=10 loads in a persistent loop: does a deeper pipeline pay?
+    "rmsnorm_persistent": "num_warps=4,8,16;num_stages=1,2,3",
+}
 SWEEP_ALL_CONFIGS = {"layernorm_fwd", "softmax", "rmsnorm", "vector_add", "transpose", "fft"}
 
 
@@ -64,10 +75,13 @@ def bench_cmd(case, json_path, budget, variants=None, all_configs=False):
             cmd += ["--first-config"]
     if CPU_SMOKE:
         cmd += ["--allow-cpu", "--all-configs", "--rounds", "2"]
+    elif ROUNDS and not variants:
+        cmd += ["--rounds", str(ROUNDS)]
     return cmd
 
 
 CPU_SMOKE = False
+ROUNDS = None
 
 
 def main(argv=None) -> int:
@@ -76,13 +90,22 @@ def main(argv=None) -> int:
     ap.add_argument("--md", default="perf.md")
     ap.add_argument("--budget-s", type=float, default=480.0)
     ap.add_argument("--cases", default="", help="comma-separated subset (default: all)")
+    ap.add_argument("--suite", default=None, help="folder of benchmark cases (default "
+                    "benchmarks/suite; benchmarks/upstream: kernels in the styles of cuTile op "
+                    "libraries)")
+    ap.add_argument("--rounds", type=int, default=None, help="timing rounds per configuration "
+                    "(default: bench's 15)")
+    ap.add_argument("--no-overhead", action="store_true", help="skip the launcher overhead step")
     ap.add_argument("--no-sweeps", action="store_true")
     ap.add_argument("--case-timeout", type=float, default=150.0)
     ap.add_argument("--cpu-smoke", action="store_true", help="exercise this script on a CPU "
                     "(interpreter vs TRITON_INTERPRET=1 on the small CASES; times meaningless)")
     a = ap.parse_args(argv)
-    global CPU_SMOKE
+    global CPU_SMOKE, SUITE, ROUNDS
     CPU_SMOKE = a.cpu_smoke
+    if a.suite:
+        SUITE = Path(a.suite).resolve()
+    ROUNDS = a.rounds
     from tile2triton.verify.bench import environment, markdown_table, variants_table
 
     t0 = time.monotonic()
@@ -105,9 +128,11 @@ def main(argv=None) -> int:
               markdown_table(result["records"])]
         if result["launch_overhead"]:
             md += ["", "Launch overhead (host µs per call):", "",
-                   "| kernel | launch | µs per call | × raw Triton |",
-                   "| --- | --- | ---: | ---: |"]
-            md += [f"| {kernel} | {k} | {v['us']:.1f} | {v['vs_raw']:.2f} |"
+                   "| kernel | launch | µs per call | × raw Triton | × ct.launch |",
+                   "| --- | --- | ---: | ---: | ---: |"]
+            md += [f"| {kernel} | {k} | {v['us']:.1f} | {v['vs_raw']:.2f} | "
+                   f"{v['vs_ct_launch']:.2f} |" if v.get("vs_ct_launch") else
+                   f"| {kernel} | {k} | {v['us']:.1f} | {v['vs_raw']:.2f} | — |"
                    for kernel, rows in result["launch_overhead"].items()
                    for k, v in rows.items()]
         if result["sweeps"]:
@@ -145,7 +170,7 @@ def main(argv=None) -> int:
                   f"{se.strip()[-600:]}", flush=True)
         save()
 
-    if left() > 30 and not a.cpu_smoke:
+    if left() > 30 and not a.cpu_smoke and not a.no_overhead:
         out = tmp / "overhead.json"
         rc, so, se, dt = run([sys.executable, str(ROOT / "benchmarks" / "launch_overhead.py"),
                               "--json", str(out)], min(120, left() - 5), env)
@@ -157,7 +182,8 @@ def main(argv=None) -> int:
         save()
 
     if not a.no_sweeps:
-        for name, spec in SWEEPS.items():
+        for name, spec in ({**SWEEPS, **UPSTREAM_SWEEPS} if SUITE.name == "upstream"
+                           else SWEEPS).items():
             if name not in names or left() < 40:
                 continue
             out = tmp / f"{name}.sweep.json"

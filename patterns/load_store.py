@@ -94,30 +94,26 @@ def reject_memory_order(call, cx):
 
 def inline_access(cx, info, idx, block, masked: bool):
     """Plain 1-D/2-D tile access written out as a Triton engineer would: one offsets vector per
-    dimension and the bounds mask, named before the statement (offsets widened to int64 when
-    the launcher chose 64-bit offsets). Returns (pointer tile, mask name or None), or None where
-    the helper is used instead: other ranks, list elements, or an expression no statement can
-    precede (a `while` / `elif` test)."""
+    dimension and the bounds mask, named before the statement. A tile index is cast to the
+    function's offset dtype (int64 when the launcher chose 64-bit offsets) before the multiply,
+    so that index * BLOCK and the products with the strides cannot overflow int32. Returns
+    (pointer tile, mask name or None), or None where the helper is used instead: other ranks,
+    list elements, or an expression no statement can precede (a `while` / `elif` test)."""
     if len(idx) not in (1, 2) or info.shape_codes is not None:
         return None
     offs = [cx.fresh_name(f"offs_{info.name}{d}") for d in range(len(idx))]
-    fixed, wide, narrow = [], [], []  # fixed: literal tile indices, the same in both widths
+    dtype = cx.offset_dtype()
+    lines = []
     for name, i, b in zip(offs, idx, block):
         size = b if b.isidentifier() or b.isdigit() else f"({b})"
         arange = f"tl.arange(0, {b})"
-        if i.code.isdigit():  # a literal tile index: no product that could overflow
+        if i.code.isdigit():  # a literal tile index: the arange itself carries the dtype
             start = "" if i.code == "0" else f"{b} + " if i.code == "1" else \
                 f"{i.code} * {size} + "
-            fixed.append(f"{name} = {start}{arange}")
-            wide.append(f"{name} = {name}.to(tl.int64)")
+            lines.append(f"{name} = {start}{arange}.to({dtype})")
             continue
-        # under USE_INT64 the index is widened before the multiply: index * BLOCK itself can
-        # pass 2**31 (the tile helpers do the same)
         times = "" if b == "1" else f" * {size}"
-        narrow.append(f"{name} = {i.wrap(PREC['*'] if times else PREC['+'])}{times} + {arange}")
-        wide.append(f"{name} = tl.cast({i.code}, tl.int64){times} + {arange}")
-    lines = fixed + [f"if {USE_INT64}:  # 64-bit offsets, chosen by the launcher"] + [
-        "    " + w for w in wide] + (["else:"] + ["    " + n for n in narrow] if narrow else [])
+        lines.append(f"{name} = tl.cast({i.code}, {dtype}){times} + {arange}")
     if len(offs) == 1:
         ptrs = f"{info.pointer} + {offs[0]} * {info.stride(0)}"
         bounds = f"{offs[0]} < {info.shape(0)}"
@@ -172,7 +168,8 @@ def k(x, y, TILE: ct.Constant[int]):
     pid = ct.bid(0)
     t = ct.load(x, pid, (TILE,), padding_mode=ct.PaddingMode.ZERO)
     ct.store(y, (pid,), t)
-""", expect=["offs_x0 = pid * TILE + tl.arange(0, TILE)", "mask_x = offs_x0 < x_shape0",
+""", expect=["OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32",
+             "offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)", "mask_x = offs_x0 < x_shape0",
              "t = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x, other=0.0)",
              "tl.store(y_ptr + offs_y0 * y_stride0, t.to(y_ptr.dtype.element_ty), mask=mask_y)"]),
         Example("""

@@ -6,7 +6,7 @@ non-negative or compile-time; `**` has no Triton operator.
 """
 import operator as op
 
-from tile2triton.model import PREC, ConstExprV, ConstV, Lowered, TileV, TupleV
+from tile2triton.model import MAX_SEQUENCE, PREC, ConstExprV, ConstV, Lowered, TileV, TupleV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import reject_directed_rounding
@@ -135,20 +135,26 @@ def _tuple_items(low):
     return None
 
 
-def tuple_arith(name, x, y):
+def tuple_arith(name, x, y, cx, node):
     """`(0,) * n` and `t1 + t2` of tuples: a tuple at translation time, as in cuTile (whose
     kernels are Python)."""
     tx, ty = _tuple_items(x), _tuple_items(y)
     items = None
+    size = None
     if name == "add" and tx is not None and ty is not None:
-        items = tx + ty
+        size = len(tx) + len(ty)
     elif name == "mul" and (tx is None) != (ty is None):
         n = y if tx is not None else x
         if isinstance(n.val, ConstV) and isinstance(n.val.value, int) \
                 and not isinstance(n.val.value, bool):
-            items = (tx if tx is not None else ty) * max(n.val.value, 0)
-    if items is None:
+            size = len(tx if tx is not None else ty) * max(n.val.value, 0)
+    if size is None:
         return None
+    if size > MAX_SEQUENCE:  # refused before it is built
+        raise cx.error(node, "T2T120", f"this compile-time tuple is far too long ({size:,} "
+                       f"items; at most {MAX_SEQUENCE:,})",
+                       help="kernels hold short compile-time tuples")
+    items = tx + ty if name == "add" else (tx if tx is not None else ty) * max(n.val.value, 0)
     code = "(" + ", ".join(i.code for i in items) + ("," if len(items) == 1 else "") + ")"
     return Lowered(code, TupleV([i.val for i in items]), items=items)
 
@@ -184,7 +190,7 @@ def k(x):
         name = call.name
         reject_directed_rounding(call, cx)
         x, y = call.arg("x"), call.arg("y")
-        joined = tuple_arith(name, x, y) if name in ("add", "mul") else None
+        joined = tuple_arith(name, x, y, cx, call.node) if name in ("add", "mul") else None
         if joined is not None:
             return joined
         if isinstance(x.val, ConstV) and isinstance(y.val, ConstV):

@@ -124,7 +124,7 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
     for j in range(tv.num_tiles(1)):
         out.store((ct.bid(0), j), tv.load((ct.bid(0), j)) * 2)
 """, expect=["for j in range(tl.cdiv(x_shape1, TN)):",
-             "offs_x1 = j * TN + tl.arange(0, TN)",
+             "offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)",
              "(tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, "
              "mask=mask_x, other=0.0) * 2).to(y_ptr.dtype.element_ty), mask=mask_y)"]),
         Example("""
@@ -223,7 +223,7 @@ class TiledViewLoad(Pattern):
 def k(x, TILE: ct.Constant[int]):
     tv = x.tiled_view(TILE, padding_mode=ct.PaddingMode.NEG_INF)
     ct.store(x, (0,), tv.load(1))
-""", expect=["offs_x0 = TILE + tl.arange(0, TILE)",
+""", expect=["offs_x0 = TILE + tl.arange(0, TILE).to(OFFSET_DTYPE)",
              'tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x, other=float("-inf"))'])]
 
     def lower(self, call, cx):

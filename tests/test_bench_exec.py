@@ -211,3 +211,20 @@ def test_max_launches_is_refused_where_it_cannot_apply(argv, message, capsys):
         raise SystemExit(code)
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_check_sessions_pass_over_a_tuner_note(program):
+    """`check --exec` reads the same spool: a ct.tune note is no launch to judge (it reached
+    the report as a record without a verdict, an internal error, until this was handled)."""
+    from tile2triton.verify.session import Session
+    mod, ct, spool = program
+    x, y = _inputs()
+    ct.tune.exhaustive_search([dict(K=3, occ=1)], None, lambda c: (8,), mod.scale,
+                              lambda c: (x, y, c["K"], 128))
+    added, submitted = [], []
+    sup = types.SimpleNamespace(add_record=added.append, submit=submitted.append)
+    session = Session(sup, log=lambda m: None)
+    session.spool = spool
+    session.poll()
+    assert len(submitted) == 1                  # the candidate's launch job
+    assert all("verdict" in r for r in added)   # no tune note passed on as a launch record

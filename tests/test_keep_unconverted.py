@@ -112,3 +112,31 @@ def test_keep_unconverted_on_a_file_that_translates_changes_nothing(tmp_path):
     assert main(["convert", str(src), "-o", str(b), "-q", "--keep-unconverted"]) == 0
     assert a.read_text() == b.read_text()
     assert "cuda.tile" not in a.read_text().split("\n", 1)[1]
+
+
+def test_a_file_whose_only_failures_are_host_lines_is_kept_with_notes(tmp_path):
+    """Every kernel translates, but a `with` header and a decorator use cuda.tile's private
+    modules: with the option the file is written, those lines as they were, under notes."""
+    src = tmp_path / "host_only.py"
+    good = SOURCE.split("@ct.kernel\ndef bad")[0]
+    src.write_text(good + textwrap.dedent('''
+        import pytest
+
+
+        @pytest.mark.skipif(_cext.dev_features_enabled(), reason="x")
+        def test_it(x, y):
+            with pytest.raises(_cext.TileError):
+                ct.launch(None, (3,), good, (x, y, 128))
+    '''))
+    out = tmp_path / "out.py"
+    assert main(["convert", str(src), "-o", str(out), "-q"]) == 1 and not out.exists()
+    assert main(["convert", str(src), "-o", str(out), "-q", "--keep-unconverted"]) == 1
+    text = out.read_text()
+    assert "# tile2triton: T2T109 host code uses ct._cext.dev_features_enabled" in text
+    assert '@pytest.mark.skipif(_cext.dev_features_enabled(), reason="x")' in text
+    assert ("    # tile2triton: T2T109 host code uses ct._cext.TileError, which has no "
+            "translation outside kernels") in text
+    assert "    with pytest.raises(_cext.TileError):\n        launch_good(None, (3,), x, y, 128)" \
+        in text
+    assert "from cuda.tile import _cext" in text
+    assert set(unbound_names(text)) <= set(unbound_names(src.read_text()))

@@ -433,3 +433,49 @@ def test_an_interrupted_check_removes_its_spool(tmp_path, monkeypatch, capsys):
     capsys.readouterr()
     assert status == 128 + 15
     assert not list(tmp_path.glob("t2t_spool_*"))
+
+
+# -- item 11: bounded input size and compile-time values -------------------------------------------
+
+def kernel_with(body: str) -> str:
+    return GOOD.replace("    t = ct.load", body + "    t = ct.load")
+
+
+@pytest.mark.parametrize("body, line", [
+    ("    z = (1,) * 1000000\n", 6),
+    ("    z = [0] * 10**7\n", 6),
+    ("    s = 'ab'\n" + "    s = s + s\n" * 40, 19),     # refused where it passes the bound
+    ("    s = (1, 2)\n" + "    s = s + s\n" * 40, 19),
+    ("    s = '%09999999999d' % 1\n", 6),
+    ("    s = '%.99999d' % 1\n", 6),
+])
+def test_huge_compile_time_values_are_located(body, line):
+    import time
+    t0 = time.monotonic()
+    r = translate_source(kernel_with(body), "k.py")
+    assert time.monotonic() - t0 < 30
+    (d,) = r.diagnostics()
+    assert (d.code, d.line) == ("T2T120", line), d.format()
+    assert "far too long" in d.message
+
+
+def test_compile_time_values_within_the_bound_still_fold(tmp_path):
+    body = "    pad = (0,) * 4 + (1,) * 4\n    label = 'r%03d' % 7 + '!' * 3\n"
+    src = kernel_with(body).replace("t * 2)", "t * 2 + pad[5] + (7 if label == 'r007!!!' "
+                                    "else 0))")
+    module, text = load(src, tmp_path, "small_folds")
+    x = data(70, 3)
+    y = torch.full_like(x, -1.0)
+    module.run(x, y)
+    torch.testing.assert_close(y.double(), x.double() * 2 + 1 + 7, rtol=1e-6, atol=1e-6)
+
+
+def test_files_past_the_size_limit_are_located():
+    from tile2triton.parse import MAX_SOURCE_CHARS
+    filler = "".join(f"v{i} = {i}\n" for i in range(MAX_SOURCE_CHARS // 8))
+    r = translate_source(GOOD + filler, "big.py")
+    (d,) = r.diagnostics()
+    assert d.code == "T2T002" and "file too large" in d.message
+    assert d.line == (GOOD + filler).count("\n", 0, MAX_SOURCE_CHARS) + 1
+    plain = translate_source(filler.replace("v", "w"), "data.py")   # no cuTile: not parsed
+    assert not plain.has_cutile and plain.output == filler.replace("v", "w")

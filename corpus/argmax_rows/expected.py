@@ -62,13 +62,10 @@ def argmax_rows_kernel(
     x_shape1 = x_shape1 // x_div[3] * x_div[3]
     out_stride0 = out_stride0 // out_div[0] * out_div[0]
     out_shape0 = out_shape0 // out_div[1] * out_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
-    offs_x1 = tl.arange(0, TN)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-        offs_x1 = offs_x1.to(tl.int64)
-    else:
-        offs_x0 = pid * TM + tl.arange(0, TM)
+    offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_x1 = tl.arange(0, TN).to(OFFSET_DTYPE)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
     first = tl.load(
         x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
@@ -78,12 +75,8 @@ def argmax_rows_kernel(
     best_val = tl.max(first, axis=1, keep_dims=True)  # (TM, 1)
     best_idx = _argmax_2d_1_skipping(first, True)  # (TM, 1), int32
     for j in range(1, tl.cdiv(x_shape1, TN)):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0_2 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-            offs_x1_2 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_x0_2 = pid * TM + tl.arange(0, TM)
-            offs_x1_2 = j * TN + tl.arange(0, TN)
+        offs_x0_2 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_x1_2 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
         t = tl.load(
             x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1,
@@ -95,10 +88,7 @@ def argmax_rows_kernel(
         better = val > best_val
         best_val = tl.where(better, val, best_val)
         best_idx = tl.where(better, idx, best_idx)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-    else:
-        offs_out0 = pid * TM + tl.arange(0, TM)
+    offs_out0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
     mask_out = offs_out0 < out_shape0
     tl.store(
         out_ptr + offs_out0 * out_stride0,

@@ -65,17 +65,14 @@ def affine4(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid = block_x
-            offs_x1 = tl.arange(0, 4)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-                offs_x1 = offs_x1.to(tl.int64)
-            else:
-                offs_x0 = pid * TM + tl.arange(0, TM)
+            offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_x1 = tl.arange(0, 4).to(OFFSET_DTYPE)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             t = tl.load(
                 x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
@@ -87,12 +84,8 @@ def affine4(
             shift = tl.reshape(_astile_4(pid * 0.5, 1.0, -2.0, 0.25, tl.float32), (2, 2))
             half = tl.cast(0.5, tl.float32)
             y = t.to(tl.float32) * scale + tl.reshape(shift, (1, 4)) * half
-            offs_out1 = tl.arange(0, 4)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-                offs_out1 = offs_out1.to(tl.int64)
-            else:
-                offs_out0 = pid * TM + tl.arange(0, TM)
+            offs_out0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_out1 = tl.arange(0, 4).to(OFFSET_DTYPE)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,

@@ -82,36 +82,26 @@ def bias_gelu_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid_m = block_x
             pid_n = tl.program_id(1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-                offs_x1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_x0 = pid_m * TM + tl.arange(0, TM)
-                offs_x1 = pid_n * TN + tl.arange(0, TN)
+            offs_x0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_x1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             xt = tl.load(
                 x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
             ).to(tl.float32)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_bias0 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_bias0 = pid_n * TN + tl.arange(0, TN)
+            offs_bias0 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_bias = offs_bias0 < bias_shape0
             bt = tl.load(bias_ptr + offs_bias0 * bias_stride0, mask=mask_bias).to(tl.float32)
             h = xt + bt  # (TN,) broadcasts against (TM, TN)
             y = 0.5 * h * (1.0 + erf_approx(h * 0.7071067811865476))
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-                offs_out1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_out0 = pid_m * TM + tl.arange(0, TM)
-                offs_out1 = pid_n * TN + tl.arange(0, TN)
+            offs_out0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_out1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,

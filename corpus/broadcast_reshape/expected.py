@@ -153,32 +153,23 @@ def outer_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid_m = block_x
             pid_n = tl.program_id(1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_u0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-            else:
-                offs_u0 = pid_m * TM + tl.arange(0, TM)
+            offs_u0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
             mask_u = offs_u0 < u_shape0
             ut = tl.load(u_ptr + offs_u0 * u_stride0, mask=mask_u)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_v0 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_v0 = pid_n * TN + tl.arange(0, TN)
+            offs_v0 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_v = offs_v0 < v_shape0
             vt = tl.load(v_ptr + offs_v0 * v_stride0, mask=mask_v)
             u_col = tl.broadcast_to(ut[:, None], (TM, TN))  # (TM, 1) -> (TM, TN)
             v_row = tl.expand_dims(vt, 0)  # (1, TN)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-                offs_out1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_out0 = pid_m * TM + tl.arange(0, TM)
-                offs_out1 = pid_n * TN + tl.arange(0, TN)
+            offs_out0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_out1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,

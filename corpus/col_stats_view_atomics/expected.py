@@ -132,24 +132,17 @@ def col_stats(
     col_absmax_shape0 = col_absmax_shape0 // col_absmax_div[1] * col_absmax_div[1]
     col_min_stride0 = col_min_stride0 // col_min_div[0] * col_min_div[0]
     col_min_shape0 = col_min_shape0 // col_min_div[1] * col_min_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     bm = tl.program_id(0)
     bn = tl.program_id(1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(bm, tl.int64) * TM + tl.arange(0, TM)
-        offs_x1 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_x0 = bm * TM + tl.arange(0, TM)
-        offs_x1 = bn * TN + tl.arange(0, TN)
+    offs_x0 = tl.cast(bm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_x1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
     xt = tl.load(
         x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
     )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_q0 = tl.cast(bm, tl.int64) * TM + tl.arange(0, TM)
-        offs_q1 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_q0 = bm * TM + tl.arange(0, TM)
-        offs_q1 = bn * TN + tl.arange(0, TN)
+    offs_q0 = tl.cast(bm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_q1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_q = (offs_q0[:, None] < q_shape0) & (offs_q1[None, :] < q_shape1)
     qt = tl.load(
         q_ptr + offs_q0[:, None] * q_stride0 + offs_q1[None, :] * q_stride1, mask=mask_q, other=0.0

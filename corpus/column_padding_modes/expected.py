@@ -57,13 +57,10 @@ def column_stats_kernel(
     col_min_shape0 = col_min_shape0 // col_min_div[1] * col_min_div[1]
     col_sum_stride0 = col_sum_stride0 // col_sum_div[0] * col_sum_div[0]
     col_sum_shape0 = col_sum_shape0 // col_sum_div[1] * col_sum_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
-    offs_x0 = tl.arange(0, TM)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = offs_x0.to(tl.int64)
-        offs_x1 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_x1 = pid * TN + tl.arange(0, TN)
+    offs_x0 = tl.arange(0, TM).to(OFFSET_DTYPE)
+    offs_x1 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
     run_max = tl.max(
         tl.load(
@@ -73,12 +70,8 @@ def column_stats_kernel(
         ),
         axis=0,
     )
-    offs_x0_2 = tl.arange(0, TM)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0_2 = offs_x0_2.to(tl.int64)
-        offs_x1_2 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_x1_2 = pid * TN + tl.arange(0, TN)
+    offs_x0_2 = tl.arange(0, TM).to(OFFSET_DTYPE)
+    offs_x1_2 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
     run_min = tl.min(
         tl.load(
@@ -88,12 +81,8 @@ def column_stats_kernel(
         ),
         axis=0,
     )
-    offs_x0_3 = tl.arange(0, TM)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0_3 = offs_x0_3.to(tl.int64)
-        offs_x1_3 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_x1_3 = pid * TN + tl.arange(0, TN)
+    offs_x0_3 = tl.arange(0, TM).to(OFFSET_DTYPE)
+    offs_x1_3 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
     run_sum = tl.sum(
         tl.load(
@@ -104,36 +93,24 @@ def column_stats_kernel(
         axis=0,
     )
     for i in range(1, tl.cdiv(x_shape0, TM)):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0_4 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-            offs_x1_4 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_x0_4 = i * TM + tl.arange(0, TM)
-            offs_x1_4 = pid * TN + tl.arange(0, TN)
+        offs_x0_4 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_x1_4 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_x_4 = (offs_x0_4[:, None] < x_shape0) & (offs_x1_4[None, :] < x_shape1)
         hi = tl.load(
             x_ptr + offs_x0_4[:, None] * x_stride0 + offs_x1_4[None, :] * x_stride1,
             mask=mask_x_4,
             other=float("-inf"),
         )
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0_5 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-            offs_x1_5 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_x0_5 = i * TM + tl.arange(0, TM)
-            offs_x1_5 = pid * TN + tl.arange(0, TN)
+        offs_x0_5 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_x1_5 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_x_5 = (offs_x0_5[:, None] < x_shape0) & (offs_x1_5[None, :] < x_shape1)
         lo = tl.load(
             x_ptr + offs_x0_5[:, None] * x_stride0 + offs_x1_5[None, :] * x_stride1,
             mask=mask_x_5,
             other=float("inf"),
         )
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0_6 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-            offs_x1_6 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_x0_6 = i * TM + tl.arange(0, TM)
-            offs_x1_6 = pid * TN + tl.arange(0, TN)
+        offs_x0_6 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_x1_6 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_x_6 = (offs_x0_6[:, None] < x_shape0) & (offs_x1_6[None, :] < x_shape1)
         zs = tl.load(
             x_ptr + offs_x0_6[:, None] * x_stride0 + offs_x1_6[None, :] * x_stride1,
@@ -143,30 +120,21 @@ def column_stats_kernel(
         run_max = tl.maximum(run_max, tl.max(hi, axis=0))
         run_min = tl.minimum(run_min, tl.min(lo, axis=0))
         run_sum = run_sum + tl.sum(zs.to(tl.float32), axis=0)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_col_max0 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_col_max0 = pid * TN + tl.arange(0, TN)
+    offs_col_max0 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_col_max = offs_col_max0 < col_max_shape0
     tl.store(
         col_max_ptr + offs_col_max0 * col_max_stride0,
         run_max.to(col_max_ptr.dtype.element_ty),
         mask=mask_col_max,
     )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_col_min0 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_col_min0 = pid * TN + tl.arange(0, TN)
+    offs_col_min0 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_col_min = offs_col_min0 < col_min_shape0
     tl.store(
         col_min_ptr + offs_col_min0 * col_min_stride0,
         run_min.to(col_min_ptr.dtype.element_ty),
         mask=mask_col_min,
     )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_col_sum0 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_col_sum0 = pid * TN + tl.arange(0, TN)
+    offs_col_sum0 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_col_sum = offs_col_sum0 < col_sum_shape0
     tl.store(
         col_sum_ptr + offs_col_sum0 * col_sum_stride0,

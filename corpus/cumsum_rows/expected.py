@@ -65,15 +65,12 @@ def cumsum_rows_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
     carry = tl.zeros((TM, 1), dtype=tl.float32)
     for j in range(tl.cdiv(x_shape1, TN)):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-            offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_x0 = pid * TM + tl.arange(0, TM)
-            offs_x1 = j * TN + tl.arange(0, TN)
+        offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
         t = tl.load(
             x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
@@ -81,12 +78,8 @@ def cumsum_rows_kernel(
             other=0.0,
         )
         s = tl.cumsum(t.to(tl.float32), axis=1) + carry
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-            offs_out1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_out0 = pid * TM + tl.arange(0, TM)
-            offs_out1 = j * TN + tl.arange(0, TN)
+        offs_out0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_out1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
         tl.store(
             out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,

@@ -91,12 +91,9 @@ def RowTiles_getitem(
     j,
     USE_INT64: tl.constexpr,
 ):
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_self_src0 = tl.cast(self_row, tl.int64) * self_TM + tl.arange(0, self_TM)
-        offs_self_src1 = tl.cast(j, tl.int64) * self_TN + tl.arange(0, self_TN)
-    else:
-        offs_self_src0 = self_row * self_TM + tl.arange(0, self_TM)
-        offs_self_src1 = j * self_TN + tl.arange(0, self_TN)
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    offs_self_src0 = tl.cast(self_row, OFFSET_DTYPE) * self_TM + tl.arange(0, self_TM)
+    offs_self_src1 = tl.cast(j, OFFSET_DTYPE) * self_TN + tl.arange(0, self_TN)
     mask_self_src = (offs_self_src0[:, None] < self_src_shape0) & (
         offs_self_src1[None, :] < self_src_shape1
     )

@@ -97,32 +97,24 @@ def bucket_kernel(
     slot_shape0 = slot_shape0 // slot_div[1] * slot_div[1]
     weight_stride0 = weight_stride0 // weight_div[0] * weight_div[0]
     weight_shape0 = weight_shape0 // weight_div[1] * weight_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             i = block_x
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_keys0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_keys0 = i * TILE + tl.arange(0, TILE)
+            offs_keys0 = tl.cast(i, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_keys = offs_keys0 < keys_shape0
             k = tl.load(keys_ptr + offs_keys0 * keys_stride0, mask=mask_keys)
             b, s = (_floordiv(k, 12), _mod(k, 12))
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_bucket0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_bucket0 = i * TILE + tl.arange(0, TILE)
+            offs_bucket0 = tl.cast(i, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_bucket = offs_bucket0 < bucket_shape0
             tl.store(
                 bucket_ptr + offs_bucket0 * bucket_stride0,
                 b.to(bucket_ptr.dtype.element_ty),
                 mask=mask_bucket,
             )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_slot0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_slot0 = i * TILE + tl.arange(0, TILE)
+            offs_slot0 = tl.cast(i, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_slot = offs_slot0 < slot_shape0
             tl.store(
                 slot_ptr + offs_slot0 * slot_stride0,
@@ -130,10 +122,7 @@ def bucket_kernel(
                 mask=mask_slot,
             )
             half = tl.full((TILE,), 0.5, tl.float32)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_weight0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_weight0 = i * TILE + tl.arange(0, TILE)
+            offs_weight0 = tl.cast(i, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_weight = offs_weight0 < weight_shape0
             tl.store(
                 weight_ptr + offs_weight0 * weight_stride0,

@@ -54,6 +54,7 @@ def scale_live_rows(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     _returned = 0
     row = tl.program_id(0)
     if row >= n_valid:
@@ -68,12 +69,8 @@ def scale_live_rows(
             if j * TN >= length:
                 _returned = 1
             if _returned == 0:
-                if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                    offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                    offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-                else:
-                    offs_x0 = row + tl.arange(0, 1)
-                    offs_x1 = j * TN + tl.arange(0, TN)
+                offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+                offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
                 mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
                 v = tl.load(
                     x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
@@ -82,12 +79,8 @@ def scale_live_rows(
                 )
                 cols = tl.arange(0, TN)[None, :] + j * TN
                 v = tl.where(cols < length, v * scale, 0.0)
-                if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                    offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                    offs_out1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-                else:
-                    offs_out0 = row + tl.arange(0, 1)
-                    offs_out1 = j * TN + tl.arange(0, TN)
+                offs_out0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+                offs_out1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
                 mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
                 tl.store(
                     out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,

@@ -277,25 +277,17 @@ def math_kernel(
     out_round_shape0 = out_round_shape0 // out_round_div[1] * out_round_div[1]
     out_misc_stride0 = out_misc_stride0 // out_misc_div[0] * out_misc_div[0]
     out_misc_shape0 = out_misc_shape0 // out_misc_div[1] * out_misc_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_x0 = pid * TILE + tl.arange(0, TILE)
+    offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
     mask_x = offs_x0 < x_shape0
     xt = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_y0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_y0 = pid * TILE + tl.arange(0, TILE)
+    offs_y0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
     mask_y = offs_y0 < y_shape0
     yt = tl.load(y_ptr + offs_y0 * y_stride0, mask=mask_y)
 
     explog = _exp(_negative(xt)) + _log(xt) + _sqrt(xt) + _rsqrt(xt)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out_explog0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_out_explog0 = pid * TILE + tl.arange(0, TILE)
+    offs_out_explog0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
     mask_out_explog = offs_out_explog0 < out_explog_shape0
     tl.store(
         out_explog_ptr + offs_out_explog0 * out_explog_stride0,
@@ -304,10 +296,7 @@ def math_kernel(
     )
 
     trig = _sin(yt) * _cos(xt) + _tanh(yt) + _atan2(yt, xt - 1.0)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out_trig0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_out_trig0 = pid * TILE + tl.arange(0, TILE)
+    offs_out_trig0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
     mask_out_trig = offs_out_trig0 < out_trig_shape0
     tl.store(
         out_trig_ptr + offs_out_trig0 * out_trig_stride0,
@@ -316,10 +305,7 @@ def math_kernel(
     )
 
     rounded = _floor(yt) * 10.0 + _ceil(xt) + tl.abs(yt)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out_round0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_out_round0 = pid * TILE + tl.arange(0, TILE)
+    offs_out_round0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
     mask_out_round = offs_out_round0 < out_round_shape0
     tl.store(
         out_round_ptr + offs_out_round0 * out_round_stride0,
@@ -331,10 +317,7 @@ def math_kernel(
     root = _sqrt(yt)
     safe_root = tl.where(root != root, -1.0, root)
     misc = _exp2(yt) + _log2(xt) + safe_root + tl.maximum(xt, yt) * 0.5 - tl.minimum(xt, yt) * 0.25
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out_misc0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_out_misc0 = pid * TILE + tl.arange(0, TILE)
+    offs_out_misc0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
     mask_out_misc = offs_out_misc0 < out_misc_shape0
     tl.store(
         out_misc_ptr + offs_out_misc0 * out_misc_stride0,

@@ -94,11 +94,9 @@ def embedding_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     vocab, dim = (table_shape0, table_shape1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_ids0 = tl.cast(tl.program_id(0), tl.int64) * TT + tl.arange(0, TT)
-    else:
-        offs_ids0 = tl.program_id(0) * TT + tl.arange(0, TT)
+    offs_ids0 = tl.cast(tl.program_id(0), OFFSET_DTYPE) * TT + tl.arange(0, TT)
     mask_ids = offs_ids0 < ids_shape0
     tok = tl.load(ids_ptr + offs_ids0 * ids_stride0, mask=mask_ids, other=0.0)
     cols = tl.program_id(1) * TD + tl.arange(0, TD)
@@ -116,12 +114,8 @@ def embedding_kernel(
         MASK=inside,
         CHECK_BOUNDS=False,
     )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(tl.program_id(0), tl.int64) * TT + tl.arange(0, TT)
-        offs_out1 = tl.cast(tl.program_id(1), tl.int64) * TD + tl.arange(0, TD)
-    else:
-        offs_out0 = tl.program_id(0) * TT + tl.arange(0, TT)
-        offs_out1 = tl.program_id(1) * TD + tl.arange(0, TD)
+    offs_out0 = tl.cast(tl.program_id(0), OFFSET_DTYPE) * TT + tl.arange(0, TT)
+    offs_out1 = tl.cast(tl.program_id(1), OFFSET_DTYPE) * TD + tl.arange(0, TD)
     mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
     tl.store(
         out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,

@@ -42,25 +42,20 @@ def pow2_scale_kernel(
     x_shape0 = x_shape0 // x_div[1] * x_div[1]
     y_stride0 = y_stride0 // y_div[0] * y_div[0]
     y_shape0 = y_shape0 // y_div[1] * y_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             scale: tl.constexpr = 2**SHIFT
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(block_x, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_x0 = block_x * TILE + tl.arange(0, TILE)
+            offs_x0 = tl.cast(block_x, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_x = offs_x0 < x_shape0
             t = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x, other=0.0)
             if SHIFT > 2:
                 r = t * scale - tl.where(t > 0, 1.0, -1.0)
             else:
                 r = t * scale
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_y0 = tl.cast(block_x, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_y0 = block_x * TILE + tl.arange(0, TILE)
+            offs_y0 = tl.cast(block_x, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_y = offs_y0 < y_shape0
             tl.store(y_ptr + offs_y0 * y_stride0, r.to(y_ptr.dtype.element_ty), mask=mask_y)
 

@@ -61,18 +61,15 @@ def first_match(
     x_shape1 = x_shape1 // x_div[3] * x_div[3]
     out_stride0 = out_stride0 // out_div[0] * out_div[0]
     out_shape0 = out_shape0 // out_div[1] * out_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     row = tl.program_id(0)
     found = -1
     j = 0
     _broke_0 = 0
     while (j < tl.cdiv(x_shape1, TN)) & (_broke_0 == 0):
         _skip_0 = 0
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-            offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_x0 = row + tl.arange(0, 1)
-            offs_x1 = j * TN + tl.arange(0, TN)
+        offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+        offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
         v = tl.load(
             x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,

@@ -86,26 +86,19 @@ def float_bits_kernel(
     raw_shape0 = raw_shape0 // raw_div[1] * raw_div[1]
     exponent_stride0 = exponent_stride0 // exponent_div[0] * exponent_div[0]
     exponent_shape0 = exponent_shape0 // exponent_div[1] * exponent_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid = block_x
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_x0 = pid * TILE + tl.arange(0, TILE)
+            offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_x = offs_x0 < x_shape0
             t = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x, other=0.0)
             packed = _pack_to_bytes(t)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_raw0 = tl.cast(pid, tl.int64) * (
-                    TILE * (t.dtype.primitive_bitwidth // 8)
-                ) + tl.arange(0, TILE * (t.dtype.primitive_bitwidth // 8))
-            else:
-                offs_raw0 = pid * (TILE * (t.dtype.primitive_bitwidth // 8)) + tl.arange(
-                    0, TILE * (t.dtype.primitive_bitwidth // 8)
-                )
+            offs_raw0 = tl.cast(pid, OFFSET_DTYPE) * (
+                TILE * (t.dtype.primitive_bitwidth // 8)
+            ) + tl.arange(0, TILE * (t.dtype.primitive_bitwidth // 8))
             mask_raw = offs_raw0 < raw_shape0
             tl.store(
                 raw_ptr + offs_raw0 * raw_stride0,
@@ -113,14 +106,9 @@ def float_bits_kernel(
                 mask=mask_raw,
             )
             bits = _unpack_from_bytes(packed, tl.int32)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_exponent0 = tl.cast(pid, tl.int64) * (
-                    TILE * (t.dtype.primitive_bitwidth // 8) // 4
-                ) + tl.arange(0, TILE * (t.dtype.primitive_bitwidth // 8) // 4)
-            else:
-                offs_exponent0 = pid * (TILE * (t.dtype.primitive_bitwidth // 8) // 4) + tl.arange(
-                    0, TILE * (t.dtype.primitive_bitwidth // 8) // 4
-                )
+            offs_exponent0 = tl.cast(pid, OFFSET_DTYPE) * (
+                TILE * (t.dtype.primitive_bitwidth // 8) // 4
+            ) + tl.arange(0, TILE * (t.dtype.primitive_bitwidth // 8) // 4)
             mask_exponent = offs_exponent0 < exponent_shape0
             tl.store(
                 exponent_ptr + offs_exponent0 * exponent_stride0,

@@ -110,12 +110,9 @@ def put_row(
     USE_INT64: tl.constexpr,
 ):
     """Store 1-D tile `t` as chunk `pid` of row `row` of the 2-D array `arr`."""
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_arr0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-        offs_arr1 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_arr0 = row + tl.arange(0, 1)
-        offs_arr1 = pid * TILE + tl.arange(0, TILE)
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    offs_arr0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+    offs_arr1 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
     mask_arr = (offs_arr0[:, None] < arr_shape0) & (offs_arr1[None, :] < arr_shape1)
     tl.store(
         arr_ptr + offs_arr0[:, None] * arr_stride0 + offs_arr1[None, :] * arr_stride1,
@@ -182,21 +179,16 @@ def functional_ops_kernel(
     ires_stride1 = ires_stride1 // ires_div[1] * ires_div[1]
     ires_shape0 = ires_shape0 // ires_div[2] * ires_div[2]
     ires_shape1 = ires_shape1 // ires_div[3] * ires_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid = block_x
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_a0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_a0 = pid * TILE + tl.arange(0, TILE)
+            offs_a0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_a = offs_a0 < a_shape0
             at = tl.load(a_ptr + offs_a0 * a_stride0, mask=mask_a)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_b0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_b0 = pid * TILE + tl.arange(0, TILE)
+            offs_b0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_b = offs_b0 < b_shape0
             bt = tl.load(b_ptr + offs_b0 * b_stride0, mask=mask_b)
             put_row(
@@ -332,16 +324,10 @@ def functional_ops_kernel(
                 USE_INT64,
             )
 
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_i0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_i0 = pid * TILE + tl.arange(0, TILE)
+            offs_i0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_i = offs_i0 < i_shape0
             it = tl.load(i_ptr + offs_i0 * i_stride0, mask=mask_i)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_j0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_j0 = pid * TILE + tl.arange(0, TILE)
+            offs_j0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_j = offs_j0 < j_shape0
             jt = tl.load(j_ptr + offs_j0 * j_stride0, mask=mask_j)
             put_row(

@@ -150,6 +150,7 @@ def grouped_gemm(
     TK: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     tile = tl.program_id(0)
     step = tl.num_programs(0)
     first = 0  # flat index of the first tile of group g
@@ -220,24 +221,16 @@ def grouped_gemm(
             bn = _mod(local, tiles_n)
             acc = tl.zeros((TM, TN), dtype=tl.float32)
             for k in range(tl.cdiv(A_shape1, TK)):
-                if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                    offs_A0 = tl.cast(bm, tl.int64) * TM + tl.arange(0, TM)
-                    offs_A1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-                else:
-                    offs_A0 = bm * TM + tl.arange(0, TM)
-                    offs_A1 = k * TK + tl.arange(0, TK)
+                offs_A0 = tl.cast(bm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+                offs_A1 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
                 mask_A = (offs_A0[:, None] < A_shape0) & (offs_A1[None, :] < A_shape1)
                 a = tl.load(
                     A_ptr + offs_A0[:, None] * A_stride0 + offs_A1[None, :] * A_stride1,
                     mask=mask_A,
                     other=0.0,
                 )
-                if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                    offs_B0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-                    offs_B1 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
-                else:
-                    offs_B0 = k * TK + tl.arange(0, TK)
-                    offs_B1 = bn * TN + tl.arange(0, TN)
+                offs_B0 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
+                offs_B1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
                 mask_B = (offs_B0[:, None] < B_shape0) & (offs_B1[None, :] < B_shape1)
                 b = tl.load(
                     B_ptr + offs_B0[:, None] * B_stride0 + offs_B1[None, :] * B_stride1,
@@ -245,12 +238,8 @@ def grouped_gemm(
                     other=0.0,
                 )
                 acc = _dot_any_size(a, b, acc, "ieee")
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_C0 = tl.cast(bm, tl.int64) * TM + tl.arange(0, TM)
-                offs_C1 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_C0 = bm * TM + tl.arange(0, TM)
-                offs_C1 = bn * TN + tl.arange(0, TN)
+            offs_C0 = tl.cast(bm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_C1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_C = (offs_C0[:, None] < C_shape0) & (offs_C1[None, :] < C_shape1)
             tl.store(
                 C_ptr + offs_C0[:, None] * C_stride0 + offs_C1[None, :] * C_stride1,

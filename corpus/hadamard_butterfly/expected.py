@@ -74,13 +74,10 @@ def hadamard_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
-    offs_x1 = tl.arange(0, N)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-        offs_x1 = offs_x1.to(tl.int64)
-    else:
-        offs_x0 = pid * TM + tl.arange(0, TM)
+    offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_x1 = tl.arange(0, N).to(OFFSET_DTYPE)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
     v = tl.load(
         x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
@@ -91,12 +88,8 @@ def hadamard_kernel(
         hi = _extract_3d(halves, 0, 1, 0, TM, 1, N // 2)
         pairs = tl.reshape(tl.permute(tl.join(lo + hi, lo - hi), (0, 3, 1, 2)), (TM, 2, N // 2))
         v = tl.reshape(tl.permute(pairs, (0, 2, 1)), (TM, N))
-    offs_out1 = tl.arange(0, N)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-        offs_out1 = offs_out1.to(tl.int64)
-    else:
-        offs_out0 = pid * TM + tl.arange(0, TM)
+    offs_out0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_out1 = tl.arange(0, N).to(OFFSET_DTYPE)
     mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
     tl.store(
         out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,

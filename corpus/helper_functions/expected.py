@@ -96,12 +96,9 @@ def load_f32(
     USE_INT64: tl.constexpr,
 ):
     """Plain helper with constant tile sizes passed through from the kernel."""
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_arr0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-        offs_arr1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_arr0 = i * TM + tl.arange(0, TM)
-        offs_arr1 = j * TN + tl.arange(0, TN)
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    offs_arr0 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_arr1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_arr = (offs_arr0[:, None] < arr_shape0) & (offs_arr1[None, :] < arr_shape1)
     return tl.load(
         arr_ptr + offs_arr0[:, None] * arr_stride0 + offs_arr1[None, :] * arr_stride1,

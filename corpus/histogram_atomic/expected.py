@@ -92,11 +92,9 @@ def histogram_kernel(
     x_shape0 = x_shape0 // x_div[1] * x_div[1]
     hist_stride0 = hist_stride0 // hist_div[0] * hist_div[0]
     hist_shape0 = hist_shape0 // hist_div[1] * hist_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     nbins = hist_shape0
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(tl.program_id(0), tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_x0 = tl.program_id(0) * TILE + tl.arange(0, TILE)
+    offs_x0 = tl.cast(tl.program_id(0), OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
     mask_x = offs_x0 < x_shape0
     v = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x, other=float("nan"))
     inside = (v >= lo) & (v < hi)

@@ -54,27 +54,20 @@ def row_dot_kernel(
     y_shape1 = y_shape1 // y_div[3] * y_div[3]
     out_stride0 = out_stride0 // out_div[0] * out_div[0]
     out_shape0 = out_shape0 // out_div[1] * out_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
     acc = tl.zeros((TM,), dtype=tl.float32)
     for j in range(tl.cdiv(x_shape1, TN)):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-            offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_x0 = pid * TM + tl.arange(0, TM)
-            offs_x1 = j * TN + tl.arange(0, TN)
+        offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
         xt = tl.load(
             x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
             mask=mask_x,
             other=0.0,
         ).to(tl.float32)
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_y0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-            offs_y1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_y0 = pid * TM + tl.arange(0, TM)
-            offs_y1 = j * TN + tl.arange(0, TN)
+        offs_y0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_y1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
         yt = tl.load(
             y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1,
@@ -82,10 +75,7 @@ def row_dot_kernel(
             other=0.0,
         ).to(tl.float32)
         acc += tl.sum(xt * yt, axis=1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-    else:
-        offs_out0 = pid * TM + tl.arange(0, TM)
+    offs_out0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
     mask_out = offs_out0 < out_shape0
     tl.store(out_ptr + offs_out0 * out_stride0, acc.to(out_ptr.dtype.element_ty), mask=mask_out)
 

@@ -135,30 +135,23 @@ def floor_div_mod_kernel(
     rs_stride1 = rs_stride1 // rs_div[1] * rs_div[1]
     rs_shape0 = rs_shape0 // rs_div[2] * rs_div[2]
     rs_shape1 = rs_shape1 // rs_div[3] * rs_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid_m = block_x
             pid_n = tl.program_id(1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-                offs_x1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_x0 = pid_m * TM + tl.arange(0, TM)
-                offs_x1 = pid_n * TN + tl.arange(0, TN)
+            offs_x0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_x1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             xt = tl.load(
                 x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
             )
             # The divisor data has no zeros; the tail lanes are padded with 0 and then replaced
             # by 1 so that no lane ever divides by zero.
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_d0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-                offs_d1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_d0 = pid_m * TM + tl.arange(0, TM)
-                offs_d1 = pid_n * TN + tl.arange(0, TN)
+            offs_d0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_d1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_d = (offs_d0[:, None] < d_shape0) & (offs_d1[None, :] < d_shape1)
             dt = tl.load(
                 d_ptr + offs_d0[:, None] * d_stride0 + offs_d1[None, :] * d_stride1,
@@ -166,48 +159,32 @@ def floor_div_mod_kernel(
                 other=0.0,
             )
             dt = tl.where(dt == 0, 1, dt)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_q0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-                offs_q1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_q0 = pid_m * TM + tl.arange(0, TM)
-                offs_q1 = pid_n * TN + tl.arange(0, TN)
+            offs_q0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_q1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_q = (offs_q0[:, None] < q_shape0) & (offs_q1[None, :] < q_shape1)
             tl.store(
                 q_ptr + offs_q0[:, None] * q_stride0 + offs_q1[None, :] * q_stride1,
                 _floordiv(xt, dt).to(q_ptr.dtype.element_ty),
                 mask=mask_q,
             )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_r0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-                offs_r1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_r0 = pid_m * TM + tl.arange(0, TM)
-                offs_r1 = pid_n * TN + tl.arange(0, TN)
+            offs_r0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_r1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_r = (offs_r0[:, None] < r_shape0) & (offs_r1[None, :] < r_shape1)
             tl.store(
                 r_ptr + offs_r0[:, None] * r_stride0 + offs_r1[None, :] * r_stride1,
                 _mod(xt, dt).to(r_ptr.dtype.element_ty),
                 mask=mask_r,
             )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_qs0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-                offs_qs1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_qs0 = pid_m * TM + tl.arange(0, TM)
-                offs_qs1 = pid_n * TN + tl.arange(0, TN)
+            offs_qs0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_qs1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_qs = (offs_qs0[:, None] < qs_shape0) & (offs_qs1[None, :] < qs_shape1)
             tl.store(
                 qs_ptr + offs_qs0[:, None] * qs_stride0 + offs_qs1[None, :] * qs_stride1,
                 _floordiv(xt, s).to(qs_ptr.dtype.element_ty),
                 mask=mask_qs,
             )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_rs0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-                offs_rs1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_rs0 = pid_m * TM + tl.arange(0, TM)
-                offs_rs1 = pid_n * TN + tl.arange(0, TN)
+            offs_rs0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_rs1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_rs = (offs_rs0[:, None] < rs_shape0) & (offs_rs1[None, :] < rs_shape1)
             tl.store(
                 rs_ptr + offs_rs0[:, None] * rs_stride0 + offs_rs1[None, :] * rs_stride1,

@@ -207,35 +207,26 @@ def layernorm_bwd(
     db_partial_shape1 = db_partial_shape1 // db_partial_div[3] * db_partial_div[3]
     locks_stride0 = locks_stride0 // locks_div[0] * locks_div[0]
     locks_shape0 = locks_shape0 // locks_div[1] * locks_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     row = tl.program_id(0)
     n = x_shape1
     cols = tl.arange(0, TN)[None, :]
     live = cols < n
-    offs_x1 = tl.arange(0, TN)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-        offs_x1 = offs_x1.to(tl.int64)
-    else:
-        offs_x0 = row + tl.arange(0, 1)
+    offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+    offs_x1 = tl.arange(0, TN).to(OFFSET_DTYPE)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
     xt = tl.load(
         x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
     ).to(tl.float32)
-    offs_dy1 = tl.arange(0, TN)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_dy0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-        offs_dy1 = offs_dy1.to(tl.int64)
-    else:
-        offs_dy0 = row + tl.arange(0, 1)
+    offs_dy0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+    offs_dy1 = tl.arange(0, TN).to(OFFSET_DTYPE)
     mask_dy = (offs_dy0[:, None] < dy_shape0) & (offs_dy1[None, :] < dy_shape1)
     dyt = tl.load(
         dy_ptr + offs_dy0[:, None] * dy_stride0 + offs_dy1[None, :] * dy_stride1,
         mask=mask_dy,
         other=0.0,
     ).to(tl.float32)
-    offs_w0 = tl.arange(0, TN)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_w0 = offs_w0.to(tl.int64)
+    offs_w0 = tl.arange(0, TN).to(OFFSET_DTYPE)
     mask_w = offs_w0 < w_shape0
     wt = tl.load(w_ptr + offs_w0 * w_stride0, mask=mask_w, other=0.0).to(tl.float32)
     mu = tl.load(
@@ -249,12 +240,8 @@ def layernorm_bwd(
     c1 = _sum(xhat * wdy, None, False) / n
     c2 = tl.sum(wdy) / n
     dxt = (wdy - (xhat * c1 + c2)) * rs
-    offs_dx1 = tl.arange(0, TN)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_dx0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-        offs_dx1 = offs_dx1.to(tl.int64)
-    else:
-        offs_dx0 = row + tl.arange(0, 1)
+    offs_dx0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+    offs_dx1 = tl.arange(0, TN).to(OFFSET_DTYPE)
     mask_dx = (offs_dx0[:, None] < dx_shape0) & (offs_dx1[None, :] < dx_shape1)
     tl.store(
         dx_ptr + offs_dx0[:, None] * dx_stride0 + offs_dx1[None, :] * dx_stride1,
@@ -268,12 +255,8 @@ def layernorm_bwd(
         == 1
     ):
         pass  # another row of this group holds the lock
-    offs_dw_partial1 = tl.arange(0, TN)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_dw_partial0 = tl.cast(g, tl.int64) + tl.arange(0, 1)
-        offs_dw_partial1 = offs_dw_partial1.to(tl.int64)
-    else:
-        offs_dw_partial0 = g + tl.arange(0, 1)
+    offs_dw_partial0 = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
+    offs_dw_partial1 = tl.arange(0, TN).to(OFFSET_DTYPE)
     mask_dw_partial = (offs_dw_partial0[:, None] < dw_partial_shape0) & (
         offs_dw_partial1[None, :] < dw_partial_shape1
     )
@@ -284,12 +267,8 @@ def layernorm_bwd(
         mask=mask_dw_partial,
         other=0.0,
     )
-    offs_db_partial1 = tl.arange(0, TN)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_db_partial0 = tl.cast(g, tl.int64) + tl.arange(0, 1)
-        offs_db_partial1 = offs_db_partial1.to(tl.int64)
-    else:
-        offs_db_partial0 = g + tl.arange(0, 1)
+    offs_db_partial0 = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
+    offs_db_partial1 = tl.arange(0, TN).to(OFFSET_DTYPE)
     mask_db_partial = (offs_db_partial0[:, None] < db_partial_shape0) & (
         offs_db_partial1[None, :] < db_partial_shape1
     )
@@ -300,12 +279,8 @@ def layernorm_bwd(
         mask=mask_db_partial,
         other=0.0,
     )
-    offs_dw_partial1_2 = tl.arange(0, TN)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_dw_partial0_2 = tl.cast(g, tl.int64) + tl.arange(0, 1)
-        offs_dw_partial1_2 = offs_dw_partial1_2.to(tl.int64)
-    else:
-        offs_dw_partial0_2 = g + tl.arange(0, 1)
+    offs_dw_partial0_2 = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
+    offs_dw_partial1_2 = tl.arange(0, TN).to(OFFSET_DTYPE)
     mask_dw_partial_2 = (offs_dw_partial0_2[:, None] < dw_partial_shape0) & (
         offs_dw_partial1_2[None, :] < dw_partial_shape1
     )
@@ -316,12 +291,8 @@ def layernorm_bwd(
         (dw_acc + xhat * dyt).to(dw_partial_ptr.dtype.element_ty),
         mask=mask_dw_partial_2,
     )
-    offs_db_partial1_2 = tl.arange(0, TN)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_db_partial0_2 = tl.cast(g, tl.int64) + tl.arange(0, 1)
-        offs_db_partial1_2 = offs_db_partial1_2.to(tl.int64)
-    else:
-        offs_db_partial0_2 = g + tl.arange(0, 1)
+    offs_db_partial0_2 = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
+    offs_db_partial1_2 = tl.arange(0, TN).to(OFFSET_DTYPE)
     mask_db_partial_2 = (offs_db_partial0_2[:, None] < db_partial_shape0) & (
         offs_db_partial1_2[None, :] < db_partial_shape1
     )

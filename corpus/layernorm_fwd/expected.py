@@ -76,6 +76,7 @@ def layernorm_fwd_kernel(
     mean_out_shape0 = mean_out_shape0 // mean_out_div[1] * mean_out_div[1]
     rstd_out_stride0 = rstd_out_stride0 // rstd_out_div[0] * rstd_out_div[0]
     rstd_out_shape0 = rstd_out_shape0 // rstd_out_div[1] * rstd_out_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     row = tl.program_id(0)
     n = x_shape1
     num_chunks = tl.cdiv(n, TILE_N)
@@ -85,12 +86,8 @@ def layernorm_fwd_kernel(
     if ROW_TILES:  # the row's tiles stay in registers (launcher)
         x_row = ()
         for j in tl.static_range(ROW_TILES):
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_x1 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-            else:
-                offs_x0 = row + tl.arange(0, 1)
-                offs_x1 = j * TILE_N + tl.arange(0, TILE_N)
+            offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_x1 = tl.cast(j, OFFSET_DTYPE) * TILE_N + tl.arange(0, TILE_N)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             x_tile = tl.load(
                 x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
@@ -102,12 +99,8 @@ def layernorm_fwd_kernel(
             acc = acc + xt.to(tl.float32)
     else:
         for j in range(num_chunks):
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_x1 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-            else:
-                offs_x0 = row + tl.arange(0, 1)
-                offs_x1 = j * TILE_N + tl.arange(0, TILE_N)
+            offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_x1 = tl.cast(j, OFFSET_DTYPE) * TILE_N + tl.arange(0, TILE_N)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             x_tile = tl.load(
                 x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
@@ -129,12 +122,8 @@ def layernorm_fwd_kernel(
             acc = acc + d * d
     else:
         for j in range(num_chunks):
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0_2 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_x1_2 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-            else:
-                offs_x0_2 = row + tl.arange(0, 1)
-                offs_x1_2 = j * TILE_N + tl.arange(0, TILE_N)
+            offs_x0_2 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_x1_2 = tl.cast(j, OFFSET_DTYPE) * TILE_N + tl.arange(0, TILE_N)
             mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
             x_tile_2 = tl.load(
                 x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1,
@@ -153,25 +142,15 @@ def layernorm_fwd_kernel(
         for j in tl.static_range(ROW_TILES):
             x_tile_3 = x_row[j]
             xt = x_tile_3
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_weight0 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-            else:
-                offs_weight0 = j * TILE_N + tl.arange(0, TILE_N)
+            offs_weight0 = tl.cast(j, OFFSET_DTYPE) * TILE_N + tl.arange(0, TILE_N)
             mask_weight = offs_weight0 < weight_shape0
             w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_bias0 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-            else:
-                offs_bias0 = j * TILE_N + tl.arange(0, TILE_N)
+            offs_bias0 = tl.cast(j, OFFSET_DTYPE) * TILE_N + tl.arange(0, TILE_N)
             mask_bias = offs_bias0 < bias_shape0
             b = tl.load(bias_ptr + offs_bias0 * bias_stride0, mask=mask_bias, other=0.0)
             y = (xt.to(tl.float32) - mean) * rstd * w.to(tl.float32) + b.to(tl.float32)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_out1 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-            else:
-                offs_out0 = row + tl.arange(0, 1)
-                offs_out1 = j * TILE_N + tl.arange(0, TILE_N)
+            offs_out0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_out1 = tl.cast(j, OFFSET_DTYPE) * TILE_N + tl.arange(0, TILE_N)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
@@ -180,12 +159,8 @@ def layernorm_fwd_kernel(
             )
     else:
         for j in range(num_chunks):
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0_3 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_x1_3 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-            else:
-                offs_x0_3 = row + tl.arange(0, 1)
-                offs_x1_3 = j * TILE_N + tl.arange(0, TILE_N)
+            offs_x0_3 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_x1_3 = tl.cast(j, OFFSET_DTYPE) * TILE_N + tl.arange(0, TILE_N)
             mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
             x_tile_3 = tl.load(
                 x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1,
@@ -193,25 +168,15 @@ def layernorm_fwd_kernel(
                 other=0.0,
             )
             xt = x_tile_3
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_weight0 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-            else:
-                offs_weight0 = j * TILE_N + tl.arange(0, TILE_N)
+            offs_weight0 = tl.cast(j, OFFSET_DTYPE) * TILE_N + tl.arange(0, TILE_N)
             mask_weight = offs_weight0 < weight_shape0
             w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_bias0 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-            else:
-                offs_bias0 = j * TILE_N + tl.arange(0, TILE_N)
+            offs_bias0 = tl.cast(j, OFFSET_DTYPE) * TILE_N + tl.arange(0, TILE_N)
             mask_bias = offs_bias0 < bias_shape0
             b = tl.load(bias_ptr + offs_bias0 * bias_stride0, mask=mask_bias, other=0.0)
             y = (xt.to(tl.float32) - mean) * rstd * w.to(tl.float32) + b.to(tl.float32)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_out1 = tl.cast(j, tl.int64) * TILE_N + tl.arange(0, TILE_N)
-            else:
-                offs_out0 = row + tl.arange(0, 1)
-                offs_out1 = j * TILE_N + tl.arange(0, TILE_N)
+            offs_out0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_out1 = tl.cast(j, OFFSET_DTYPE) * TILE_N + tl.arange(0, TILE_N)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
@@ -219,20 +184,14 @@ def layernorm_fwd_kernel(
                 mask=mask_out,
             )
 
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_mean_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-    else:
-        offs_mean_out0 = row + tl.arange(0, 1)
+    offs_mean_out0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
     mask_mean_out = offs_mean_out0 < mean_out_shape0
     tl.store(
         mean_out_ptr + offs_mean_out0 * mean_out_stride0,
         tl.reshape(mean, (1,)).to(mean_out_ptr.dtype.element_ty),
         mask=mask_mean_out,
     )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_rstd_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-    else:
-        offs_rstd_out0 = row + tl.arange(0, 1)
+    offs_rstd_out0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
     mask_rstd_out = offs_rstd_out0 < rstd_out_shape0
     tl.store(
         rstd_out_ptr + offs_rstd_out0 * rstd_out_stride0,

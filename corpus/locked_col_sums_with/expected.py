@@ -181,14 +181,11 @@ def grouped_col_sums(
     visits_shape0 = visits_shape0 // visits_div[1] * visits_div[1]
     locks_stride0 = locks_stride0 // locks_div[0] * locks_div[0]
     locks_shape0 = locks_shape0 // locks_div[1] * locks_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     bm = tl.program_id(0)
     bn = tl.program_id(1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(bm, tl.int64) * TM + tl.arange(0, TM)
-        offs_x1 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_x0 = bm * TM + tl.arange(0, TM)
-        offs_x1 = bn * TN + tl.arange(0, TN)
+    offs_x0 = tl.cast(bm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_x1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
     t = tl.load(
         x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
@@ -204,12 +201,8 @@ def grouped_col_sums(
     ):
         pass  # another block of this group is inside
     slot = _cm0_slot
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_partial0 = tl.cast(g, tl.int64) + tl.arange(0, 1)
-        offs_partial1 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_partial0 = g + tl.arange(0, 1)
-        offs_partial1 = bn * TN + tl.arange(0, TN)
+    offs_partial0 = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
+    offs_partial1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_partial = (offs_partial0[:, None] < partial_shape0) & (
         offs_partial1[None, :] < partial_shape1
     )
@@ -220,12 +213,8 @@ def grouped_col_sums(
         mask=mask_partial,
         other=0.0,
     )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_partial0_2 = tl.cast(g, tl.int64) + tl.arange(0, 1)
-        offs_partial1_2 = tl.cast(bn, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_partial0_2 = g + tl.arange(0, 1)
-        offs_partial1_2 = bn * TN + tl.arange(0, TN)
+    offs_partial0_2 = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
+    offs_partial1_2 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_partial_2 = (offs_partial0_2[:, None] < partial_shape0) & (
         offs_partial1_2[None, :] < partial_shape1
     )

@@ -129,6 +129,7 @@ def gemm_select_kernel(
     Y_stride1 = Y_stride1 // Y_div[1] * Y_div[1]
     Y_shape0 = Y_shape0 // Y_div[2] * Y_div[2]
     Y_shape1 = Y_shape1 // Y_div[3] * Y_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # the grid's blocks in a loop, in the order the GPU starts them: with TMA operands
     # the launcher runs one program per SM, pipelined across output tiles
     for block in tl.range(tl.program_id(0), grid_x * grid_y, tl.num_programs(0), flatten=FLATTEN):
@@ -142,12 +143,8 @@ def gemm_select_kernel(
         k_steps = tl.cdiv(X_shape1, BK)
         total = tl.full((BM, BN), 0.0, tl.float32)
         for kk in range(k_steps):
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_X0 = tl.cast(row_block, tl.int64) * BM + tl.arange(0, BM)
-                offs_X1 = tl.cast(kk, tl.int64) * BK + tl.arange(0, BK)
-            else:
-                offs_X0 = row_block * BM + tl.arange(0, BM)
-                offs_X1 = kk * BK + tl.arange(0, BK)
+            offs_X0 = tl.cast(row_block, OFFSET_DTYPE) * BM + tl.arange(0, BM)
+            offs_X1 = tl.cast(kk, OFFSET_DTYPE) * BK + tl.arange(0, BK)
             mask_X = (offs_X0[:, None] < X_shape0) & (offs_X1[None, :] < X_shape1)
             x = (
                 X_desc.load([row_block * BM, kk * BK])
@@ -158,12 +155,8 @@ def gemm_select_kernel(
                     other=0.0,
                 )
             )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_W0 = tl.cast(kk, tl.int64) * BK + tl.arange(0, BK)
-                offs_W1 = tl.cast(col_block, tl.int64) * BN + tl.arange(0, BN)
-            else:
-                offs_W0 = kk * BK + tl.arange(0, BK)
-                offs_W1 = col_block * BN + tl.arange(0, BN)
+            offs_W0 = tl.cast(kk, OFFSET_DTYPE) * BK + tl.arange(0, BK)
+            offs_W1 = tl.cast(col_block, OFFSET_DTYPE) * BN + tl.arange(0, BN)
             mask_W = (offs_W0[:, None] < W_shape0) & (offs_W1[None, :] < W_shape1)
             w = (
                 W_desc.load([kk * BK, col_block * BN])
@@ -180,12 +173,8 @@ def gemm_select_kernel(
                 total,
                 "tf32" if X_ptr.dtype.element_ty == tl.float32 else "ieee",
             )
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_Y0 = tl.cast(row_block, tl.int64) * BM + tl.arange(0, BM)
-            offs_Y1 = tl.cast(col_block, tl.int64) * BN + tl.arange(0, BN)
-        else:
-            offs_Y0 = row_block * BM + tl.arange(0, BM)
-            offs_Y1 = col_block * BN + tl.arange(0, BN)
+        offs_Y0 = tl.cast(row_block, OFFSET_DTYPE) * BM + tl.arange(0, BM)
+        offs_Y1 = tl.cast(col_block, OFFSET_DTYPE) * BN + tl.arange(0, BN)
         mask_Y = (offs_Y0[:, None] < Y_shape0) & (offs_Y1[None, :] < Y_shape1)
         tl.store(
             Y_ptr + offs_Y0[:, None] * Y_stride0 + offs_Y1[None, :] * Y_stride1,

@@ -130,6 +130,7 @@ def matmul_kernel(
     c_stride1 = c_stride1 // c_div[1] * c_div[1]
     c_shape0 = c_shape0 // c_div[2] * c_div[2]
     c_shape1 = c_shape1 // c_div[3] * c_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # the grid's blocks in a loop, in the order the GPU starts them: with TMA operands
     # the launcher runs one program per SM, pipelined across output tiles
     for block in tl.range(tl.program_id(0), grid_x * grid_y, tl.num_programs(0), flatten=FLATTEN):
@@ -140,12 +141,8 @@ def matmul_kernel(
         num_k = tl.cdiv(a_shape1, TK)
         acc = tl.zeros((TM, TN), dtype=tl.float32)
         for k in range(num_k):
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-                offs_a1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-            else:
-                offs_a0 = pid_m * TM + tl.arange(0, TM)
-                offs_a1 = k * TK + tl.arange(0, TK)
+            offs_a0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_a1 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
             mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
             a_tile = (
                 a_desc.load([pid_m * TM, k * TK])
@@ -156,12 +153,8 @@ def matmul_kernel(
                     other=0.0,
                 )
             )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-                offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_b0 = k * TK + tl.arange(0, TK)
-                offs_b1 = pid_n * TN + tl.arange(0, TN)
+            offs_b0 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
+            offs_b1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
             b_tile = (
                 b_desc.load([k * TK, pid_n * TN])
@@ -173,12 +166,8 @@ def matmul_kernel(
                 )
             )
             acc = _dot_any_size(a_tile, b_tile, acc, "ieee")
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_c0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-            offs_c1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_c0 = pid_m * TM + tl.arange(0, TM)
-            offs_c1 = pid_n * TN + tl.arange(0, TN)
+        offs_c0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_c1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
         tl.store(
             c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1,

@@ -61,29 +61,22 @@ def residual(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             row, col = (block_x, tl.program_id(1))
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
-                offs_x1 = tl.cast(col, tl.int64) * tile_n + tl.arange(0, tile_n)
-            else:
-                offs_x0 = row * TM + tl.arange(0, TM)
-                offs_x1 = col * tile_n + tl.arange(0, tile_n)
+            offs_x0 = tl.cast(row, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_x1 = tl.cast(col, OFFSET_DTYPE) * tile_n + tl.arange(0, tile_n)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             xt = tl.load(
                 x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
                 mask=mask_x,
                 other=0.0,
             )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_y0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
-                offs_y1 = tl.cast(col, tl.int64) * tile_n + tl.arange(0, tile_n)
-            else:
-                offs_y0 = row * TM + tl.arange(0, TM)
-                offs_y1 = col * tile_n + tl.arange(0, tile_n)
+            offs_y0 = tl.cast(row, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_y1 = tl.cast(col, OFFSET_DTYPE) * tile_n + tl.arange(0, tile_n)
             mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
             yt = tl.load(
                 y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1,
@@ -91,12 +84,8 @@ def residual(
                 other=0.0,
             )
             acc = xt.to(tl.float32) + alpha * yt.to(tl.float32)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(row, tl.int64) * TM + tl.arange(0, TM)
-                offs_out1 = tl.cast(col, tl.int64) * tile_n + tl.arange(0, tile_n)
-            else:
-                offs_out0 = row * TM + tl.arange(0, TM)
-                offs_out1 = col * tile_n + tl.arange(0, tile_n)
+            offs_out0 = tl.cast(row, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_out1 = tl.cast(col, OFFSET_DTYPE) * tile_n + tl.arange(0, tile_n)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
@@ -216,17 +205,14 @@ def clip_rows(
     dst_stride1 = dst_stride1 // dst_div[1] * dst_div[1]
     dst_shape0 = dst_shape0 // dst_div[2] * dst_div[2]
     dst_shape1 = dst_shape1 // dst_div[3] * dst_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             i, j = (block_x, tl.program_id(1))
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_src0 = tl.cast(i, tl.int64) + tl.arange(0, 1)
-                offs_src1 = tl.cast(j, tl.int64) * 64 + tl.arange(0, 64)
-            else:
-                offs_src0 = i + tl.arange(0, 1)
-                offs_src1 = j * 64 + tl.arange(0, 64)
+            offs_src0 = tl.cast(i, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_src1 = tl.cast(j, OFFSET_DTYPE) * 64 + tl.arange(0, 64)
             mask_src = (offs_src0[:, None] < src_shape0) & (offs_src1[None, :] < src_shape1)
             t = tl.load(
                 src_ptr + offs_src0[:, None] * src_stride0 + offs_src1[None, :] * src_stride1,
@@ -234,12 +220,8 @@ def clip_rows(
             )
             t = tl.where(t > 1.25, 1.25, t)
             t = tl.where(t < -1.25, -1.25, t)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_dst0 = tl.cast(i, tl.int64) + tl.arange(0, 1)
-                offs_dst1 = tl.cast(j, tl.int64) * 64 + tl.arange(0, 64)
-            else:
-                offs_dst0 = i + tl.arange(0, 1)
-                offs_dst1 = j * 64 + tl.arange(0, 64)
+            offs_dst0 = tl.cast(i, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_dst1 = tl.cast(j, OFFSET_DTYPE) * 64 + tl.arange(0, 64)
             mask_dst = (offs_dst0[:, None] < dst_shape0) & (offs_dst1[None, :] < dst_shape1)
             tl.store(
                 dst_ptr + offs_dst0[:, None] * dst_stride0 + offs_dst1[None, :] * dst_stride1,

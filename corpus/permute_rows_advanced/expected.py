@@ -132,12 +132,10 @@ def gather_rows(
     y_stride1 = y_stride1 // y_div[1] * y_div[1]
     y_shape0 = y_shape0 // y_div[2] * y_div[2]
     y_shape1 = y_shape1 // y_div[3] * y_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     br = tl.program_id(0)
     c0 = tl.program_id(1) * TILE_C
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_perm0 = tl.cast(br, tl.int64) * TILE_R + tl.arange(0, TILE_R)
-    else:
-        offs_perm0 = br * TILE_R + tl.arange(0, TILE_R)
+    offs_perm0 = tl.cast(br, OFFSET_DTYPE) * TILE_R + tl.arange(0, TILE_R)
     mask_perm = offs_perm0 < perm_shape0
     src = tl.load(perm_ptr + offs_perm0 * perm_stride0, mask=mask_perm, other=0.0)
     rows = _gather_2d(
@@ -150,10 +148,7 @@ def gather_rows(
         (c0 + tl.arange(0, TILE_C))[None, :],
         USE_INT64,
     )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_scale0 = tl.cast(br, tl.int64) * TILE_R + tl.arange(0, TILE_R)
-    else:
-        offs_scale0 = br * TILE_R + tl.arange(0, TILE_R)
+    offs_scale0 = tl.cast(br, OFFSET_DTYPE) * TILE_R + tl.arange(0, TILE_R)
     mask_scale = offs_scale0 < scale_shape0
     s = tl.load(scale_ptr + offs_scale0 * scale_stride0, mask=mask_scale, other=0.0)
     dst = br * TILE_R + tl.arange(0, TILE_R)
@@ -278,6 +273,7 @@ def scatter_rows(
     z_stride1 = z_stride1 // z_div[1] * z_div[1]
     z_shape0 = z_shape0 // z_div[2] * z_div[2]
     z_shape1 = z_shape1 // z_div[3] * z_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     br = tl.program_id(0)
     c0 = tl.program_id(1) * TILE_C
     n_rows = x_shape0
@@ -292,10 +288,7 @@ def scatter_rows(
         (c0 + tl.arange(0, TILE_C))[None, :],
         USE_INT64,
     )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_perm0 = tl.cast(br, tl.int64) * TILE_R + tl.arange(0, TILE_R)
-    else:
-        offs_perm0 = br * TILE_R + tl.arange(0, TILE_R)
+    offs_perm0 = tl.cast(br, OFFSET_DTYPE) * TILE_R + tl.arange(0, TILE_R)
     mask_perm = offs_perm0 < perm_shape0
     dst = tl.load(perm_ptr + offs_perm0 * perm_stride0, mask=mask_perm, other=0.0)
     # padded lanes of `perm` read 0: send them past the end so that they write nothing

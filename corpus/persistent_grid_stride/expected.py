@@ -102,37 +102,26 @@ def persistent_axpy_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     n_tiles_n = tl.cdiv(x_shape1, TN)
     total = tl.cdiv(x_shape0, TM) * n_tiles_n
     for t in range(tl.program_id(0), total, tl.num_programs(0)):
         tm = _floordiv(t, n_tiles_n)
         tn = _mod(t, n_tiles_n)
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0 = tl.cast(tm, tl.int64) * TM + tl.arange(0, TM)
-            offs_x1 = tl.cast(tn, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_x0 = tm * TM + tl.arange(0, TM)
-            offs_x1 = tn * TN + tl.arange(0, TN)
+        offs_x0 = tl.cast(tm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_x1 = tl.cast(tn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
         xt = tl.load(
             x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
         ).to(tl.float32)
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_y0 = tl.cast(tm, tl.int64) * TM + tl.arange(0, TM)
-            offs_y1 = tl.cast(tn, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_y0 = tm * TM + tl.arange(0, TM)
-            offs_y1 = tn * TN + tl.arange(0, TN)
+        offs_y0 = tl.cast(tm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_y1 = tl.cast(tn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
         yt = tl.load(
             y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1, mask=mask_y
         ).to(tl.float32)
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_out0 = tl.cast(tm, tl.int64) * TM + tl.arange(0, TM)
-            offs_out1 = tl.cast(tn, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_out0 = tm * TM + tl.arange(0, TM)
-            offs_out1 = tn * TN + tl.arange(0, TN)
+        offs_out0 = tl.cast(tm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_out1 = tl.cast(tn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
         tl.store(
             out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,

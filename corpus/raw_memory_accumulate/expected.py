@@ -143,19 +143,14 @@ def accumulate_kernel(
     offsets_shape0 = offsets_shape0 // offsets_div[1] * offsets_div[1]
     values_stride0 = values_stride0 // values_div[0] * values_div[0]
     values_shape0 = values_shape0 // values_div[1] * values_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
     lane = tl.arange(0, TILE) + pid * TILE
     live = lane < offsets_shape0
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_offsets0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_offsets0 = pid * TILE + tl.arange(0, TILE)
+    offs_offsets0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
     mask_offsets = offs_offsets0 < offsets_shape0
     offs = tl.load(offsets_ptr + offs_offsets0 * offsets_stride0, mask=mask_offsets, other=0.0)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_values0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-    else:
-        offs_values0 = pid * TILE + tl.arange(0, TILE)
+    offs_values0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
     mask_values = offs_values0 < values_shape0
     vals = tl.load(values_ptr + offs_values0 * values_stride0, mask=mask_values, other=0.0)
     tl.atomic_add(cells_ptr + offs, vals, mask=live)

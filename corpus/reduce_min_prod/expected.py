@@ -63,24 +63,18 @@ def min_prod_kernel(
     row_min_shape0 = row_min_shape0 // row_min_div[1] * row_min_div[1]
     row_prod_stride0 = row_prod_stride0 // row_prod_div[0] * row_prod_div[0]
     row_prod_shape0 = row_prod_shape0 // row_prod_div[1] * row_prod_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
     n = x_shape1
-    offs_x1 = tl.arange(0, TILE_N)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-        offs_x1 = offs_x1.to(tl.int64)
-    else:
-        offs_x0 = pid * TM + tl.arange(0, TM)
+    offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_x1 = tl.arange(0, TILE_N).to(OFFSET_DTYPE)
     mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
     t = tl.load(
         x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
         mask=mask_x,
         other=float("inf"),
     )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_row_min0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-    else:
-        offs_row_min0 = pid * TM + tl.arange(0, TM)
+    offs_row_min0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
     mask_row_min = offs_row_min0 < row_min_shape0
     tl.store(
         row_min_ptr + offs_row_min0 * row_min_stride0,
@@ -90,10 +84,7 @@ def min_prod_kernel(
 
     cols = tl.arange(0, TILE_N)
     t32 = tl.where(cols[None, :] < n, t.to(tl.float32), 1.0)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_row_prod0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-    else:
-        offs_row_prod0 = pid * TM + tl.arange(0, TM)
+    offs_row_prod0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
     mask_row_prod = offs_row_prod0 < row_prod_shape0
     tl.store(
         row_prod_ptr + offs_row_prod0 * row_prod_stride0,

@@ -58,39 +58,30 @@ def rmsnorm_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid = block_x
             n = x_shape1
-            offs_x1 = tl.arange(0, TILE_N)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-                offs_x1 = offs_x1.to(tl.int64)
-            else:
-                offs_x0 = pid * TM + tl.arange(0, TM)
+            offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_x1 = tl.arange(0, TILE_N).to(OFFSET_DTYPE)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             xt = tl.load(
                 x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
                 mask=mask_x,
                 other=0.0,
             ).to(tl.float32)
-            offs_weight0 = tl.arange(0, TILE_N)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_weight0 = offs_weight0.to(tl.int64)
+            offs_weight0 = tl.arange(0, TILE_N).to(OFFSET_DTYPE)
             mask_weight = offs_weight0 < weight_shape0
             w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0).to(
                 tl.float32
             )
             mean_sq = tl.sum(xt * xt, axis=1, keep_dims=True) / n  # (TM, 1)
             y = xt * tl.rsqrt(mean_sq + eps) * w
-            offs_out1 = tl.arange(0, TILE_N)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-                offs_out1 = offs_out1.to(tl.int64)
-            else:
-                offs_out0 = pid * TM + tl.arange(0, TM)
+            offs_out0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_out1 = tl.arange(0, TILE_N).to(OFFSET_DTYPE)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,

@@ -105,16 +105,11 @@ def rotate_segments(
     x_shape0 = x_shape0 // x_div[1] * x_div[1]
     out_stride0 = out_stride0 // out_div[0] * out_div[0]
     out_shape0 = out_shape0 // out_div[1] * out_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     seg = tl.program_id(0)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_x0 = tl.cast(seg, tl.int64) * T + tl.arange(0, T)
-    else:
-        offs_x0 = seg * T + tl.arange(0, T)
+    offs_x0 = tl.cast(seg, OFFSET_DTYPE) * T + tl.arange(0, T)
     mask_x = offs_x0 < x_shape0
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(seg, tl.int64) * T + tl.arange(0, T)
-    else:
-        offs_out0 = seg * T + tl.arange(0, T)
+    offs_out0 = tl.cast(seg, OFFSET_DTYPE) * T + tl.arange(0, T)
     mask_out = offs_out0 < out_shape0
     tl.store(
         out_ptr + offs_out0 * out_stride0,
@@ -129,10 +124,7 @@ def rotate_segments(
         tl.debug_barrier()  # other threads touch `out` too: keep cuTile's order
         moved = _gather_1d(out_ptr, out_shape0, out_stride0, src, USE_INT64, MASK=lane < n)
         tl.debug_barrier()  # other threads touch `out` too: keep cuTile's order
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_out0_2 = tl.cast(seg, tl.int64) * T + tl.arange(0, T)
-        else:
-            offs_out0_2 = seg * T + tl.arange(0, T)
+        offs_out0_2 = tl.cast(seg, OFFSET_DTYPE) * T + tl.arange(0, T)
         mask_out_2 = offs_out0_2 < out_shape0
         tl.store(
             out_ptr + offs_out0_2 * out_stride0, moved.to(out_ptr.dtype.element_ty), mask=mask_out_2

@@ -44,15 +44,12 @@ def row_sum_kernel(
     row_sums_stride1 = row_sums_stride1 // row_sums_div[1] * row_sums_div[1]
     row_sums_shape0 = row_sums_shape0 // row_sums_div[2] * row_sums_div[2]
     row_sums_shape1 = row_sums_shape1 // row_sums_div[3] * row_sums_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
     acc = tl.zeros((TM, 1), dtype=tl.float32)
     for j in range(tl.cdiv(x_shape1, TN)):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-            offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_x0 = pid * TM + tl.arange(0, TM)
-            offs_x1 = j * TN + tl.arange(0, TN)
+        offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
         t = tl.load(
             x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
@@ -60,12 +57,8 @@ def row_sum_kernel(
             other=0.0,
         )
         acc = acc + tl.sum(t.to(tl.float32), axis=1, keep_dims=True)
-    offs_row_sums1 = tl.arange(0, 1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_row_sums0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-        offs_row_sums1 = offs_row_sums1.to(tl.int64)
-    else:
-        offs_row_sums0 = pid * TM + tl.arange(0, TM)
+    offs_row_sums0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_row_sums1 = tl.arange(0, 1).to(OFFSET_DTYPE)
     mask_row_sums = (offs_row_sums0[:, None] < row_sums_shape0) & (
         offs_row_sums1[None, :] < row_sums_shape1
     )
@@ -160,17 +153,14 @@ def col_sum_kernel(
     col_sums_stride1 = col_sums_stride1 // col_sums_div[1] * col_sums_div[1]
     col_sums_shape0 = col_sums_shape0 // col_sums_div[2] * col_sums_div[2]
     col_sums_shape1 = col_sums_shape1 // col_sums_div[3] * col_sums_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
     num_row_tiles = tl.cdiv(x_shape0, TM)
     acc = tl.zeros((1, TN), dtype=tl.float32)
     i = 0
     while i < num_row_tiles:
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-            offs_x1 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_x0 = i * TM + tl.arange(0, TM)
-            offs_x1 = pid * TN + tl.arange(0, TN)
+        offs_x0 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_x1 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
         t = tl.load(
             x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
@@ -179,12 +169,8 @@ def col_sum_kernel(
         )
         acc = acc + tl.sum(t.to(tl.float32), axis=0, keep_dims=True)
         i += 1
-    offs_col_sums0 = tl.arange(0, 1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_col_sums0 = offs_col_sums0.to(tl.int64)
-        offs_col_sums1 = tl.cast(pid, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_col_sums1 = pid * TN + tl.arange(0, TN)
+    offs_col_sums0 = tl.arange(0, 1).to(OFFSET_DTYPE)
+    offs_col_sums1 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_col_sums = (offs_col_sums0[:, None] < col_sums_shape0) & (
         offs_col_sums1[None, :] < col_sums_shape1
     )

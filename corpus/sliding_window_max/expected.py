@@ -103,6 +103,7 @@ def window_max(
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
     counts_stride0 = counts_stride0 // counts_div[0] * counts_div[0]
     counts_shape0 = counts_shape0 // counts_div[1] * counts_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     row = tl.program_id(0)
     n = tl.cdiv(x_shape1, STEP)
     for j in range(n):
@@ -123,12 +124,8 @@ def window_max(
             axis=1,
             keep_dims=True,
         )
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-            offs_out1 = tl.cast(j, tl.int64) + tl.arange(0, 1)
-        else:
-            offs_out0 = row + tl.arange(0, 1)
-            offs_out1 = j + tl.arange(0, 1)
+        offs_out0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+        offs_out1 = tl.cast(j, OFFSET_DTYPE) + tl.arange(0, 1)
         mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
         tl.store(
             out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,

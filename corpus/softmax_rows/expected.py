@@ -50,17 +50,14 @@ def softmax_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             row = block_x
-            offs_x1 = tl.arange(0, BLOCK_N)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_x1 = offs_x1.to(tl.int64)
-            else:
-                offs_x0 = row + tl.arange(0, 1)
+            offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_x1 = tl.arange(0, BLOCK_N).to(OFFSET_DTYPE)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             t = tl.load(
                 x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
@@ -71,12 +68,8 @@ def softmax_kernel(
             row_max = tl.max(t, axis=1, keep_dims=True)
             e = tl.exp(t - row_max)
             denom = tl.sum(e, axis=1, keep_dims=True)
-            offs_out1 = tl.arange(0, BLOCK_N)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(row, tl.int64) + tl.arange(0, 1)
-                offs_out1 = offs_out1.to(tl.int64)
-            else:
-                offs_out0 = row + tl.arange(0, 1)
+            offs_out0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_out1 = tl.arange(0, BLOCK_N).to(OFFSET_DTYPE)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,

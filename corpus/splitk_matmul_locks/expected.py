@@ -232,15 +232,12 @@ def splitk_matmul_locked(
     locks_shape0 = locks_shape0 // locks_div[1] * locks_div[1]
     counts_stride0 = counts_stride0 // counts_div[0] * counts_div[0]
     counts_shape0 = counts_shape0 // counts_div[1] * counts_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid_m, pid_n, pid_k = (tl.program_id(0), tl.program_id(1), tl.program_id(2))
     acc = tl.zeros((TM, TN), dtype=tl.float32)
     for k in range(pid_k, tl.cdiv(a_shape1, TK), SPLIT_K):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_a0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-            offs_a1 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-        else:
-            offs_a0 = pid_m * TM + tl.arange(0, TM)
-            offs_a1 = k * TK + tl.arange(0, TK)
+        offs_a0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_a1 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
         mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
         x = (
             a_desc.load([pid_m * TM, k * TK])
@@ -251,12 +248,8 @@ def splitk_matmul_locked(
                 other=0.0,
             )
         )
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_b0 = tl.cast(k, tl.int64) * TK + tl.arange(0, TK)
-            offs_b1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_b0 = k * TK + tl.arange(0, TK)
-            offs_b1 = pid_n * TN + tl.arange(0, TN)
+        offs_b0 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
+        offs_b1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
         y = (
             b_desc.load([k * TK, pid_n * TN])
@@ -281,24 +274,16 @@ def splitk_matmul_locked(
         mask=(tile_id >= 0) & (tile_id < counts_shape0),
     )
     if seen > 0:
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_c0 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-            offs_c1 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_c0 = pid_m * TM + tl.arange(0, TM)
-            offs_c1 = pid_n * TN + tl.arange(0, TN)
+        offs_c0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_c1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
         acc += tl.load(
             c_ptr + offs_c0[:, None] * c_stride0 + offs_c1[None, :] * c_stride1,
             mask=mask_c,
             other=0.0,
         )
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_c0_2 = tl.cast(pid_m, tl.int64) * TM + tl.arange(0, TM)
-        offs_c1_2 = tl.cast(pid_n, tl.int64) * TN + tl.arange(0, TN)
-    else:
-        offs_c0_2 = pid_m * TM + tl.arange(0, TM)
-        offs_c1_2 = pid_n * TN + tl.arange(0, TN)
+    offs_c0_2 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_c1_2 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
     mask_c_2 = (offs_c0_2[:, None] < c_shape0) & (offs_c1_2[None, :] < c_shape1)
     tl.store(
         c_ptr + offs_c0_2[:, None] * c_stride0 + offs_c1_2[None, :] * c_stride1,

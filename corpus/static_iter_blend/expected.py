@@ -51,31 +51,20 @@ def blend_signals(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             b = block_x
-            offs_x0 = tl.arange(0, 1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = offs_x0.to(tl.int64)
-                offs_x1 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-            else:
-                offs_x1 = b * T + tl.arange(0, T)
+            offs_x0 = tl.arange(0, 1).to(OFFSET_DTYPE)
+            offs_x1 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-            offs_x0_2 = 1 + tl.arange(0, 1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0_2 = offs_x0_2.to(tl.int64)
-                offs_x1_2 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-            else:
-                offs_x1_2 = b * T + tl.arange(0, T)
+            offs_x0_2 = 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
+            offs_x1_2 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
             mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
-            offs_x0_3 = 2 * 1 + tl.arange(0, 1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0_3 = offs_x0_3.to(tl.int64)
-                offs_x1_3 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-            else:
-                offs_x1_3 = b * T + tl.arange(0, T)
+            offs_x0_3 = 2 * 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
+            offs_x1_3 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
             mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
             rows = (
                 tl.load(
@@ -105,12 +94,8 @@ def blend_signals(
             # ct.static_iter: 3 iterations, unrolled
             r = rows[0]
             # row k: the blend, minus what signal k alone contributed
-            offs_out0 = tl.arange(0, 1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = offs_out0.to(tl.int64)
-                offs_out1 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-            else:
-                offs_out1 = b * T + tl.arange(0, T)
+            offs_out0 = tl.arange(0, 1).to(OFFSET_DTYPE)
+            offs_out1 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
@@ -119,12 +104,8 @@ def blend_signals(
             )
             r = rows[1]
             # row k: the blend, minus what signal k alone contributed
-            offs_out0_2 = 1 + tl.arange(0, 1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0_2 = offs_out0_2.to(tl.int64)
-                offs_out1_2 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-            else:
-                offs_out1_2 = b * T + tl.arange(0, T)
+            offs_out0_2 = 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
+            offs_out1_2 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
             mask_out_2 = (offs_out0_2[:, None] < out_shape0) & (offs_out1_2[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0_2[:, None] * out_stride0 + offs_out1_2[None, :] * out_stride1,
@@ -133,12 +114,8 @@ def blend_signals(
             )
             r = rows[2]
             # row k: the blend, minus what signal k alone contributed
-            offs_out0_3 = 2 * 1 + tl.arange(0, 1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0_3 = offs_out0_3.to(tl.int64)
-                offs_out1_3 = tl.cast(b, tl.int64) * T + tl.arange(0, T)
-            else:
-                offs_out1_3 = b * T + tl.arange(0, T)
+            offs_out0_3 = 2 * 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
+            offs_out1_3 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
             mask_out_3 = (offs_out0_3[:, None] < out_shape0) & (offs_out1_3[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0_3[:, None] * out_stride0 + offs_out1_3[None, :] * out_stride1,

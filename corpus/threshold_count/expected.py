@@ -56,15 +56,12 @@ def threshold_kernel(
     clipped_shape1 = clipped_shape1 // clipped_div[3] * clipped_div[3]
     counts_stride0 = counts_stride0 // counts_div[0] * counts_div[0]
     counts_shape0 = counts_shape0 // counts_div[1] * counts_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
     total = tl.zeros((TM,), dtype=tl.int32)
     for j in range(tl.cdiv(x_shape1, TN)):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_x0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-            offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_x0 = pid * TM + tl.arange(0, TM)
-            offs_x1 = j * TN + tl.arange(0, TN)
+        offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
         t = tl.load(
             x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
@@ -72,12 +69,8 @@ def threshold_kernel(
             other=float("-inf"),
         )
         above = t > thr
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_clipped0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-            offs_clipped1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_clipped0 = pid * TM + tl.arange(0, TM)
-            offs_clipped1 = j * TN + tl.arange(0, TN)
+        offs_clipped0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_clipped1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_clipped = (offs_clipped0[:, None] < clipped_shape0) & (
             offs_clipped1[None, :] < clipped_shape1
         )
@@ -89,10 +82,7 @@ def threshold_kernel(
             mask=mask_clipped,
         )
         total = total + tl.sum(above.to(tl.int32), axis=1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_counts0 = tl.cast(pid, tl.int64) * TM + tl.arange(0, TM)
-    else:
-        offs_counts0 = pid * TM + tl.arange(0, TM)
+    offs_counts0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
     mask_counts = offs_counts0 < counts_shape0
     tl.store(
         counts_ptr + offs_counts0 * counts_stride0,

@@ -70,17 +70,14 @@ def top1_router_kernel(
     expert_shape0 = expert_shape0 // expert_div[1] * expert_div[1]
     gate_stride0 = gate_stride0 // gate_div[0] * gate_div[0]
     gate_shape0 = gate_shape0 // gate_div[1] * gate_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid = block_x
-            offs_logits1 = tl.arange(0, TE)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_logits0 = tl.cast(pid, tl.int64) * TT + tl.arange(0, TT)
-                offs_logits1 = offs_logits1.to(tl.int64)
-            else:
-                offs_logits0 = pid * TT + tl.arange(0, TT)
+            offs_logits0 = tl.cast(pid, OFFSET_DTYPE) * TT + tl.arange(0, TT)
+            offs_logits1 = tl.arange(0, TE).to(OFFSET_DTYPE)
             mask_logits = (offs_logits0[:, None] < logits_shape0) & (
                 offs_logits1[None, :] < logits_shape1
             )
@@ -95,20 +92,14 @@ def top1_router_kernel(
             best = _argmax_2d_1_skipping(scores, False)
             top = tl.max(scores, axis=1, keep_dims=True)
             denom = tl.sum(tl.exp(scores - top), axis=1)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_expert0 = tl.cast(pid, tl.int64) * TT + tl.arange(0, TT)
-            else:
-                offs_expert0 = pid * TT + tl.arange(0, TT)
+            offs_expert0 = tl.cast(pid, OFFSET_DTYPE) * TT + tl.arange(0, TT)
             mask_expert = offs_expert0 < expert_shape0
             tl.store(
                 expert_ptr + offs_expert0 * expert_stride0,
                 best.to(expert_ptr.dtype.element_ty),
                 mask=mask_expert,
             )
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_gate0 = tl.cast(pid, tl.int64) * TT + tl.arange(0, TT)
-            else:
-                offs_gate0 = pid * TT + tl.arange(0, TT)
+            offs_gate0 = tl.cast(pid, OFFSET_DTYPE) * TT + tl.arange(0, TT)
             mask_gate = offs_gate0 < gate_shape0
             tl.store(
                 gate_ptr + offs_gate0 * gate_stride0,

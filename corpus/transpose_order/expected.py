@@ -173,15 +173,12 @@ def transpose_load_f_kernel(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     i = tl.program_id(0)
     j = tl.program_id(1)
     t = _load_tile_2d(x_ptr, x_shape1, x_shape0, x_stride1, x_stride0, i, j, TN, TM, USE_INT64)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(i, tl.int64) * TN + tl.arange(0, TN)
-        offs_out1 = tl.cast(j, tl.int64) * TM + tl.arange(0, TM)
-    else:
-        offs_out0 = i * TN + tl.arange(0, TN)
-        offs_out1 = j * TM + tl.arange(0, TM)
+    offs_out0 = tl.cast(i, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+    offs_out1 = tl.cast(j, OFFSET_DTYPE) * TM + tl.arange(0, TM)
     mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
     tl.store(
         out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,

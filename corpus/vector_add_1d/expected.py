@@ -43,6 +43,7 @@ def vector_add_kernel(
     b_shape0 = b_shape0 // b_div[1] * b_div[1]
     out_stride0 = out_stride0 // out_div[0] * out_div[0]
     out_shape0 = out_shape0 // out_div[1] * out_div[1]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
@@ -50,23 +51,14 @@ def vector_add_kernel(
             pid = block_x
             # A bare integer is accepted as a 1-D tile index: chunk `pid` covers
             # elements [pid * TILE, (pid + 1) * TILE).
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_a0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_a0 = pid * TILE + tl.arange(0, TILE)
+            offs_a0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_a = offs_a0 < a_shape0
             a_tile = tl.load(a_ptr + offs_a0 * a_stride0, mask=mask_a)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_b0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_b0 = pid * TILE + tl.arange(0, TILE)
+            offs_b0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_b = offs_b0 < b_shape0
             b_tile = tl.load(b_ptr + offs_b0 * b_stride0, mask=mask_b)
             # Lanes past the end of the array hold unspecified values; store drops them.
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(pid, tl.int64) * TILE + tl.arange(0, TILE)
-            else:
-                offs_out0 = pid * TILE + tl.arange(0, TILE)
+            offs_out0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_out = offs_out0 < out_shape0
             tl.store(
                 out_ptr + offs_out0 * out_stride0,

@@ -49,6 +49,7 @@ def window_row_sums(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     window_ptr = x_ptr + start * x_stride1
     window_shape0 = x_shape0
     window_shape1 = start + length - start
@@ -56,12 +57,8 @@ def window_row_sums(
     window_stride1 = x_stride1
     acc = tl.zeros((TM, 1), dtype=tl.float32)
     for j in range(tl.cdiv(window_shape1, TN)):
-        if USE_INT64:  # 64-bit offsets, chosen by the launcher
-            offs_window0 = tl.cast(tl.program_id(0), tl.int64) * TM + tl.arange(0, TM)
-            offs_window1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-        else:
-            offs_window0 = tl.program_id(0) * TM + tl.arange(0, TM)
-            offs_window1 = j * TN + tl.arange(0, TN)
+        offs_window0 = tl.cast(tl.program_id(0), OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_window1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_window = (offs_window0[:, None] < window_shape0) & (
             offs_window1[None, :] < window_shape1
         )
@@ -73,12 +70,8 @@ def window_row_sums(
             other=0.0,
         )
         acc += tl.sum(t.to(tl.float32), axis=1, keep_dims=True)
-    offs_out1 = tl.arange(0, 1)
-    if USE_INT64:  # 64-bit offsets, chosen by the launcher
-        offs_out0 = tl.cast(tl.program_id(0), tl.int64) * TM + tl.arange(0, TM)
-        offs_out1 = offs_out1.to(tl.int64)
-    else:
-        offs_out0 = tl.program_id(0) * TM + tl.arange(0, TM)
+    offs_out0 = tl.cast(tl.program_id(0), OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_out1 = tl.arange(0, 1).to(OFFSET_DTYPE)
     mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
     tl.store(
         out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,

@@ -571,12 +571,21 @@ def _outcomes(inputs, jobs: int, progress: Progress, shared: list | None = None,
             progress.update(o.display)
             yield o
         return
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
     done: dict = {}
     nxt = 0
-    with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
-        futures = {pool.submit(translate_one, job): job for job in work}
+    # The translator's start-up (imports, pattern discovery, templates) happens once: here,
+    # before the workers fork, so that they inherit it (or, where processes are spawned, once
+    # per worker in its initializer), never once per file.
+    _warm_up()
+    # Largest files first, so that a long file does not start last and leave the other
+    # workers idle at the end; results still come out in input order.
+    order = sorted(work, key=lambda job: -_size(job))
+    with ProcessPoolExecutor(max_workers=min(jobs, len(work)), initializer=_warm_up,
+                             mp_context=multiprocessing.get_context()) as pool:
+        futures = {pool.submit(translate_one, job): job for job in order}
         for fut in as_completed(futures):
             job = futures[fut]
             try:
@@ -588,6 +597,36 @@ def _outcomes(inputs, jobs: int, progress: Progress, shared: list | None = None,
             while nxt in done:
                 yield done.pop(nxt)
                 nxt += 1
+
+
+_WARM_KERNEL = """import cuda.tile as ct
+
+
+@ct.kernel
+def warm(x, TILE: ct.Constant[int]):
+    ct.store(x, (ct.bid(0),), ct.load(x, (ct.bid(0),), (TILE,)) + 1)
+"""
+_warmed = False
+
+
+def _warm_up() -> None:
+    """Import the translator, discover the patterns and compile the templates (translating a
+    small kernel fills their caches); a no-op the second time in a process."""
+    global _warmed
+    if not _warmed:
+        from .translate import translate_source
+        translate_source(_WARM_KERNEL, "<warm-up>")
+        _warmed = True
+
+
+def _size(job) -> int:
+    _, path, _, data = job[:4]
+    if data is not None:
+        return len(data)
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _write_all(pending, say, verbose):

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 # Code registry: one line per code so docs/diagnostics.md can be generated from it.
 CODES = {
     "T2T001": "syntax error in the input file",
-    "T2T002": "input beyond the translator's limits (nesting depth, chained helpers)",
+    "T2T002": "input beyond the translator's limits (file size, nesting depth, chained helpers)",
     "T2T003": "file cannot be read (missing, a broken link, a FIFO or folder, no permission)",
     "T2T004": "file cannot be decoded (bytes not in its declared or the default UTF-8 encoding)",
     "T2T005": "output file cannot be written",

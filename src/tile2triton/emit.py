@@ -22,7 +22,7 @@ from .coarsen import (called_helpers, coarsenable, coarsened_body, persistable,
                       persistent_body, walked_calls, walked_helper)
 from .diagnostics import LocatedFailure, TranslationError
 from .layout import after_docstring, lay_out, layout_simple
-from .model import DTYPES, USE_INT64, FunctionInfo
+from .model import DTYPES, OFFSET_DTYPE, USE_INT64, FunctionInfo
 from .names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
 from . import keep as keep_mod
 from .parse import ParsedModule
@@ -124,6 +124,17 @@ def with_multiples(body: str, arrays: list) -> str:
     at = after_docstring(text)
     note = ["    # strides and row lengths are multiples the launcher checked (its *_div arguments)"]
     return "\n".join(text[:at] + note + lines + text[at:])
+
+
+def with_offset_dtype(body: str, unit, names) -> str:
+    """The function body with its offset dtype (lowerer.offset_dtype) defined at its top, where
+    its inline tile accesses use one: the launcher's USE_INT64 choice, made once."""
+    if not unit.offset_dtype:
+        return body
+    text = body.split("\n")
+    at = after_docstring(text)
+    line = f"    {names[OFFSET_DTYPE]}: tl.constexpr = tl.int64 if {USE_INT64} else tl.int32"
+    return "\n".join(text[:at] + [line] + text[at:])
 
 
 # Host helpers the launcher template calls, spelled per module (names.py)
@@ -315,6 +326,7 @@ class _HostRewriter(cst.CSTTransformer):
         self.nested_refs: set = set()  # id() of ct-resolving bases of longer ct references
         # --keep-unconverted (keep.py): failed kernels, the tile functions kept with them, and
         # the diagnostics of host lines kept as cuTile code
+        self.keeping = False
         self.kept: dict = {}
         self.kept_functions: set = set()
         self.kept_nodes: set = set()
@@ -323,12 +335,13 @@ class _HostRewriter(cst.CSTTransformer):
 
     def keep(self, kept: dict, tile_functions: set, nodes: set) -> None:
         self.kept, self.kept_functions, self.kept_nodes = kept, tile_functions, nodes
+        self.keeping = True
 
     def _kept_statement(self, original, updated):
         """In keep mode, a statement whose translation failed stays as written, under a
         note per diagnostic; otherwise `updated`."""
         start = self.statement_errors.pop()
-        if not self.kept or len(self.errors) == start:
+        if not self.keeping or len(self.errors) == start:
             return updated
         new, self.errors = self.errors[start:], self.errors[:start]
         self.notes += [e.diagnostic for e in new]
@@ -355,7 +368,7 @@ class _HostRewriter(cst.CSTTransformer):
         self.statement_errors.append(len(self.errors))
         if id(node) in self.kept_nodes or (self.depth == 1 and (
                 node.name.value in self.kept_functions and node.name.value not in
-                self.device_funcs)) or (self.kept and self.depth > 1 and any(
+                self.device_funcs)) or (self.keeping and self.depth > 1 and any(
                     keep_mod.is_cutile_decorator(self.pm, d) for d in node.decorators)
                     and id(node) not in self.nested):
             return False        # cuTile code kept as it is (--keep-unconverted)
@@ -420,7 +433,7 @@ class _HostRewriter(cst.CSTTransformer):
         if id(original) in self.kept_nodes:
             self.statement_errors.pop()
             return keep_mod.kept_kernel(original, self.kept.get(original.name.value, []))
-        if self.kept and updated is not original:   # a host function's own line failed
+        if self.keeping:   # a host function's own line (decorators, defaults) failed
             kept = self._kept_statement(original, None)
             if kept is not None:
                 return kept.with_changes(body=updated.body)
@@ -490,6 +503,25 @@ class _HostRewriter(cst.CSTTransformer):
                 kept.append(d)
         return kept
 
+    # --keep-unconverted: a compound statement whose header failed keeps the header as
+    # written (its body is translated statement by statement)
+    _HEADERS = {"If": ("test",), "While": ("test",), "For": ("target", "iter"),
+                "With": ("items",)}
+
+    def _visit_compound(self, node):
+        self.statement_errors.append(len(self.errors))
+
+    def _leave_compound(self, original, updated):
+        kept = self._kept_statement(original, None)
+        if kept is None:
+            return updated
+        fields = self._HEADERS[type(original).__name__]
+        return updated.with_changes(leading_lines=kept.leading_lines,
+                                    **{f: getattr(original, f) for f in fields})
+
+    visit_If = visit_While = visit_For = visit_With = _visit_compound
+    leave_If = leave_While = leave_For = leave_With = _leave_compound
+
     def visit_SimpleStatementLine(self, node):
         self.statement_errors.append(len(self.errors))
 
@@ -501,7 +533,7 @@ class _HostRewriter(cst.CSTTransformer):
         replaced = False
         for small in updated.body:
             if isinstance(small, (cst.Import, cst.ImportFrom)) and self._is_cuda_tile_import(
-                    small) and not self.kept:      # (kept kernels need cuda.tile)
+                    small) and not self.keeping:      # (kept code needs cuda.tile)
                 replaced = True
                 continue
             if isinstance(small, cst.ImportFrom) and self.depth == 0:
@@ -534,8 +566,8 @@ class _HostRewriter(cst.CSTTransformer):
         """A module-level cuTile alias the translator folds into the kernels (`ConstInt =
         ct.Constant[int]`), or a host function's cuTile constant folded into a kernel hoisted
         from it: the translated module has no line for it."""
-        if self.kept:
-            return False        # (kept kernels read them)
+        if self.keeping:
+            return False        # (kept code reads them)
         if self.depth == 0 and isinstance(small, (cst.Assign, cst.AnnAssign)) \
                 and small.value is not None and self._is_cutile_value(small.value):
             return True
@@ -545,14 +577,14 @@ class _HostRewriter(cst.CSTTransformer):
                 small.targets[0].target.value in k.folded for k in self.nested.values())
 
     def visit_Assign(self, node):
-        if self._dropped(node) or (self.kept and self.depth == 0 and
+        if self._dropped(node) or (self.keeping and self.depth == 0 and
                                    self._is_cutile_value(node.value)):
             return False        # (its cuTile names are not host code)
         self._refuse_ct_targets([t.target for t in node.targets])
         return True
 
     def visit_AnnAssign(self, node):
-        if self._dropped(node) or (self.kept and self.depth == 0 and node.value is not None
+        if self._dropped(node) or (self.keeping and self.depth == 0 and node.value is not None
                                    and self._is_cutile_value(node.value)):
             return False
         self._refuse_ct_targets([node.target])
@@ -986,6 +1018,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
                   + [f"{c}: tl.constexpr" for c, _, _ in unit.row_tiles]
                   + [f"{USE_INT64}: tl.constexpr"])
         hints = kernel_hints(pm, fn, features)
+        body = with_offset_dtype(body, unit, names)
         text = (_function_text(pm, fn, params, with_multiples(body, hinted), unit.debug,
                                tuple(extra)) + "\n"
                 + render_launcher(pm, fn, unit, hints, coarse, persistent,
@@ -1002,7 +1035,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         params = kernel_params(unit.fn.params)
         if unit.uses_array_params:
             params.append(f"{USE_INT64}: tl.constexpr")
-        text = _function_text(pm, unit.fn, params, unit.text, unit.debug)
+        text = _function_text(pm, unit.fn, params, with_offset_dtype(unit.text, unit, names),
+                              unit.debug)
         if spec in walked_helpers:
             if _still_called(spec, generated, mc):
                 # the helper as written, and its copy taking the block id
@@ -1034,28 +1068,37 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
     # of the host module but say so, rather than silently dropping them.
     uncalled = {}
     for fn in functions:
-        if fn.role == "function" and fn.name not in device_stmts and not kept:
+        if fn.role == "function" and fn.name not in device_stmts:
             uncalled[fn.name] = (f"# `{fn.name}` (@ct.function) is not called by any kernel in "
                                  "this module, so it was not translated.")
     for name in sorted(pm.context_managers):
-        if name not in device_stmts and name not in uncalled and not kept:
+        if name not in device_stmts and name not in uncalled:
             uncalled[name] = (f"# `{name}` (a context manager) is inlined where kernels enter "
                               "it with `with`.")
-    rewriter = _HostRewriter(pm, kernel_stmts, device_stmts, uncalled)
-    if kept:
-        rewriter.keep(kept, {fn.name for fn in functions if fn.role == "function"},
-                      {id(fn.node) for fn in functions if fn.name in kept})
-    rewriter.constexpr_functions = set().union(
-        *(unit.constexpr_functions for _, unit in units.values()))
-    for name in sorted(rewriter.constexpr_functions & set(device_stmts)):
+    constexpr_functions = set().union(*(unit.constexpr_functions for _, unit in units.values()))
+    for name in sorted(constexpr_functions & set(device_stmts)):
         raise pm.error(pm.functions[name].name, "T2T102", f"`{name}` is called both at compile "
                        "time (ct.static_eval, ct.static_assert) and as device code",
                        help="use two functions: one of plain Python for compile-time values, "
                             "one for tiles")
-    rewriter.linked_helpers = {mc.spec_base.get(n, n) for n in linked}
-    rewriter.nested = {id(fn.nested.node): fn.nested for fn, _ in units.values()
-                       if fn.nested is not None}
+
+    def host_rewriter(keeping: bool) -> _HostRewriter:
+        rw = _HostRewriter(pm, kernel_stmts, device_stmts, {} if keeping else uncalled)
+        if keeping:     # (--keep-unconverted, keep.py)
+            rw.keep(kept or {}, {fn.name for fn in functions if fn.role == "function"},
+                    {id(fn.node) for fn in functions if fn.name in (kept or {})})
+        rw.constexpr_functions = constexpr_functions
+        rw.linked_helpers = {mc.spec_base.get(n, n) for n in linked}
+        rw.nested = {id(fn.nested.node): fn.nested for fn, _ in units.values()
+                     if fn.nested is not None}
+        return rw
+
+    rewriter = host_rewriter(bool(kept))
     new_module = pm.module.visit(rewriter)
+    if kept is not None and not kept and rewriter.errors:
+        # every kernel translated but some host lines did not: kept as cuTile code
+        rewriter = host_rewriter(True)
+        new_module = pm.module.visit(rewriter)
     if notes is not None:
         notes.extend(rewriter.notes)
     if rewriter.errors:

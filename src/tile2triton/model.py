@@ -15,7 +15,17 @@ import libcst as cst
 # USE_INT64: constexpr set by the launcher when some array spans 2**31 elements or more; the
 # load/store helpers then widen their offsets to int64.
 USE_INT64 = "USE_INT64"
+# The function-level constexpr naming the dtype of inline tile offsets: defined once at the top
+# of a function that accesses tiles inline (emit.with_offset_dtype), from USE_INT64.
+OFFSET_DTYPE = "OFFSET_DTYPE"
 
+
+# The most items (characters of a string, entries of a tuple) a compile-time value may have.
+# Every value a kernel computes at compile time is bounded before it is computed: past this
+# the translation (and cuTile's compiler) would run out of memory or time, and no kernel holds
+# such a value (`(1,) * 10**6` took 27 s and 4 GB; `s = s + s` forty times and
+# `"%09999999999d" % 1` exhausted memory).
+MAX_SEQUENCE = 10_000
 
 @dataclass(frozen=True)
 class DType:

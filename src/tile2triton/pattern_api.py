@@ -112,6 +112,11 @@ class LoweringContext(Protocol):
     def is_nonneg(self, low: Lowered) -> bool:
         """Whether a value is provably >= 0."""
 
+    def offset_dtype(self) -> str:
+        """The name of the function's offset dtype (tl.int64 when the launcher chose 64-bit
+        offsets, else tl.int32): one constexpr defined at the top of the function, so that
+        every inline access widens its tile index with one cast."""
+
     def fresh_name(self, hint: str) -> str:
         """A variable name no other name of the function uses (`hint`, else `hint_2`, ...)."""
 

@@ -17,7 +17,7 @@ from .model import FunctionInfo, ParamInfo, Specialization
 from .names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
 from .nested import find_nested_kernels
 from .packages import link_imports
-from .parse import ParsedModule, parse_source
+from .parse import MAX_SOURCE_CHARS, ParsedModule, parse_source
 from .records import rewrite_records
 from .recognize import classify_params, find_cutile_functions
 from .registry import load_registry
@@ -189,6 +189,8 @@ def translate_source(text: str, path: str = "<input>",
     `keep_unconverted`: a module whose kernels did not all translate still gets its text, the
     failed kernels and host lines kept as cuTile code under notes (keep.py); its diagnostics
     are reported all the same."""
+    if len(text) > MAX_SOURCE_CHARS and "cuda" not in text:
+        return ModuleResult(path, False, text)  # a big file that cannot import cuda.tile
     try:
         pm = parse_source(text, path)
     except TranslationError as e:

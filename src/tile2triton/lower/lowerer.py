@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 import libcst as cst
 
 from ..diagnostics import TranslationError
-from ..model import FuncV, FunctionInfo, Lowered, ParamInfo, Val
+from ..model import OFFSET_DTYPE, FuncV, FunctionInfo, Lowered, ParamInfo, Val
 from ..pattern_api import DeviceHelper
 from .expressions import Expressions
 from .memory_order import AccessOrder
@@ -88,6 +88,10 @@ class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, Comp
             return self.expr(node)
         finally:
             self.compile_time -= 1
+
+    def offset_dtype(self) -> str:
+        self.result.offset_dtype = True
+        return self.pm.names[OFFSET_DTYPE]
 
     def fresh_name(self, hint: str) -> str:
         name, k = hint, 1

@@ -36,6 +36,7 @@ class UnitResult:
     # (its constexpr, trip count as launcher code, [(cached array, tile elements as code)])
     row_tiles: list = field(default_factory=list)
     debug: bool = False  # uses device asserts: emit @triton.jit(debug=True)
+    offset_dtype: bool = False  # accesses tiles inline: defines OFFSET_DTYPE at its top
     # plain Python functions of the module called at compile time (ct.static_eval, static_assert
     # conditions): emitted with @triton.constexpr_function
     constexpr_functions: set = field(default_factory=set)

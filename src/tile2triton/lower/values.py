@@ -3,6 +3,7 @@ arrays, views and tiles, non-negativity, which names are runtime values)."""
 from __future__ import annotations
 
 import operator
+import re
 
 import libcst as cst
 
@@ -10,6 +11,7 @@ from ..model import (ARRAY_ATTRIBUTES, CT_TO_TL_DTYPE,
                      ENUM_MEMBERS, PREC, ArrayListV, ArrayV, ConstExprEnumV, ConstExprV, ConstV,
                      CtRefV, DTypeV, EnumClassV, EnumV, TableV, FuncV, Lowered, NoneV, ParamInfo, PyRefV, RawMemoryV,
                      TiledViewV, TileV, TupleV, Val)
+from ..model import MAX_SEQUENCE
 from .pyconst import TypedInt
 
 
@@ -61,9 +63,12 @@ class Values:
                 or fn is operator.lshift and len(values) == 2 and _huge_shift(*values):
             raise self.error(node, "T2T120", "this compile-time integer is far too large",
                              help="cuTile integers are at most 64 bits wide")
-        if fn is operator.mul and len(values) == 2 and _huge_repeat(*values):
-            raise self.error(node, "T2T120", "this compile-time string is far too long",
-                             help="kernels cannot hold strings of millions of characters")
+        if fn is operator.mul and len(values) == 2 and _huge_repeat(*values) \
+                or fn is operator.add and len(values) == 2 and _huge_concat(*values) \
+                or fn is operator.mod and len(values) == 2 and _huge_format(*values):
+            raise self.error(node, "T2T120", "this compile-time value is far too long "
+                             f"(over {MAX_SEQUENCE:,} items or characters)",
+                             help="kernels hold short compile-time strings and tuples")
         try:
             result = fn(*values)
         except (ArithmeticError, TypeError, ValueError) as e:
@@ -77,6 +82,10 @@ class Values:
             raise self.error(node, "T2T120", f"this compile-time expression gives a "
                              f"{type(result).__name__}, which kernels cannot hold",
                              help="kernels hold booleans, integers and floats")
+        if isinstance(result, (str, bytes, tuple)) and len(result) > MAX_SEQUENCE:
+            raise self.error(node, "T2T120", "this compile-time value is far too long "
+                             f"(over {MAX_SEQUENCE:,} items or characters)",
+                             help="kernels hold short compile-time strings and tuples")
         if isinstance(result, int) and not isinstance(result, bool) \
                 and result.bit_length() > 1024:
             raise self.error(node, "T2T120", "this compile-time integer is far too large",
@@ -327,9 +336,38 @@ def _huge_shift(x, n) -> bool:
 
 
 def _huge_repeat(a, b) -> bool:
-    """`"s" * n` (either order) that would allocate more than a million characters."""
+    """`"s" * n` or `(x,) * n` (either order) longer than MAX_SEQUENCE."""
     for s, n in ((a, b), (b, a)):
         if isinstance(s, (str, bytes, tuple)) and isinstance(n, int) \
-                and len(s) * max(n, 0) > 1_000_000:
+                and len(s) * max(n, 0) > MAX_SEQUENCE:
             return True
+    return False
+
+
+def _huge_concat(a, b) -> bool:
+    return isinstance(a, (str, bytes, tuple)) and isinstance(b, (str, bytes, tuple)) \
+        and len(a) + len(b) > MAX_SEQUENCE
+
+
+_CONVERSION = re.compile(rb"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
+
+
+def _huge_format(fmt, args) -> bool:
+    """`"%0999999d" % x`: a width or precision (written, or taken from the arguments by `*`)
+    that would make the result longer than MAX_SEQUENCE."""
+    if not isinstance(fmt, (str, bytes)):
+        return False
+    raw = fmt.encode("utf-8", "surrogatepass") if isinstance(fmt, str) else fmt
+    if len(raw) > MAX_SEQUENCE:
+        return True
+    given = args if isinstance(args, tuple) else (args,)
+    for m in _CONVERSION.finditer(raw):
+        for part in m.groups():
+            if part is None:
+                continue
+            if part == b"*":
+                if any(isinstance(v, int) and abs(v) > MAX_SEQUENCE for v in given):
+                    return True
+            elif len(part) > 6 or int(part) > MAX_SEQUENCE:
+                return True
     return False

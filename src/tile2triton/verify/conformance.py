@@ -173,6 +173,9 @@ def slim_launch(rec: dict) -> dict:
                    if k in ("kind", "detail", "plain", "triton_message", "stage", "array",
                             "diagnostics", "construct", "line", "source", "reason")})
     keep["findings"] = fs
+    art = rec.get("artifact") or {}
+    if art:
+        keep["artifact"] = {k: art.get(k) for k in ("mode", "module", "sha256") if art.get(k)}
     m = rec.get("metrics") or {}
     if m:
         keep["metrics"] = {k: m.get(k) for k in ("max_abs", "max_rel", "mismatches",
@@ -223,7 +226,8 @@ class Runner:
             argv += ["-p", "tile2triton.verify.pytest_plugin", "--tile2triton",
                      "--tile2triton-backend", self.backend, "--tile2triton-jsonl", str(jsonl),
                      "--tile2triton-timeout", str(self.a.step_timeout),
-                     "--tile2triton-jobs", str(self.a.check_jobs)]
+                     "--tile2triton-jobs", str(self.a.check_jobs),
+                     "--tile2triton-mode", self.a.mode]
         return argv
 
     def run_phase(self, name: str, phase: str, slot: int, prev: dict | None = None
@@ -581,6 +585,10 @@ def render(state: dict) -> str:
           f"- tile2triton: {made_at}",
           f"- cutile-python tests: `{up.get('rev') or 'revision not given'}`; tree sha256 "
           f"`{up.get('sha256', '?')}` over {up.get('files', '?')} files",
+          "- checked against: " + (
+              "the static translation of each kernel's module, as `tile2triton convert` writes "
+              "it (`--tile2triton-mode static`)" if meta.get("mode") == "static" else
+              "the live translation of each launched kernel (`--tile2triton-mode live`)"),
           f"- backend: {meta.get('backend', '?')}; "
           + ", ".join(f"{k} {v}" for k, v in (meta.get("versions") or {}).items()
                       if k != "gpus")]
@@ -684,6 +692,10 @@ def parse_args(argv=None):
     ap.add_argument("--files", nargs="+", default=[], metavar="GLOB",
                     help="only these test files (names or globs, e.g. test_cat.py 'test_a*')")
     ap.add_argument("-k", default=None, metavar="EXPR", help="pytest -k expression")
+    ap.add_argument("--mode", choices=["static", "live"], default="static",
+                    help="what the plugin checks each launch against (--tile2triton-mode): "
+                    "static, the translation `convert` writes for the kernel's module "
+                    "(default); live, the launched kernel translated alone")
     ap.add_argument("--phases", default="plain,plugin",
                     help="which runs: plain, plugin or both (default plain,plugin)")
     ap.add_argument("--budget-s", type=float, default=None, metavar="S",
@@ -748,7 +760,7 @@ def main(argv=None) -> int:
         test_dir = find_test_dir(Path(a.checkout))
         backend = detect_backend() if a.backend == "auto" else a.backend
         up = dict(rev=a.upstream_rev or _git_rev(test_dir), **tree_digest(test_dir))
-        meta = dict(backend=backend, upstream=up, tile2triton_commit=own_commit(),
+        meta = dict(backend=backend, upstream=up, tile2triton_commit=own_commit(), mode=a.mode,
                     versions=versions(), test_dir=str(test_dir))
         if state is None:
             state = new_state(meta)
@@ -758,6 +770,13 @@ def main(argv=None) -> int:
                 print("tile2triton conformance: the state file comes from another test tree "
                       f"(sha256 {old['sha256']} vs {up['sha256']}); use --rerun or a new --json",
                       file=sys.stderr)
+                return 2
+            # a state's plugin runs were made in one mode (states before modes: live)
+            ran_plugin = any("plugin" in r for r in state.get("files", {}).values())
+            old_mode = state["meta"].get("mode", "live" if ran_plugin else None)
+            if "plugin" in a.phases and old_mode and old_mode != a.mode and not a.rerun:
+                print(f"tile2triton conformance: the state file's plugin runs are in mode "
+                      f"{old_mode}, not {a.mode}; use --rerun or a new --json", file=sys.stderr)
                 return 2
             cmds = state["meta"].get("commands", [])
             state["meta"].update(meta)

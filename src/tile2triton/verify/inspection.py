@@ -55,6 +55,8 @@ class KernelReport:
     spill_bytes: int = 0
     num_warps: int | None = None
     num_stages: int | None = None
+    num_ctas: int | None = None         # CTAs per program (a cluster on sm_90: Triton's num_ctas)
+    maxnreg: int | None = None
     unit_stride_args: bool = False
     stages: dict = field(default_factory=dict)
     findings: list = field(default_factory=list)
@@ -93,6 +95,8 @@ def analyse(rep: KernelReport, asm: dict, metadata) -> None:
     rep.shared_bytes = int(getattr(metadata, "shared", 0) or 0)
     rep.num_warps = getattr(metadata, "num_warps", None)
     rep.num_stages = getattr(metadata, "num_stages", None)
+    rep.num_ctas = getattr(metadata, "num_ctas", None)
+    rep.maxnreg = getattr(metadata, "maxnreg", None)
 
 
 def ptxas_usage(ptx: str, arch: int, extra=()) -> tuple[int | None, int]:
@@ -138,6 +142,30 @@ def lint(rep: KernelReport) -> list[dict]:
         out.append(dict(code="T2P003", message=f"{rep.spill_bytes} bytes of register spills",
                         help="smaller tiles or more warps"))
     return out
+
+
+# The launcher's host time per launch measured on the H200 (docs/performance.md, runs 38 and
+# 44: 16-29 us through the direct path, ct.launch 6-7 us): a kernel that takes less than this
+# on the device is timed as host work, and ran at 0.25-0.7x cuTile in every such run.
+HOST_BOUND_US = 15.0
+# What the H200 moves and computes when a kernel is at its best (copy bandwidth and dense fp16
+# tensor-core rate measured in the same runs); used only to estimate a launch's device time.
+H200_BYTES_PER_S = 4.0e12
+H200_FLOPS_PER_S = 6.0e14
+
+
+def launch_work_lint(nbytes: int, flops: int | None) -> dict | None:
+    """T2P004 when a launch's work is too small for its device time to exceed the launcher's
+    host time (so the launch is bound by the host, and below cuTile's C++ launch)."""
+    est_us = max(nbytes / H200_BYTES_PER_S, (flops or 0) / H200_FLOPS_PER_S) * 1e6
+    if est_us >= HOST_BOUND_US:
+        return None
+    return dict(code="T2P004", message=f"the launch moves {nbytes / 1e6:.2f} MB"
+                + (f" and computes {flops / 1e9:.2f} GFLOP" if flops else "")
+                + f": about {est_us:.1f} us on an H200, less than the launcher's host time per "
+                f"launch ({HOST_BOUND_US:.0f}-29 us measured), so it is bound by the host",
+                help="batch the work into fewer, larger launches, or replay the launches from a "
+                "CUDA graph (torch.cuda.graph)")
 
 
 # --- compiling what a launch launches -----------------------------------------------------------
@@ -209,6 +237,7 @@ def compiling_for(arch: int, sink: list, with_ptxas: bool = True, keep_stages=()
         sink.append(cache[ck])
         return None
 
+    _import_gluon()
     saved = JITFunction._do_compile
     with interpreter_off():
         JITFunction._do_compile = _do_compile
@@ -219,6 +248,37 @@ def compiling_for(arch: int, sink: list, with_ptxas: bool = True, keep_stages=()
             JITFunction._do_compile = saved
             driver.reset_active() if driver._default is not None else setattr(
                 driver, "_active", None)
+
+
+def _import_gluon() -> None:
+    """Triton's dispatch imports triton.experimental.gluon for descriptor arguments, and that
+    import asserts that triton.language's standard functions are JITFunctions unless the
+    interpreter is on. After an in-process run under TRITON_INTERPRET=1 (a CPU check) they are
+    interpreted functions, so the first descriptor launch compiled here failed; gluon is
+    imported the way that run would have imported it."""
+    if "triton.experimental.gluon" in sys.modules:
+        return
+    import triton.language.standard as standard
+    from triton.runtime.jit import JITFunction
+    if isinstance(standard.cdiv, JITFunction):
+        return
+    old = os.environ.get("TRITON_INTERPRET")
+    os.environ["TRITON_INTERPRET"] = "1"
+    try:
+        import triton.experimental.gluon  # noqa: F401
+    finally:
+        if old is None:
+            os.environ.pop("TRITON_INTERPRET", None)
+        else:
+            os.environ["TRITON_INTERPRET"] = old
+
+
+def _array_bytes(args) -> int:
+    import torch
+    flat = []
+    for v in args.values() if isinstance(args, dict) else args:
+        flat.extend(v if isinstance(v, (list, tuple)) else [v])
+    return sum(t.numel() * t.element_size() for t in flat if isinstance(t, torch.Tensor))
 
 
 def _unit_stride(args) -> bool:
@@ -245,7 +305,8 @@ def inspect_case(folder: Path, *, bench_index: int | None = None, config_index: 
     gen = torch.Generator().manual_seed(0)
     args = spec.make_args(config, gen, "cpu")
     return _compile_launch(folder / "kernel.py", tag, translation, arch, stages, with_ptxas,
-                           lambda module: module.launch(None, **args), args)
+                           lambda module: module.launch(None, **args), args,
+                           spec.work(config) if hasattr(spec, "work") else None)
 
 
 def inspect_launch(kernel_file: Path, launch, *, arch: int = 90, stages=(),
@@ -282,7 +343,7 @@ def inspect_launch(kernel_file: Path, launch, *, arch: int = 90, stages=(),
 
 
 def _compile_launch(kernel_file: Path, tag: str, translation, arch, stages, with_ptxas, run,
-                    args) -> list[KernelReport]:
+                    args, work=None) -> list[KernelReport]:
     """Translate `kernel_file` (or load `translation`), then `run(module)` with every Triton
     launch compiled for sm_`arch` instead of run; the reports of the kernels compiled."""
     from .corpus import load_module
@@ -314,6 +375,9 @@ def _compile_launch(kernel_file: Path, tag: str, translation, arch, stages, with
         else:
             os.environ["TRITON_INTERPRET"] = old
     unit = _unit_stride(args)
+    work = work or {}
+    nbytes = work.get("bytes") or _array_bytes(args)
+    host_bound = launch_work_lint(nbytes, work.get("flops"))
     seen, out = set(), []
     for r in reports:
         if id(r) in seen:
@@ -321,6 +385,8 @@ def _compile_launch(kernel_file: Path, tag: str, translation, arch, stages, with
         seen.add(id(r))
         r.unit_stride_args = unit
         r.findings = lint(r) if r.ok else []
+        if r.ok and host_bound:
+            r.findings.append(host_bound)
         out.append(r)
     return out
 
@@ -338,7 +404,9 @@ def format_report(case: str, r: KernelReport) -> str:
     line = (f"{case}: {r.kernel}: {dots}; ld.global {loads}" + (f"; cp.async {cps}" if cps else "")
             + (f"; TMA {r.tma_loads}" if r.tma_loads else "")
             + f"; shared {r.shared_bytes} B; {regs}; spills {r.spill_bytes} B; "
-            f"warps {r.num_warps}, stages {r.num_stages}")
+            f"warps {r.num_warps}, stages {r.num_stages}"
+            + (f", {r.num_ctas} CTAs per program" if (r.num_ctas or 1) > 1 else "")
+            + (f", maxnreg {r.maxnreg}" if r.maxnreg else ""))
     for f in r.findings:
         line += f"\n    {f['code']} {f['message']}\n    help: {f['help']}"
     return line

@@ -80,6 +80,8 @@ class Session:
             elif kind == "case-done":
                 self._current_case = None
                 self.done_cases.add(rec["case"])
+            elif kind == "tune":
+                continue        # a ct.tune search's choice: for bench, no launch to judge
             else:
                 self.sup.add_record(rec)
 

@@ -72,47 +72,33 @@ def scaled_add_rows(
     out_stride1 = out_stride1 // out_div[1] * out_div[1]
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             i, j = (block_x, tl.program_id(1))
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_x0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-                offs_x1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_x0 = i * TM + tl.arange(0, TM)
-                offs_x1 = j * TN + tl.arange(0, TN)
+            offs_x0 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             xt = tl.load(
                 x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
                 mask=mask_x,
                 other=0.0,
             ).to(tl.float32)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_y0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-                offs_y1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_y0 = i * TM + tl.arange(0, TM)
-                offs_y1 = j * TN + tl.arange(0, TN)
+            offs_y0 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_y1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
             yt = tl.load(
                 y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1,
                 mask=mask_y,
                 other=0.0,
             ).to(tl.float32)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_w0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-            else:
-                offs_w0 = i * TM + tl.arange(0, TM)
+            offs_w0 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
             mask_w = offs_w0 < w_shape0
             wt = tl.load(w_ptr + offs_w0 * w_stride0, mask=mask_w, other=0.0)
-            if USE_INT64:  # 64-bit offsets, chosen by the launcher
-                offs_out0 = tl.cast(i, tl.int64) * TM + tl.arange(0, TM)
-                offs_out1 = tl.cast(j, tl.int64) * TN + tl.arange(0, TN)
-            else:
-                offs_out0 = i * TM + tl.arange(0, TM)
-                offs_out1 = j * TN + tl.arange(0, TN)
+            offs_out0 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_out1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
             mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
             tl.store(
                 out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
