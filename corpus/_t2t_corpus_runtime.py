@@ -191,12 +191,9 @@ class _Uncached:
 
 
 def _ptxas_target():
-    """Whether ptxas options apply: Triton compiles for an NVIDIA GPU, or runs the kernel in
-    its interpreter (no GPU driver), which takes every option and uses none."""
-    try:
-        return triton.runtime.driver.active.get_current_target().backend == "cuda"
-    except RuntimeError:
-        return True
+    """Whether ptxas options apply: NVIDIA GPUs (and Triton's interpreter, which takes every
+    option and uses none); ROCm's backend refuses the keyword."""
+    return torch.version.hip is None
 
 
 def _scalar_key(x):
@@ -485,14 +482,16 @@ def _tma_descriptor(x, block):
 
 
 def _tma_target():
-    """For CPU tensors: True under Triton's interpreter (no GPU driver: descriptors wherever the
-    layout allows them), else whether the target Triton compiles for has TMA (a compile probe
-    for sm_80 or ROCm compiles the pointer loads that GPU would run)."""
+    """For CPU tensors, which reach a launcher under Triton's interpreter or in a compile check
+    for a GPU that is not here: TMA where torch reports a GPU that has it (sm_90 and later,
+    not ROCm), and where it reports none (the interpreter: descriptors wherever the layout
+    allows them)."""
+    if torch.version.hip is not None:
+        return False
     try:
-        target = triton.runtime.driver.active.get_current_target()
-    except RuntimeError:
+        return torch.cuda.get_device_capability()[0] >= 9
+    except (AssertionError, RuntimeError):  # a torch without CUDA, or no GPU
         return True
-    return target.backend == "cuda" and target.arch >= 90
 
 
 _LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time

@@ -129,7 +129,7 @@ class TargetCompiler:
             return None
 
         saved = JITFunction._do_compile
-        with interpreter_off():
+        with interpreter_off(), self._torch_reports_target():
             JITFunction._do_compile = _do_compile
             driver.set_active(_TargetDriver(self.target, list(TARGETS).index(self.name)))
             try:
@@ -138,6 +138,24 @@ class TargetCompiler:
                 JITFunction._do_compile = saved
                 driver.reset_active() if driver._default is not None else setattr(
                     driver, "_active", None)
+
+    @contextlib.contextmanager
+    def _torch_reports_target(self):
+        """While active, torch describes the target GPU as it would on a machine that has it
+        (the launchers choose TMA and ptxas options from what torch reports): its compute
+        capability, and on AMD GPUs a ROCm build (`torch.version.hip`; MI200 is 9.0 and MI300
+        9.4 there)."""
+        import torch
+        backend, arch, _ = TARGETS[self.name]
+        capability = divmod(arch, 10) if backend == "cuda" else (9, int(arch[-2]))
+        hip = None if backend == "cuda" else "rocm (tile2triton.portability)"
+        saved = torch.cuda.get_device_capability, torch.version.hip
+        torch.cuda.get_device_capability = lambda device=None: capability
+        torch.version.hip = hip
+        try:
+            yield
+        finally:
+            torch.cuda.get_device_capability, torch.version.hip = saved
 
     def launch(self, source: str, call) -> list:
         """Run `call()` (a launcher call) compiling for this target; the kernels it compiled,
