@@ -20,6 +20,8 @@ TABLE = {
     "tan": (None, pymath.tan), "tanh": (None, pymath.tanh), "sinh": (None, pymath.sinh),
     "cosh": (None, pymath.cosh), "floor": ("tl.floor({x})", pymath.floor),
     "ceil": ("tl.ceil({x})", pymath.ceil), "erf": ("tl.erf({x})", pymath.erf),
+    # not in cuda-tile 1.7.0 (Math.newer)
+    "sigmoid": ("tl.sigmoid({x})", lambda v: 1.0 / (1.0 + pymath.exp(-v))),
 }
 # How the `_<fn>` helper computes each function from an fp32/fp64 X (no libdevice).
 FORMULAS = {
@@ -28,6 +30,7 @@ FORMULAS = {
     "tan": "tl.sin(X) / tl.cos(X)", "floor": "tl.floor(X)", "ceil": "tl.ceil(X)",
     "erf": "tl.erf(X)", "tanh": "_tanh_f(X)",
     "sinh": "0.5 * (tl.exp(X) - tl.exp(-X))", "cosh": "0.5 * (tl.exp(X) + tl.exp(-X))",
+    "sigmoid": "tl.sigmoid(X)",
 }
 TANH_F = DeviceHelper("_tanh_f", r'''@triton.jit
 def _tanh_f(x):
@@ -88,8 +91,11 @@ def _atan2(y, x):
 DIRECT_DTYPES = {d for d in WIDE_DTYPES if d in FLOAT_DTYPES}  # fp32, fp64, tf32
 
 
+NEWER = ("sigmoid",)     # names later cuda-tile releases add (Pattern.newer)
+
+
 class Math(Pattern):
-    constructs = tuple(TABLE)
+    constructs = tuple(n for n in TABLE if n not in NEWER)
     summary = "exp, exp2, log, log2, sqrt, rsqrt, sin, cos, tan, tanh, sinh, cosh, floor, ceil, erf"
     triton = "tl.<fn> on fp32/fp64; `_<fn>` helper (through fp32) otherwise"
 
@@ -132,6 +138,23 @@ def k(x, TILE: ct.Constant[int]):
                               requires=(TANH_F,) if call.name == "tanh" else ())
         name = cx.need(helper, name=call.name, formula=FORMULAS[call.name])
         return Lowered(f"{name}({x.code})", val)
+
+
+class NewerMath(Math):
+    constructs = NEWER
+    newer = NEWER
+    summary = "sigmoid, where the installed cuda-tile defines it (1.7.0 does not)"
+    triton = "tl.sigmoid on fp32/fp64; `_sigmoid` helper (through fp32) otherwise"
+    examples = [Example("""
+@ct.kernel
+def k(x, TILE: ct.Constant[int], FAST: ct.Constant[bool]):
+    a = ct.load(x, (0,), (TILE,)).astype(ct.float32)
+    if FAST:
+        a = ct.sigmoid(a)
+    else:
+        a = 1.0 / (1.0 + ct.exp(-a))
+    ct.store(x, (0,), a)
+""", expect=["if FAST:", "tl.static_assert(False, \"ct.sigmoid is not in cuda-tile"])]
 
 
 class Atan2(Pattern):

@@ -42,6 +42,18 @@ def precision(x, y):
     return '"ieee"'
 
 
+FP8 = ("float8_e4m3fn", "float8_e5m2")
+
+
+def fp8_accumulation(x, y) -> str:
+    """`, max_num_imprecise_acc=0` where the operands may be fp8. On sm_90 Triton lets an fp8
+    product accumulate in the wgmma accumulator, which keeps fewer bits than fp32 (up to 4.6e-4
+    relative on cuTile's BatchMatMul sample); 0 promotes to fp32 after every step, as exact as
+    cuTile's product. Other dtypes ignore the argument; operands known not to be fp8 omit it."""
+    maybe = [dtype_of(v) is None or dtype_of(v) in FP8 for v in (x, y)]
+    return ", max_num_imprecise_acc=0" if all(maybe) else ""
+
+
 DOT_BY_SUM = DeviceHelper("_dot_by_sum", """
 @triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
@@ -69,7 +81,8 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         # FFT sample multiplies 2 x 2 matrices) the products are summed elementwise
         if (x.dtype == y.dtype and x.dtype != tl.uint8 and x.shape[1] >= 16
                 and y.shape[2] >= 16 and x.shape[2] >= MIN_K):
-            return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype)
+            return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype,
+                          max_num_imprecise_acc=0)
         else:
             return acc + _dot_by_sum(x, y, acc.dtype)
     elif x.dtype != y.dtype:
@@ -79,7 +92,9 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         # tl.dot takes int8 but not uint8 integer operands
         return acc + _dot_by_sum(x, y, acc.dtype)
     elif M >= 16 and N >= 16 and K >= MIN_K:
-        return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype)
+        # (max_num_imprecise_acc=0: an fp8 product accumulates in fp32 on sm_90, as in cuTile)
+        return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype,
+                      max_num_imprecise_acc=0)
     else:
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
@@ -91,7 +106,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
         prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION,
-                      out_dtype=acc.dtype)
+                      out_dtype=acc.dtype, max_num_imprecise_acc=0)
         prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
 """, requires=(DOT_BY_SUM,))
@@ -193,7 +208,7 @@ def k(a, b, c):
     x = ct.load(a, (0, 0), (64, 16))
     y = ct.load(b, (0, 0), (16, 32))
     ct.store(c, (0, 0), ct.mma(x, y, acc))
-""", expect=['tl.dot(x, y, acc, input_precision="ieee")']),
+""", expect=['tl.dot(x, y, acc, input_precision="ieee", max_num_imprecise_acc=0)']),
         Example("""
 @ct.kernel
 def k(a, b, c):
@@ -235,7 +250,7 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
         x, y = require_tile(call, "x", cx), require_tile(call, "y", cx)
         acc = require_tile(call, "acc", cx)
         prec = precision(x, y)
-        extra = f", input_precision={prec}" if prec else ""
+        extra = (f", input_precision={prec}" if prec else "") + fp8_accumulation(x, y)
         cx.mark_dot(fma=prec == '"ieee"')
         # a tf32 product of tiles loaded straight from arrays: the launcher may lay B out
         # K-major, the only layout wgmma reads tf32 operands in (docs/performance.md)

@@ -124,3 +124,48 @@ def test_mutations_are_reproducible():
     assert a == b and len({t for _, t in a}) > 15
     rng = random.Random(1)
     assert fuzz.mutate(seeds[0][1], rng) != seeds[0][1] or fuzz.mutate(seeds[0][1], rng)
+
+
+# ------------------------------------------------- file-level mutation classes (issue 22)
+def test_mutation_classes_of_issue_22_are_generated():
+    """PEP 263 coding lines, file names with control characters, line-break characters other
+    than "\\n", and huge compile-time values each occur in a few hundred inputs."""
+    seeds = fuzz.seed_files()
+    inputs = [fuzz.generate_file(seeds, 9, i) for i in range(300)]
+    coded = [d for _, _, d in inputs if b"coding" in b"".join(d.split(b"\n", 2)[:2])]
+    named = [n for _, n, _ in inputs if n != fuzz.PLAIN_NAME]
+    controls = [n for n in named if any(not c.isprintable() for c in n)]
+    breaks = [d for _, _, d in inputs if any(c.encode() in d for c in fuzz.LINE_BREAKS[:8])]
+    huge = [d for _, _, d in inputs if any(v.encode() in d for v in fuzz.HUGE_VALUES)]
+    assert len(coded) > 15 and len(controls) > 10 and len(breaks) > 15 and len(huge) > 15
+    assert any(b"coding: hex" in d or b"coding=hex" in d for d in coded) or len(coded) > 30
+
+
+GOOD_KERNEL = '''import cuda.tile as ct
+
+
+@ct.kernel
+def double(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(0),), (TILE,))
+    ct.store(y, (ct.bid(0),), t * 2)
+'''
+
+
+def test_classifier_sees_what_convert_would_write(monkeypatch):
+    """The checks behind `bad-output`: the written bytes compile, the file name changes only
+    the header comment, and the --diff diff rebuilds the translation."""
+    from tile2triton import cli, emit
+    assert fuzz.classify(GOOD_KERNEL.encode(), "k\n__import__('os')\n#.py")[0] == "translated"
+    assert fuzz.classify(b"# coding: hex\n" + GOOD_KERNEL.encode()) == ("diagnostic", "T2T004")
+    # a header that lets the file name out of its comment is caught
+    monkeypatch.setattr(emit, "comment_safe", lambda s: s, raising=False)
+    real_header = emit.with_header
+    monkeypatch.setattr(emit, "with_header", lambda code, path: real_header(code, path)
+                        .replace("# Translated from ", "# Translated from " + path + "\nx = 1\n#"))
+    outcome, detail = fuzz.classify(GOOD_KERNEL.encode(), "evil.py")
+    assert outcome == "bad-output" and "changed the code" in detail
+    monkeypatch.setattr(emit, "with_header", real_header)
+    # a diff split where git does not split is caught
+    monkeypatch.setattr(cli, "source_lines", lambda data: data.splitlines(True))
+    outcome, detail = fuzz.classify(GOOD_KERNEL.replace("\n", "\r").encode())  # lone CRs
+    assert outcome == "bad-output" and detail.startswith("--diff")

@@ -133,3 +133,145 @@ def test_integers_convert_to_and_from_fp8_through_float(tmp_path):
     assert compile_messages(both.path, "quantize_codes", "[((6,), torch.randn(6, 50), "
                             "torch.zeros(6, 50, dtype=torch.float8_e4m3fn), "
                             "torch.zeros(6, 50, dtype=torch.int32), 64)]") == ["ok"]
+
+
+# A swish-gated norm whose fast path calls a name cuda-tile 1.7.0 lacks, under a
+# ct.Constant[bool]: cuTile compiles the branch only for launches that take it.
+NEWER_NAME_BRANCH = """
+@ct.kernel
+def swish_gate(x, g, y, FAST: ct.Constant[bool], TN: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0), 0), shape=(1, TN), padding_mode=ct.PaddingMode.ZERO)
+    gate = ct.load(g, index=(ct.bid(0), 0), shape=(1, TN), padding_mode=ct.PaddingMode.ZERO)
+    if FAST:
+        s = ct.sigmoid(gate)
+    else:
+        s = 1.0 / (1.0 + ct.exp(-gate))
+    out = t * gate * s
+    rms = ct.sqrt(ct.sum(out * out, axis=1, keepdims=True) / x.shape[1] + 1e-6)
+    ct.store(y, index=(ct.bid(0), 0), tile=out / rms)
+"""
+
+
+def _swish_reference(x, g):
+    xd, gd = x.double(), g.double()
+    out = xd * gd * torch.sigmoid(gd)
+    return out / torch.sqrt((out * out).mean(dim=1, keepdim=True) + 1e-6)
+
+
+def _swish_args(seed):
+    g = gen(seed)
+    return torch.randn(6, 77, generator=g), torch.randn(6, 77, generator=g)
+
+
+def test_a_name_cutile_lacks_fails_only_the_launches_taking_its_branch(tmp_path):
+    import cuda.tile
+    assert not hasattr(cuda.tile, "sigmoid")      # cuda-tile 1.7.0
+    both = Both(tmp_path, NEWER_NAME_BRANCH, "newer_name_branch")
+    x, g = _swish_args(1)
+    y = torch.full((6, 77), math.nan)
+    ref, got = both.run("swish_gate", (6,), [x, g, y, False, 128])
+    torch.testing.assert_close(got[2].double(), _swish_reference(x, g), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(ref[2], got[2], atol=1e-6, rtol=1e-5)
+    messages = compile_messages(both.path, "swish_gate", "[((6,), torch.randn(6, 77), "
+                                "torch.randn(6, 77), torch.empty(6, 77), FAST, 128) "
+                                "for FAST in (False, True)]")
+    assert messages[0] == "ok"
+    assert "ct.sigmoid" in messages[1] and "1.7.0" in messages[1]
+
+
+def test_a_name_newer_cutile_adds_is_translated_when_installed(monkeypatch):
+    import cuda.tile
+    monkeypatch.setattr(cuda.tile, "sigmoid", lambda x: x, raising=False)
+    text = translate(NEWER_NAME_BRANCH)
+    assert "static_assert" not in text
+    assert "tl.sigmoid(" in text
+
+
+def test_a_name_cutile_lacks_outside_a_constant_branch_is_an_error():
+    from tile2triton import translate_source
+    from side_by_side import HEADER
+    src = HEADER + NEWER_NAME_BRANCH.replace("if FAST:", "if ct.bid(0) > 2:")
+    r = translate_source(src, "swish.py")
+    assert not r.ok
+    text = "\n".join(d.format() for d in r.diagnostics())
+    assert "T2T100" in text and "ct.sigmoid" in text and "1.7.0" in text
+
+
+# A bf16 accumulator widened to fp32 inside its loop: cuTile 1.7.0 rejects it ("Type of `acc`
+# depends on path taken"), as it rejects `a = 1` then `a *= 2.0` in a loop (upstream
+# test_typeinfer.py). Triton rejected the translation with a loop-carried type error instead.
+WIDENED_IN_LOOP = """
+@ct.kernel
+def row_sums(x, y, TN: ct.Constant[int]):
+    acc = ct.zeros((1, TN), dtype=ct.bfloat16)
+    for j in range(ct.num_tiles(x, axis=1, shape=(1, TN))):
+        t = ct.load(x, index=(ct.bid(0), j), shape=(1, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = acc + t.astype(ct.float32)
+    ct.store(y, index=(ct.bid(0),), tile=ct.sum(acc, axis=1))
+"""
+
+
+def test_a_carried_tile_that_changes_dtype_is_rejected_as_cutile_does():
+    from tile2triton import translate_source
+    from side_by_side import HEADER
+    r = translate_source(HEADER + WIDENED_IN_LOOP, "widened.py")
+    assert not r.ok
+    (d,) = r.diagnostics()
+    assert d.code == "T2T113" and "`acc`" in d.message and "depends on path" in d.message
+    assert "bfloat16" in d.message and "float32" in d.message
+    assert d.source_line.strip() == "acc = acc + t.astype(ct.float32)"   # where it widens
+    # the same accumulator kept in one dtype translates
+    translate(WIDENED_IN_LOOP.replace("dtype=ct.bfloat16", "dtype=ct.float32"))
+
+
+def test_the_interpreter_rejects_a_carried_value_that_changes_type(tmp_path):
+    from tile2triton import interp
+    from side_by_side import HEADER
+    path = tmp_path / "widened_cutile.py"
+    path.write_text(HEADER + WIDENED_IN_LOOP)
+    mod = interp.load_module_with_interpreter(str(path))
+    x = torch.randn(3, 70, generator=gen(2)).bfloat16()
+    with pytest.raises(interp.TileTypeError, match="Type of `acc` depends on path taken"):
+        interp.run_kernel(mod.row_sums, (3,), (x, torch.empty(3), 32))
+    # a value that keeps its type, and a constant that stays an int, run (as in cuTile)
+    path.write_text(HEADER + WIDENED_IN_LOOP.replace("dtype=ct.bfloat16", "dtype=ct.float32"))
+    mod = interp.load_module_with_interpreter(str(path))
+    y = torch.empty(3)
+    interp.run_kernel(mod.row_sums, (3,), (x, y, 32))
+    torch.testing.assert_close(y.double(), x.double().sum(dim=1), atol=1e-4, rtol=1e-4)
+
+
+# cuTile's samples/BatchMatMul.py with fp8 inputs and an fp32 output drifted by up to 4.6e-4
+# (489,211 of 2,097,152 elements beyond 2e-4) while its own check against torch._scaled_mm
+# passes: on sm_90 a Triton fp8 dot accumulates in the wgmma accumulator, narrower than fp32,
+# unless told to promote (max_num_imprecise_acc); cuTile's product is exact to fp32.
+FP8_BMM = """
+@ct.kernel
+def bmm(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    acc = ct.full((TM, TN), 0.0, dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[2], TK)):
+        a = ct.load(A, (ct.bid(0), ct.bid(1), k), (1, TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, (ct.bid(0), k, ct.bid(2)), (1, TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a.reshape((TM, TK)), b.reshape((TK, TN)), acc)
+    ct.store(C, (ct.bid(0), ct.bid(1), ct.bid(2)), acc.astype(C.dtype).reshape((1, TM, TN)))
+"""
+
+
+def test_products_that_may_be_fp8_accumulate_in_fp32(tmp_path):
+    both = Both(tmp_path, FP8_BMM, "fp8_bmm")
+    assert "max_num_imprecise_acc=0" in both.text      # promote after every wgmma step
+    a = torch.randn(2, 40, 70, generator=gen(8)).to(torch.float8_e4m3fn)
+    b = torch.randn(2, 70, 50, generator=gen(9)).to(torch.float8_e4m3fn)
+    c = torch.full((2, 40, 50), math.nan)
+    ref, got = both.run("bmm", (2, 3, 4), [a, b, c, 32, 16, 32])
+    expect = a.double() @ b.double()
+    torch.testing.assert_close(got[2].double(), expect, atol=1e-5, rtol=1e-6)
+    # tiles of known sizes: the kernel's own tl.dot says it; operands known not to be fp8
+    # keep Triton's default
+    sized = FP8_BMM.replace("TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]",
+                            "").replace("TM", "64").replace("TN", "64").replace("TK", "32")
+    assert "max_num_imprecise_acc=0,\n" in translate(sized)
+    text = translate(sized.replace("acc = ct.mma(a.reshape((64, 32)), b.reshape((32, 64)), acc)",
+                                   "acc = ct.mma(a.reshape((64, 32)).astype(ct.float16), "
+                                   "b.reshape((32, 64)).astype(ct.float16), acc)"))
+    assert "tl.dot(" in text and "max_num_imprecise_acc" not in text

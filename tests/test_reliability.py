@@ -196,6 +196,7 @@ def test_diffs_of_files_with_unusual_line_characters_apply(tmp_path):
         originals[f"k{i}.py"] = GOOD.replace("    t = ct.load", f"    # a{ch}b\n    t = ct.load") \
             .replace("def run", f'S = "x{ch}y"\n\n\ndef run')
     originals['q"\\.py'] = GOOD + "# end\u2028"  # a quoted name; no newline at the end
+    originals["mac.py"] = GOOD.replace("\n", "\r")   # lone CRs: one line to git
     for name, text in originals.items():
         (repo / name).write_text(text, newline="")
     git = ["git", "-c", "core.fsmonitor=", "-c", "user.name=t", "-c", "user.email=t@t"]
@@ -203,17 +204,17 @@ def test_diffs_of_files_with_unusual_line_characters_apply(tmp_path):
     p = subprocess.run([sys.executable, "-m", "tile2triton", "convert", ".", "--diff"],
                        cwd=repo, capture_output=True, env=ENV, timeout=120)
     assert p.returncode == 0, p.stderr.decode()
-    assert p.stdout.count(b"\\ No newline at end of file") == 1
+    # q"\.py once (its new side ends in a newline-less line), mac.py on both sides
+    assert p.stdout.count(b"\\ No newline at end of file") == 3
     assert b'--- "a/q\\"\\\\.py"\n' in p.stdout
     (tmp_path / "d.patch").write_bytes(p.stdout)
     a = subprocess.run([*git, "apply", str(tmp_path / "d.patch")], cwd=repo,
                        capture_output=True, text=True)
     assert a.returncode == 0, a.stderr
+    from tile2triton.files import decode_source
     for name, text in originals.items():
-        expected = translate_source(text, name).output
-        if not text.endswith("\n"):
-            expected = expected.rstrip("\n")
-        assert (repo / name).read_bytes() == expected.encode(), name
+        src = decode_source(text.encode(), name)
+        assert (repo / name).read_bytes() == src.encode(translate_source(src.text, name).output)
 
 
 # -- item 10: cuTile code that is not imported at module level is seen ------------------------------
@@ -479,3 +480,19 @@ def test_files_past_the_size_limit_are_located():
     assert d.line == (GOOD + filler).count("\n", 0, MAX_SOURCE_CHARS) + 1
     plain = translate_source(filler.replace("v", "w"), "data.py")   # no cuTile: not parsed
     assert not plain.has_cutile and plain.output == filler.replace("v", "w")
+
+
+# -- found by the extended fuzz ---------------------------------------------------------------------
+
+def test_arithmetic_on_a_function_reference_is_located():
+    r = translate_source(kernel_with("    p = ct.bid + ct.bid(0)\n"), "k.py")
+    (d,) = r.diagnostics()
+    assert (d.code, d.line, d.col) == ("T2T101", 6, 9) and "not a value" in d.message
+
+
+def test_an_expression_statement_without_effect_translates(tmp_path):
+    module, text = load(kernel_with("    lambda: 0\n    ct.bid\n"), tmp_path, "no_effect")
+    x = data(50, 4)
+    y = torch.full_like(x, -1.0)
+    module.run(x, y)
+    torch.testing.assert_close(y.double(), x.double() * 2, rtol=1e-6, atol=1e-6)

@@ -209,6 +209,7 @@ def bmm_kernel(
                 tl.reshape(b_tile, (TK, TN)),
                 tl.reshape(acc, (TM, TN)),
                 input_precision="ieee",
+                max_num_imprecise_acc=0,
             ),
             (1, TM, TN),
         )

@@ -91,7 +91,9 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
             and y.shape[2] >= 16
             and x.shape[2] >= MIN_K
         ):
-            return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype)
+            return tl.dot(
+                x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=0
+            )
         else:
             return acc + _dot_by_sum(x, y, acc.dtype)
     elif x.dtype != y.dtype:
@@ -101,7 +103,10 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         # tl.dot takes int8 but not uint8 integer operands
         return acc + _dot_by_sum(x, y, acc.dtype)
     elif M >= 16 and N >= 16 and K >= MIN_K:
-        return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype)
+        # (max_num_imprecise_acc=0: an fp8 product accumulates in fp32 on sm_90, as in cuTile)
+        return tl.dot(
+            x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=0
+        )
     else:
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
@@ -119,6 +124,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
             tl.zeros((M * RM, N * RN), acc.dtype),
             input_precision=PRECISION,
             out_dtype=acc.dtype,
+            max_num_imprecise_acc=0,
         )
         prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)

@@ -31,6 +31,7 @@ from .version import __version__
 from .cli_support import (Progress, Terminated, UsageError, check_report_path, common_options,
                           load_config, terminate_like_interrupt, verbosity, write_report)
 from .convert_report import DiagnosticPrinter
+from . import launcher_links
 from .diagnostics import Diagnostic, is_internal
 from .files import (FileProblem, SourceText, coding_line, decode_source, read_source,
                     write_atomic)
@@ -191,34 +192,33 @@ def _records(result) -> list[dict]:
     return out
 
 
-def source_lines(text: str) -> list[str]:
-    """`text` split after each "\\n", "\\r\\n" or "\\r", the line ends Python source and git know.
-    (`str.splitlines` also breaks at \\f, \\x1c-\\x1e, \\x85, U+2028 and U+2029, which are
-    characters inside a line to both.)"""
-    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+def source_lines(data: bytes) -> list[bytes]:
+    """`data` split after each b"\\n", as git splits a file into lines. On the file's bytes,
+    so that any encoding (a BOM, UTF-16, stateful UTF-7) diffs as it is stored; "\\r\\n" ends
+    a line with its "\\r", and a lone "\\r" (old Mac style), \\f, \\x1c-\\x1e, \\x85, U+2028
+    and U+2029 stay inside git's line (`str.splitlines` broke there, and `git apply` then
+    refused the diff)."""
+    return re.findall(rb"[^\n]*\n|[^\n]+$", data)
 
 
 def git_diff(src: SourceText, new_text: str, path: str) -> bytes:
     """A unified diff of one file that `git apply` accepts from the working folder: a/ and b/
-    prefixes, the file's own encoding and line endings, and the no-newline-at-end marker."""
-    encoding = src.encoding
-    if encoding == "utf-8-sig":  # keep the BOM inside line 1 on both sides
-        old = src.raw_text()
-        new = "\ufeff" + src.restore(new_text)
-        encoding = "utf-8"
-    else:
-        old, new = src.raw_text(), src.restore(new_text)
+    prefixes (quoted as git quotes them), the bytes as stored and as they would be written, and
+    the no-newline-at-end marker."""
+    old = src.raw if src.raw is not None else src.encode(src.text)
+    new = src.encode(new_text)
     out = [b"--- " + os.fsencode(git_quote_path(f"a/{path}")) + b"\n",
            b"+++ " + os.fsencode(git_quote_path(f"b/{path}")) + b"\n"]
-    lines = difflib.unified_diff(source_lines(old), source_lines(new), lineterm="")
+    lines = difflib.diff_bytes(difflib.unified_diff, source_lines(old), source_lines(new),
+                               lineterm=b"")
     for k, line in enumerate(lines):
         if k < 2:  # difflib's own ---/+++ lines: replaced by the quoted ones above
             continue
-        if line.startswith("@@"):
-            out.append(line.rstrip("\r\n").encode("ascii") + b"\n")
+        if line.startswith(b"@@"):
+            out.append(line.rstrip(b"\r\n") + b"\n")
             continue
-        out.append(line.encode(encoding))
-        if not line.endswith(("\n", "\r")):
+        out.append(line)
+        if not line.endswith(b"\n"):
             out.append(b"\n\\ No newline at end of file\n")
     return b"".join(out)
 
@@ -363,7 +363,14 @@ def cmd_convert(args) -> int:
     shared = runtime_imports(runtime_path, targets) if runtime_path is not None else None
     n_written = n_unwritten = n_partial = n_left = 0
     keep = args.keep_unconverted
-    for o in _outcomes(inputs, jobs, progress, shared, keep):
+    # a module importing launchers from the user's other modules waits until those are known
+    # (launcher_links.py); the others are reported and queued as they come
+    produced: dict = {}
+    deferred: list = []
+
+    def handle(o) -> None:
+        nonlocal n_kernels, n_files, n_bad, n_problems, n_would, internal
+        nonlocal n_written, n_unwritten, n_partial, n_left
         diags = [o.problem] if o.problem else (o.result.diagnostics() if o.result else [])
         for d in diags:
             internal |= is_internal(d)
@@ -376,7 +383,7 @@ def cmd_convert(args) -> int:
             n_problems += 1
             records.append({"file": o.display, "kernel": None, "line": o.problem.line,
                             "status": "failed", "diagnostics": [o.problem.as_json()]})
-            continue
+            return
         result, src = o.result, o.source
         records.extend(_records(result))
         if result.has_cutile:
@@ -387,7 +394,7 @@ def cmd_convert(args) -> int:
         n_left += sum(1 for k in result.kernels if k.status == "failed")
         if not _writable(result, keep):
             n_unwritten += result.has_cutile
-            continue
+            return
         if result.has_cutile:
             n_written += 1
             n_partial += not result.ok
@@ -403,25 +410,44 @@ def cmd_convert(args) -> int:
                     sys.stdout.flush()
             elif verbose > 0:
                 say(f"unchanged {o.display} (no cuTile kernels)")
-            continue
+            return
         target = targets[o.index]
         if target is None:
             if args.in_place and o.path != "-":
                 if verbose > 0:
                     say(f"unchanged {o.display} (no cuTile kernels)")
-                continue
+                return
             sys.stdout.flush()
             sys.stdout.buffer.write(src.encode(result.output))
             sys.stdout.flush()
-            continue
+            return
         if args.in_place and not result.has_cutile:
             if verbose > 0:
                 say(f"unchanged {o.display} (no cuTile kernels)")
-            continue
+            return
         data = src.encode(result.output) if result.has_cutile else src.raw
         # in place: replaced only if the file still holds what was read (item 9 of issue 22)
         pending.append((target, data, o.display, src.raw if args.in_place else None))
-        runtime += result.runtime
+        runtime.extend(result.runtime)
+
+    for o in _outcomes(inputs, jobs, progress, shared, keep):
+        if o.path != "-":
+            written_text = None
+            if o.result is not None and o.problem is None and _writable(o.result, keep):
+                written_text = o.result.output if o.result.has_cutile else o.source.text
+            elif args.in_place and o.source is not None:
+                written_text = o.source.text
+            produced[launcher_links._key(o.path)] = written_text
+        links = launcher_links.pending_links(o.path, o.source.text, o.result.output) if (
+            o.problem is None and o.result is not None and o.result.output is not None
+            and o.result.has_cutile) else []
+        if links:
+            deferred.append((o, links))
+            continue
+        handle(o)
+    launcher_links.settle(deferred, produced, args.in_place)
+    for o, _ in deferred:
+        handle(o)
     progress.clear()
     if runtime:
         from . import emit

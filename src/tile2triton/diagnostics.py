@@ -26,6 +26,8 @@ CODES = {
     "T2T109": "unsupported host-side use of a kernel",
     "T2T110": "a live kernel object cannot be turned into source (no source, or a value that is not a constant)",
     "T2T111": "host code the translation cannot carry over (the Triton module would not define a name it uses)",
+    "T2T112": "a launcher the module imports from another of the user's modules would not exist (that module is not written, or does not define it)",
+    "T2T113": "a value whose type depends on the path taken (cuTile rejects it too)",
     "T2T120": "compile-time expression cannot be evaluated (division by zero, overflow, ...)",
     "T2T121": "a name the translated module needs (USE_INT64, tl, triton, torch, hints)",
     "T2T900": "internal error of the translator",

@@ -314,6 +314,7 @@ class _HostRewriter(cst.CSTTransformer):
         self.method_markers: dict = {}  # the same, for a dataclass method (leave_ClassDef)
         self.import_anchor = None
         self.depth = 0
+        self.class_depth = 0    # inside a class body: a method is not a module-level kernel
         self.errors = []
         self.host_features: set = set()
         self.introduced: set = set()  # generated names the rewritten host code refers to
@@ -374,7 +375,7 @@ class _HostRewriter(cst.CSTTransformer):
             return False        # cuTile code kept as it is (--keep-unconverted)
         if id(node) in self.pm.device_methods:
             return False        # a dataclass method kernels call: device code (records.py)
-        if self.depth > 1 and id(node) not in self.nested:
+        if (self.depth > 1 or self.class_depth) and id(node) not in self.nested:
             from .recognize import decorator_role
             role = next((r for r in (decorator_role(self.pm, d)[0] for d in node.decorators)
                          if r), None)
@@ -407,9 +408,13 @@ class _HostRewriter(cst.CSTTransformer):
             [cst.Assign([cst.AssignTarget(cst.Name(nk.name))], value)],
             leading_lines=original.leading_lines)
 
+    def visit_ClassDef(self, node):
+        self.class_depth += 1
+
     def leave_ClassDef(self, original, updated):
         """A dataclass whose methods kernels call keeps its fields and other methods; each
         translated method leaves a comment naming its device helpers (records.py)."""
+        self.class_depth -= 1
         if not self.method_markers or not isinstance(updated.body, cst.IndentedBlock):
             return updated
         body, carry = [], []
@@ -807,6 +812,19 @@ class _HostRewriter(cst.CSTTransformer):
             self.introduced.add("_with_hints")
             return updated.with_changes(func=cst.Name(self.names["_with_hints"]), args=[
                 cst.Arg(cst.Name(self.names[launcher_name(kname)]))] + opts)
+        if name == "kernel" and len(updated.args) >= 1 and updated.args[0].keyword is None \
+                and updated.args[0].star == "":
+            # ct.kernel(fn) of a function given at run time (`def run(fn): ct.kernel(fn)`):
+            # the functions handed to it are translated kernels, found through _LAUNCHERS
+            self.host_features.add("launch")
+            opts = [a for a in updated.args[1:] if a.keyword is not None]
+            if not opts:
+                return updated.args[0].value
+            self.host_features.add("replace_hints")
+            self.introduced.add("_with_hints")
+            return updated.with_changes(func=cst.Name(self.names["_with_hints"]),
+                                        args=[updated.args[0].with_changes(
+                                            comma=cst.MaybeSentinel.DEFAULT)] + opts)
         if name == "compiler_timeout":
             # Triton compiles without a time limit: a context manager that does nothing
             self.introduced.add("contextlib")
@@ -848,9 +866,10 @@ class _HostRewriter(cst.CSTTransformer):
         return updated
 
 
-_HOST_HELP = ("host code may use ct.launch, ct.kernel, ct.cdiv, ct.ByTarget, "
-              "ct.compiler_timeout, kernel.replace_hints, ct.tune.exhaustive_search and cuTile "
-              "dtypes; use torch for the rest")
+_HOST_HELP = ("this is tile code: where it belongs to a kernel or a device helper, mark that "
+              "function @ct.kernel or @ct.function (or call it from a kernel); host code itself "
+              "may use ct.launch, ct.kernel, ct.cdiv, ct.ByTarget, ct.compiler_timeout, "
+              "kernel.replace_hints, ct.tune.exhaustive_search and cuTile dtypes")
 
 
 class HostErrors(Exception):
@@ -1068,6 +1087,11 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
     # of the host module but say so, rather than silently dropping them.
     uncalled = {}
     for fn in functions:
+        if fn.role == "tile_code" and fn.name not in device_stmts:
+            from .recognize import tile_code_names
+            used = ", ".join(f"ct.{n}" for n in tile_code_names(pm, fn.node)[:4])
+            uncalled[fn.name] = (f"# `{fn.name}` is tile code ({used}) that nothing here "
+                                 "calls: not translated.")
         if fn.role == "function" and fn.name not in device_stmts:
             uncalled[fn.name] = (f"# `{fn.name}` (@ct.function) is not called by any kernel in "
                                  "this module, so it was not translated.")

@@ -121,6 +121,32 @@ def _is_text_encoding(encoding: str) -> bool:
         return False
 
 
+# Codecs Python decodes a module in exactly as `bytes.decode` does (stateless, one byte or a
+# self-synchronizing sequence per character); others are checked by Python's own compiler.
+_PLAIN_CODECS = ("utf-8", "ascii", "latin-1", "iso8859", "cp", "mac-", "koi8", "windows-")
+
+
+def _check_python_decodes(data: bytes, encoding: str, path) -> None:
+    """A module Python itself cannot decode (`import` compiles its bytes: a punycode file
+    decodes as a whole but not there) cannot be translated: neither it nor its translation
+    would import."""
+    name = codecs.lookup(encoding).name
+    if name.startswith(_PLAIN_CODECS) and name not in ("cp65001",):
+        return
+    import ast
+    try:
+        compile(data, str(path), "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as e:
+        message = str(getattr(e, "msg", e))
+        if any(w in message for w in ("decod", "codec", "encoding")):
+            raise FileProblem(path, f"Python cannot import a module in {encoding}: {message}",
+                              line=coding_line(data), col=1,
+                              help="declare a text encoding on the coding line (PEP 263), "
+                              "e.g. `# -*- coding: utf-8 -*-`") from None
+    except (ValueError, RecursionError, MemoryError):
+        pass  # null bytes, deep nesting: reported where the source is parsed
+
+
 def coding_line(data: bytes) -> int:
     """The line (1 or 2) holding the PEP 263 coding declaration, else 1."""
     for i, line in enumerate(data.splitlines()[:2], 1):
@@ -156,6 +182,7 @@ def decode_source(data: bytes, path) -> SourceText:
         raise FileProblem(path, f"cannot decode as {encoding}: {e}", line=coding_line(data),
                           col=1, help="declare a text encoding on the coding line (PEP 263), "
                           "e.g. `# -*- coding: utf-8 -*-`") from None
+    _check_python_decodes(data, encoding, path)
     if encoding == "utf-8-sig" and text.startswith("\ufeff"):
         text = text[1:]
     newline = _first_newline(text)

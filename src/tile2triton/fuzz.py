@@ -8,8 +8,17 @@ Each input is a seed file (a corpus kernel, or a file from `--extra`) with one t
 mutations: lines deleted, duplicated, swapped, re-indented or truncated; literals, operators,
 names, cuda.tile attributes and keywords replaced (including names the translator generates,
 such as `a_shape0` or `launch_k`); `break`/`continue`/`return` inserted; expressions nested deep;
-stray characters inserted. Inputs are generated from (seed, index), so a failure is reproduced
-with `--seed S --start I --n 1`.
+stray characters inserted; line-break characters other than "\\n" (form feeds, \\x0b,
+\\x1c-\\x1e, \\x85, U+2028/9, lone \\r) anywhere, also at the start of indented lines; huge
+compile-time values (`(1,) * 10**6`, `s = s + s` repeated, `"%0999999999d" % 1`, giant powers and
+shifts). A share of inputs also gets file-level mutations: a PEP 263 coding line naming any codec
+(text or not: hex, rot13, punycode, utf-16, cp037, an unknown name), and a file name with control
+characters, line breaks, quotes or undecodable bytes. Each input is read from its bytes as
+`convert` reads a file; a translation is then also encoded in the file's own encoding and
+compiled from those bytes (as Python would import it), translated again under a plain name (the
+file name must change nothing but the header comment), and diffed with `--diff`'s diff, which
+must rebuild the translation line for line. Inputs are generated from (seed, index), so a
+failure is reproduced with `--seed S --start I --n 1`.
 
 Inputs run in worker subprocesses, in batches. A worker that prints nothing for `--timeout`
 seconds is killed and the input it was on counts as a hang; a worker that dies counts as a crash
@@ -56,6 +65,28 @@ STATEMENTS = ["break", "continue", "return", "return 1", "pass", "del t", "globa
               "for i in range(4): pass", "while True: break", "lambda: 0", "raise ValueError"]
 STRAY = ["(", ")", "[", "]", ":", ",", "\\", "'", '"', "#", "\t", "\x00", "\ufeff", "é", "\r",
          "async ", "await ", "*", "**", "=", ";", ".", "@"]
+
+# Characters Python or str.splitlines treat as line breaks, other than "\n".
+LINE_BREAKS = ["\f", "\x0b", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\r", "\r\n",
+               "\f\f", "\f    "]
+# Compile-time values far past what any kernel holds (they must be refused before they are
+# computed, never exhaust memory or time).
+HUGE_VALUES = ["(1,) * 1000000", "(0, 1) * 10**9", "[0] * 10**7", "'a' * 10**10",
+               "'%09999999999d' % 1", "'%.999999999f' % 1.5", "'%*d' % (10**9, 1)",
+               "10 ** 10 ** 10", "1 << 10**10", "2 ** 100000", "int('9' * 5000)",
+               "'ab' * 6000 + 'c' * 5000", "((1,) * 100,) * 100", "(1,) * 10000 + (2,)",
+               "-(2 ** 64) * 2 ** 64", "1e308 * 10", "'x' * -5", "str(10 ** 4000)"]
+HUGE_STATEMENTS = ["s = 'ab'\n" + "s = s + s\n" * 40, "t = (1, 2)\n" + "t = t + t\n" * 30,
+                   "n = 2\n" + "n = n ** n\n" * 8]
+# Codecs for a PEP 263 coding line: text encodings, codecs that are not text, unknown names.
+CODECS = ["utf-8", "utf-8-sig", "latin-1", "ascii", "cp1252", "shift_jis", "euc-jp", "utf-7",
+          "utf-16", "utf-32", "cp037", "idna", "punycode", "hex", "rot13", "base64", "zlib",
+          "bz2", "uu", "quopri", "undefined", "mbcs", "no-such-codec", "UTF8", "latin_1"]
+# Pieces of file names: line breaks that would end the header comment, controls, quotes,
+# characters some encodings lack, and bytes that are not UTF-8 (as surrogate escapes).
+NAME_PIECES = ["\n", "\r", "\r\n", "\t", "\x1b[31m", "\x7f", "\x85", "\u2028", "\u202e", "\f",
+               "\x0b", "'", '"', "\\", "#", "模块", "é", "\udcff", "\udc80", " ", "$(x)", "`",
+               "__import__('os').system('x')", "\n__import__('pathlib').Path('P').touch()\n#"]
 
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d*)?(?:e[+-]?\d+)?|\*\*|//|<<|>>|[<>=!]=|"
                     r"\S")
@@ -214,24 +245,149 @@ def _drop_arg(text, rng):
     return text[:m.start()] + text[m.end():]
 
 
+def _line_break(text, rng):
+    """A line-break character other than "\\n": at the start of an indented line (where it
+    would reset Python's indentation column), or anywhere."""
+    if rng.random() < 0.5:
+        lines = _lines(text)
+        i = _kernel_line(lines, rng)
+        lines[i] = rng.choice(LINE_BREAKS) + lines[i]
+        return "\n".join(lines)
+    i = rng.randrange(len(text) + 1)
+    return text[:i] + rng.choice(LINE_BREAKS) + text[i:]
+
+
+def _huge_value(text, rng):
+    """A huge compile-time value: as a statement in a kernel, or replacing a literal."""
+    if rng.random() < 0.4:
+        return _replace_token(text, rng, lambda t: t[0].isdigit(), HUGE_VALUES)
+    lines = _lines(text)
+    i = _kernel_line(lines, rng)
+    indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+    if rng.random() < 0.3:
+        block = rng.choice(HUGE_STATEMENTS)
+    else:
+        block = f"{rng.choice(('z', 'g', 't', 's'))} = {rng.choice(HUGE_VALUES)}\n"
+    lines[i:i] = [indent + ln for ln in block.rstrip("\n").split("\n")]
+    return "\n".join(lines)
+
+
 _MUTATIONS = [_delete_line, _duplicate_line, _swap_lines, _reindent, _truncate,
               _insert_statement, _stray, _literal, _literal, _operator, _operator, _name,
-              _rename_everywhere, _ct_attribute, _ct_attribute, _nest, _swap_args, _drop_arg]
+              _rename_everywhere, _ct_attribute, _ct_attribute, _nest, _swap_args, _drop_arg,
+              _line_break, _line_break, _huge_value, _huge_value]
+
+
+PLAIN_NAME = "fuzzed.py"
 
 
 def generate(seeds: list, seed: int, index: int) -> tuple[str, str]:
     """The `index`-th input of run `seed`: (seed file name, mutated text)."""
+    name, text, _ = _generate(seeds, seed, index)
+    return name, text
+
+
+def generate_file(seeds: list, seed: int, index: int) -> tuple[str, str, bytes]:
+    """The `index`-th input as a file: (seed file name, the input's file name, its bytes)."""
+    name, text, rng = _generate(seeds, seed, index)
+    file_name, data = PLAIN_NAME, None
+    roll = rng.random()
+    if roll < 0.12:
+        data = _coding_line(text, rng)
+    elif roll < 0.24:
+        file_name = "".join(rng.choice(("k", "_", "x")) + rng.choice(NAME_PIECES)
+                            for _ in range(rng.choice((1, 1, 2, 3)))) + ".py"
+    if data is None:
+        data = text.encode("utf-8", "surrogateescape")
+    return name, file_name, data
+
+
+def _generate(seeds: list, seed: int, index: int):
     rng = random.Random(f"{seed}:{index}")
     name, text = seeds[rng.randrange(len(seeds))]
-    return name, mutate(text, rng)
+    return name, mutate(text, rng), rng
 
 
-def classify(text: str) -> tuple[str, str]:
-    """(outcome, detail) of translating one input, in this process."""
+def _coding_line(text: str, rng: random.Random) -> bytes:
+    """`text` under a PEP 263 coding line (line 1, or line 2 after a `#!` line), encoded in the
+    codec it names where that works, else as UTF-8 (a declaration the bytes contradict)."""
+    codec = rng.choice(CODECS)
+    cookie = rng.choice((f"# coding: {codec}", f"# -*- coding: {codec} -*-",
+                         f"# vim: set fileencoding={codec} :"))
+    head = "#!/usr/bin/env python\n" if rng.random() < 0.2 else ""
+    full = head + cookie + "\n" + text
+    if rng.random() < 0.7:
+        try:
+            data = full.encode(codec)
+            if isinstance(data, bytes):
+                return data
+        except Exception:  # noqa: BLE001 - not a text codec, or the text does not fit it
+            pass
+    return full.encode("utf-8", "surrogateescape")
+
+
+def _without_header(text: str) -> str:
+    return "\n".join(ln for ln in text.split("\n") if not ln.startswith("# Translated from "))
+
+
+def _diff_rebuilds(src, output: str) -> str | None:
+    """Why `convert --diff`'s diff of this file does not turn the file into its translation as
+    `git apply` would (lines are what ends in "\\n"), else None."""
+    from .cli import git_diff
+    diff = git_diff(src, output, "fuzzed.py")
+    old = re.findall(rb"[^\n]*\n|[^\n]+$", src.raw)
+    new: list = []
+    at = 0
+    lines = re.findall(rb"[^\n]*\n|[^\n]+$", diff)
+    if lines[:2] != [b"--- a/fuzzed.py\n", b"+++ b/fuzzed.py\n"]:
+        return "diff header"
+    for k, line in enumerate(lines[2:], 2):
+        if line.startswith(b"@@"):
+            m = re.match(rb"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@\n$", line)
+            if m is None:
+                return f"hunk header {line!r}"
+            first = int(m.group(1)) - (0 if m.group(2) == b"0" else 1)
+            new += old[at:first]
+            at = first
+        elif line.startswith(b"\\"):
+            if not new or not new[-1].endswith(b"\n"):
+                return "misplaced no-newline marker"
+            new[-1] = new[-1][:-1] if lines[k - 1][:1] in (b"+", b" ") else new[-1]
+        elif line[:1] in (b" ", b"-"):
+            if at >= len(old) or old[at].rstrip(b"\n") != line[1:].rstrip(b"\n"):
+                return f"context line {k + 1} does not match the file"
+            if line[:1] == b" ":
+                new.append(old[at] if old[at].endswith(b"\n") else old[at] + b"\n")
+            at += 1
+        elif line[:1] == b"+":
+            new.append(line[1:])
+        else:
+            return f"diff line {k + 1}: {line[:40]!r}"
+    new += old[at:]
+    if new and not src.raw.endswith(b"\n") and b"".join(new) == src.raw + b"\n":
+        new[-1] = new[-1][:-1]
+    want = src.encode(output)
+    return None if b"".join(new) == want else "the diff does not rebuild the translation"
+
+
+def classify(text, file_name: str = PLAIN_NAME) -> tuple[str, str]:
+    """(outcome, detail) of translating one input (text, or a file's bytes), in this process:
+    read as `convert` reads a file, translated, and the translation checked as it would be
+    written (encoded in the file's encoding, compiled from those bytes as Python imports it,
+    unchanged by the file name but for the header, rebuilt by the diff)."""
+    from .cli import unwritable_problem
     from .diagnostics import is_internal
+    from .files import FileProblem, decode_source
     from .translate import translate_source
     try:
-        result = translate_source(text, "fuzzed.py")
+        src = decode_source(text if isinstance(text, bytes) else
+                            text.encode("utf-8", "surrogateescape"), file_name)
+    except FileProblem:
+        return "diagnostic", "T2T004"
+    except BaseException as e:  # noqa: BLE001 - the fuzzer's finding
+        return "exception", f"reading: {type(e).__name__}: {e}"[:500]
+    try:
+        result = translate_source(src.text, file_name)
     except BaseException as e:  # noqa: BLE001 - the fuzzer's finding
         return "exception", f"{type(e).__name__}: {e}"[:500]
     diags = result.diagnostics()
@@ -240,9 +396,25 @@ def classify(text: str) -> tuple[str, str]:
         return "internal", internal[0].format()[:1000]
     if result.output is not None and result.has_cutile:
         try:
-            compile(result.output, "translated.py", "exec")
+            unwritable = unwritable_problem(src, result.output, file_name)
+            if unwritable is not None:
+                return "diagnostic", unwritable.code
+            written = src.encode(result.output)
+            compile(written, "translated.py", "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as e:
             return "bad-output", f"{type(e).__name__}: {e}"[:500]
+        except BaseException as e:  # noqa: BLE001 - the fuzzer's finding
+            return "exception", f"writing: {type(e).__name__}: {e}"[:500]
+        try:
+            if file_name != PLAIN_NAME:
+                plain = translate_source(src.text, PLAIN_NAME).output
+                if plain is None or _without_header(plain) != _without_header(result.output):
+                    return "bad-output", f"the file name {file_name!r} changed the code"
+            broken_diff = _diff_rebuilds(src, result.output)
+        except BaseException as e:  # noqa: BLE001 - the fuzzer's finding
+            return "exception", f"checking: {type(e).__name__}: {e}"[:500]
+        if broken_diff is not None:
+            return "bad-output", f"--diff: {broken_diff}"
         if not diags:
             return "translated", ""
     return "diagnostic", diags[0].code if diags else ""
@@ -261,8 +433,8 @@ def _worker(args) -> int:
             time.sleep(3600)
         if selftest and i == 4:
             os.kill(os.getpid(), signal.SIGSEGV)
-        _, text = generate(seeds, args.seed, i)
-        outcome, detail = classify(text)
+        _, file_name, data = generate_file(seeds, args.seed, i)
+        outcome, detail = classify(data, file_name)
         print(json.dumps({"done": i, "outcome": outcome, "detail": detail}), flush=True)
     return 0
 
@@ -327,10 +499,13 @@ def run(n: int, seed: int = 0, start: int = 0, extra: list = (), timeout: float 
         out = Path(save)
         out.mkdir(parents=True, exist_ok=True)
         for i, outcome, detail in findings:
-            name, text = generate(seeds, seed, i)
-            (out / f"{outcome}-{seed}-{i}.py").write_text(
-                f"# {outcome} (seed {seed}, input {i}, from {name}): "
-                f"{detail.splitlines()[0] if detail else ''}\n" + text, encoding="utf-8")
+            name, file_name, data = generate_file(seeds, seed, i)
+            # the input's own bytes (its coding line first, if any); its name and the finding
+            # beside it
+            (out / f"{outcome}-{seed}-{i}.py").write_bytes(data)
+            (out / f"{outcome}-{seed}-{i}.txt").write_text(
+                f"{outcome} (seed {seed}, input {i}, from {name}, file name "
+                f"{ascii(file_name)}): {detail}\n", encoding="utf-8")
     return {"counts": counts, "findings": findings, "seconds": time.time() - t0}
 
 

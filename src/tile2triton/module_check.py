@@ -88,8 +88,9 @@ def imports_cuda_tile(text: str) -> Optional[int]:
 
 
 def imported_launchers(text: str) -> list:
-    """(module as written, level, name, line) for each `from m import launch_x` at module
-    level: launchers the module expects another translated module to define."""
+    """(module as written, level, name, line) for each `from m import launch_x` (or a private
+    kernel's `_launch_x`) at module level: launchers the module expects another translated
+    module to define."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
@@ -98,9 +99,44 @@ def imported_launchers(text: str) -> list:
     for node in tree.body:
         if isinstance(node, ast.ImportFrom):
             for a in node.names:
-                if a.name.startswith("launch_"):
+                if a.name.startswith(("launch_", "_launch_")):
                     out.append((node.module or "", node.level, a.name, node.lineno))
     return out
+
+
+def introduced_launchers(source: str, output: str) -> list:
+    """The launcher imports of `output` that its input `source` did not make: those the
+    translation added for kernels imported from the user's other modules (packages.py)."""
+    from .names import launcher_name
+    before = {i[:3] for i in imported_launchers(source)}
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    # (the launcher of a name the input imports from that module: not the shared runtime's
+    # helpers, which `--shared-runtime` writes in the same run)
+    kernels = {(node.module or "", node.level, launcher_name(a.name))
+               for node in tree.body if isinstance(node, ast.ImportFrom) for a in node.names}
+    return [i for i in imported_launchers(output) if i[:3] not in before and i[:3] in kernels]
+
+
+def launcher_import_site(source: str, module: str, level: int, launcher: str) -> tuple:
+    """(line, col, end col) in `source` of the imported kernel whose launcher is `launcher`
+    (`from pkg.kern import k` for `launch_k`), else of that import, else (1, 1, None)."""
+    from .names import launcher_name
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return 1, 1, None
+    first = None
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "") == module \
+                and node.level == level:
+            for a in node.names:
+                if launcher_name(a.name) == launcher:
+                    return a.lineno, a.col_offset + 1, a.col_offset + 1 + len(a.name)
+            first = first or (node.lineno, node.col_offset + 1, None)
+    return first or (1, 1, None)
 
 
 def defines(text: str, name: str) -> bool:

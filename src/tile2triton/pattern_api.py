@@ -228,6 +228,9 @@ class Pattern:
     array_param: Optional[str] = None
     index_param: Optional[str] = None
     shape_param: Optional[str] = None
+    # constructs that cuda-tile releases after 1.7 add: lowered only where the installed
+    # cuda-tile defines them (cuTile itself cannot compile them otherwise)
+    newer: tuple = ()
 
     def lower(self, call: BoundCall, cx: LoweringContext) -> Lowered:  # pragma: no cover
         raise NotImplementedError

@@ -80,7 +80,78 @@ def find_cutile_functions(pm: ParsedModule) -> list[FunctionInfo]:
                  for o in optss}
         found.append(FunctionInfo(fname, pm.functions[fname], "kernel",
                                   decorator_options=optss[0] if len(texts) == 1 else {}))
+    found += _plain_tile_functions(pm, found)
     return found
+
+
+# cuTile names host code may use: the host rewriter translates them (emit.py)
+_HOST_CONSTRUCTS = {"cdiv"}
+
+
+def tile_code_names(pm: ParsedModule, fdef: cst.FunctionDef) -> list:
+    """The cuTile tile constructs (`load`, `bid`, ...) a function's body uses, sorted."""
+    constructs = load_registry().constructs
+    names = set()
+    for node in _walk_nodes(fdef.body):
+        if isinstance(node, (cst.Attribute, cst.Name)):
+            name = pm.ct_name(node)
+            if name in constructs and name not in _HOST_CONSTRUCTS:
+                names.add(name)
+    return sorted(names)
+
+
+def _plain_tile_functions(pm: ParsedModule, found: list) -> list:
+    """Undecorated module functions whose body is tile code (uses ct.load, ct.bid, ...), by
+    how the module's host code uses them: one handed on as a value (`run(fn, x)`, to a helper
+    that calls `ct.kernel(fn)`; a list of kernels to test) can only be a kernel, since host
+    code cannot call tile code (role "kernel"); one that nothing uses is tile code to leave
+    out with a note (role "tile_code", emit.py); one that host code calls is left to host code,
+    which reports it (T2T109). A function that kernels or helpers call is a helper, as before,
+    whatever the host does."""
+    named = {f.name for f in found}
+    candidates = {name: fdef for name, fdef in pm.functions.items()
+                  if name not in named and name not in pm.foreign and not any(
+                      decorator_role(pm, d)[0] for d in fdef.decorators)
+                  and tile_code_names(pm, fdef)}
+    if not candidates:
+        return []
+    device = named | set(candidates)
+    value_refs, host_calls, device_refs = set(), set(), set()
+
+    def walk(node, in_device: bool):
+        if isinstance(node, cst.FunctionDef) and node in device_defs:
+            in_device = True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+                and node.func.value in candidates:
+            (device_refs if in_device else host_calls).add(node.func.value)
+            for child in node.children:
+                if child is not node.func:
+                    walk(child, in_device)
+            return
+        if isinstance(node, cst.Name) and node.value in candidates:
+            (device_refs if in_device else value_refs).add(node.value)
+        for child in node.children:
+            if isinstance(node, cst.FunctionDef) and child is node.name:
+                continue
+            walk(child, in_device)
+
+    device_defs = {pm.functions[n] for n in device if n in pm.functions}
+    walk(pm.module, False)
+    out = []
+    for name in sorted(candidates):
+        if name in device_refs or name in host_calls:
+            continue
+        role = "kernel" if name in value_refs else "tile_code"
+        out.append(FunctionInfo(name, candidates[name], role))
+    return out
+
+
+def _walk_nodes(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
 
 
 def _walk_calls(node):

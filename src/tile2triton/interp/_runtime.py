@@ -21,6 +21,7 @@ import torch
 from . import _dtypes as D
 from ._errors import TileTypeError
 from ._memory import Array
+from ._paths import path_checked
 from ._state import STATE
 from ._tile import Tile
 
@@ -251,6 +252,7 @@ def run_kernel(kern, grid, args, *, block_order=None):
     ``block_order`` may be ``"reverse"`` or ``"shuffle"`` to run blocks in another order.
     """
     func = _kernel_function(kern)
+    checked = path_checked(func)     # loops whose carried types change are rejected
     g = _grid3(grid)
     sig = inspect.signature(func)
     infos = _param_infos(func)
@@ -282,7 +284,7 @@ def run_kernel(kern, grid, args, *, block_order=None):
             for b in blocks:
                 STATE.bid = b
                 try:
-                    func(*conv)
+                    checked(*conv)
                 except Exception as e:
                     if not getattr(e, "_t2t_noted", False):
                         e.add_note(f"[cuTile interpreter] in kernel {func.__qualname__}, block "

@@ -13,7 +13,8 @@ from ..closure_factories import ClosureInliner
 from ..context_managers import ContextInliner
 from ..control_flow import ExitRewriter, exit_constants, indent_suites
 from ..diagnostics import LocatedFailure, TranslationError
-from ..model import (ArrayInfo, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
+from ..installed import lacks
+from ..model import (DTYPES, ArrayInfo, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
                      DTypeV, EnumClassV, EnumV, FuncV, Lowered, PREC, PyRefV, RawMemoryV, TableV, TiledViewV,
                      TileV, TupleV)
 from ..names import source_identifiers
@@ -142,7 +143,7 @@ class Statements:
         before = dict(self.env)
         shadow_before = dict(self.shadow)
         accesses = self.order.branch_start()    # memory accesses: one branch runs
-        self.block(node.body)
+        self.branch_block(node.body, node.test, test)
         after_body = dict(self.env)
         shadow_body, self.shadow = self.shadow, dict(shadow_before)
         taken = self.order.branch_other(accesses)
@@ -157,7 +158,7 @@ class Statements:
             elif isinstance(orelse, cst.Else):
                 self.leading(orelse)
                 self.line("else:", self.header_comment(orelse))
-                self.block(orelse.body)
+                self.branch_block(orelse.body, node.test, test)
         finally:
             self.renames = saved_renames
         for name in renamed:            # read nowhere after the `if`: as the `then` path left it
@@ -166,6 +167,56 @@ class Statements:
         if isinstance(test.val, ConstExprV):
             self.merge_branch_tiles(test, after_body, self.env if orelse is not None else before)
         self.join_constants(shadow_body, self.shadow)
+
+    def branch_block(self, body, test_node, test: Lowered) -> None:
+        """A branch of an `if`. Under a ct.Constant (Triton compiles the branch a launch takes,
+        as cuTile does), a branch naming a construct the installed cuda-tile lacks
+        (`ct.sigmoid` in cuda-tile 1.7.0) cannot compile in cuTile either: it becomes a
+        compile-time error of the launches that take it, naming the construct."""
+        missing = self.lacking_construct(body) if isinstance(test.val, ConstExprV) else None
+        if missing is None:
+            return self.block(body)
+        name, version = missing
+        cond = self.pm.module.code_for_node(test_node)
+        message = (f"ct.{name} is not in cuda-tile {version}; this launch takes the branch of "
+                   f"`if {cond}` that uses it")
+        self.depth += 1
+        self.line(f"tl.static_assert(False, {_string_literal(message)})")
+        self.depth -= 1
+
+    def lacking_construct(self, body):
+        """(name, installed version) of the first `ct.<name>` the branch uses that the
+        installed cuda-tile does not define, outside nested `if` statements (their own
+        branches are decided there); None if there is none."""
+        found = []
+
+        class Find(cst.CSTVisitor):
+            def visit_If(self, node):
+                return False
+
+            def visit_Attribute(self, node):
+                return self._check(node)
+
+            def visit_Name(self, node):
+                return self._check(node)
+
+            def _check(self, node):
+                if found:
+                    return False
+                name = pm.ct_name(node)
+                if name:
+                    version = lacks(name)
+                    if version:
+                        found.append((name, version))
+                    return False
+                return True
+        pm = self.pm
+        for stmt in body.body:
+            if not isinstance(stmt, cst.If):
+                stmt.visit(Find())
+            if found:
+                return found[0]
+        return None
 
     def rename_branch_locals(self, node: cst.If) -> dict:
         """Names both branches of an `if` bind and the function uses nowhere else (scratch
@@ -289,13 +340,35 @@ class Statements:
         self.line(f"for {var} in range({', '.join(a.code for a in args)}):",
                   self.header_comment(node))
         mark = self.order.loop_start()
+        entry = dict(self.env)
         self.block(node.body)
         self.order.loop_end(mark)
+        self.check_carried_types(node, entry)
         if self.persistent_dot_loop(args, self.out[head + 1:]):
             self.result.persistent_dots = True
             self.flatten_over_tma(head, var, args)
         if group is not None:   # one walk of a row several loops walk (resident_rows.py)
             self.finish_row_loop(node, group, head, late)
+
+    def check_carried_types(self, loop, entry: dict) -> None:
+        """A tile the loop reads and re-binds with another dtype (a bf16 accumulator widened
+        to fp32 in the body): its type at the loop's head depends on the path taken, which
+        cuTile rejects ("Type of `acc` depends on path taken") and Triton too (a loop-carried
+        value keeps its type). Only tiles of known dtypes are compared: a Python number's
+        type is weak in cuTile and takes the tile's."""
+        for name, was in entry.items():
+            now = self.env.get(name)
+            if not (isinstance(was, TileV) and isinstance(now, TileV) and was.shape
+                    and was.dtype in DTYPES and now.dtype in DTYPES and was.dtype != now.dtype):
+                continue
+            if not _reads(loop.body, name):
+                continue
+            binding = _last_binding(loop.body, name) or loop
+            raise self.error(binding, "T2T113", f"Type of `{name}` depends on path taken: "
+                             f"{now.dtype} here vs. {was.dtype} when the loop starts; cuTile "
+                             "rejects this too",
+                             help=f"give `{name}` its final dtype before the loop, or convert "
+                                  "it back where the loop re-binds it")
 
     def flatten_over_tma(self, head: int, var: str, args: list) -> None:
         """A persistent loop whose products read operands through TMA descriptors (the loop at
@@ -333,8 +406,10 @@ class Statements:
         mark = self.order.loop_start()
         test = self.no_statements_before(node.test)  # it is evaluated every iteration
         self.line(f"while {test.code}:", self.header_comment(node))
+        entry = dict(self.env)
         self.block(node.body)
         self.order.loop_end(mark)
+        self.check_carried_types(node, entry)
         original = self.pm.origins.get(node, node)
         if isinstance(original, cst.While):
             for name, value in exit_constants(original).items():
@@ -349,6 +424,9 @@ class Statements:
             if isinstance(v, (cst.SimpleString, cst.ConcatenatedString)):
                 return self.pm.module.code_for_node(v)  # docstring / string statement
             low = self.expr(v)
+            if isinstance(low.val, (TiledViewV, RawMemoryV, EnumV, CtRefV, PyRefV, ChoiceV,
+                                    TableV, EnumClassV, ConstExprEnumV, FuncV)):
+                return None  # `lambda: 0`, `ct.bid`: a value of translation time, no effect
             return low.code
         if isinstance(node, cst.Assign):
             if isinstance(node.value, cst.Lambda) and len(node.targets) == 1 and isinstance(
@@ -758,6 +836,46 @@ class Statements:
                 and low.code == f"{left.wrap(12)} {symbol} {right.wrap(PREC[symbol] + 1)}":
             return f"{name} {symbol}= {right.code}"
         return f"{name} = {low.code}"
+
+
+def _reads(node, name: str) -> bool:
+    """Whether the statements under `node` read `name` (not only assign it)."""
+    reads = [0]
+
+    class Find(cst.CSTVisitor):
+        def visit_AssignTarget(self, t):
+            if not isinstance(t.target, cst.Name):
+                t.target.visit(self)    # `a[i] = ...` reads `a`
+            return False
+
+        def visit_Name(self, n):
+            if n.value == name:
+                reads[0] += 1
+
+    node.visit(Find())
+    return reads[0] > 0
+
+
+def _last_binding(node, name: str):
+    """The last assignment to `name` under `node`, in source order."""
+    found = []
+
+    class Find(cst.CSTVisitor):
+        def visit_Assign(self, a):
+            if any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets):
+                found.append(a)
+
+        def visit_AugAssign(self, a):
+            if isinstance(a.target, cst.Name) and a.target.value == name:
+                found.append(a)
+
+    node.visit(Find())
+    return found[-1] if found else None
+
+
+def _string_literal(text: str) -> str:
+    """`text` as a double-quoted Python string literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _walk(node):

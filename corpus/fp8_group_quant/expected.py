@@ -1,0 +1,176 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
+import torch
+import triton
+import triton.language as tl
+
+from _t2t_corpus_runtime import (
+    _as_tensor,
+    _by_target,
+    _check_ndim,
+    _grid,
+    _launch_known,
+    _multiples,
+    _needs_int64,
+    _on_stream,
+    _remember_launch,
+)
+
+FP8_MAX = 448.0
+
+
+@triton.jit(do_not_specialize=["grid_x"])
+def quantize_groups(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_stride0,
+    x_stride1,
+    q_ptr,
+    q_shape0,
+    q_shape1,
+    q_stride0,
+    q_stride1,
+    scales_ptr,
+    scales_shape0,
+    scales_shape1,
+    scales_stride0,
+    scales_stride1,
+    G: tl.constexpr,
+    grid_x,
+    x_div: tl.constexpr,
+    q_div: tl.constexpr,
+    scales_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """Per-token-group fp8 quantization: block (row, g) scales group g of a row (G columns) so
+    that its largest magnitude maps to the largest e4m3 value, and stores the fp8 values and
+    the scale. The last group of a row may be partial: its padding lanes are zeros, which
+    change neither the maximum nor the stored values (the stores beyond the row are masked).
+    """
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    x_stride0 = x_stride0 // x_div[0] * x_div[0]
+    x_stride1 = x_stride1 // x_div[1] * x_div[1]
+    x_shape0 = x_shape0 // x_div[2] * x_div[2]
+    x_shape1 = x_shape1 // x_div[3] * x_div[3]
+    q_stride0 = q_stride0 // q_div[0] * q_div[0]
+    q_stride1 = q_stride1 // q_div[1] * q_div[1]
+    q_shape0 = q_shape0 // q_div[2] * q_div[2]
+    q_shape1 = q_shape1 // q_div[3] * q_div[3]
+    scales_stride0 = scales_stride0 // scales_div[0] * scales_div[0]
+    scales_stride1 = scales_stride1 // scales_div[1] * scales_div[1]
+    scales_shape0 = scales_shape0 // scales_div[2] * scales_div[2]
+    scales_shape1 = scales_shape1 // scales_div[3] * scales_div[3]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            row = block_x
+            g = tl.program_id(1)
+            offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_x1 = tl.cast(g, OFFSET_DTYPE) * G + tl.arange(0, G)
+            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            t = tl.load(
+                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                mask=mask_x,
+                other=0.0,
+            ).to(tl.float32)
+            amax = tl.max(tl.abs(t), axis=1, keep_dims=True)
+            scale = tl.maximum(amax, 1e-10) / 448.0
+            v = tl.minimum(tl.maximum(t / scale, -448.0), 448.0)
+            offs_q0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_q1 = tl.cast(g, OFFSET_DTYPE) * G + tl.arange(0, G)
+            mask_q = (offs_q0[:, None] < q_shape0) & (offs_q1[None, :] < q_shape1)
+            tl.store(
+                q_ptr + offs_q0[:, None] * q_stride0 + offs_q1[None, :] * q_stride1,
+                v.to(tl.float8e4nv).to(q_ptr.dtype.element_ty),
+                mask=mask_q,
+            )
+            offs_scales0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_scales1 = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
+            mask_scales = (offs_scales0[:, None] < scales_shape0) & (
+                offs_scales1[None, :] < scales_shape1
+            )
+            tl.store(
+                scales_ptr
+                + offs_scales0[:, None] * scales_stride0
+                + offs_scales1[None, :] * scales_stride1,
+                tl.reshape(scale, (1, 1)).to(scales_ptr.dtype.element_ty),
+                mask=mask_scales,
+            )
+
+
+def launch_quantize_groups(stream, grid, x, q, scales, G, *, hints=None):
+    """Run `quantize_groups` like `ct.launch(stream, grid, quantize_groups, (x, q, scales, G))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    x = _as_tensor(x)
+    q = _as_tensor(q)
+    scales = _as_tensor(scales)
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    # Small independent blocks: each program runs several consecutive ones, for at least 256
+    # elements of work per program
+    tile_elems = G
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
+    args = (
+        x,
+        *x.shape,
+        *x.stride(),
+        q,
+        *q.shape,
+        *q.stride(),
+        scales,
+        *scales.shape,
+        *scales.stride(),
+        G,
+        grid_x,
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch.
+    known = (
+        x.dtype,
+        x.data_ptr() & 15,
+        x.shape,
+        x.stride(),
+        q.dtype,
+        q.data_ptr() & 15,
+        q.shape,
+        q.stride(),
+        scales.dtype,
+        scales.data_ptr() & 15,
+        scales.shape,
+        scales.stride(),
+        G,
+        num_ctas,
+    )
+    if _launch_known(quantize_groups, known, stream, grid, args):
+        return
+    _check_ndim("quantize_groups", "x", x, 2)
+    _check_ndim("quantize_groups", "q", q, 2)
+    _check_ndim("quantize_groups", "scales", scales, 2)
+    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
+    # 4 warps left a 128-wide row with one element per thread).
+    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_stages = 2
+    constexprs = dict(
+        x_div=_multiples(x),
+        q_div=_multiples(q),
+        scales_div=_multiples(scales),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
+        USE_INT64=_needs_int64(x, q, scales),
+    )
+    with _on_stream(stream):
+        compiled = quantize_groups[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+        )
+        _remember_launch(quantize_groups, known, compiled, args, constexprs)
+
+
+def launch(stream, x, q, scales):
+    rows, cols = x.shape
+    group = 64
+    launch_quantize_groups(stream, (rows, triton.cdiv(cols, group), 1), x, q, scales, group)

@@ -1,0 +1,381 @@
+# Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
+import torch
+import triton
+import triton.language as tl
+
+from _t2t_corpus_runtime import (
+    _as_tensor,
+    _by_target,
+    _check_ndim,
+    _grid,
+    _launch_known,
+    _multiples,
+    _needs_int64,
+    _on_stream,
+    _remember_launch,
+)
+
+
+@triton.jit
+def _load_tile_4d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    shape3,
+    stride0,
+    stride1,
+    stride2,
+    stride3,
+    index0,
+    index1,
+    index2,
+    index3,
+    BLOCK0: tl.constexpr,
+    BLOCK1: tl.constexpr,
+    BLOCK2: tl.constexpr,
+    BLOCK3: tl.constexpr,
+    USE_INT64: tl.constexpr,
+    PADDING: tl.constexpr = None,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
+    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
+    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
+        offs2 = tl.cast(index2, tl.int64) * BLOCK2 + tl.arange(0, BLOCK2)
+        offs3 = tl.cast(index3, tl.int64) * BLOCK3 + tl.arange(0, BLOCK3)
+    else:
+        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
+        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
+        offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
+        offs3 = index3 * BLOCK3 + tl.arange(0, BLOCK3)
+    ptrs = (
+        ptr
+        + offs0[:, None, None, None] * stride0
+        + offs1[None, :, None, None] * stride1
+        + offs2[None, None, :, None] * stride2
+        + offs3[None, None, None, :] * stride3
+    )
+    if CHECK_BOUNDS:
+        return tl.load(
+            ptrs,
+            mask=(offs0[:, None, None, None] < shape0)
+            & (offs1[None, :, None, None] < shape1)
+            & (offs2[None, None, :, None] < shape2)
+            & (offs3[None, None, None, :] < shape3),
+            other=PADDING,
+        )
+    else:
+        return tl.load(ptrs)
+
+
+@triton.jit
+def _store_tile_4d(
+    ptr,
+    shape0,
+    shape1,
+    shape2,
+    shape3,
+    stride0,
+    stride1,
+    stride2,
+    stride3,
+    index0,
+    index1,
+    index2,
+    index3,
+    tile,
+    USE_INT64: tl.constexpr,
+    CHECK_BOUNDS: tl.constexpr = True,
+):
+    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
+    value is cast to the array's dtype."""
+    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
+        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = tl.cast(index1, tl.int64) * tile.shape[1] + tl.arange(0, tile.shape[1])
+        offs2 = tl.cast(index2, tl.int64) * tile.shape[2] + tl.arange(0, tile.shape[2])
+        offs3 = tl.cast(index3, tl.int64) * tile.shape[3] + tl.arange(0, tile.shape[3])
+    else:
+        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+        offs1 = index1 * tile.shape[1] + tl.arange(0, tile.shape[1])
+        offs2 = index2 * tile.shape[2] + tl.arange(0, tile.shape[2])
+        offs3 = index3 * tile.shape[3] + tl.arange(0, tile.shape[3])
+    ptrs = (
+        ptr
+        + offs0[:, None, None, None] * stride0
+        + offs1[None, :, None, None] * stride1
+        + offs2[None, None, :, None] * stride2
+        + offs3[None, None, None, :] * stride3
+    )
+    value = tile.to(ptr.dtype.element_ty)
+    if CHECK_BOUNDS:
+        tl.store(
+            ptrs,
+            value,
+            mask=(offs0[:, None, None, None] < shape0)
+            & (offs1[None, :, None, None] < shape1)
+            & (offs2[None, None, :, None] < shape2)
+            & (offs3[None, None, None, :] < shape3),
+        )
+    else:
+        tl.store(ptrs, value)
+
+
+@triton.jit
+def rope_bshd(
+    x_ptr,
+    x_shape0,
+    x_shape1,
+    x_shape2,
+    x_shape3,
+    x_stride0,
+    x_stride1,
+    x_stride2,
+    x_stride3,
+    cos_ptr,
+    cos_shape0,
+    cos_shape1,
+    cos_stride0,
+    cos_stride1,
+    sin_ptr,
+    sin_shape0,
+    sin_shape1,
+    sin_stride0,
+    sin_stride1,
+    out_ptr,
+    out_shape0,
+    out_shape1,
+    out_shape2,
+    out_shape3,
+    out_stride0,
+    out_stride1,
+    out_stride2,
+    out_stride3,
+    TS: tl.constexpr,
+    HALF: tl.constexpr,
+    x_div: tl.constexpr,
+    cos_div: tl.constexpr,
+    sin_div: tl.constexpr,
+    out_div: tl.constexpr,
+    USE_INT64: tl.constexpr,
+):
+    """Rotary embedding, rotate-half form, of x shaped (batch, seq, heads, head_dim).
+
+    Block (s, b * H + h) rotates TS positions of one head: the first and second halves of the
+    head dimension are loaded as two tiles (tile index 0 and 1 of width HALF along the last
+    axis), so the pair (x1, x2) becomes (x1 cos - x2 sin, x2 cos + x1 sin). Sequence lengths
+    need not be multiples of TS: the last tile is partial and its stores are masked.
+    """
+    # strides and row lengths are multiples the launcher checked (its *_div arguments)
+    x_stride0 = x_stride0 // x_div[0] * x_div[0]
+    x_stride1 = x_stride1 // x_div[1] * x_div[1]
+    x_stride2 = x_stride2 // x_div[2] * x_div[2]
+    x_stride3 = x_stride3 // x_div[3] * x_div[3]
+    x_shape0 = x_shape0 // x_div[4] * x_div[4]
+    x_shape1 = x_shape1 // x_div[5] * x_div[5]
+    x_shape2 = x_shape2 // x_div[6] * x_div[6]
+    x_shape3 = x_shape3 // x_div[7] * x_div[7]
+    cos_stride0 = cos_stride0 // cos_div[0] * cos_div[0]
+    cos_stride1 = cos_stride1 // cos_div[1] * cos_div[1]
+    cos_shape0 = cos_shape0 // cos_div[2] * cos_div[2]
+    cos_shape1 = cos_shape1 // cos_div[3] * cos_div[3]
+    sin_stride0 = sin_stride0 // sin_div[0] * sin_div[0]
+    sin_stride1 = sin_stride1 // sin_div[1] * sin_div[1]
+    sin_shape0 = sin_shape0 // sin_div[2] * sin_div[2]
+    sin_shape1 = sin_shape1 // sin_div[3] * sin_div[3]
+    out_stride0 = out_stride0 // out_div[0] * out_div[0]
+    out_stride1 = out_stride1 // out_div[1] * out_div[1]
+    out_stride2 = out_stride2 // out_div[2] * out_div[2]
+    out_stride3 = out_stride3 // out_div[3] * out_div[3]
+    out_shape0 = out_shape0 // out_div[4] * out_div[4]
+    out_shape1 = out_shape1 // out_div[5] * out_div[5]
+    out_shape2 = out_shape2 // out_div[6] * out_div[6]
+    out_shape3 = out_shape3 // out_div[7] * out_div[7]
+    OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    s = tl.program_id(0)
+    heads = x_shape2
+    b = tl.program_id(1) // heads
+    h = tl.program_id(1) % heads
+    x1 = _load_tile_4d(
+        x_ptr,
+        x_shape0,
+        x_shape1,
+        x_shape2,
+        x_shape3,
+        x_stride0,
+        x_stride1,
+        x_stride2,
+        x_stride3,
+        b,
+        s,
+        h,
+        0,
+        1,
+        TS,
+        1,
+        HALF,
+        USE_INT64,
+        PADDING=0.0,
+    )
+    x2 = _load_tile_4d(
+        x_ptr,
+        x_shape0,
+        x_shape1,
+        x_shape2,
+        x_shape3,
+        x_stride0,
+        x_stride1,
+        x_stride2,
+        x_stride3,
+        b,
+        s,
+        h,
+        1,
+        1,
+        TS,
+        1,
+        HALF,
+        USE_INT64,
+        PADDING=0.0,
+    )
+    offs_cos0 = tl.cast(s, OFFSET_DTYPE) * TS + tl.arange(0, TS)
+    offs_cos1 = tl.arange(0, HALF).to(OFFSET_DTYPE)
+    mask_cos = (offs_cos0[:, None] < cos_shape0) & (offs_cos1[None, :] < cos_shape1)
+    c = tl.reshape(
+        tl.load(
+            cos_ptr + offs_cos0[:, None] * cos_stride0 + offs_cos1[None, :] * cos_stride1,
+            mask=mask_cos,
+            other=0.0,
+        ),
+        (1, TS, 1, HALF),
+    )
+    offs_sin0 = tl.cast(s, OFFSET_DTYPE) * TS + tl.arange(0, TS)
+    offs_sin1 = tl.arange(0, HALF).to(OFFSET_DTYPE)
+    mask_sin = (offs_sin0[:, None] < sin_shape0) & (offs_sin1[None, :] < sin_shape1)
+    sn = tl.reshape(
+        tl.load(
+            sin_ptr + offs_sin0[:, None] * sin_stride0 + offs_sin1[None, :] * sin_stride1,
+            mask=mask_sin,
+            other=0.0,
+        ),
+        (1, TS, 1, HALF),
+    )
+    a = x1.to(tl.float32)
+    bb = x2.to(tl.float32)
+    _store_tile_4d(
+        out_ptr,
+        out_shape0,
+        out_shape1,
+        out_shape2,
+        out_shape3,
+        out_stride0,
+        out_stride1,
+        out_stride2,
+        out_stride3,
+        b,
+        s,
+        h,
+        0,
+        (a * c - bb * sn).to(out_ptr.dtype.element_ty),
+        USE_INT64,
+    )
+    _store_tile_4d(
+        out_ptr,
+        out_shape0,
+        out_shape1,
+        out_shape2,
+        out_shape3,
+        out_stride0,
+        out_stride1,
+        out_stride2,
+        out_stride3,
+        b,
+        s,
+        h,
+        1,
+        (bb * c + a * sn).to(out_ptr.dtype.element_ty),
+        USE_INT64,
+    )
+
+
+def launch_rope_bshd(stream, grid, x, cos, sin, out, TS, HALF, *, hints=None):
+    """Run `rope_bshd` like `ct.launch(stream, grid, rope_bshd, (x, cos, sin, out, TS, HALF))`.
+    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
+    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    hints = hints or {}
+    x = _as_tensor(x)
+    cos = _as_tensor(cos)
+    sin = _as_tensor(sin)
+    out = _as_tensor(out)
+    num_ctas = _by_target(hints.get("num_ctas", 1))
+    args = (
+        x,
+        *x.shape,
+        *x.stride(),
+        cos,
+        *cos.shape,
+        *cos.stride(),
+        sin,
+        *sin.shape,
+        *sin.stride(),
+        out,
+        *out.shape,
+        *out.stride(),
+        TS,
+        HALF,
+    )
+    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
+    # compiled for it, without Triton's per-call dispatch.
+    known = (
+        x.dtype,
+        x.data_ptr() & 15,
+        x.shape,
+        x.stride(),
+        cos.dtype,
+        cos.data_ptr() & 15,
+        cos.shape,
+        cos.stride(),
+        sin.dtype,
+        sin.data_ptr() & 15,
+        sin.shape,
+        sin.stride(),
+        out.dtype,
+        out.data_ptr() & 15,
+        out.shape,
+        out.stride(),
+        TS,
+        HALF,
+        num_ctas,
+    )
+    if _launch_known(rope_bshd, known, stream, grid, args):
+        return
+    _check_ndim("rope_bshd", "x", x, 4)
+    _check_ndim("rope_bshd", "cos", cos, 2)
+    _check_ndim("rope_bshd", "sin", sin, 2)
+    _check_ndim("rope_bshd", "out", out, 4)
+    tile_elems = TS * HALF
+    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
+    # 4 warps left a 128-wide row with one element per thread).
+    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_stages = 2
+    constexprs = dict(
+        x_div=_multiples(x),
+        cos_div=_multiples(cos),
+        sin_div=_multiples(sin),
+        out_div=_multiples(out),
+        USE_INT64=_needs_int64(x, cos, sin, out),
+    )
+    with _on_stream(stream):
+        compiled = rope_bshd[_grid(grid)](
+            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+        )
+        _remember_launch(rope_bshd, known, compiled, args, constexprs)
+
+
+def launch(stream, x, cos, sin, out):
+    batch, seq, heads, d = x.shape
+    ts = 16
+    grid = (triton.cdiv(seq, ts), batch * heads, 1)
+    launch_rope_bshd(stream, grid, x, cos, sin, out, ts, d // 2)

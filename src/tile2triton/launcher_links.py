@@ -1,0 +1,94 @@
+"""convert, after every file of a run is translated: the launchers a module imports from the
+user's other modules must exist there.
+
+`from pkg.kern import copy` with `copy` a cuTile kernel of pkg/kern.py makes the translated
+module import `launch_copy` from pkg.kern (packages.py). That import works only if pkg/kern.py,
+as it will be once the run is over, defines `launch_copy`:
+- pkg/kern.py in the same run: its translation must be written and define the launcher (it
+  does not when the file is not written, or when `--keep-unconverted` kept `copy` as cuTile
+  code);
+- pkg/kern.py outside the run: its current content must define it (it was converted before, or
+  the user wrote the launcher); a cuTile module that was not converted does not.
+Otherwise the importing module is not written either (T2T112 at its import of the kernel), and
+so on for the modules importing from it. Files are only read, never imported.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .diagnostics import Diagnostic
+from .module_check import defines, introduced_launchers, launcher_import_site
+
+
+def _key(path) -> str:
+    return os.path.realpath(str(path))
+
+
+def pending_links(path, source: str, output: str) -> list:
+    """The launchers (module, level, name, line) that `output` imports because of the
+    translation; none for stdin (whose neighbours are unknown)."""
+    if path == "-":
+        return []
+    return introduced_launchers(source, output)
+
+
+def unmet_links(path, display: str, source: str, links: list, produced: dict,
+                source_line) -> list:
+    """A T2T112 per launcher in `links` that will not exist. `produced`: real path of each
+    file of the run -> its text once the run is written (None: not written)."""
+    from .packages import resolve_module
+    out = []
+    for module, level, name, _ in links:
+        target = resolve_module(str(path), module, level)
+        shown = ("." * level) + module
+        if target is None:
+            why = f"`{shown}` cannot be found next to this file"
+            text = None
+        else:
+            key = _key(target)
+            if key in produced:
+                text = produced[key]
+                why = (f"{target} is not written in this run" if text is None else
+                       f"the translation of {target} does not define it (its kernel was not "
+                       "converted)")
+            else:
+                try:
+                    text = Path(target).read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    text = None
+                why = f"{target} is not part of this run and does not define it"
+        if text is not None and defines(text, name):
+            continue
+        line, col, end = launcher_import_site(source, module, level, name)
+        out.append(Diagnostic(
+            "T2T112", f"the translated module imports `{name}` from `{shown}`, but {why}",
+            display, line, col, end_col=end, source_line=source_line(line),
+            help=f"convert `{shown}` in the same run (or before this file), so that its "
+                 "kernels become Triton kernels with launchers"))
+    return out
+
+
+def settle(deferred: list, produced: dict, in_place: bool) -> None:
+    """Check every deferred module (Outcome, its links) against `produced`, repeatedly: a
+    module that fails is not written (in place: it keeps its cuTile text), which may fail the
+    modules importing from it."""
+    changed = True
+    while changed:
+        changed = False
+        for o, links in deferred:
+            r = o.result
+            if r.output is None:
+                continue
+            problems = unmet_links(o.path, o.display, o.source.text, links, produced,
+                                   _line_getter(o.source.text))
+            if problems:
+                r.module_diagnostics.extend(problems)
+                r.output = None
+                produced[_key(o.path)] = o.source.text if in_place else None
+                changed = True
+
+
+def _line_getter(text: str):
+    lines = text.splitlines()
+    return lambda n: lines[n - 1] if 0 < n <= len(lines) else None

@@ -1,0 +1,119 @@
+"""The launchers a converted module imports from the user's other modules exist (issue 21 item
+4, launcher_links.py): `from pkg.kern import copy` becomes an import of `launch_copy` too, and
+before this check `convert` wrote that import even when pkg/kern.py was not written, kept the
+kernel as cuTile code, or was not part of the run; importing the result then failed."""
+import textwrap
+
+from tile2triton.cli import main
+
+KERN = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def copy(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(y, index=(ct.bid(0),), tile=t)
+
+
+@ct.kernel
+def bad(x, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    try:
+        pass
+    except Exception:
+        pass
+    ct.store(x, index=(ct.bid(0),), tile=t)
+'''
+
+
+def _use(name):
+    return textwrap.dedent(f'''
+    import cuda.tile as ct
+    from pkg.kern import {name}
+
+
+    def run(x, y):
+        ct.launch(None, (3,), {name}, (x, y, 128))
+    ''')
+
+
+def _package(tmp_path, kern=KERN, use="copy"):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "kern.py").write_text(kern)
+    (pkg / "use.py").write_text(_use(use))
+    return pkg
+
+
+def _t2t112(err):
+    return [line for line in err.splitlines() if ": T2T112 " in line]
+
+
+def test_importer_of_a_module_not_written_is_not_written(tmp_path, capsys):
+    pkg = _package(tmp_path)
+    out = tmp_path / "out"
+    assert main(["convert", str(pkg), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert not (out / "kern.py").exists() and not (out / "use.py").exists()
+    lines = _t2t112(err)
+    assert len(lines) == 1 and lines[0].startswith(f"{pkg / 'use.py'}:3:22: T2T112 ")
+    assert "launch_copy" in lines[0] and "not written" in lines[0]
+    assert "3 | from pkg.kern import copy" in err
+
+
+def test_keep_unconverted_importer_of_a_kept_kernel(tmp_path, capsys):
+    """kern.py is written with `bad` kept as cuTile code: importing `copy` works, importing
+    `bad` would need a `launch_bad` that does not exist."""
+    pkg = _package(tmp_path, use="bad")
+    (pkg / "use_copy.py").write_text(_use("copy"))
+    out = tmp_path / "out"
+    assert main(["convert", str(pkg), "-o", str(out), "--keep-unconverted"]) == 1
+    err = capsys.readouterr().err
+    assert (out / "kern.py").exists() and (out / "use_copy.py").exists()
+    assert "launch_copy" in (out / "use_copy.py").read_text()
+    assert not (out / "use.py").exists()
+    lines = _t2t112(err)
+    assert len(lines) == 1 and lines[0].startswith(f"{pkg / 'use.py'}:3:22: T2T112 ")
+    assert "launch_bad" in lines[0] and "does not define it" in lines[0]
+
+
+def test_importer_converted_without_its_kernel_module(tmp_path, capsys):
+    """pkg/kern.py outside the run is still cuTile code: no launch_copy there."""
+    pkg = _package(tmp_path, kern=KERN.split("\n\n@ct.kernel\ndef bad")[0])
+    out = tmp_path / "out"
+    assert main(["convert", str(pkg / "use.py"), "-o", str(out / "use.py")]) == 1
+    lines = _t2t112(capsys.readouterr().err)
+    assert len(lines) == 1 and "is not part of this run" in lines[0]
+    assert not (out / "use.py").exists()
+    # a module outside the run that defines the launcher itself is accepted
+    (pkg / "kern.py").write_text(KERN.split("\n\n@ct.kernel\ndef bad")[0]
+                                 + "\n\ndef launch_copy(*args):\n    pass\n")
+    assert main(["convert", str(pkg / "use.py"), "-o", str(out / "use.py"), "-q"]) == 0
+    assert "from pkg.kern import copy, launch_copy" in (out / "use.py").read_text()
+
+
+def test_chain_of_importers_is_settled_and_in_place_leaves_them(tmp_path, capsys):
+    """use.py fails through kern.py; top.py imports a kernel of use.py and fails through it.
+    In place, none of the three is changed."""
+    pkg = _package(tmp_path)
+    (pkg / "use.py").write_text(_use("copy") + textwrap.dedent('''
+
+    @ct.kernel
+    def fill(y, TILE: ct.Constant[int]):
+        ct.store(y, index=(ct.bid(0),), tile=ct.full((TILE,), 1.0, dtype=ct.float32))
+    '''))
+    (pkg / "top.py").write_text(textwrap.dedent('''
+    import cuda.tile as ct
+    from pkg.use import fill
+
+
+    def go(y):
+        ct.launch(None, (3,), fill, (y, 128))
+    '''))
+    before = {p.name: p.read_text() for p in pkg.iterdir()}
+    assert main(["convert", str(pkg), "--in-place"]) == 1
+    lines = _t2t112(capsys.readouterr().err)
+    assert sorted(line.split(":")[0].rsplit("/", 1)[1] for line in lines) == ["top.py", "use.py"]
+    assert {p.name: p.read_text() for p in pkg.iterdir()} == before

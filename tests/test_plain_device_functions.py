@@ -1,0 +1,85 @@
+"""Plain functions holding tile code (issue 28 class 9): on cuTile's test folder most T2T109
+diagnostics ("host code uses ct.*") fell on functions that become kernels by being handed to
+`ct.kernel` through a host helper, and on device helpers no kernel calls; one unused helper
+made a whole file fail. A function of tile code handed on as a value is a kernel; one nobody
+uses is left out with a note; host code that calls tile code itself is still T2T109."""
+import math
+
+import torch
+
+from tile2triton import translate_source
+from tile2triton.verify.corpus import load_module
+
+SRC = '''import cuda.tile as ct
+
+
+def double_rows(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(y, index=(ct.bid(0),), tile=t * 2)
+
+
+def unused_scale(x, y, TILE: ct.Constant[int]):
+    # a device helper that no kernel here calls
+    ct.store(y, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 3)
+
+
+def run(fn, x, y):
+    """A host helper making a kernel of the function it is given."""
+    kernel = ct.kernel(fn)
+    ct.launch(None, (ct.cdiv(x.shape[0], 64),), kernel, (x, y, 64))
+
+
+def main(x, y):
+    run(double_rows, x, y)
+'''
+
+
+def test_a_function_handed_to_ct_kernel_through_a_helper_is_a_kernel(tmp_path):
+    r = translate_source(SRC, "plain_kernels.py")
+    assert r.ok, [d.format() for d in r.diagnostics()]
+    assert "@triton.jit" in r.output and "def double_rows(" in r.output
+    assert "# `unused_scale` is tile code (ct.bid, ct.load, ct.store) that nothing here calls: " \
+        "not translated." in r.output
+    assert "def unused_scale" not in r.output
+    path = tmp_path / "plain_kernels_triton.py"
+    path.write_text(r.output)
+    m = load_module(path, "t2t_plain_kernels")
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(300, generator=g)
+    y = torch.full((300,), math.nan)
+    m.main(x, y)
+    torch.testing.assert_close(y, x * 2)
+
+
+def test_host_code_calling_tile_code_is_still_reported_with_useful_help():
+    src = SRC + '''
+
+def peek(x):
+    return ct.load(x, index=(0,), shape=(4,))
+
+
+def show(x):
+    print(peek(x))
+'''
+    r = translate_source(src, "host_tile.py")
+    assert not r.ok
+    (d,) = [d for d in r.diagnostics() if d.code == "T2T109"]
+    assert "ct.load" in d.message
+    assert "@ct.kernel" in d.help and "@ct.function" in d.help
+
+
+def test_a_kernel_in_a_class_is_one_diagnostic_not_one_per_construct():
+    src = '''import cuda.tile as ct
+
+
+class Kernels:
+    @staticmethod
+    @ct.kernel
+    def plus_one(x, tile: ct.Constant[int]):
+        i = ct.bid(0)
+        ct.store(x, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) + 1)
+'''
+    r = translate_source(src, "in_class.py")
+    (d,) = r.diagnostics()
+    assert d.code == "T2T109" and "`plus_one` is defined where convert cannot translate it" \
+        in d.message
