@@ -17,6 +17,7 @@ from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
 from .module_check import check_output
 from .model import FunctionInfo, ParamInfo, Specialization
+from .host_names import rebinding_problem
 from .names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
 from .nested import find_nested_kernels
 from .packages import link_imports
@@ -83,7 +84,15 @@ def _failure(pm: ParsedModule, exc: Exception, fallback_node, what: str) -> Diag
 
 def _reserved_clash(pm: ParsedModule, functions: list) -> Optional[Diagnostic]:
     """A user name the generated code needs with its usual meaning (names.RESERVED) is
-    refused at its first use; every other generated name is respelled instead (names.py)."""
+    refused at its first use; every other generated name is respelled instead (names.py).
+    So is a binding that would change what the generated host code reads (host_names.py)."""
+    rebinding = rebinding_problem(pm.source.text)
+    if rebinding is not None:
+        line, col, name, why = rebinding
+        what = "names by a star import" if name == "*" else f"`{name}`"
+        return Diagnostic("T2T121", f"this module binds {what}: {why}", pm.source.path, line, col,
+                          help="import the names you use" if name == "*" else
+                          f"rename your `{name}`", source_line=pm.source.line_text(line))
     if not (set(RESERVED) | {"hints"} | set(TRITON_LAUNCH_KEYWORDS)) & pm.names.used:
         return None  # the common case, without walking the tree
     for name, expected in RESERVED_IMPORTS.items():
