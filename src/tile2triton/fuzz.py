@@ -434,8 +434,11 @@ def _worker(args) -> int:
             time.sleep(3600)
         if selftest and i == 4:
             os.kill(os.getpid(), signal.SIGSEGV)
-        _, file_name, data = generate_file(seeds, args.seed, i)
-        outcome, detail = classify(data, file_name)
+        if selftest:  # only the harness is under test: inputs that take no time on any load
+            outcome, detail = classify(b"x = 1\n")
+        else:
+            _, file_name, data = generate_file(seeds, args.seed, i)
+            outcome, detail = classify(data, file_name)
         print(json.dumps({"done": i, "outcome": outcome, "detail": detail}), flush=True)
     return 0
 
