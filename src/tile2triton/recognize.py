@@ -89,16 +89,15 @@ _HOST_CONSTRUCTS = {"cdiv"}
 
 
 def tile_code_names(pm: ParsedModule, fdef: cst.FunctionDef) -> list:
-    """The cuTile tile constructs (`load`, `bid`, ...) a function's body uses, sorted; not
-    those of a kernel or tile function defined inside it (a host function defining a kernel
-    is host code: the kernel is hoisted, nested.py)."""
+    """The cuTile tile constructs (`load`, `bid`, ...) a function's own body uses, sorted.
+    Functions and classes defined inside it are not its body: a test function that defines a
+    kernel and launches it is host code (cuTile's own tests are written that way)."""
     constructs = load_registry().constructs
     names = set()
-    stack = [fdef.body]
+    stack = list(fdef.body.children)
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.FunctionDef) and any(
-                decorator_role(pm, d)[0] for d in node.decorators):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             continue
         stack.extend(node.children)
         if isinstance(node, (cst.Attribute, cst.Name)):
