@@ -83,3 +83,29 @@ class Kernels:
     (d,) = r.diagnostics()
     assert d.code == "T2T109" and "`plus_one` is defined where convert cannot translate it" \
         in d.message
+
+
+def test_a_table_of_tile_functions_is_not_taken_for_kernels():
+    """A module-level table of device helpers (kernels index it) holds tile code that host
+    code references without running it: neither kernels nor unused code to drop."""
+    src = '''import cuda.tile as ct
+
+
+def relu(x):
+    return ct.maximum(x, 0.0)
+
+
+def negate(x):
+    return -x * 1.0 + ct.zeros((1,), dtype=ct.float32)
+
+
+ACTS = {"relu": relu, "negate": negate}
+
+
+@ct.kernel
+def act_kernel(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(0),), (TILE,))
+    ct.store(y, (ct.bid(0),), ACTS["relu"](t))
+'''
+    r = translate_source(src, "acts.py")
+    assert [k.kernel for k in r.kernels] == ["act_kernel"]

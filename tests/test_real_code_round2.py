@@ -275,3 +275,41 @@ def test_products_that_may_be_fp8_accumulate_in_fp32(tmp_path):
                                    "acc = ct.mma(a.reshape((64, 32)).astype(ct.float16), "
                                    "b.reshape((32, 64)).astype(ct.float16), acc)"))
     assert "tl.dot(" in text and "max_num_imprecise_acc" not in text
+
+
+# A device helper under a decorator of the user's (a functools.wraps wrapper): kept above
+# @triton.jit, the kernel called the Python wrapper, which Triton runs as plain Python
+# ("_semantic argument must be provided outside of JIT functions").
+DECORATED_HELPER = """
+import functools
+
+
+def traced(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return f(*args, **kwargs)
+    return wrapper
+
+
+@traced
+def twice_plus(t, c):
+    return t * 2 + c
+
+
+@ct.kernel
+def apply_twice(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(y, index=(ct.bid(0),), tile=twice_plus(t, 1.5))
+"""
+
+
+def test_a_decorated_helper_is_called_as_the_triton_function(tmp_path):
+    both = Both(tmp_path, DECORATED_HELPER, "decorated_helper")
+    assert "@traced\n@triton.jit" not in both.text
+    assert "# `@traced` is left out" in both.text
+    x = torch.randn(300, generator=gen(6))
+    y = torch.full((300,), math.nan)
+    ref, got = both.run("apply_twice", (3,), [x, y, 128])
+    torch.testing.assert_close(got[1].double(), x.double() * 2 + 1.5)
+    assert compile_messages(both.path, "apply_twice", "[((3,), torch.randn(300), "
+                            "torch.empty(300), 128)]") == ["ok"]

@@ -473,9 +473,17 @@ class _HostRewriter(cst.CSTTransformer):
         stmts = self.kernels.get(name) or self.device_funcs.get(name)
         if stmts:
             first = stmts[0].with_changes(leading_lines=original.leading_lines)
-            if isinstance(first, cst.FunctionDef):
+            if isinstance(first, cst.FunctionDef) and name in self.kernels:
                 first = first.with_changes(
                     decorators=self._user_decorators(original) + list(first.decorators))
+            elif isinstance(first, cst.FunctionDef) and (user := self._user_decorators(original)):
+                # a kernel calls its device helpers directly: a decorator wrapping one would
+                # make the Triton kernel call a Python wrapper, which Triton cannot compile
+                dropped = ", ".join(f"`@{self.pm.module.code_for_node(d.decorator)}`"
+                                    for d in user)
+                first = first.with_changes(leading_lines=list(first.leading_lines) + [
+                    cst.EmptyLine(comment=cst.Comment(
+                        f"# {dropped} is left out: Triton kernels call their helpers directly"))])
             return cst.FlattenSentinel([first] + list(stmts[1:]))
         if name in self.uncalled:
             marker = cst.SimpleStatementLine([cst.Pass()], leading_lines=original.leading_lines)
