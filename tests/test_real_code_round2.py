@@ -313,3 +313,28 @@ def test_a_decorated_helper_is_called_as_the_triton_function(tmp_path):
     torch.testing.assert_close(got[1].double(), x.double() * 2 + 1.5)
     assert compile_messages(both.path, "apply_twice", "[((3,), torch.randn(300), "
                             "torch.empty(300), 128)]") == ["ok"]
+
+
+# A tile whose rank depends on a ct.Constant (Triton compiles one branch per value): its rank
+# is unknown while translating, and a negative axis goes to Triton, which counts it from the end.
+RANK_BY_CONSTANT = """
+@ct.kernel
+def row_max(x, y, TM: ct.Constant[int], TN: ct.Constant[int], FLAT: ct.Constant[bool]):
+    if FLAT:
+        a = ct.load(x, (ct.bid(0), 0), (1, TN), padding_mode=ct.PaddingMode.NEG_INF).reshape((TN,))
+    else:
+        a = ct.load(x, (ct.bid(0), 0), (1, TN), padding_mode=ct.PaddingMode.NEG_INF)
+    m = ct.max(a, axis=-1, keepdims=True)
+    s = ct.sum(ct.exp(a - m), axis=-1, keepdims=True)
+    ct.store(y, (ct.bid(0), 0), (m + ct.log(s)).reshape((1, 1)))
+"""
+
+
+@pytest.mark.parametrize("flat", [False, True])
+def test_negative_axes_on_a_tile_of_unknown_rank(tmp_path, flat):
+    both = Both(tmp_path, RANK_BY_CONSTANT, f"rank_by_constant_{flat}")
+    x = torch.randn(6, 50, generator=gen(12))
+    y = torch.full((6, 1), math.nan)
+    ref, got = both.run("row_max", (6,), [x, y, 1, 64, flat])
+    torch.testing.assert_close(got[1].double(), torch.logsumexp(x.double(), dim=1, keepdim=True),
+                               atol=1e-5, rtol=1e-5)
