@@ -109,3 +109,21 @@ def act_kernel(x, y, TILE: ct.Constant[int]):
 '''
     r = translate_source(src, "acts.py")
     assert [k.kernel for k in r.kernels] == ["act_kernel"]
+
+
+def test_a_host_function_defining_kernels_is_host_code():
+    """A test function whose body defines kernels uses tile code only inside them: it is
+    host code, kept (the kernels are hoisted), not tile code to leave out."""
+    src = '''import cuda.tile as ct
+
+
+def test_double():
+    @ct.kernel
+    def double(x, TILE: ct.Constant[int]):
+        ct.store(x, index=(ct.bid(0),), tile=ct.load(x, index=(ct.bid(0),), shape=(TILE,)) * 2)
+
+    return double
+'''
+    r = translate_source(src, "nested_host.py")
+    assert r.ok, [d.format() for d in r.diagnostics()]
+    assert "def test_double(" in r.output and "not translated" not in r.output

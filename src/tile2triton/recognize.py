@@ -89,7 +89,9 @@ _HOST_CONSTRUCTS = {"cdiv"}
 
 
 def tile_code_names(pm: ParsedModule, fdef: cst.FunctionDef) -> list:
-    """The cuTile tile constructs (`load`, `bid`, ...) a function's body uses, sorted."""
+    """The cuTile tile constructs (`load`, `bid`, ...) a function's own body uses, sorted
+    (not those of functions and classes defined in it: a test function defining kernels is
+    host code)."""
     constructs = load_registry().constructs
     names = set()
     for node in _walk_nodes(fdef.body):
@@ -155,7 +157,7 @@ def _walk_nodes(node):
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(n.children)
+        stack.extend(c for c in n.children if not isinstance(c, (cst.FunctionDef, cst.ClassDef)))
 
 
 def _walk_calls(node):
