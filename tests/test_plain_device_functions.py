@@ -127,3 +127,17 @@ def test_double():
     r = translate_source(src, "nested_host.py")
     assert r.ok, [d.format() for d in r.diagnostics()]
     assert "def test_double(" in r.output and "not translated" not in r.output
+
+
+def test_tile_code_in_a_class_is_one_diagnostic_per_function():
+    src = '''import cuda.tile as ct
+
+
+class Cases:
+    def store_twice(X, TILE: ct.Constant[int]):
+        ct.store(X, index=(0,), tile=ct.arange(TILE, dtype=X.dtype))
+        ct.store(X, index=(0,), tile=ct.load(X, index=(0,), shape=(TILE,)) * 2)
+'''
+    r = translate_source(src, "class_cases.py")
+    (d,) = r.diagnostics()
+    assert d.code == "T2T109" and "`store_twice` is defined where convert cannot" in d.message

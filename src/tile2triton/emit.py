@@ -375,9 +375,12 @@ class _HostRewriter(cst.CSTTransformer):
         if id(node) in self.pm.device_methods:
             return False        # a dataclass method kernels call: device code (records.py)
         if (self.depth > 1 or self.class_depth) and id(node) not in self.nested:
-            from .recognize import decorator_role
+            from .recognize import decorator_role, tile_code_names
             role = next((r for r in (decorator_role(self.pm, d)[0] for d in node.decorators)
                          if r), None)
+            if role is None and self.class_depth and self.depth == 1 \
+                    and tile_code_names(self.pm, node):
+                role = "function"   # tile code in a class body (handed to ct.kernel later)
             if role is not None:
                 # tile code that convert cannot hoist (deeper nesting, in a class, a nested
                 # @ct.function): one diagnostic at its definition, not one per ct.* call
