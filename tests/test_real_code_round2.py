@@ -5,7 +5,6 @@ import math
 
 import pytest
 import torch
-
 from side_by_side import Both, compile_messages, gen, translate
 
 # Attention scores computed in a helper: the helper's tiles and the tile it returns have a
@@ -188,8 +187,9 @@ def test_a_name_newer_cutile_adds_is_translated_when_installed(monkeypatch):
 
 
 def test_a_name_cutile_lacks_outside_a_constant_branch_is_an_error():
-    from tile2triton import translate_source
     from side_by_side import HEADER
+
+    from tile2triton import translate_source
     src = HEADER + NEWER_NAME_BRANCH.replace("if FAST:", "if ct.bid(0) > 2:")
     r = translate_source(src, "swish.py")
     assert not r.ok
@@ -212,8 +212,9 @@ def row_sums(x, y, TN: ct.Constant[int]):
 
 
 def test_a_carried_tile_that_changes_dtype_is_rejected_as_cutile_does():
-    from tile2triton import translate_source
     from side_by_side import HEADER
+
+    from tile2triton import translate_source
     r = translate_source(HEADER + WIDENED_IN_LOOP, "widened.py")
     assert not r.ok
     (d,) = r.diagnostics()
@@ -225,8 +226,9 @@ def test_a_carried_tile_that_changes_dtype_is_rejected_as_cutile_does():
 
 
 def test_the_interpreter_rejects_a_carried_value_that_changes_type(tmp_path):
-    from tile2triton import interp
     from side_by_side import HEADER
+
+    from tile2triton import interp
     path = tmp_path / "widened_cutile.py"
     path.write_text(HEADER + WIDENED_IN_LOOP)
     mod = interp.load_module_with_interpreter(str(path))
