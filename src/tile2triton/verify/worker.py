@@ -96,8 +96,10 @@ class Worker:
             self.device = "cpu"
             from .. import interp
             from .cuda_on_cpu import enable_from_env
+            from .interpreter_compat import enable as interpreter_numpy_compat
             interp.allow_private_imports()   # kernels' modules may import cuda.tile privates
             enable_from_env()
+            interpreter_numpy_compat()      # Triton 3.6's interpreter under numpy >= 2.3
 
     # -- loading ------------------------------------------------------------------------------
     def _module_name(self, prefix, path):
