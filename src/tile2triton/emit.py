@@ -434,9 +434,12 @@ class _HostRewriter(cst.CSTTransformer):
         if id(node) in self.pm.device_methods:
             return False        # a dataclass method kernels call: device code (records.py)
         if (self.depth > 1 or self.class_depth) and id(node) not in self.nested:
-            from .recognize import decorator_role
+            from .recognize import decorator_role, tile_code_names
             role = next((r for r in (decorator_role(self.pm, d)[0] for d in node.decorators)
                          if r), None)
+            if role is None and self.class_depth and self.depth == 1 \
+                    and tile_code_names(self.pm, node):
+                role = "function"   # tile code in a class body (handed to ct.kernel later)
             if role is not None:
                 # tile code that convert cannot hoist (deeper nesting, in a class, a nested
                 # @ct.function): one diagnostic at its definition, not one per ct.* call
@@ -532,9 +535,17 @@ class _HostRewriter(cst.CSTTransformer):
         stmts = self.kernels.get(name) or self.device_funcs.get(name)
         if stmts:
             first = stmts[0].with_changes(leading_lines=original.leading_lines)
-            if isinstance(first, cst.FunctionDef):
+            if isinstance(first, cst.FunctionDef) and name in self.kernels:
                 first = first.with_changes(
                     decorators=self._user_decorators(original) + list(first.decorators))
+            elif isinstance(first, cst.FunctionDef) and (user := self._user_decorators(original)):
+                # a kernel calls its device helpers directly: a decorator wrapping one would
+                # make the Triton kernel call a Python wrapper, which Triton cannot compile
+                dropped = ", ".join(f"`@{self.pm.module.code_for_node(d.decorator)}`"
+                                    for d in user)
+                first = first.with_changes(leading_lines=list(first.leading_lines) + [
+                    cst.EmptyLine(comment=cst.Comment(
+                        f"# {dropped} is left out: Triton kernels call their helpers directly"))])
             return cst.FlattenSentinel([first] + list(stmts[1:]))
         if name in self.uncalled:
             marker = cst.SimpleStatementLine([cst.Pass()], leading_lines=original.leading_lines)
