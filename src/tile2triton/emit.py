@@ -25,7 +25,7 @@ from .layout import after_docstring, lay_out, layout_simple
 from .model import DTYPES, OFFSET_DTYPE, USE_INT64, FunctionInfo
 from .names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
 from . import keep as keep_mod
-from .parse import ParsedModule
+from .parse import ParsedModule, dotted_name
 from .read_guards import negation, read_guards
 from .recognize import read_only_arrays
 
@@ -772,9 +772,9 @@ class _HostRewriter(cst.CSTTransformer):
 
     def _is_cuda_tile_import(self, node) -> bool:
         if isinstance(node, cst.Import):
-            names = [self.pm.module.code_for_node(a.name) for a in node.names]
+            names = [dotted_name(a.name) for a in node.names]
             return all(n == "cuda" or n.startswith("cuda.tile") for n in names)
-        mod = self.pm.module.code_for_node(node.module) if node.module else ""
+        mod = dotted_name(node.module) if node.module else ""
         return mod == "cuda.tile" or mod.startswith("cuda.tile.") or (
             mod == "cuda" and not isinstance(node.names, cst.ImportStar)
             and all(a.name.value == "tile" for a in node.names))
