@@ -135,6 +135,14 @@ def test_form_feed_in_indentation_gives_a_module_that_runs(tmp_path):
     torch.testing.assert_close(y.double(), x.double() * 2, rtol=1e-6, atol=1e-6)
 
 
+def test_form_feeds_in_a_file_without_a_final_newline_are_located():
+    """(Found by the fuzz: the tokenizer's last tokens lie past the last line.)"""
+    r = translate_source(GOOD.replace("    t = ct.load", "\f    t = ct.load").rstrip("\n"), "k.py")
+    assert r.ok and not r.diagnostics()
+    r = translate_source("import cuda.tile as ct\n\f\nx = ct.Co", "k.py")
+    assert all(not d.code.startswith("T2T9") for d in r.diagnostics())
+
+
 def test_form_feeds_outside_indentation_are_kept():
     src = GOOD.replace("    t = ct.load", '    s = "a\fb"\n    t = ct.load') + "\f\n# end\n"
     out = translate_source(src, "k.py").output

@@ -14,6 +14,7 @@ from _t2t_corpus_runtime import (
     _multiples,
     _needs_int64,
     _on_stream,
+    _ptxas_target,
     _remember_launch,
     _scalar_key,
 )
@@ -497,8 +498,10 @@ def launch_attention_bhsd(stream, grid, q, k, v, out, scale, TQ, TK, D, *, hints
     float_dtypes = {t.dtype for t in [q, k, v, out] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (an FFT's products: 2.7 ms against 10.3 on the H200)
-    ptx_options = "-O1" if float_dtypes == {torch.float32} else None
+    # (an FFT's products: 2.7 ms against 10.3 on the H200); on NVIDIA GPUs only
+    ptx_options = (
+        {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
+    )
     constexprs = dict(
         q_div=_multiples(q),
         k_div=_multiples(k),
@@ -515,7 +518,7 @@ def launch_attention_bhsd(stream, grid, q, k, v, out, scale, TQ, TK, D, *, hints
                     num_warps=num_warps,
                     num_stages=num_stages,
                     num_ctas=num_ctas,
-                    ptx_options=ptx_options,
+                    **ptx_options,
                 )
                 break
             except triton.OutOfResources:

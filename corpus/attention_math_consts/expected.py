@@ -18,6 +18,7 @@ from _t2t_corpus_runtime import (
     _multiples,
     _needs_int64,
     _on_stream,
+    _ptxas_target,
     _remember_launch,
     _scalar_key,
 )
@@ -445,8 +446,10 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
     float_dtypes = {t.dtype for t in [Q, K, V, O] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (an FFT's products: 2.7 ms against 10.3 on the H200)
-    ptx_options = "-O1" if float_dtypes == {torch.float32} else None
+    # (an FFT's products: 2.7 ms against 10.3 on the H200); on NVIDIA GPUs only
+    ptx_options = (
+        {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
+    )
     constexprs = dict(
         Q_div=_multiples(Q),
         K_div=_multiples(K),
@@ -463,7 +466,7 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
                     num_warps=num_warps,
                     num_stages=num_stages,
                     num_ctas=num_ctas,
-                    ptx_options=ptx_options,
+                    **ptx_options,
                 )
                 break
             except triton.OutOfResources:

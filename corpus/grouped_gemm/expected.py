@@ -13,6 +13,7 @@ from _t2t_corpus_runtime import (
     _grid,
     _needs_int64,
     _on_stream,
+    _ptxas_target,
 )
 
 
@@ -292,8 +293,10 @@ def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
     float_dtypes = {t.dtype for t in [*As, *Bs, *Cs] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (an FFT's products: 2.7 ms against 10.3 on the H200)
-    ptx_options = "-O1" if float_dtypes == {torch.float32} else None
+    # (an FFT's products: 2.7 ms against 10.3 on the H200); on NVIDIA GPUs only
+    ptx_options = (
+        {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
+    )
     constexprs = dict(
         USE_INT64=_needs_int64(*As, *Bs, *Cs),
     )
@@ -306,7 +309,7 @@ def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
                     num_warps=num_warps,
                     num_stages=num_stages,
                     num_ctas=num_ctas,
-                    ptx_options=ptx_options,
+                    **ptx_options,
                 )
                 break
             except triton.OutOfResources:

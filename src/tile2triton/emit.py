@@ -143,7 +143,7 @@ LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
                     "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32",
                     "_tma_descriptor", "_row_tiles", "_row_warps", "_walk_programs",
-                    "_unread_array")
+                    "_ptxas_target", "_unread_array")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
                    "constexprs", "compiled", "grid_x", "grid_y", "grid_z", "grid_rest",

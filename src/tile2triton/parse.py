@@ -174,7 +174,8 @@ def _without_indent_formfeeds(text: str) -> str:
             if tok.type in (tokenize.NEWLINE, tokenize.NL):
                 at_start = tok.type == tokenize.NEWLINE or at_start
                 continue
-            if tok.type in (tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT):
+            if tok.type in (tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT,
+                            tokenize.ENDMARKER):
                 continue
             if at_start:
                 starts.append(tok.start)
@@ -182,6 +183,8 @@ def _without_indent_formfeeds(text: str) -> str:
     except (tokenize.TokenError, SyntaxError):
         return text  # not valid Python: the parser reports it
     for row, col in starts:
+        if row > len(lines):  # (a token the tokenizer adds after the last line)
+            continue
         line = lines[row - 1]
         indent = line[:col]
         if "\f" in indent:

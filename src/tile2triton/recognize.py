@@ -89,10 +89,17 @@ _HOST_CONSTRUCTS = {"cdiv"}
 
 
 def tile_code_names(pm: ParsedModule, fdef: cst.FunctionDef) -> list:
-    """The cuTile tile constructs (`load`, `bid`, ...) a function's body uses, sorted."""
+    """The cuTile tile constructs (`load`, `bid`, ...) a function's own body uses, sorted.
+    Functions and classes defined inside it are not its body: a test function that defines a
+    kernel and launches it is host code (cuTile's own tests are written that way)."""
     constructs = load_registry().constructs
     names = set()
-    for node in _walk_nodes(fdef.body):
+    stack = list(fdef.body.children)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        stack.extend(node.children)
         if isinstance(node, (cst.Attribute, cst.Name)):
             name = pm.ct_name(node)
             if name in constructs and name not in _HOST_CONSTRUCTS:
