@@ -118,3 +118,43 @@ def test_enum_chosen_by_a_runtime_branch_is_refused():
     assert [(k.kernel, k.status) for k in r.kernels] == [("k", "failed"), ("same", "translated")]
     d = r.kernels[0].diagnostics[0]
     assert (d.code, d.line, d.col) == ("T2T101", 7, 5) and "`val`" in d.message
+
+
+def test_module_whose_linked_helper_module_imports_torch(tmp_path):
+    """test/kernels/scaled_matmul.py: its helpers come from a module that imports torch; the
+    module itself does not, and its launchers need it (before: `torch` undefined, T2T900)."""
+    pkg = tmp_path / "lpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "utils.py").write_text(textwrap.dedent('''
+    import torch
+    import cuda.tile as ct
+
+
+    @ct.function
+    def plus_one(t):
+        return t + 1
+    '''))
+    (pkg / "kern.py").write_text(textwrap.dedent('''
+    import cuda.tile as ct
+    from lpkg.utils import plus_one
+
+
+    @ct.kernel
+    def inc(x, y, TILE: ct.Constant[int]):
+        t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+        ct.store(y, index=(ct.bid(0),), tile=plus_one(t))
+
+
+    def run(x, y):
+        ct.launch(None, (3,), inc, (x, y, 128))
+    '''))
+    out = tmp_path / "out"
+    assert main(["convert", str(pkg / "kern.py"), "-o", str(out / "kern.py"), "-q"]) == 0
+    assert "import torch\n" in (out / "kern.py").read_text()
+    spec = importlib.util.spec_from_file_location("linked_torch_mod", out / "kern.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x, y = _data()
+    mod.run(x, y)
+    assert torch.equal(y, x + 1)

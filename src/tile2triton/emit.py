@@ -1373,11 +1373,12 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
     # Imports the kept helpers need and the user's module does not already make.
     kept = set().union(*(u for _, _, u in kept_helpers)) if kept_helpers else set()
     stdlib = [m for m in ("contextlib", "dataclasses", "functools", "time")
-              if (m in kept or m in rewriter.introduced) and pm.imports.get(m) != m]
+              if (m in kept or m in rewriter.introduced) and (
+                  pm.imports.get(m) != m or m in pm.borrowed_imports)]
     third = [line for line, bound, value in (
         ("import torch", "torch", "torch"), ("import triton", "triton", "triton"),
         ("import triton.language as tl", "tl", "triton.language"))
-        if pm.imports.get(bound) != value]
+        if pm.imports.get(bound) != value or bound in pm.borrowed_imports]
     import_code = "".join(f"import {m}\n" for m in stdlib)
     import_code += ("\n" if stdlib and third else "") + "".join(f"{t}\n" for t in third)
     if shared_import:  # a local module: its own group, after the third-party imports

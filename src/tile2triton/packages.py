@@ -128,6 +128,7 @@ def _link_function(pm, local, other, name, depth) -> None:
     for n, q in other.imports.items():
         if _free(pm, n):
             pm.imports[n] = q
+            pm.borrowed_imports.add(n)
     for n, v in other.globals.items():
         if _free(pm, n):
             pm.globals[n] = v

@@ -55,6 +55,9 @@ class ParsedModule:
     # --keep-unconverted: imported kernels their own module keeps as cuTile code (cuTile
     # launches them, launcher_links.py)
     kept_foreign: set = field(default_factory=set)
+    # names pm.imports binds only for helpers linked from other modules (packages.py): the
+    # module itself does not import them
+    borrowed_imports: set = field(default_factory=set)
     linked: list = field(default_factory=list)
     # functions defined inside kernels and helpers (lower/nested_defs.py), hoisted to module
     # level: hoisted name -> (enclosing function, names it captures from there)
