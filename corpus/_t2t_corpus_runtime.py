@@ -189,6 +189,12 @@ class _Uncached:
     """A key part that keeps a launch on the plain path."""
 
 
+def _ptxas_target():
+    """Whether ptxas options apply: NVIDIA GPUs (and Triton's interpreter, which takes every
+    option and uses none); ROCm's backend refuses the keyword."""
+    return torch.version.hip is None
+
+
 def _scalar_key(x):
     """Key of a scalar argument: Triton specializes an int on its value (1, multiples of 16,
     32 or 64 bits) and a float on nothing."""
@@ -446,7 +452,7 @@ def _tma_descriptor(x, block):
             )
         if not ok:
             return None
-    elif not x.is_cpu:
+    elif not x.is_cpu or not _tma_target():
         return None
     rows, cols = x.shape
     row_stride, col_stride = x.stride()
@@ -472,6 +478,19 @@ def _tma_descriptor(x, block):
     if _TensorDescriptor is None:  # imported once: a `from` import costs ~20 us per call
         from triton.tools.tensor_descriptor import TensorDescriptor as _TensorDescriptor
     return _TensorDescriptor(x, [rows, cols], [row_stride, 1], [bm, bn])
+
+
+def _tma_target():
+    """For CPU tensors, which reach a launcher under Triton's interpreter or in a compile check
+    for a GPU that is not here: TMA where torch reports a GPU that has it (sm_90 and later,
+    not ROCm), and where it reports none (the interpreter: descriptors wherever the layout
+    allows them)."""
+    if torch.version.hip is not None:
+        return False
+    try:
+        return torch.cuda.get_device_capability()[0] >= 9
+    except (AssertionError, RuntimeError):  # a torch without CUDA, or no GPU
+        return True
 
 
 _LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time

@@ -12,7 +12,10 @@ emitted as a 2-D dot between reshapes, which cost nothing.
 tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any size. A
 2-D product whose sizes are not all known to be large enough goes through `_dot_any_size`,
 which is tl.dot itself when they are (a static branch, decided when Triton compiles) and
-otherwise spreads each small dimension over the minimum with zeros and sums the result back.
+otherwise spreads each small dimension over the minimum by repeating its elements (zeroing the
+repeats along the depth) and takes one of the result's equal copies back; an operand whose own
+dimensions are large enough reaches tl.dot untouched (decode attention's 4 query rows against
+64-key tiles: the keys and values keep the pipelined path of any dot operand).
 Operands tl.dot does not take (uint8, int8 with uint8, and a float64 matmul fed by a narrower
 float, which does not compile on the H200) are multiplied elementwise and summed
 (`_dot_by_sum`), in the accumulator's dtype. A 1-D operand of ct.matmul follows numpy: a row
@@ -69,9 +72,10 @@ DOT_ANY_SIZE = DeviceHelper("_dot_any_size", """
 @triton.jit
 def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
-    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
-    # first copy zeroed) and summed back, which adds only zeros. out_dtype: tl.dot requires
-    # it to be the accumulator's dtype (fp64, int32 and fp16 accumulators are not its default).
+    # size. A smaller dimension is spread over the minimum, each element repeated (along the
+    # depth all but the first copy zeroed); a row or column of the result is then one of its
+    # equal copies. out_dtype: tl.dot requires it to be the accumulator's dtype (fp64, int32
+    # and fp16 accumulators are not its default).
     M: tl.constexpr = x.shape[0]
     K: tl.constexpr = x.shape[1]
     N: tl.constexpr = y.shape[1]
@@ -99,15 +103,26 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = ((tl.arange(0, M * RM) % RM == 0)[:, None]
-                  & (tl.arange(0, K * RK) % RK == 0)[None, :])
-        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
-        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
-        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
+        # an operand whose own dimensions are large enough goes to tl.dot as it is: a loaded
+        # tile (decode attention's keys and values against 4 query rows) then takes the path
+        # of any dot operand, pipelined through shared memory, with no copies to mask
+        xs = x
+        if RM > 1 or RK > 1:
+            xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)),
+                            (M * RM, K * RK))
+            if RK > 1:
+                # copies along the depth: all but the first zeroed, each product counted once
+                xs = tl.where((tl.arange(0, K * RK) % RK == 0)[None, :], xs, tl.zeros_like(xs))
+        ys = y
+        if RN > 1 or RK > 1:
+            ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)),
+                            (K * RK, N * RN))
         prod = tl.dot(xs, ys, tl.zeros((M * RM, N * RN), acc.dtype), input_precision=PRECISION,
                       out_dtype=acc.dtype, max_num_imprecise_acc=0)
-        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
+        if RM > 1 or RN > 1:
+            # the copies of a row (and of a column) of the result are equal: their maximum is
+            # that value, exactly
+            prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
 """, requires=(DOT_BY_SUM,))
 

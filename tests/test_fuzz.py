@@ -157,6 +157,9 @@ def test_classifier_sees_what_convert_would_write(monkeypatch):
     from tile2triton import cli, emit
     assert fuzz.classify(GOOD_KERNEL.encode(), "k\n__import__('os')\n#.py")[0] == "translated"
     assert fuzz.classify(b"# coding: hex\n" + GOOD_KERNEL.encode()) == ("diagnostic", "T2T004")
+    # a file without a final newline: the diff's marker follows the removed last line
+    assert fuzz.classify(b"import cuda.tile as ct\n\nConstInt = ct.Constant[int]") == (
+        "translated", "")
     # a header that lets the file name out of its comment is caught
     monkeypatch.setattr(emit, "comment_safe", lambda s: s, raising=False)
     real_header = emit.with_header

@@ -106,7 +106,7 @@ def test_fp32_cuda_core_products_compile_with_ptxas_O1(tmp_path):
     seen = []
     m.mm = _Recorder(m.mm, seen)
     g = torch.Generator().manual_seed(5)
-    for dt, want in ((torch.float32, "-O1"), (torch.float16, None)):
+    for dt, want in ((torch.float32, "-O1"), (torch.float16, "absent")):
         a = torch.randn(37, 45, generator=g, dtype=torch.float64)
         b = torch.randn(45, 29, generator=g, dtype=torch.float64)
         c = torch.full((37, 29), math.nan, dtype=dt)
@@ -159,7 +159,7 @@ def test_ptxas_O1_rule_sees_the_arrays_in_lists(tmp_path):
     seen = []
     m.mm_each = _Recorder(m.mm_each, seen)
     g = torch.Generator().manual_seed(8)
-    for dt, want in ((torch.float16, None), (torch.float32, "-O1")):
+    for dt, want in ((torch.float16, "absent"), (torch.float32, "-O1")):
         As = [torch.randn(40, 35, generator=g, dtype=torch.float64) for _ in range(2)]
         Bs = [torch.randn(35, 30, generator=g, dtype=torch.float64) for _ in range(2)]
         Cs = [torch.full((40, 30), math.nan, dtype=dt) for _ in range(2)]

@@ -26,9 +26,6 @@ WAITING = {
         "host (issue 21 item 3): replace_hints on a kernel held in a table of another module "
         "converts to an attribute the Triton kernel lacks ('JITFunction' object has no "
         "attribute 'replace_hints')",
-    "rowops_project::tests/test_rowops.py::test_scale_rows_without_bias_passes_a_placeholder":
-        "verify (issue 21 item 2): the launcher's rank check also covers the placeholder "
-        "`bias` that the HAS_BIAS=False specialization never reads",
 }
 TESTS = {
     "rowops_project": [

@@ -135,6 +135,14 @@ def test_form_feed_in_indentation_gives_a_module_that_runs(tmp_path):
     torch.testing.assert_close(y.double(), x.double() * 2, rtol=1e-6, atol=1e-6)
 
 
+def test_form_feeds_in_a_file_without_a_final_newline_are_located():
+    """(Found by the fuzz: the tokenizer's last tokens lie past the last line.)"""
+    r = translate_source(GOOD.replace("    t = ct.load", "\f    t = ct.load").rstrip("\n"), "k.py")
+    assert r.ok and not r.diagnostics()
+    r = translate_source("import cuda.tile as ct\n\f\nx = ct.Co", "k.py")
+    assert all(not d.code.startswith("T2T9") for d in r.diagnostics())
+
+
 def test_form_feeds_outside_indentation_are_kept():
     src = GOOD.replace("    t = ct.load", '    s = "a\fb"\n    t = ct.load') + "\f\n# end\n"
     out = translate_source(src, "k.py").output
@@ -480,3 +488,100 @@ def test_files_past_the_size_limit_are_located():
     assert d.line == (GOOD + filler).count("\n", 0, MAX_SOURCE_CHARS) + 1
     plain = translate_source(filler.replace("v", "w"), "data.py")   # no cuTile: not parsed
     assert not plain.has_cutile and plain.output == filler.replace("v", "w")
+
+
+# -- found by the extended fuzz ---------------------------------------------------------------------
+
+def test_arithmetic_on_a_function_reference_is_located():
+    r = translate_source(kernel_with("    p = ct.bid + ct.bid(0)\n"), "k.py")
+    (d,) = r.diagnostics()
+    assert (d.code, d.line, d.col) == ("T2T101", 6, 9) and "not a value" in d.message
+
+
+def test_an_expression_statement_without_effect_translates(tmp_path):
+    module, text = load(kernel_with("    lambda: 0\n    ct.bid\n"), tmp_path, "no_effect")
+    x = data(50, 4)
+    y = torch.full_like(x, -1.0)
+    module.run(x, y)
+    torch.testing.assert_close(y.double(), x.double() * 2, rtol=1e-6, atol=1e-6)
+
+
+# -- item 13: a module constant a function rebinds is not inlined -----------------------------------
+
+REBOUND = '''import cuda.tile as ct
+
+SCALE = 2.0
+
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(0),), (TILE,))
+    ct.store(y, (ct.bid(0),), t * SCALE)
+
+
+def run(x, y):
+    global SCALE
+    SCALE = 5.0
+    ct.launch(None, (ct.cdiv(x.shape[0], 32),), k, (x, y, 32))
+'''
+
+
+@pytest.mark.parametrize("rebind", ["SCALE = 5.0", "SCALE += 3.0", "SCALE, _ = 5.0, 0",
+                                    "for SCALE in (5.0,): pass"])
+def test_a_module_constant_rebound_by_a_function_is_refused(rebind):
+    r = translate_source(REBOUND.replace("    SCALE = 5.0", "    " + rebind), "k.py")
+    (d,) = r.diagnostics()
+    assert (d.code, d.line, d.col) == ("T2T103", 9, 35), d.format()
+    assert "rebound by `global SCALE` in a function (line 13)" in d.message
+
+
+def test_a_global_declared_for_another_name_keeps_the_constant_inlined(tmp_path):
+    src = REBOUND.replace("    global SCALE\n    SCALE = 5.0\n", "    global COUNT\n    COUNT = 1\n")
+    module, text = load(src, tmp_path, "other_global")
+    x = data(40, 5)
+    y = torch.full_like(x, -1.0)
+    module.run(x, y)
+    torch.testing.assert_close(y.double(), x.double() * 2.0, rtol=1e-6, atol=1e-6)
+
+
+# -- item 12: user names that would change what the generated code reads ---------------------------
+
+# case -> (text inserted before `def run`, text inserted at the top of run's body, the text
+# the diagnostic points at, the name it names)
+REBINDINGS = {
+    "host local triton": ("", "    triton = 3\n", "triton = 3", "`triton`"),
+    "host parameter triton": ("", None, "triton=None", "`triton`"),
+    "star import": ("from numpy import *\n\n\n", "", "from numpy", "star import"),
+    "module-level max": ("def max(*args):\n    return 0\n\n\n", "", "def max", "`max`"),
+    "module-level tuple": ("tuple = list\n\n\n", "", "tuple = list", "`tuple`"),
+    "imported min": ("from numpy import min\n\n\n", "", "from numpy", "`min`"),
+    "class dict": ("class dict:\n    pass\n\n\n", "", "class dict", "`dict`"),
+    "getattr and isinstance": ("getattr = isinstance = print\n\n\n", "", "getattr =",
+                               "`getattr`"),
+    "full-width USE_INT64": ("", "    \uff35\uff33\uff25_INT64 = 1\n", "\uff35\uff33\uff25_INT64",
+                             "`USE_INT64`"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REBINDINGS))
+def test_names_the_generated_code_reads_are_refused_where_bound(case):
+    before, body, marker, name = REBINDINGS[case]
+    run = "def run(x, y, triton=None):\n" if body is None else "def run(x, y):\n" + body
+    src = GOOD.replace("def run(x, y):\n", before + run)
+    line = next(i for i, text in enumerate(src.split("\n"), 1) if marker in text)
+    col = src.split("\n")[line - 1].index(marker) + 1
+    r = translate_source(src, "k.py")
+    (d,) = r.diagnostics()
+    assert (d.code, d.line, d.col) == ("T2T121", line, col), d.format()
+    assert name in d.message
+
+
+def test_the_same_names_inside_user_functions_or_imported_properly_translate(tmp_path):
+    src = GOOD.replace("import cuda.tile as ct\n", "import cuda.tile as ct\nimport torch\n"
+                       "import triton.language as tl\n").replace(
+        "def run(x, y):\n", "def run(x, y):\n    max = min = 0\n")
+    module, text = load(src, tmp_path, "own_names")
+    x = data(60, 6)
+    y = torch.full_like(x, -1.0)
+    module.run(x, y)
+    torch.testing.assert_close(y.double(), x.double() * 2, rtol=1e-6, atol=1e-6)

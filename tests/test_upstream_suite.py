@@ -51,3 +51,30 @@ def test_lint_flags_launches_bound_by_the_host():
     assert launch_work_lint(8192 ** 2 * 6, 2 * 8192 ** 3) is None
     assert launch_work_lint(64 << 20, None) is None         # 64 MB: about 17 us of copying
     assert launch_work_lint(8 << 20, None)["code"] == "T2P004"
+
+
+def test_the_gpu_script_names_only_options_that_exist(capsys):
+    """tools/gpu/perf_suite.sh runs once on the H200 with no second try: every tile2triton and
+    run_suite.py option it passes exists (a renamed option fails here, not on the device)."""
+    import re
+    import shlex
+    import sys
+
+    from tile2triton.cli import build_parser
+    text = (ROOT / "tools" / "gpu" / "perf_suite.sh").read_text().replace("\\\n", " ")
+    bench = build_parser()._subparsers._group_actions[0].choices["bench"]
+    known = set(bench._option_string_actions)
+    calls = [line for line in text.splitlines() if "$T2T bench" in line]
+    assert len(calls) >= 3
+    for line in calls:
+        for tok in shlex.split(line.split("$T2T bench", 1)[1].replace('"', " "), posix=False):
+            if tok.startswith("--"):
+                assert tok in known, f"bench has no option {tok}"
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import run_suite
+    with pytest.raises(SystemExit):
+        run_suite.main(["--help"])
+    suite_help = capsys.readouterr().out
+    used = {m for line in text.splitlines() if "run_suite.py" in line
+            for m in re.findall(r"(--[a-z][a-z-]+)", line)}
+    assert used and all(opt in suite_help for opt in used), used

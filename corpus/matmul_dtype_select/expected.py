@@ -34,9 +34,10 @@ def _dot_by_sum(x, y, ACC: tl.constexpr):
 @triton.jit
 def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
-    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
-    # first copy zeroed) and summed back, which adds only zeros. out_dtype: tl.dot requires
-    # it to be the accumulator's dtype (fp64, int32 and fp16 accumulators are not its default).
+    # size. A smaller dimension is spread over the minimum, each element repeated (along the
+    # depth all but the first copy zeroed); a row or column of the result is then one of its
+    # equal copies. out_dtype: tl.dot requires it to be the accumulator's dtype (fp64, int32
+    # and fp16 accumulators are not its default).
     M: tl.constexpr = x.shape[0]
     K: tl.constexpr = x.shape[1]
     N: tl.constexpr = y.shape[1]
@@ -71,13 +72,18 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = (tl.arange(0, M * RM) % RM == 0)[:, None] & (tl.arange(0, K * RK) % RK == 0)[
-            None, :
-        ]
-        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
-        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
-        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
+        # an operand whose own dimensions are large enough goes to tl.dot as it is: a loaded
+        # tile (decode attention's keys and values against 4 query rows) then takes the path
+        # of any dot operand, pipelined through shared memory, with no copies to mask
+        xs = x
+        if RM > 1 or RK > 1:
+            xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
+            if RK > 1:
+                # copies along the depth: all but the first zeroed, each product counted once
+                xs = tl.where((tl.arange(0, K * RK) % RK == 0)[None, :], xs, tl.zeros_like(xs))
+        ys = y
+        if RN > 1 or RK > 1:
+            ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         prod = tl.dot(
             xs,
             ys,
@@ -86,7 +92,10 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
             out_dtype=acc.dtype,
             max_num_imprecise_acc=0,
         )
-        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
+        if RM > 1 or RN > 1:
+            # the copies of a row (and of a column) of the result are equal: their maximum is
+            # that value, exactly
+            prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
 
 

@@ -11,6 +11,7 @@ from _t2t_corpus_runtime import (
     _multiples,
     _needs_int64,
     _on_stream,
+    _ptxas_target,
     _remember_launch,
     _tma_descriptor,
     _walk_programs,
@@ -72,9 +73,10 @@ def _dot_by_sum(x, y, ACC: tl.constexpr):
 @triton.jit
 def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
-    # size. A smaller dimension is spread over the minimum (each element repeated, all but the
-    # first copy zeroed) and summed back, which adds only zeros. out_dtype: tl.dot requires
-    # it to be the accumulator's dtype (fp64, int32 and fp16 accumulators are not its default).
+    # size. A smaller dimension is spread over the minimum, each element repeated (along the
+    # depth all but the first copy zeroed); a row or column of the result is then one of its
+    # equal copies. out_dtype: tl.dot requires it to be the accumulator's dtype (fp64, int32
+    # and fp16 accumulators are not its default).
     M: tl.constexpr = x.shape[0]
     K: tl.constexpr = x.shape[1]
     N: tl.constexpr = y.shape[1]
@@ -109,13 +111,18 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
-        keep_x = (tl.arange(0, M * RM) % RM == 0)[:, None] & (tl.arange(0, K * RK) % RK == 0)[
-            None, :
-        ]
-        xs = tl.where(keep_x, xs, tl.zeros_like(xs))
-        ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
-        ys = tl.where((tl.arange(0, N * RN) % RN == 0)[None, :], ys, tl.zeros_like(ys))
+        # an operand whose own dimensions are large enough goes to tl.dot as it is: a loaded
+        # tile (decode attention's keys and values against 4 query rows) then takes the path
+        # of any dot operand, pipelined through shared memory, with no copies to mask
+        xs = x
+        if RM > 1 or RK > 1:
+            xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
+            if RK > 1:
+                # copies along the depth: all but the first zeroed, each product counted once
+                xs = tl.where((tl.arange(0, K * RK) % RK == 0)[None, :], xs, tl.zeros_like(xs))
+        ys = y
+        if RN > 1 or RK > 1:
+            ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         prod = tl.dot(
             xs,
             ys,
@@ -124,7 +131,10 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
             out_dtype=acc.dtype,
             max_num_imprecise_acc=0,
         )
-        prod = tl.sum(tl.sum(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
+        if RM > 1 or RN > 1:
+            # the copies of a row (and of a column) of the result are equal: their maximum is
+            # that value, exactly
+            prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
 
 
@@ -299,8 +309,10 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     float_dtypes = {t.dtype for t in [a, b, c] if t.dtype.is_floating_point}
     # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
     # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (an FFT's products: 2.7 ms against 10.3 on the H200)
-    ptx_options = "-O1" if float_dtypes == {torch.float32} else None
+    # (an FFT's products: 2.7 ms against 10.3 on the H200); on NVIDIA GPUs only
+    ptx_options = (
+        {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
+    )
     constexprs = dict(
         a_div=_multiples(a),
         b_div=_multiples(b),
@@ -317,7 +329,7 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
                     num_warps=num_warps,
                     num_stages=num_stages,
                     num_ctas=num_ctas,
-                    ptx_options=ptx_options,
+                    **ptx_options,
                 )
                 break
             except triton.OutOfResources:

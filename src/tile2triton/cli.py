@@ -53,6 +53,7 @@ COMMANDS = (
     ("tile2triton.verify.cli", "add_check_command"),
     ("tile2triton.verify.bench", "add_bench_command"),
     ("tile2triton.verify.inspection", "add_inspect_command"),
+    ("tile2triton.run_command", "add_run_command"),
 )
 
 

@@ -27,6 +27,7 @@ from .model import DTYPES, OFFSET_DTYPE, USE_INT64, FunctionInfo
 from .names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
 from . import keep as keep_mod
 from .parse import ParsedModule
+from .read_guards import negation, read_guards
 from .recognize import read_only_arrays
 
 
@@ -142,7 +143,8 @@ def with_offset_dtype(body: str, unit, names) -> str:
 LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype",
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
                     "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32",
-                    "_tma_descriptor", "_row_tiles", "_row_warps", "_walk_programs")
+                    "_tma_descriptor", "_row_tiles", "_row_warps", "_walk_programs",
+                    "_ptxas_target", "_unread_array")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
                    "constexprs", "compiled", "grid_x", "grid_y", "grid_z", "grid_rest",
@@ -177,15 +179,10 @@ def launcher_tile_elems(fn: FunctionInfo, unit) -> list:
     return elems
 
 
-def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
-                    coarse: bool = False, persistent: int = 0, direct: bool = False) -> str:
-    """The host launcher of kernel `fn`. It launches through Triton's public `kernel[grid](...)`;
-    with `direct` (a shared runtime, which checks the Triton version) a launch repeating an
-    earlier one's specialization may take the runtime's direct path instead."""
+def launcher_signature(pm: ParsedModule, fn: FunctionInfo) -> tuple:
+    """(parameters, lines unpacking tuple parameters, spellings of its locals) of the
+    launcher of kernel `fn`."""
     names = pm.names
-    arrays = [p.name for p in fn.params if p.kind == "array"]
-    ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array" and not p.array.flat}
-    lists = [(p.name, p.array_list) for p in fn.params if p.kind == "array_list"]
     h = {n: names[n] for n in LAUNCHER_HELPERS}
     # The launcher's own locals avoid every name of the module (hint expressions may read
     # module globals); its `stream` and `grid` parameters only the kernel's parameters, so
@@ -211,6 +208,68 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
             spelled = f"{n}_{k}"
         local[n] = spelled
         taken.add(spelled)
+    return signature, unpack, local
+
+
+def render_rank_dispatch(pm: ParsedModule, fn: FunctionInfo, variants: list,
+                         hinted: bool) -> str:
+    """The launcher of a kernel translated once per rank combination of the arrays it indexes
+    with several ranks (`variants`: [(((array, rank), ...), variant kernel name)]): it runs
+    the variant for its arguments' ranks."""
+    names = pm.names
+    signature, _, local = launcher_signature(pm, fn)
+    arrays = [a for a, _ in variants[0][0]]
+    launch = names[launcher_name(fn.name)]
+    table = names[f"_{fn.name.lstrip('_').upper()}_BY_RANK"]
+    key = _tuple_code([f"len({a}.shape)" for a in arrays])
+    combos = [_tuple_code([str(r) for _, r in chosen]) for chosen, _ in variants]
+    entries = "".join(f"    {c}: {names[launcher_name(v)]},\n"
+                      for c, (_, v) in zip(combos, variants))
+    params = ", ".join([local["stream"], local["grid"]] + signature)
+    shown = ", ".join(f"`{a}`" for a in arrays)
+    ranks = ", ".join(combos)
+    got = ", ".join(f"{{{a}.shape}}" for a in arrays)
+    comment = [f"# `{fn.name}` indexes {shown} with several ranks: one Triton kernel per rank",
+               f"# combination of {_tuple_code(arrays)}, launched for the ranks of the arrays "
+               "passed"]
+    lines = [
+        f"{table} = {{\n{entries}}}",
+        "",
+        "",
+        f"def {launch}({params}, *, hints=None):",
+        f'    """Run `{fn.name}` like `ct.launch({local["stream"]}, {local["grid"]}, {fn.name}, '
+        f'({", ".join(signature)}{"," if len(signature) == 1 else ""}))`, through the '
+        f'translation for the ranks of {shown}."""',
+        f"    launcher = {table}.get({key})",
+        "    if launcher is None:",
+        "        raise ValueError(",
+        f'            f"{fn.name}: {shown} must have ranks {ranks}, got shapes {got}"',
+        "        )",
+        f"    launcher({params}, hints=hints)",
+    ]
+    if hinted:
+        lines += ["", "", f"{launch}.hints = {names[launcher_name(variants[0][1])]}.hints"]
+    lines += ["", "", f"# `{fn.name}` as a value of host code (a kernel chosen at run time)",
+              f"{fn.name} = {launch}"]
+    return comment, "\n".join(lines) + "\n"
+
+
+def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
+                    coarse: bool = False, persistent: int = 0, direct: bool = False) -> str:
+    """The host launcher of kernel `fn`. It launches through Triton's public `kernel[grid](...)`;
+    with `direct` (a shared runtime, which checks the Triton version) a launch repeating an
+    earlier one's specialization may take the runtime's direct path instead."""
+    names = pm.names
+    arrays = [p.name for p in fn.params if p.kind == "array"]
+    ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array" and not p.array.flat}
+    lists = [(p.name, p.array_list) for p in fn.params if p.kind == "array_list"]
+    # arrays read only under branches on constants: a launch that does not take those
+    # branches may pass any array there (read_guards.py)
+    guards = read_guards(fn.node, [a for a in ranks if ranks[a]],
+                         [p.name for p in fn.params if p.kind == "constexpr"])
+    unread = [(a, negation(guards[a]), ranks[a]) for a in arrays if a in guards]
+    h = {n: names[n] for n in LAUNCHER_HELPERS}
+    signature, unpack, local = launcher_signature(pm, fn)
     call_args = []
     for p in fn.params:
         if p.kind == "array" and p.array.flat:   # any shape: one dimension of numel elements
@@ -287,7 +346,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     elems = launcher_tile_elems(fn, unit)
     return _env().get_template("launcher.py.j2").render(
         kernel=fn.name, launch=names[launcher_name(fn.name)], h=h, v=local,
-        params=signature, unpack=unpack, arrays=arrays, ranks=ranks,
+        params=signature, unpack=unpack, arrays=arrays, ranks=ranks, unread=unread,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tma=tma,
         tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
@@ -993,11 +1052,13 @@ class SharedRuntime:
 
 def render_module(pm: ParsedModule, mc, units: dict, functions: list,
                   shared: SharedRuntime | None = None, coarsen: bool = True,
-                  kept: dict | None = None, notes: list | None = None) -> str:
+                  kept: dict | None = None, notes: list | None = None,
+                  rank_variants: dict | None = None) -> str:
     """The Triton module. `kept` (convert --keep-unconverted): kernel name -> diagnostics of
     each kernel that failed, kept as cuTile code under `# tile2triton:` notes (keep.py);
     host lines that cannot be translated are then kept too, their diagnostics appended to
-    `notes`."""
+    `notes`. `rank_variants`: kernel name -> [(ranks, unit name)] of a kernel translated once
+    per rank combination (translate.py), its units in `units` under their own names."""
     names = pm.names
     sources = {}  # device helper name -> source, in the order kernels first use them
     kernel_stmts, device_stmts, launchers = {}, {}, {}
@@ -1083,6 +1144,19 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         for stmts in kernel_stmts.values():
             stmts[:-1] = [stmt.visit(Renamer(own_name)) for stmt in stmts[:-1]]
         generated = [rename_code(t, own_name) for t in generated]
+    for name, variants in (rank_variants or {}).items():
+        # the variants, then the launcher choosing among them, where the kernel was
+        stmts = []
+        for _, variant in variants:
+            part = kernel_stmts.pop(variant)
+            stmts += [_spaced(part[0])] + part[1:] if stmts else part
+        fn = units[variants[0][1]][0]
+        comment, text = render_rank_dispatch(pm, dataclasses.replace(fn, name=name), variants,
+                                             hinted=bool(kernel_hints(pm, fn, set())))
+        generated.append(text)
+        dispatch = _statements(text, _TWO_BLANK + tuple(cst.EmptyLine(comment=cst.Comment(c))
+                                                        for c in comment))
+        kernel_stmts[name] = stmts + dispatch
     # @ct.function definitions never called from a kernel are still device code: keep them out
     # of the host module but say so, rather than silently dropping them.
     uncalled = {}

@@ -349,10 +349,11 @@ def _diff_rebuilds(src, output: str) -> str | None:
             first = int(m.group(1)) - (0 if m.group(2) == b"0" else 1)
             new += old[at:first]
             at = first
-        elif line.startswith(b"\\"):
-            if not new or not new[-1].endswith(b"\n"):
-                return "misplaced no-newline marker"
-            new[-1] = new[-1][:-1] if lines[k - 1][:1] in (b"+", b" ") else new[-1]
+        elif line.startswith(b"\\"):  # the line before it has no newline (its side's last)
+            if lines[k - 1][:1] in (b"+", b" "):
+                if not new or not new[-1].endswith(b"\n"):
+                    return "misplaced no-newline marker"
+                new[-1] = new[-1][:-1]
         elif line[:1] in (b" ", b"-"):
             if at >= len(old) or old[at].rstrip(b"\n") != line[1:].rstrip(b"\n"):
                 return f"context line {k + 1} does not match the file"
@@ -433,8 +434,11 @@ def _worker(args) -> int:
             time.sleep(3600)
         if selftest and i == 4:
             os.kill(os.getpid(), signal.SIGSEGV)
-        _, file_name, data = generate_file(seeds, args.seed, i)
-        outcome, detail = classify(data, file_name)
+        if selftest:  # only the harness is under test: inputs that take no time on any load
+            outcome, detail = classify(b"x = 1\n")
+        else:
+            _, file_name, data = generate_file(seeds, args.seed, i)
+            outcome, detail = classify(data, file_name)
         print(json.dumps({"done": i, "outcome": outcome, "detail": detail}), flush=True)
     return 0
 

@@ -88,11 +88,15 @@ def _ct_modules() -> list:
     fake = sys.modules.get("tile2triton.interp.module")
     if fake is not None and getattr(fake, "ct", None) is not None and fake.ct not in mods:
         mods.append(fake.ct)
+    runtime = sys.modules.get("tile2triton.cutile")      # the runtime backend's cuda.tile
+    if runtime is not None and runtime not in mods:
+        mods.append(runtime)
     return mods
 
 
 def _is_ct_module(v) -> bool:
-    return isinstance(v, types.ModuleType) and v.__name__ == "cuda.tile"
+    return isinstance(v, types.ModuleType) and (
+        v.__name__ == "cuda.tile" or getattr(v, "__cutile_api__", False) is True)
 
 
 def _kernel_options(kernel) -> dict:
@@ -273,6 +277,7 @@ class _Namespace:
         if isinstance(value, types.ModuleType):
             modname = value.__name__
             if _is_ct_module(value):
+                modname = "cuda.tile"        # (tile2triton.cutile is cuda.tile to translate)
                 self.ct_alias = self.ct_alias or name
             if modname == name:
                 self.imports[name] = f"import {modname}"

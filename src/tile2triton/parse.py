@@ -144,6 +144,17 @@ def _dotted(node: cst.BaseExpression) -> str:
     raise ValueError(node)
 
 
+class _NFKCNames(cst.CSTTransformer):
+    """Identifiers as Python reads them: NFKC-normalized (`ＵＳＥ_INT64` and `USE_INT64` are one
+    name to Python, so they must be one to the translator too: its reserved-name checks and
+    every lookup compare spellings)."""
+
+    def leave_Name(self, original, updated):
+        import unicodedata
+        value = unicodedata.normalize("NFKC", updated.value)
+        return updated if value == updated.value else updated.with_changes(value=value)
+
+
 def _without_indent_formfeeds(text: str) -> str:
     """`text` with the form feeds of statement indentation dropped. Python's tokenizer resets
     the indentation column at a form feed, so `"\f    x"` is indented by four; libcst keeps
@@ -163,7 +174,8 @@ def _without_indent_formfeeds(text: str) -> str:
             if tok.type in (tokenize.NEWLINE, tokenize.NL):
                 at_start = tok.type == tokenize.NEWLINE or at_start
                 continue
-            if tok.type in (tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT):
+            if tok.type in (tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT,
+                            tokenize.ENDMARKER):
                 continue
             if at_start:
                 starts.append(tok.start)
@@ -171,6 +183,8 @@ def _without_indent_formfeeds(text: str) -> str:
     except (tokenize.TokenError, SyntaxError):
         return text  # not valid Python: the parser reports it
     for row, col in starts:
+        if row > len(lines):  # (a token the tokenizer adds after the last line)
+            continue
         line = lines[row - 1]
         indent = line[:col]
         if "\f" in indent:
@@ -211,6 +225,8 @@ def parse_source(text: str, path: str = "<input>") -> ParsedModule:
             "T2T001", f"syntax error: {e.message}", path, line, col,
             help="fix the Python syntax; tile2triton only reads valid Python",
             source_line=source.line_text(line))) from None
+    if not text.isascii():
+        module = module.visit(_NFKCNames())
     pm = ParsedModule(source, module)
     for stmt in module.body:
         if isinstance(stmt, cst.SimpleStatementLine):

@@ -574,18 +574,8 @@ class _UseScanner(cst.CSTVisitor):
                     self._note(v.value.value, len(t.target.elements), node)
 
 
-def classify_params(pm: ParsedModule, fn: FunctionInfo,
-                    spec: Optional[Specialization] = None) -> list[ParamInfo]:
-    """`spec`: one launch's argument ranks and values (see model.Specialization)."""
-    launch_ranks = dict(spec.ranks) if spec is not None else {}
-    launch_values = dict(spec.values) if spec is not None else {}
-    params = fn.node.params
-    if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg is not None:
-        node = params.star_kwarg or params.star_arg
-        raise pm.error(node, "T2T108", "kernels with *args or **kwargs cannot be translated",
-                       help="list every kernel parameter explicitly")
-    all_params = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
-    names = {p.name.value for p in all_params}
+def _scan_uses(pm: ParsedModule, fn: FunctionInfo, names: set) -> "_UseScanner":
+    """How `fn` uses its parameters `names`, a use of an alias counting for what it names."""
     scanner = _UseScanner(pm, names)
     fn.node.body.visit(scanner)
     for alias, lst in scanner.aliases.items():  # uses of `A = As[g]` count for As
@@ -598,6 +588,41 @@ def classify_params(pm: ParsedModule, fn: FunctionInfo,
     for alias, base in scanner.array_aliases.items():  # and uses of a view count for its array
         uses = [(r, n) for r, n in scanner.array_uses.pop(alias, []) if r is not None]
         scanner.array_uses.setdefault(base, []).extend(uses)
+    return scanner
+
+
+def open_ranks(pm: ParsedModule, fn: FunctionInfo) -> dict[str, list[int]]:
+    """The array parameters `fn` indexes with more than one rank (in branches on constants or
+    on the array's own rank, as `if len(x.shape) == 2:`), each with its ranks: the module
+    alone does not say which rank a launch passes."""
+    params = fn.node.params
+    all_params = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    names = {p.name.value for p in all_params}
+    scanner = _scan_uses(pm, fn, names)
+    out = {}
+    for p in all_params:
+        name = p.name.value
+        if name in scanner.list_uses or annotation_kind(pm, p.annotation) not in (None, "array"):
+            continue
+        ranks = sorted({r for r, _ in scanner.array_uses.get(name, []) if r is not None})
+        if len(ranks) > 1:
+            out[name] = ranks
+    return out
+
+
+def classify_params(pm: ParsedModule, fn: FunctionInfo,
+                    spec: Optional[Specialization] = None) -> list[ParamInfo]:
+    """`spec`: one launch's argument ranks and values (see model.Specialization)."""
+    launch_ranks = dict(spec.ranks) if spec is not None else {}
+    launch_values = dict(spec.values) if spec is not None else {}
+    params = fn.node.params
+    if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg is not None:
+        node = params.star_kwarg or params.star_arg
+        raise pm.error(node, "T2T108", "kernels with *args or **kwargs cannot be translated",
+                       help="list every kernel parameter explicitly")
+    all_params = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    names = {p.name.value for p in all_params}
+    scanner = _scan_uses(pm, fn, names)
     out = []
     for p in all_params:
         name = p.name.value

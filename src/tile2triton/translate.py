@@ -6,7 +6,10 @@ is never half-translated).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
+from itertools import product
+from math import prod
 from typing import Optional
 
 from . import emit
@@ -14,12 +17,13 @@ from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
 from .module_check import check_output
 from .model import FunctionInfo, ParamInfo, Specialization
+from .host_names import rebinding_problem
 from .names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
 from .nested import find_nested_kernels
 from .packages import link_imports
 from .parse import MAX_SOURCE_CHARS, ParsedModule, parse_source
 from .records import rewrite_records
-from .recognize import classify_params, find_cutile_functions
+from .recognize import classify_params, find_cutile_functions, open_ranks
 from .registry import load_registry
 from .tuple_params import split_tuple_params
 
@@ -80,7 +84,15 @@ def _failure(pm: ParsedModule, exc: Exception, fallback_node, what: str) -> Diag
 
 def _reserved_clash(pm: ParsedModule, functions: list) -> Optional[Diagnostic]:
     """A user name the generated code needs with its usual meaning (names.RESERVED) is
-    refused at its first use; every other generated name is respelled instead (names.py)."""
+    refused at its first use; every other generated name is respelled instead (names.py).
+    So is a binding that would change what the generated host code reads (host_names.py)."""
+    rebinding = rebinding_problem(pm.source.text)
+    if rebinding is not None:
+        line, col, name, why = rebinding
+        what = "names by a star import" if name == "*" else f"`{name}`"
+        return Diagnostic("T2T121", f"this module binds {what}: {why}", pm.source.path, line, col,
+                          help="import the names you use" if name == "*" else
+                          f"rename your `{name}`", source_line=pm.source.line_text(line))
     if not (set(RESERVED) | {"hints"} | set(TRITON_LAUNCH_KEYWORDS)) & pm.names.used:
         return None  # the common case, without walking the tree
     for name, expected in RESERVED_IMPORTS.items():
@@ -228,6 +240,7 @@ def translate_source(text: str, path: str = "<input>",
         kernels.append(fn)
     result = ModuleResult(path, True, None)
     units: dict[str, tuple] = {}
+    rank_variants: dict[str, list] = {}
     for fn in kernels:
         nk = fn.nested
         report = KernelReport(fn.name, "translated", line=pm.def_line(fn.name) if nk is None
@@ -241,8 +254,16 @@ def translate_source(text: str, path: str = "<input>",
         saved_globals = dict(pm.globals)
         try:
             fn.tuple_params = split_tuple_params(pm, fn)
-            fn.params = classify_params(pm, fn, specialize if specialize is not None
-                                        and specialize.kernel == fn.name else None)
+            spec = specialize if specialize is not None and specialize.kernel == fn.name \
+                else None
+            variants = _rank_variants(mc, fn) if spec is None and nk is None else None
+            if variants:
+                fn.params = variants[0][1].params
+                for chosen, vfn, unit in variants:
+                    units[vfn.name] = (vfn, unit)
+                rank_variants[fn.name] = [(chosen, vfn.name) for chosen, vfn, _ in variants]
+                continue
+            fn.params = classify_params(pm, fn, spec)
             if nk is not None:      # the host function's constants fold, other names are
                 pm.globals.update(nk.folded)        # constexpr parameters
                 fn.params = fn.params + [ParamInfo(c, "constexpr") for c in nk.closure]
@@ -263,7 +284,8 @@ def translate_source(text: str, path: str = "<input>",
     try:
         output = emit.render_module(pm, mc, units, functions, shared, coarsen,
                                     kept=failed if keep_unconverted else None,
-                                    notes=notes if keep_unconverted else None)
+                                    notes=notes if keep_unconverted else None,
+                                    rank_variants=rank_variants)
         # a module that would not run is a diagnostic, never a written file
         problems = check_output(path, text, output, {f.name for f in functions},
                                 pm.source.line_text,
@@ -285,6 +307,40 @@ def translate_source(text: str, path: str = "<input>",
             result.output = None
             result.module_diagnostics.append(broken)
     return result
+
+
+# At most this many translations of one kernel for the rank combinations of its arrays
+MAX_RANK_VARIANTS = 8
+
+
+def _rank_variants(mc, fn: FunctionInfo) -> Optional[list]:
+    """A kernel whose own indexing leaves the ranks of some arrays open (open_ranks: `x` is
+    indexed with rank 2 in one compile-time branch and rank 4 in another) is translated once
+    per rank combination, as cuTile compiles one specialization per launch's ranks:
+    [(((array, rank), ...), variant FunctionInfo, lowered unit)]. None for any other kernel,
+    and where the combinations are too many or an open array is part of a tuple parameter
+    (then classify_params reports the ranks)."""
+    pm = mc.pm
+    ranks = open_ranks(pm, fn)
+    leaves = {leaf for _, parts in fn.tuple_params for leaf, _ in parts}
+    if not ranks or ranks.keys() & leaves or prod(len(r) for r in ranks.values()) \
+            > MAX_RANK_VARIANTS:
+        return None
+    out = []
+    saved = dict(mc.helper_specs), list(mc.helper_order)
+    for combo in product(*ranks.values()):
+        chosen = tuple(zip(ranks, combo))
+        variant = dataclasses.replace(
+            fn, name=pm.names[fn.name + "".join(f"_{r}d" for r in combo)], params=[])
+        try:
+            variant.params = classify_params(pm, variant, Specialization(variant.name, chosen))
+            out.append((chosen, variant, lower_function(mc, variant, variant.params)))
+        except TranslationError:
+            # a rank that some use cannot take (the ranks conflict outside compile-time
+            # branches): the kernel's rank conflict is reported as it is
+            mc.helper_specs, mc.helper_order = saved
+            return None
+    return out
 
 
 def _does_not_compile(output: str, path: str) -> Optional[Diagnostic]:

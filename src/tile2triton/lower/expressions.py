@@ -40,6 +40,8 @@ CMP_SYMBOL = {
     cst.Equal: "==", cst.NotEqual: "!=",
 }
 UNARY_SYMBOL = {cst.Minus: "unary -", cst.BitInvert: "~"}
+# operators that no function or class reference supports (comparisons may compare them)
+ARITHMETIC_SYMBOLS = set(BINOP_SYMBOL.values()) | set(UNARY_SYMBOL.values())
 # Python builtins kernels may call (cuTile gives them tile meanings: max is ct.maximum, ...)
 BUILTINS = ("range", "min", "max", "len", "float", "int", "bool", "abs", "print", "divmod",
             "tuple", "sum")
@@ -276,6 +278,12 @@ class Expressions:
 
     def operator(self, symbol: str, node, *operands: Lowered) -> Lowered:
         """A Python operator: the construct the patterns say it is, with lowered operands."""
+        if symbol in ARITHMETIC_SYMBOLS:
+            for operand in operands:   # `ct.bid + 1`, `helper * 2`: Python raises TypeError
+                if isinstance(operand.val, (CtRefV, FuncV, PyRefV, TableV, EnumClassV)):
+                    raise self.error(node, "T2T101", f"operator `{symbol.split()[-1]}` on "
+                                     f"`{operand.code}`, a function or class, not a value",
+                                     help="call it, or use a value")
         construct = self.mc.registry.operators.get(symbol)
         if construct is None or construct not in self.mc.patterns:
             raise self.error(node, "T2T100", f"operator `{symbol.split()[-1]}` is not supported",

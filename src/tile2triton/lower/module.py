@@ -3,7 +3,7 @@ called from kernels is lowered once, for the kinds of arguments it receives."""
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+from typing import Optional, Sequence
 
 import libcst as cst
 
@@ -42,6 +42,17 @@ class ModuleContext:
         self.spec_base: dict = {}      # helper translation name -> the helper's own name
         self.nested_names: dict = {}   # id(nested def node) -> its hoisted name (nested_defs.py)
         self.helper_returns: dict = {}  # helper translation name -> its return value, lowered
+        self._rebound: Optional[dict] = None
+
+    @property
+    def rebound_globals(self) -> dict:
+        """Module globals some function rebinds (`global SCALE; SCALE = 5.0`): name -> the
+        `global` statement's name node. Their value when a kernel is compiled is not known
+        here (computed once, on first use)."""
+        if self._rebound is None:
+            self._rebound = rebound_globals(self.pm.module) \
+                if "global" in self.pm.source.text else {}
+        return self._rebound
 
     def specialize(self, name: str, call_node, args: Sequence[Lowered]):
         """(UnitResult, return Val) of helper `name` for the kinds of `args`."""
@@ -303,3 +314,53 @@ def _helper_return_val(fdef, lw: Lowerer) -> Lowered:
         return lw.expr(last)
     except TranslationError:
         return Lowered("", TileV())
+
+
+def rebound_globals(module: cst.Module) -> dict:
+    """name -> node of each `global NAME` in a function that assigns NAME (or deletes it)."""
+    out: dict = {}
+
+    class Scan(cst.CSTVisitor):
+        def __init__(self):
+            self.declared: list = [{}]
+
+        def visit_FunctionDef(self, node):
+            self.declared.append({})
+
+        def leave_FunctionDef(self, node):
+            self.declared.pop()
+
+        def visit_Global(self, node):
+            for item in node.names:
+                self.declared[-1][item.name.value] = item.name
+
+        def _bind(self, target):
+            if isinstance(target, cst.Name) and target.value in self.declared[-1]:
+                out.setdefault(target.value, self.declared[-1][target.value])
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                for el in target.elements:
+                    self._bind(el.value)
+            elif isinstance(target, cst.StarredElement):
+                self._bind(target.value)
+
+        def visit_AssignTarget(self, node):
+            self._bind(node.target)
+
+        def visit_AugAssign(self, node):
+            self._bind(node.target)
+
+        def visit_AnnAssign(self, node):
+            self._bind(node.target)
+
+        def visit_For(self, node):
+            self._bind(node.target)
+
+        def visit_Del(self, node):
+            self._bind(node.target)
+
+        def visit_NamedExpr(self, node):
+            self._bind(node.target)
+
+    module.visit(Scan())
+    return out
+

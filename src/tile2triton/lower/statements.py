@@ -425,6 +425,9 @@ class Statements:
             if isinstance(v, (cst.SimpleString, cst.ConcatenatedString)):
                 return self.pm.module.code_for_node(v)  # docstring / string statement
             low = self.expr(v)
+            if isinstance(low.val, (TiledViewV, RawMemoryV, EnumV, CtRefV, PyRefV, ChoiceV,
+                                    TableV, EnumClassV, ConstExprEnumV, FuncV)):
+                return None  # `lambda: 0`, `ct.bid`: a value of translation time, no effect
             return low.code
         if isinstance(node, cst.Assign):
             if isinstance(node.value, cst.Lambda) and len(node.targets) == 1 and isinstance(

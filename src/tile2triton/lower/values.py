@@ -94,7 +94,19 @@ class Values:
 
 
     def module_global(self, name: str, node) -> Lowered:
-        """Module-level constants are compile-time values inside cuTile kernels: inline them."""
+        """Module-level constants are compile-time values inside cuTile kernels: inline them.
+        One that a function rebinds (`global SCALE; SCALE = 5.0` before the launch) is refused:
+        cuTile reads its value when the kernel is compiled, which the translation cannot know
+        (inlining the module-level value gave silently wrong results)."""
+        rebinding = self.mc.rebound_globals.get(name)
+        if rebinding is not None:
+            where = self.pm.positions.get(rebinding)
+            at = f" (line {where.start.line})" if where is not None else ""
+            raise self.error(node, "T2T103", f"module-level `{name}` is rebound by `global "
+                             f"{name}` in a function{at}: its value when the kernel is compiled "
+                             "is not known at translation time",
+                             help=f"pass `{name}` to the kernel as a ct.Constant parameter, or "
+                             "keep it a module constant that is never reassigned")
         value = self.pm.globals[name]
         low = self.expr(value)
         if isinstance(low.val, (ConstV, EnumV, DTypeV, CtRefV, TupleV, NoneV, TableV,

@@ -1,0 +1,87 @@
+"""A kernel whose own indexing leaves an array's rank open (rank 1 in one compile-time branch,
+rank 2 in another, as cuTile's samples/BlockScaledMatMul.py does with its scales) is
+translated once per rank combination; its launcher runs the translation for the ranks it is
+given (issue 21 item 2)."""
+import pytest
+import torch
+
+from tile2triton import translate_source
+from tile2triton.verify.corpus import load_module
+
+SRC = '''
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def scaled_rows(x, scale, shift, out, TM: ConstInt, TN: ConstInt):
+    """out = x * scale + shift; scale per row (rank 1) or per element (rank 2), shift per
+    column (rank 1) or a (1, N) row (rank 2)."""
+    bm = ct.bid(0)
+    t = ct.load(x, index=(bm, 0), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    if len(scale.shape) == 1:
+        s = ct.reshape(ct.load(scale, index=(bm,), shape=(TM,)), (TM, 1))
+    else:
+        s = ct.load(scale, index=(bm, 0), shape=(TM, TN))
+    if shift.ndim == 2:
+        b = ct.load(shift, index=(0, 0), shape=(1, TN))
+    else:
+        b = ct.reshape(ct.load(shift, index=(0,), shape=(TN,)), (1, TN))
+    ct.store(out, index=(bm, 0), tile=t * s + b)
+
+
+def run(x, scale, shift):
+    out = torch.empty_like(x)
+    kernel = scaled_rows     # chosen at run time: launched through the module's table
+    ct.launch(None, (ct.cdiv(x.shape[0], 8),), kernel, (x, scale, shift, out, 8, 16))
+    return out
+'''
+
+
+@pytest.fixture(scope="module")
+def mod(tmp_path_factory):
+    result = translate_source(SRC, "scaled_rows.py")
+    assert result.ok, [d.message for d in result.diagnostics()]
+    path = tmp_path_factory.mktemp("ranks") / "scaled_rows_triton.py"
+    path.write_text(result.output)
+    return load_module(path, "t2t_rank_variants")
+
+
+def _launch(mod, x, scale, shift):
+    out = torch.full_like(x, float("nan"))
+    mod.launch_scaled_rows(None, ((x.shape[0] + 7) // 8,), x, scale, shift, out, 8, 16)
+    return out
+
+
+@pytest.mark.parametrize("scale_rank,shift_rank", [(1, 1), (1, 2), (2, 1), (2, 2)])
+def test_each_rank_combination_runs_its_own_translation(mod, scale_rank, shift_rank):
+    g = torch.Generator().manual_seed(scale_rank * 10 + shift_rank)
+    x = torch.randn(21, 13, generator=g, dtype=torch.float64)
+    scale = torch.randn(21, generator=g, dtype=torch.float64)
+    shift = torch.randn(13, generator=g, dtype=torch.float64)
+    full_scale = scale[:, None] if scale_rank == 1 else torch.randn(21, 13, generator=g,
+                                                                     dtype=torch.float64)
+    want = x * full_scale + shift[None, :]
+    got = _launch(mod, x.float(), (scale if scale_rank == 1 else full_scale).float(),
+                  (shift if shift_rank == 1 else shift[None, :]).float())
+    torch.testing.assert_close(got.double(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_rank_no_branch_reads_is_refused_with_the_ranks_there_are(mod):
+    x = torch.randn(21, 13)
+    with pytest.raises(ValueError, match=r"`scale`, `shift` must have ranks \(1, 1\), "
+                                         r"\(1, 2\), \(2, 1\), \(2, 2\), got shapes"):
+        _launch(mod, x, torch.randn(2, 21, 13), torch.randn(13))
+
+
+def test_the_module_has_one_kernel_per_combination_and_the_kernel_name_launches(mod):
+    assert {n for n in vars(mod) if n.startswith("scaled_rows_")} == {
+        "scaled_rows_1d_1d", "scaled_rows_1d_2d", "scaled_rows_2d_1d", "scaled_rows_2d_2d"}
+    # host code launching the kernel chosen at run time reaches the choice too
+    g = torch.Generator().manual_seed(3)
+    x, scale, shift = (torch.randn(*s, generator=g, dtype=torch.float64)
+                       for s in ((21, 13), (21, 13), (1, 13)))
+    got = mod.run(x.float(), scale.float(), shift.float())
+    torch.testing.assert_close(got.double(), x * scale + shift, rtol=1e-5, atol=1e-5)

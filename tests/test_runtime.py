@@ -1,0 +1,245 @@
+"""The runtime backend (docs/runtime.md): cuTile programs run unmodified with every launch served
+by a Triton translation, without cuda-tile."""
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+
+import tile2triton.cutile as ct
+from tile2triton import live
+from tile2triton.runtime import launching
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "runtime"
+
+
+def _hidden_cutile(tmp_path) -> Path:
+    """A folder that, first on PYTHONPATH, makes `import cuda.tile` fail: cuda-tile is
+    installed in the test environment, and these programs must not need it."""
+    blocker = tmp_path / "hide_cutile" / "cuda" / "tile"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('cuda-tile is hidden')\n")
+    return blocker.parents[1]
+
+
+def _run(argv, tmp_path, timeout=240):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(_hidden_cutile(tmp_path)), str(ROOT / "src")])
+    env.pop("TRITON_INTERPRET", None)
+    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_the_blocker_hides_cuda_tile(tmp_path):
+    r = _run([sys.executable, "-c", "import cuda.tile"], tmp_path)
+    assert r.returncode != 0 and "cuda-tile is hidden" in r.stderr
+
+
+@pytest.mark.parametrize("program", ["row_scale.py", "tuned_matmul.py"])
+def test_programs_pass_their_own_correctness_check_without_cuda_tile(tmp_path, program):
+    r = _run([sys.executable, "-m", "tile2triton", "run", "--cpu", "--", "python",
+              str(FIXTURES / program), "--correctness-check"], tmp_path)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    assert "Correctness check passed" in r.stdout
+
+
+def test_an_untranslatable_kernel_is_reported_located_at_its_first_launch(tmp_path):
+    prog = FIXTURES / "untranslatable.py"
+    r = _run([sys.executable, "-m", "tile2triton", "run", "--cpu", "--", "python", str(prog)],
+             tmp_path)
+    assert r.returncode == 1
+    assert "unreachable" not in r.stdout
+    assert f"{prog}:9:12: T2T101" in r.stderr
+    assert "seen = {1, 2}" in r.stderr and "^" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_run_refuses_a_missing_command(tmp_path):
+    r = _run([sys.executable, "-m", "tile2triton", "run"], tmp_path)
+    assert r.returncode == 2 and "give the command to run" in r.stderr
+
+
+# -- in this process: `import tile2triton.cutile as ct` ----------------------------------------
+
+def _module(tmp_path, name, source):
+    """Import `source` from a file (the translator reads kernels' source)."""
+    import importlib.util
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(source))
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+SCALE_SRC = """
+    import tile2triton.cutile as ct
+
+    @ct.kernel
+    def scale(x, out, s, T: ct.Constant[int]):
+        t = ct.load(x, (ct.bid(0),), (T,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, (ct.bid(0),), t * s)
+"""
+
+
+def test_translated_once_per_kernel_then_launched_directly(tmp_path, monkeypatch):
+    mod = _module(tmp_path, "rt_scale", SCALE_SRC)
+    calls = []
+    real = live.translate_kernel
+    monkeypatch.setattr(live, "translate_kernel", lambda k, a=None: calls.append(k) or real(k, a))
+    g = torch.Generator().manual_seed(1)
+    for n in (1000, 77):
+        x = torch.randn(n, generator=g)
+        out = torch.full((n,), math.nan)
+        ct.launch(None, (ct.cdiv(n, 128),), mod.scale, (x, out, 1.5, 128))
+        torch.testing.assert_close(out.double(), x.double() * 1.5)
+    assert calls == [mod.scale]          # one translation, by the translator `convert` uses
+    # the launch path is the translation's own launcher
+    assert mod.scale._fast is real(mod.scale).launcher
+
+
+def test_a_kernel_translated_per_launch_keeps_one_launcher_per_specialization(tmp_path):
+    # the rank of `x` decides which branch cuTile compiles: only a launch says it
+    mod = _module(tmp_path, "rt_ranks", """
+        import tile2triton.cutile as ct
+
+        @ct.kernel
+        def copy(x, out, T: ct.Constant[int]):
+            if x.ndim == 1:
+                ct.store(out, (ct.bid(0),), ct.load(x, (ct.bid(0),), (T,)))
+            else:
+                ct.store(out, (ct.bid(0), 0), ct.load(x, (ct.bid(0), 0), (T, T)))
+    """)
+    g = torch.Generator().manual_seed(2)
+    x1, x2 = torch.randn(64, generator=g), torch.randn(32, 16, generator=g)
+    o1, o2 = torch.full_like(x1, math.nan), torch.full_like(x2, math.nan)
+    ct.launch(None, (4,), mod.copy, (x1, o1, 16))
+    ct.launch(None, (2,), mod.copy, (x2, o2, 16))
+    torch.testing.assert_close(o1, x1)
+    torch.testing.assert_close(o2, x2)
+    assert mod.copy._fast is None and len(mod.copy._per_launch) == 2
+
+
+def test_untranslatable_kernel_raises_a_tile_error_with_located_diagnostics(tmp_path):
+    mod = _module(tmp_path, "rt_bad", """
+        import tile2triton.cutile as ct
+
+        @ct.kernel
+        def bad(x, T: ct.Constant[int]):
+            t = ct.load(x, (ct.bid(0),), (T,))
+            s = {1, 2}
+            ct.store(x, (ct.bid(0),), t)
+    """)
+    x = torch.randn(16)
+    for _ in range(2):                       # reported again at a later launch
+        with pytest.raises(ct.TileError) as e:
+            ct.launch(None, (1,), mod.bad, (x, 16))
+        assert isinstance(e.value, ct.KernelNotTranslated)
+        assert f"{tmp_path / 'rt_bad.py'}:7:9: T2T101" in str(e.value)
+        assert e.value.diagnostics[0].line == 7
+
+
+def test_replace_hints_reach_the_launcher_and_by_target_resolves(tmp_path, monkeypatch):
+    mod = _module(tmp_path, "rt_hints", SCALE_SRC)
+    k = mod.scale.replace_hints(num_ctas=ct.ByTarget(sm_100=2, default=1), occupancy=2)
+    assert k is not mod.scale and k._pyfunc is mod.scale._pyfunc
+    seen = {}
+    real = live.translate_kernel
+
+    def spy(kernel, args=None):
+        t = real(kernel, args)
+        launcher = t.launcher
+
+        class Spy:
+            def __init__(self):
+                self.launcher = lambda *a, hints=None: seen.update(hints=hints) or launcher(
+                    *a, hints=hints)
+                self.module = t.module
+        return Spy()
+    monkeypatch.setattr(live, "translate_kernel", spy)
+    x = torch.randn(100)
+    out = torch.empty(100)
+    ct.launch(None, (1,), k, (x, out, 2.0, 128))
+    torch.testing.assert_close(out, x * 2)
+    assert seen["hints"] == {"num_ctas": 1, "occupancy": 2, "opt_level": 3}
+    with pytest.raises(TypeError, match="unknown hint"):
+        mod.scale.replace_hints(warps=4)
+
+
+def test_host_api_surface_matches_cuda_tile():
+    cuda_tile = pytest.importorskip("cuda.tile")
+    if getattr(cuda_tile, "__cutile_api__", False):
+        pytest.skip("cuda.tile is the runtime here")
+    assert sorted(ct.__all__) == sorted(cuda_tile.__all__)
+    for e in (ct.PaddingMode, ct.RoundingMode, ct.MemoryOrder, ct.MemoryScope):
+        real = getattr(cuda_tile, e.__name__)
+        assert [(m.name, m.value) for m in e] == [(m.name, m.value) for m in real]
+    assert {n: getattr(ct, n).bitwidth for n in ct.__all__ if isinstance(getattr(ct, n), ct.DType)} \
+        == {n: getattr(cuda_tile, n).bitwidth for n in cuda_tile.__all__
+            if isinstance(getattr(cuda_tile, n), cuda_tile.DType)}
+
+
+def test_host_code_misuse_is_refused_as_in_cutile(tmp_path):
+    mod = _module(tmp_path, "rt_misuse", SCALE_SRC)
+    with pytest.raises(TypeError, match="cannot be called directly"):
+        mod.scale(1, 2)
+    with pytest.raises(TypeError, match="tile code"):
+        ct.load(None, (0,), (1,))
+    with pytest.raises(TypeError, match="not a kernel"):
+        ct.launch(None, (1,), mod.scale._pyfunc, ())
+    assert ct.cdiv(1000, 128) == 8 and ct.cdiv(-5, 2) == -2
+    with ct.compiler_timeout(3):
+        pass
+
+
+def test_extraction_writes_cuda_tile_for_the_runtime_module(tmp_path):
+    # the translator reads `import cuda.tile as ct`: the runtime module stands for it
+    mod = _module(tmp_path, "rt_extract", """
+        import tile2triton.cutile as cut
+        from tile2triton.cutile import load, PaddingMode as PM
+
+        F32 = cut.float32
+
+        @cut.kernel
+        def k(x, out, T: cut.Constant[int]):
+            t = load(x, (cut.bid(0),), (T,), padding_mode=PM.ZERO)
+            cut.store(out, (cut.bid(0),), t.astype(F32))
+    """)
+    text = live.extract(mod.k).text
+    assert "import cuda.tile as cut" in text and "from cuda.tile import load" in text
+    assert "from cuda.tile import float32 as F32" in text
+    x = torch.randn(50, dtype=torch.float16)
+    out = torch.empty(50)
+    ct.launch(None, (4,), mod.k, (x, out, 16))
+    torch.testing.assert_close(out, x.float())
+
+
+def test_install_serves_cuda_tile_and_restores(monkeypatch):
+    from tile2triton.runtime import install
+    for name in ("cuda", "cuda.tile", "cuda.tile.tune", "cuda.tile.compilation"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    assert install.install()
+    import cuda.tile as imported
+    from cuda.tile.tune import exhaustive_search
+    assert imported is ct and exhaustive_search is ct.tune.exhaustive_search
+    with pytest.raises(ct.TileUnsupportedFeatureError):
+        imported.compilation.export_kernel
+
+
+def test_tune_reports_failures_and_the_fastest(tmp_path):
+    mod = _module(tmp_path, "rt_tune", SCALE_SRC)
+    x = torch.randn(300)
+    out = torch.empty(300)
+    res = ct.tune.exhaustive_search(
+        [64, 128, 100], None, grid_fn=lambda t: (ct.cdiv(300, t),), kernel=mod.scale,
+        args_fn=lambda t: (x, out, 3.0, t), quiet=True)
+    assert [m.config for m in res.successes] == [64, 128]
+    assert [c for c, _, _ in res.failures] == [100]      # not a power of two: no translation
+    assert res.best in res.successes
+    torch.testing.assert_close(out, x * 3)
+    assert launching._specialization_key((x, 3.0, 2)) == (1, (float, 3.0), (int, 2))
