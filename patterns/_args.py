@@ -116,8 +116,11 @@ def axis_arg(call, cx, rank, param="axis"):
     return axis
 
 
-def axis_list(call, param: str, cx, rank):
-    """Normalized non-negative axes of a reduction: None -> all, int -> [int], tuple -> sorted."""
+def axis_list(call, param: str, cx, rank, negative_ok: bool = False):
+    """Normalized non-negative axes of a reduction: None -> all, int -> [int], tuple -> sorted.
+    With `negative_ok`, axes all negative on a tile of unknown rank are kept as they are,
+    sorted from the first axis (Triton counts a negative axis from the end, and reducing an
+    axis leaves the later ones' negative numbers unchanged)."""
     low = call.arg(param)
     v = low.val
     if isinstance(v, ConstV) and v.value is None or low.code == "None":
@@ -133,6 +136,8 @@ def axis_list(call, param: str, cx, rank):
                        f"ct.{call.name}: `{param}` must be None, an int or a tuple of ints",
                        help="reduction axes are compile-time in cuTile")
     if any(a < 0 for a in axes):
+        if rank is None and negative_ok and all(a < 0 for a in axes):
+            return sorted(set(axes))
         if rank is None:
             raise cx.error(call.node_of(param), "T2T105",
                            f"ct.{call.name}: negative axis on a tile whose rank is unknown here",

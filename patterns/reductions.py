@@ -193,13 +193,22 @@ def k(x, y, TM: ct.Constant[int]):
     a = ct.load(x, (0,), (TM,))
     ct.store(y, (0,), ct.prod(a, axis=0, keepdims=True))
 """, expect=["_prod(a, 0, True)"]),
+        Example("""
+@ct.kernel
+def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int], FLAT: ct.Constant[bool]):
+    if FLAT:
+        a = ct.load(x, (0, 0), (1, TM * TN)).reshape((TM * TN,))
+    else:
+        a = ct.load(x, (0, 0), (TM, TN))
+    ct.store(y, (0,), ct.max(a, axis=-1, keepdims=True).astype(ct.float32))
+""", expect=["tl.max(a, axis=-1, keep_dims=True)"]),
     ]
 
     def lower(self, call, cx):
         x = require_tile(call, "x", cx)
         shape = tile_shape(x)
         rank = len(shape) if shape is not None else None
-        axes = axis_list(call, "axis", cx, rank)
+        axes = axis_list(call, "axis", cx, rank, negative_ok=True)
         keep_v = call.val("keepdims")
         if not isinstance(keep_v, ConstV):
             raise cx.error(call.node_of("keepdims"), "T2T103",
@@ -208,6 +217,20 @@ def k(x, y, TM: ct.Constant[int]):
         keep = bool(keep_v.value)
         d = dtype_of(x)
         nan = propagate_nan(call, cx)
+        if axes and axes[0] < 0:       # a tile of unknown rank: from the first axis on
+            code = x.code
+            for a in axes:
+                if nan is not False and call.name in ("max", "min") and d not in INT_DTYPES \
+                        and d != "bool_":
+                    cx.need(NAN_COMBINE[call.name])
+                    code = f"{cx.need(EXTREMUM_NAN, name=call.name)}({code}, {a}, {keep}, {nan})"
+                else:
+                    code = self.one(call.name, code, a, keep, d, cx)
+            if d == "bool_":
+                d = "int32"
+                if call.name in ("max", "min"):
+                    code = f"{code}.to(tl.int32)"
+            return Lowered(code, TileV(shape=None, dtype=d))
         if nan is not False and call.name in ("max", "min") and d not in INT_DTYPES and \
                 d != "bool_":
             cx.need(NAN_COMBINE[call.name])

@@ -5,7 +5,6 @@ import math
 
 import pytest
 import torch
-
 from side_by_side import Both, compile_messages, gen, translate
 
 # Attention scores computed in a helper: the helper's tiles and the tile it returns have a
@@ -188,8 +187,9 @@ def test_a_name_newer_cutile_adds_is_translated_when_installed(monkeypatch):
 
 
 def test_a_name_cutile_lacks_outside_a_constant_branch_is_an_error():
-    from tile2triton import translate_source
     from side_by_side import HEADER
+
+    from tile2triton import translate_source
     src = HEADER + NEWER_NAME_BRANCH.replace("if FAST:", "if ct.bid(0) > 2:")
     r = translate_source(src, "swish.py")
     assert not r.ok
@@ -212,8 +212,9 @@ def row_sums(x, y, TN: ct.Constant[int]):
 
 
 def test_a_carried_tile_that_changes_dtype_is_rejected_as_cutile_does():
-    from tile2triton import translate_source
     from side_by_side import HEADER
+
+    from tile2triton import translate_source
     r = translate_source(HEADER + WIDENED_IN_LOOP, "widened.py")
     assert not r.ok
     (d,) = r.diagnostics()
@@ -225,8 +226,9 @@ def test_a_carried_tile_that_changes_dtype_is_rejected_as_cutile_does():
 
 
 def test_the_interpreter_rejects_a_carried_value_that_changes_type(tmp_path):
-    from tile2triton import interp
     from side_by_side import HEADER
+
+    from tile2triton import interp
     path = tmp_path / "widened_cutile.py"
     path.write_text(HEADER + WIDENED_IN_LOOP)
     mod = interp.load_module_with_interpreter(str(path))
@@ -275,3 +277,66 @@ def test_products_that_may_be_fp8_accumulate_in_fp32(tmp_path):
                                    "acc = ct.mma(a.reshape((64, 32)).astype(ct.float16), "
                                    "b.reshape((32, 64)).astype(ct.float16), acc)"))
     assert "tl.dot(" in text and "max_num_imprecise_acc" not in text
+
+
+# A device helper under a decorator of the user's (a functools.wraps wrapper): kept above
+# @triton.jit, the kernel called the Python wrapper, which Triton runs as plain Python
+# ("_semantic argument must be provided outside of JIT functions").
+DECORATED_HELPER = """
+import functools
+
+
+def traced(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return f(*args, **kwargs)
+    return wrapper
+
+
+@traced
+def twice_plus(t, c):
+    return t * 2 + c
+
+
+@ct.kernel
+def apply_twice(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(y, index=(ct.bid(0),), tile=twice_plus(t, 1.5))
+"""
+
+
+def test_a_decorated_helper_is_called_as_the_triton_function(tmp_path):
+    both = Both(tmp_path, DECORATED_HELPER, "decorated_helper")
+    assert "@traced\n@triton.jit" not in both.text
+    assert "# `@traced` is left out" in both.text
+    x = torch.randn(300, generator=gen(6))
+    y = torch.full((300,), math.nan)
+    ref, got = both.run("apply_twice", (3,), [x, y, 128])
+    torch.testing.assert_close(got[1].double(), x.double() * 2 + 1.5)
+    assert compile_messages(both.path, "apply_twice", "[((3,), torch.randn(300), "
+                            "torch.empty(300), 128)]") == ["ok"]
+
+
+# A tile whose rank depends on a ct.Constant (Triton compiles one branch per value): its rank
+# is unknown while translating, and a negative axis goes to Triton, which counts it from the end.
+RANK_BY_CONSTANT = """
+@ct.kernel
+def row_max(x, y, TM: ct.Constant[int], TN: ct.Constant[int], FLAT: ct.Constant[bool]):
+    if FLAT:
+        a = ct.load(x, (ct.bid(0), 0), (1, TN), padding_mode=ct.PaddingMode.NEG_INF).reshape((TN,))
+    else:
+        a = ct.load(x, (ct.bid(0), 0), (1, TN), padding_mode=ct.PaddingMode.NEG_INF)
+    m = ct.max(a, axis=-1, keepdims=True)
+    s = ct.sum(ct.exp(a - m), axis=-1, keepdims=True)
+    ct.store(y, (ct.bid(0), 0), (m + ct.log(s)).reshape((1, 1)))
+"""
+
+
+@pytest.mark.parametrize("flat", [False, True])
+def test_negative_axes_on_a_tile_of_unknown_rank(tmp_path, flat):
+    both = Both(tmp_path, RANK_BY_CONSTANT, f"rank_by_constant_{flat}")
+    x = torch.randn(6, 50, generator=gen(12))
+    y = torch.full((6, 1), math.nan)
+    ref, got = both.run("row_max", (6,), [x, y, 1, 64, flat])
+    torch.testing.assert_close(got[1].double(), torch.logsumexp(x.double(), dim=1, keepdim=True),
+                               atol=1e-5, rtol=1e-5)

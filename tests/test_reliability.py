@@ -585,3 +585,15 @@ def test_the_same_names_inside_user_functions_or_imported_properly_translate(tmp
     y = torch.full_like(x, -1.0)
     module.run(x, y)
     torch.testing.assert_close(y.double(), x.double() * 2, rtol=1e-6, atol=1e-6)
+
+
+def test_whitespace_inside_a_cutile_import_name_is_the_same_import(tmp_path):
+    """(Found by the fuzz: `from cuda.    tile import ByTarget` was kept in the output.)"""
+    src = GOOD.replace("import cuda.tile as ct\n", "import cuda . tile as ct\n"
+                       "from cuda.    tile import bid\n").replace("ct.bid(0)", "bid(0)")
+    module, text = load(src, tmp_path, "spaced_import")
+    assert "import cuda" not in text and "from cuda" not in text
+    x = data(90, 7)
+    y = torch.full_like(x, -1.0)
+    module.run(x, y)
+    torch.testing.assert_close(y.double(), x.double() * 2, rtol=1e-6, atol=1e-6)

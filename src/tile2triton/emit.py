@@ -26,7 +26,7 @@ from .layout import after_docstring, lay_out, layout_simple
 from .model import DTYPES, OFFSET_DTYPE, USE_INT64, FunctionInfo
 from .names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
 from . import keep as keep_mod
-from .parse import ParsedModule
+from .parse import ParsedModule, dotted_name
 from .read_guards import negation, read_guards
 from .recognize import read_only_arrays
 
@@ -435,9 +435,12 @@ class _HostRewriter(cst.CSTTransformer):
         if id(node) in self.pm.device_methods:
             return False        # a dataclass method kernels call: device code (records.py)
         if (self.depth > 1 or self.class_depth) and id(node) not in self.nested:
-            from .recognize import decorator_role
+            from .recognize import decorator_role, tile_code_names
             role = next((r for r in (decorator_role(self.pm, d)[0] for d in node.decorators)
                          if r), None)
+            if role is None and self.class_depth and self.depth == 1 \
+                    and tile_code_names(self.pm, node):
+                role = "function"   # tile code in a class body (handed to ct.kernel later)
             if role is not None:
                 # tile code that convert cannot hoist (deeper nesting, in a class, a nested
                 # @ct.function): one diagnostic at its definition, not one per ct.* call
@@ -533,9 +536,17 @@ class _HostRewriter(cst.CSTTransformer):
         stmts = self.kernels.get(name) or self.device_funcs.get(name)
         if stmts:
             first = stmts[0].with_changes(leading_lines=original.leading_lines)
-            if isinstance(first, cst.FunctionDef):
+            if isinstance(first, cst.FunctionDef) and name in self.kernels:
                 first = first.with_changes(
                     decorators=self._user_decorators(original) + list(first.decorators))
+            elif isinstance(first, cst.FunctionDef) and (user := self._user_decorators(original)):
+                # a kernel calls its device helpers directly: a decorator wrapping one would
+                # make the Triton kernel call a Python wrapper, which Triton cannot compile
+                dropped = ", ".join(f"`@{self.pm.module.code_for_node(d.decorator)}`"
+                                    for d in user)
+                first = first.with_changes(leading_lines=list(first.leading_lines) + [
+                    cst.EmptyLine(comment=cst.Comment(
+                        f"# {dropped} is left out: Triton kernels call their helpers directly"))])
             return cst.FlattenSentinel([first] + list(stmts[1:]))
         if name in self.uncalled:
             marker = cst.SimpleStatementLine([cst.Pass()], leading_lines=original.leading_lines)
@@ -762,9 +773,9 @@ class _HostRewriter(cst.CSTTransformer):
 
     def _is_cuda_tile_import(self, node) -> bool:
         if isinstance(node, cst.Import):
-            names = [self.pm.module.code_for_node(a.name) for a in node.names]
+            names = [dotted_name(a.name) for a in node.names]
             return all(n == "cuda" or n.startswith("cuda.tile") for n in names)
-        mod = self.pm.module.code_for_node(node.module) if node.module else ""
+        mod = dotted_name(node.module) if node.module else ""
         return mod == "cuda.tile" or mod.startswith("cuda.tile.") or (
             mod == "cuda" and not isinstance(node.names, cst.ImportStar)
             and all(a.name.value == "tile" for a in node.names))

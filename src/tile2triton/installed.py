@@ -3,7 +3,7 @@ has the name, so a name it lacks fails exactly the launches that compile it."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 
 class InstalledCuTile(NamedTuple):
@@ -12,24 +12,33 @@ class InstalledCuTile(NamedTuple):
 
 
 @lru_cache(maxsize=1)
-def _load() -> Optional[InstalledCuTile]:
+def _real() -> InstalledCuTile | None:
     try:
         import cuda.tile as ct
-    except Exception:       # not installed (or broken): nothing is known about its names
+    except Exception:  # noqa: BLE001 - not installed (or broken): nothing is known of its names
         return None
+    if getattr(ct, "__file__", None) is None:
+        return None     # the reference interpreter's stand-in (interp.install()), not cuda-tile
     try:
         from importlib.metadata import version
         ver = version("cuda-tile")
-    except Exception:
+    except Exception:  # noqa: BLE001
         ver = getattr(ct, "__version__", "?")
     return InstalledCuTile(ver, ct)
 
 
-def installed_cutile() -> Optional[InstalledCuTile]:
+def _load() -> InstalledCuTile | None:
+    found = _real()
+    if found is None:
+        _real.cache_clear()     # (the real one may be importable once a stand-in is gone)
+    return found
+
+
+def installed_cutile() -> InstalledCuTile | None:
     return _load()
 
 
-def lacks(name: str) -> Optional[str]:
+def lacks(name: str) -> str | None:
     """The installed cuda-tile's version when it does not define `ct.<name>` (the first part
     of a dotted name); None when it does, or when no cuda-tile is installed."""
     found = _load()

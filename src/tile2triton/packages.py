@@ -17,7 +17,7 @@ from typing import Optional
 
 import libcst as cst
 
-from .parse import ParsedModule, parse_source
+from .parse import ParsedModule, dotted_name, parse_source
 
 MAX_DEPTH = 6
 _PARSED: dict = {}
@@ -101,7 +101,7 @@ def _relative_imports(pm: ParsedModule) -> list:
         for small in stmt.body:
             if isinstance(small, cst.ImportFrom) and small.relative \
                     and not isinstance(small.names, cst.ImportStar):
-                mod = pm.module.code_for_node(small.module) if small.module else ""
+                mod = dotted_name(small.module) if small.module else ""
                 dots = "." * len(small.relative)
                 for alias in small.names:
                     local = alias.asname.name.value if alias.asname else alias.name.value

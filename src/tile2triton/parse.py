@@ -136,6 +136,12 @@ class ParsedModule:
         return TranslationError(d)
 
 
+def dotted_name(node: cst.BaseExpression) -> str:
+    """`cuda.tile` for the module name of `import cuda . tile` or `from cuda.\\\n tile import x`
+    (Python allows whitespace around the dots; the text of the node keeps it)."""
+    return _dotted(node)
+
+
 def _dotted(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.Name):
         return node.value

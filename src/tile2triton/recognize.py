@@ -89,10 +89,17 @@ _HOST_CONSTRUCTS = {"cdiv"}
 
 
 def tile_code_names(pm: ParsedModule, fdef: cst.FunctionDef) -> list:
-    """The cuTile tile constructs (`load`, `bid`, ...) a function's body uses, sorted."""
+    """The cuTile tile constructs (`load`, `bid`, ...) a function's own body uses, sorted.
+    Functions and classes defined inside it are not its body: a test function that defines a
+    kernel and launches it is host code (cuTile's own tests are written that way)."""
     constructs = load_registry().constructs
     names = set()
-    for node in _walk_nodes(fdef.body):
+    stack = list(fdef.body.children)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        stack.extend(node.children)
         if isinstance(node, (cst.Attribute, cst.Name)):
             name = pm.ct_name(node)
             if name in constructs and name not in _HOST_CONSTRUCTS:
@@ -116,42 +123,38 @@ def _plain_tile_functions(pm: ParsedModule, found: list) -> list:
     if not candidates:
         return []
     device = named | set(candidates)
-    value_refs, host_calls, device_refs = set(), set(), set()
+    # host references: passed to a call (`run(fn, x)`, `parametrize("k", [f, g])`), called,
+    # or any other (a module-level table of functions that kernels index: left alone)
+    value_refs, host_calls, host_other, device_refs = set(), set(), set(), set()
+    containers = {"dict", "list", "tuple", "set", "frozenset"}
 
-    def walk(node, in_device: bool):
+    def walk(node, in_device: bool, in_args: bool):
         if isinstance(node, cst.FunctionDef) and node in device_defs:
             in_device = True
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
                 and node.func.value in candidates:
             (device_refs if in_device else host_calls).add(node.func.value)
-            for child in node.children:
-                if child is not node.func:
-                    walk(child, in_device)
-            return
         if isinstance(node, cst.Name) and node.value in candidates:
-            (device_refs if in_device else value_refs).add(node.value)
+            (device_refs if in_device else value_refs if in_args else host_other).add(node.value)
         for child in node.children:
             if isinstance(node, cst.FunctionDef) and child is node.name:
                 continue
-            walk(child, in_device)
+            if isinstance(node, cst.Call) and child is node.func:
+                if not (isinstance(child, cst.Name) and child.value in candidates):
+                    walk(child, in_device, in_args)
+                continue
+            walk(child, in_device, in_args or isinstance(node, cst.Call) and not (
+                isinstance(node.func, cst.Name) and node.func.value in containers))
 
     device_defs = {pm.functions[n] for n in device if n in pm.functions}
-    walk(pm.module, False)
+    walk(pm.module, False, False)
     out = []
     for name in sorted(candidates):
-        if name in device_refs or name in host_calls:
+        if name in device_refs or name in host_calls or name in host_other:
             continue
         role = "kernel" if name in value_refs else "tile_code"
         out.append(FunctionInfo(name, candidates[name], role))
     return out
-
-
-def _walk_nodes(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
 
 
 def _walk_calls(node):

@@ -138,6 +138,25 @@ def test_a_failed_kernel_and_a_refused_host_statement_leave_the_other_kernels_ch
     assert "launch_never_launched" not in ns
 
 
+def test_a_failed_kernel_that_module_code_names_stays_defined_in_the_partial_artifact(
+        tmp_path):
+    """cuTile's own tests list their kernels at module level (`@pytest.mark.parametrize(...,
+    [k1, k2])`): with a failed kernel replaced by `pass`, importing the artifact raised
+    NameError, and every launch of the file's good kernels was an `error` verdict (H200, 6,623
+    launches). The partial artifact is what `convert --keep-unconverted` writes."""
+    src = tmp_path / "listed.py"
+    src.write_text(KERNELS.split("\n\ndef host_function")[0]
+                   + "\n\nALL_KERNELS = [scale_add, negate, never_launched]\n")
+    art = A.module_artifact(str(src))
+    assert art.mode == "static-partial"
+    assert art.kernels["never_launched"].status == "failed"
+    assert any("never_launched" in why for why in art.left_out)
+    ns: dict = {}
+    exec(compile(art.text, "partial", "exec"), ns)       # imports: no NameError
+    assert callable(ns["launch_scale_add"]) and "launch_never_launched" not in ns
+    assert len(ns["ALL_KERNELS"]) == 3
+
+
 def test_a_kernel_of_a_host_function_maps_to_its_hoisted_launcher(tmp_path):
     src = tmp_path / "test_nested.py"
     src.write_text(TESTS)

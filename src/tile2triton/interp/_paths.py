@@ -23,7 +23,7 @@ from ._errors import TileTypeError
 from ._tile import Tile
 
 _CHECK = "__t2t_interp_loop_types__"
-_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _type_of(value):
@@ -250,7 +250,7 @@ def _build(func):
     except (SyntaxError, ValueError):
         return func
     scope = {}
-    exec(code, func.__globals__, scope)
+    exec(code, func.__globals__, scope)  # noqa: S102 - the kernel itself, recompiled
     checked = scope["__t2t_interp_factory__"](_LoopTypes(), *cells)
     checked.__defaults__ = func.__defaults__
     checked.__kwdefaults__ = func.__kwdefaults__

@@ -4,9 +4,11 @@
   `tile2triton convert` writes for that file (`translate_source(text, path)` with convert's
   options). Produced once per module file and content (cached by path and SHA-256).
 - `static-partial`: the module has a kernel or a host statement that does not translate, so
-  `convert` writes no file. The launches of its other kernels are judged against the same
-  translation of the module with what failed left out: each failed kernel and each host
-  statement with a diagnostic becomes `pass` (the artifact lists them). The kernels that
+  `convert` writes no file by default. The launches of its other kernels are judged against
+  what `convert --keep-unconverted` writes for it: the failed kernels and host lines kept as
+  cuTile code under notes, so every name the module uses stays defined (the artifact lists
+  what was kept). Where even that writes nothing, against the translation of the module with
+  what failed left out (each failed kernel and host statement becomes `pass`). The kernels that
   translate are translated as in the full module; a launch of a failed kernel is
   `translate-error` with that kernel's diagnostics.
 - `live`: `live.translate_kernel(kernel, args)`, a translation of the launched kernel object
@@ -111,6 +113,16 @@ def _translate_module(path: str, text: str) -> ModuleArtifact:
     if res.ok:
         return art
     art.mode, art.text = "static-partial", None
+    kept = translate_source(text, path, keep_unconverted=True)
+    if kept.output is not None:
+        # what `convert --keep-unconverted` writes: the failed kernels and host lines stay as
+        # cuTile code, so every name the module's own code refers to is still defined
+        art.text = kept.output
+        art.left_out = [f"line {k.line}: kernel `{k.kernel}` does not translate (kept as "
+                        "cuTile code)" for k in kept.kernels if k.status == "failed"]
+        art.left_out += [f"line {d.line or 0}: {d.code} {d.message} (kept as cuTile code)"
+                         for d in kept.module_diagnostics]
+        return art
     current = text
     for _ in range(_ROUNDS):
         failed = [k for k in res.kernels if k.status == "failed"]
