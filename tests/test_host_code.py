@@ -248,14 +248,14 @@ def run(x, y):
     assert torch.equal(y, x * 2)
 
 
-def test_host_call_of_a_tile_function_is_refused():
+def test_host_call_of_a_tile_function_that_uses_cuda_tile_is_refused():
     r, diags = _diagnostics('''
 import cuda.tile as ct
 
 
 @ct.function
 def scaled(t, s):
-    return t * s
+    return ct.exp(t) * s
 
 
 @ct.kernel
@@ -270,6 +270,45 @@ def host(v):
     assert r.output is None
     assert [(d.code, d.line, d.col) for d in diags] == [("T2T109", 17, 12)]
     assert "scaled" in diags[0].message
+
+
+def test_host_call_of_a_plain_math_tile_function_calls_a_host_copy(tmp_path):
+    """A tile function of plain Python math that host code calls too: the kernels call the
+    @triton.jit one, the host a copy without the cuTile decorator (before: refused)."""
+    rc, out = _convert(tmp_path, '''
+import cuda.tile as ct
+
+
+@ct.function
+def scaled(t, s):
+    return t * s + 1
+
+
+@ct.function
+def host_only(n):
+    return (n + 3) // 4
+
+
+@ct.kernel
+def k(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(y, index=(ct.bid(0),), tile=scaled(t, 2))
+
+
+def host(x, y):
+    ct.launch(None, %r, k, (x, y, %d))
+    return scaled(3, 4), host_only(10)
+''' % (GRID, TILE), "hostcopy")
+    assert rc == 0
+    text = out.read_text()
+    assert "@triton.jit\ndef scaled(t, s: tl.constexpr):" in text
+    assert "def scaled_host(t, s):\n    return t * s + 1" in text
+    assert "return scaled_host(3, 4), host_only(10)" in text
+    assert "\ndef host_only(n):" in text and "@ct.function" not in text
+    mod = _load(out, "hostcopy_mod")
+    x, y = _data()
+    assert mod.host(x, y) == (13, 3)
+    assert torch.equal(y, x * 2 + 1)
 
 
 def test_user_decorators_on_kernels_are_kept(tmp_path):
@@ -353,3 +392,75 @@ def test_unbound_names_follows_python_scopes():
     ''')
     assert set(unbound_names(src)) == {"missing_1", "w", "missing_2", "k"}
     assert unbound_names("from m import *\nprint(q)\n") is None
+
+
+def test_private_kernel_chosen_at_run_time_from_another_module(tmp_path):
+    """`_launcher_of` falls back to the kernel's own module: a private kernel `_k` (launcher
+    `_launch_k`, names.launcher_name) of a module without a `_LAUNCHERS` table, picked at run
+    time by a module that convert cannot link to it."""
+    pkg = tmp_path / "ppkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "kern.py").write_text(KERNELS.replace("def twice(", "def _twice("))
+    (pkg / "use.py").write_text('''import importlib
+import cuda.tile as ct
+
+_m = importlib.import_module("ppkg.kern")
+
+
+def run(x, y):
+    kernel = getattr(_m, "_twice")
+    ct.launch(None, %r, kernel, (x, y, %d))
+''' % (GRID, TILE))
+    out = tmp_path / "out"
+    assert main(["convert", str(pkg), "-o", str(out / "ppkg"), "-q"]) == 0
+    kern = (out / "ppkg" / "kern.py").read_text()
+    assert "def _launch_twice(" in kern and "_LAUNCHERS" not in kern
+    assert "_launch(None, " in (out / "ppkg" / "use.py").read_text()
+    sys.path.insert(0, str(out))
+    try:
+        for m in [m for m in sys.modules if m == "ppkg" or m.startswith("ppkg.")]:
+            del sys.modules[m]
+        use = importlib.import_module("ppkg.use")
+        x, y = _data()
+        use.run(x, y)
+        assert torch.equal(y, x * 2)
+    finally:
+        sys.path.remove(str(out))
+        for m in [m for m in sys.modules if m == "ppkg" or m.startswith("ppkg.")]:
+            del sys.modules[m]
+
+
+def test_module_level_dtype_alias_read_by_host_code(tmp_path):
+    """`DT = ct.float16` that host code reads stays, as Triton's dtype (before: dropped like
+    the aliases only kernels read, and the host read refused as T2T111)."""
+    rc, out = _convert(tmp_path, '''
+import cuda.tile as ct
+import torch
+
+DT = ct.float16
+PAIR = (ct.float32, ct.bfloat16)
+ONLY_KERNELS = ct.float16
+
+
+@ct.kernel
+def half(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ct.store(y, index=(ct.bid(0),), tile=ct.astype(t, DT) + ct.astype(t, ONLY_KERNELS))
+
+
+def run(x):
+    y = torch.full(x.shape, float("nan"), dtype=torch.float16)
+    ct.launch(None, %r, half, (x, y, %d))
+    return y, DT, PAIR
+''' % (GRID, TILE), "dtmod")
+    assert rc == 0
+    text = out.read_text()
+    assert "DT = tl.float16\n" in text and "PAIR = (tl.float32, tl.bfloat16)\n" in text
+    assert "ONLY_KERNELS" not in text
+    mod = _load(out, "dtype_alias_mod")
+    import triton.language as tl
+    x, _ = _data()
+    y, dt, pair = mod.run(x)
+    assert (dt, pair) == (tl.float16, (tl.float32, tl.bfloat16))
+    assert torch.equal(y, x.half() * 2)

@@ -140,3 +140,135 @@ def test_a_file_whose_only_failures_are_host_lines_is_kept_with_notes(tmp_path):
         in text
     assert "from cuda.tile import _cext" in text
     assert set(unbound_names(text)) <= set(unbound_names(src.read_text()))
+
+
+# Each class of file that cuTile's own test/ folder had and --keep-unconverted did not write.
+
+GOOD = SOURCE.split("@ct.kernel\ndef bad")[0]
+
+
+def _keep(tmp_path, text, name="m"):
+    src = tmp_path / f"{name}.py"
+    src.write_text(text)
+    out = tmp_path / "out" / f"{name}.py"
+    rc = main(["convert", str(src), "-o", str(out), "-q", "--keep-unconverted"])
+    return rc, out
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_kernel_defined_in_a_host_function_whose_decorator_is_kept(tmp_path):
+    """test_constant.py: the test function's decorator uses cuda.tile's private module (kept
+    under a note); the kernel defined in it is still hoisted, and its launch runs."""
+    text = "import pytest\n" + GOOD + textwrap.dedent('''
+
+        @pytest.mark.skipif(_cext.dev_features_enabled(), reason="x")
+        def test_it(x, y):
+            @ct.kernel
+            def inner(a, b, TILE: ct.Constant[int]):
+                t = ct.load(a, index=(ct.bid(0),), shape=(TILE,))
+                ct.store(b, index=(ct.bid(0),), tile=t + 1)
+
+            ct.launch(None, (3,), inner, (x, y, 128))
+    ''')
+    rc, out = _keep(tmp_path, text, "nested_kept")
+    assert rc == 1 and out.exists()
+    written = out.read_text()
+    assert "# tile2triton: T2T109 host code uses ct._cext.dev_features_enabled" in written
+    assert set(unbound_names(written)) <= set(unbound_names(text))
+    mod = _load(out, "nested_kept")
+    x = torch.randn(300, dtype=torch.float64).float()
+    y = torch.full((300,), float("nan"))
+    mod.test_it(x, y)
+    assert torch.equal(y, x + 1)
+
+
+def test_class_whose_base_is_cutile_keeps_its_line(tmp_path):
+    """test_bytecode.py: `class K(_cext.TileDispatcher)` stays as written under a note."""
+    text = GOOD + textwrap.dedent('''
+
+        class Hack(_cext.TileDispatcher):
+            def go(self, x, y):
+                ct.launch(None, (3,), good, (x, y, 128))
+    ''')
+    rc, out = _keep(tmp_path, text, "class_kept")
+    assert rc == 1 and out.exists()
+    written = out.read_text()
+    assert ("# tile2triton: T2T109 host code uses ct._cext.TileDispatcher, which has no "
+            "translation outside kernels") in written
+    assert "class Hack(_cext.TileDispatcher):" in written
+    assert "launch_good(None, (3,), x, y, 128)" in written
+
+
+def test_module_importing_cuda_tile_in_a_function_is_kept_whole(tmp_path):
+    """test_debug.py: cuda.tile imported inside a function: nothing is translated; with the
+    option the file is written as it was, the note above that import."""
+    text = textwrap.dedent('''
+        import os
+
+
+        def run():
+            import cuda.tile as ct
+
+            @ct.kernel
+            def k():
+                pass
+            return k, os.sep
+    ''')
+    rc, out = _keep(tmp_path, text, "hidden")
+    assert rc == 1 and out.exists()
+    lines = out.read_text().splitlines()
+    at = lines.index("    import cuda.tile as ct")
+    assert lines[at - 1].startswith("    # tile2triton: T2T100 this import of cuda.tile is not at "
+                                    "module level")
+    assert lines[:at - 1] + lines[at:] == text.splitlines()
+    assert main(["convert", str(tmp_path / "hidden.py"), "-o", str(tmp_path / "h2.py"),
+                 "-q"]) == 1 and not (tmp_path / "h2.py").exists()
+
+
+def test_a_dataclass_use_that_fails_fails_only_its_kernel(tmp_path):
+    """test_print.py: one kernel uses a dataclass instance as a value (refused); before, that
+    refusal failed the whole module, so no kernel of it was translated or written."""
+    text = textwrap.dedent('''
+        import dataclasses
+        import cuda.tile as ct
+
+
+        @dataclasses.dataclass(frozen=True)
+        class Box:
+            t: object
+
+
+        @ct.kernel
+        def good(x, y, TILE: ct.Constant[int]):
+            b = Box(ct.load(x, index=(ct.bid(0),), shape=(TILE,)))
+            ct.store(y, index=(ct.bid(0),), tile=b.t * 3)
+
+
+        @ct.kernel
+        def bad(x, TILE: ct.Constant[int]):
+            b = Box(ct.load(x, index=(ct.bid(0),), shape=(TILE,)))
+            print(b)
+
+
+        def run_good(x, y):
+            ct.launch(None, (3,), good, (x, y, 128))
+    ''')
+    from tile2triton.translate import translate_source
+    r = translate_source(text, "m.py")
+    assert [(k.kernel, k.status) for k in r.kernels] == [("good", "translated"),
+                                                          ("bad", "failed")]
+    assert r.kernels[1].diagnostics[0].line == text.splitlines().index("    print(b)") + 1
+    rc, out = _keep(tmp_path, text, "records_kept")
+    assert rc == 1 and out.exists()
+    mod = _load(out, "records_kept")
+    x = torch.randn(300, dtype=torch.float64).float()
+    y = torch.full((300,), float("nan"))
+    mod.run_good(x, y)
+    assert torch.equal(y, x * 3)

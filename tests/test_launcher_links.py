@@ -63,22 +63,6 @@ def test_importer_of_a_module_not_written_is_not_written(tmp_path, capsys):
     assert "3 | from pkg.kern import copy" in err
 
 
-def test_keep_unconverted_importer_of_a_kept_kernel(tmp_path, capsys):
-    """kern.py is written with `bad` kept as cuTile code: importing `copy` works, importing
-    `bad` would need a `launch_bad` that does not exist."""
-    pkg = _package(tmp_path, use="bad")
-    (pkg / "use_copy.py").write_text(_use("copy"))
-    out = tmp_path / "out"
-    assert main(["convert", str(pkg), "-o", str(out), "--keep-unconverted"]) == 1
-    err = capsys.readouterr().err
-    assert (out / "kern.py").exists() and (out / "use_copy.py").exists()
-    assert "launch_copy" in (out / "use_copy.py").read_text()
-    assert not (out / "use.py").exists()
-    lines = _t2t112(err)
-    assert len(lines) == 1 and lines[0].startswith(f"{pkg / 'use.py'}:3:22: T2T112 ")
-    assert "launch_bad" in lines[0] and "does not define it" in lines[0]
-
-
 def test_importer_converted_without_its_kernel_module(tmp_path, capsys):
     """pkg/kern.py outside the run is still cuTile code: no launch_copy there."""
     pkg = _package(tmp_path, kern=KERN.split("\n\n@ct.kernel\ndef bad")[0])
@@ -117,3 +101,24 @@ def test_chain_of_importers_is_settled_and_in_place_leaves_them(tmp_path, capsys
     lines = _t2t112(capsys.readouterr().err)
     assert sorted(line.split(":")[0].rsplit("/", 1)[1] for line in lines) == ["top.py", "use.py"]
     assert {p.name: p.read_text() for p in pkg.iterdir()} == before
+
+
+def test_keep_unconverted_importer_launches_the_kept_kernel_with_cutile(tmp_path, capsys):
+    """With the option, a module launching a kernel that its module kept as cuTile code is
+    written too: that launch stays `ct.launch` of the imported cuTile kernel, under a note;
+    the other launches call their Triton launchers."""
+    pkg = _package(tmp_path, use="bad")
+    use = pkg / "use.py"
+    use.write_text(use.read_text().replace("from pkg.kern import bad", "from pkg.kern import bad, copy")
+                   + "\n\ndef run_copy(x, y):\n    ct.launch(None, (3,), copy, (x, y, 128))\n")
+    out = tmp_path / "out"
+    assert main(["convert", str(pkg), "-o", str(out), "--keep-unconverted"]) == 1
+    err = capsys.readouterr().err
+    text = (out / "use.py").read_text()
+    assert "from pkg.kern import bad, copy, launch_copy\n" in text
+    assert "import cuda.tile as ct" in text
+    assert ("    # tile2triton: T2T112 `bad` stays cuTile code in `pkg.kern` (--keep-unconverted): "
+            "this launch stays cuTile's (line 7)\n"
+            "    ct.launch(None, (3,), bad, (x, y, 128))") in text
+    assert "    launch_copy(None, (3,), x, y, 128)" in text
+    assert "not written" not in err.split("Files with cuTile code:")[1].split(";")[0]

@@ -442,11 +442,18 @@ def cmd_convert(args) -> int:
             o.problem is None and o.result is not None and o.result.output is not None
             and o.result.has_cutile) else []
         if links:
-            deferred.append((o, links))
+            deferred.append([o, links])
             continue
         handle(o)
-    launcher_links.settle(deferred, produced, args.in_place)
-    for o, _ in deferred:
+
+    def retranslate(o, kept):
+        from .translate import translate_source
+        return translate_source(o.source.text, o.display,
+                                shared[o.index] if shared is not None else None,
+                                keep_unconverted=True, kept_foreign=kept)
+
+    launcher_links.settle(deferred, produced, args.in_place, retranslate if keep else None)
+    for o, *_ in deferred:
         handle(o)
     progress.clear()
     if runtime:

@@ -21,6 +21,7 @@ import libcst as cst
 from .coarsen import (called_helpers, coarsenable, coarsened_body, persistable,
                       persistent_body, walked_calls, walked_helper)
 from .diagnostics import LocatedFailure, TranslationError
+from .imports import drop_orphaned, identifiers_used, sort_block
 from .layout import after_docstring, lay_out, layout_simple
 from .model import DTYPES, OFFSET_DTYPE, USE_INT64, FunctionInfo
 from .names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
@@ -391,6 +392,7 @@ class _HostRewriter(cst.CSTTransformer):
         self.kept_nodes: set = set()
         self.notes: list = []
         self.statement_errors: list = []   # len(self.errors) where each open statement began
+        self.host_reads = None     # names host code reads (_host_reads)
 
     def keep(self, kept: dict, tile_functions: set, nodes: set) -> None:
         self.kept, self.kept_functions, self.kept_nodes = kept, tile_functions, nodes
@@ -470,12 +472,20 @@ class _HostRewriter(cst.CSTTransformer):
             leading_lines=original.leading_lines)
 
     def visit_ClassDef(self, node):
+        self.statement_errors.append(len(self.errors))
         self.class_depth += 1
 
     def leave_ClassDef(self, original, updated):
         """A dataclass whose methods kernels call keeps its fields and other methods; each
-        translated method leaves a comment naming its device helpers (records.py)."""
+        translated method leaves a comment naming its device helpers (records.py). In keep
+        mode a class whose own line failed (`class K(ct._cext.TileDispatcher)`) keeps that
+        line as written (its body is translated statement by statement)."""
         self.class_depth -= 1
+        kept = self._kept_statement(original, None)
+        if kept is not None:
+            updated = updated.with_changes(
+                leading_lines=kept.leading_lines, bases=original.bases,
+                keywords=original.keywords, decorators=original.decorators)
         if not self.method_markers or not isinstance(updated.body, cst.IndentedBlock):
             return updated
         body, carry = [], []
@@ -499,10 +509,11 @@ class _HostRewriter(cst.CSTTransformer):
         if id(original) in self.kept_nodes:
             self.statement_errors.pop()
             return keep_mod.kept_kernel(original, self.kept.get(original.name.value, []))
+        kept_line = False
         if self.keeping:   # a host function's own line (decorators, defaults) failed
             kept = self._kept_statement(original, None)
-            if kept is not None:
-                return kept.with_changes(body=updated.body)
+            if kept is not None:    # (kernels hoisted from it still go before it)
+                updated, kept_line = kept.with_changes(body=updated.body), True
         else:
             self.statement_errors.pop()
         if id(original) in self.pm.device_methods:
@@ -528,9 +539,9 @@ class _HostRewriter(cst.CSTTransformer):
                 stmts = self.kernels[k.hoisted]
                 out += [stmts[0].with_changes(leading_lines=blank)] + list(stmts[1:])
             return cst.FlattenSentinel(
-                out + [updated.with_changes(leading_lines=list(original.leading_lines) or blank)])
+                out + [updated.with_changes(leading_lines=list(updated.leading_lines) or blank)])
         name = original.name.value
-        if self.depth:
+        if self.depth or kept_line:
             return updated
         stmts = self.kernels.get(name) or self.device_funcs.get(name)
         if stmts:
@@ -546,7 +557,16 @@ class _HostRewriter(cst.CSTTransformer):
                 first = first.with_changes(leading_lines=list(first.leading_lines) + [
                     cst.EmptyLine(comment=cst.Comment(
                         f"# {dropped} is left out: Triton kernels call their helpers directly"))])
-            return cst.FlattenSentinel([first] + list(stmts[1:]))
+            copy = []
+            if name in self.device_funcs and name not in self.kernels \
+                    and self._host_runnable(name):
+                copy = [self._host_copy(updated, self.names[f"{name}_host"]).with_changes(
+                    leading_lines=[cst.EmptyLine(), cst.EmptyLine(), cst.EmptyLine(
+                        comment=cst.Comment(f"# `{name}` as host code calls it (plain Python)"))])]
+            return cst.FlattenSentinel([first] + list(stmts[1:]) + copy)
+        if name in self.uncalled and self._host_runnable(name):
+            # no kernel calls it, host code does: it stays, as plain Python
+            return self._host_copy(updated, name)
         if name in self.uncalled:
             marker = cst.SimpleStatementLine([cst.Pass()], leading_lines=original.leading_lines)
             self.uncalled_markers[marker] = self.uncalled[name]
@@ -644,11 +664,71 @@ class _HostRewriter(cst.CSTTransformer):
             return False        # (kept code reads them)
         if self.depth == 0 and isinstance(small, (cst.Assign, cst.AnnAssign)) \
                 and small.value is not None and self._is_cutile_value(small.value):
-            return True
+            return not self._host_dtype_alias(small)
         return self.depth == 1 and isinstance(small, cst.Assign) and len(small.targets) == 1 \
             and isinstance(small.targets[0].target, cst.Name) \
             and self._is_cutile_value(small.value) and any(
                 small.targets[0].target.value in k.folded for k in self.nested.values())
+
+    def _host_runnable(self, name: str) -> bool:
+        """Whether host code calls tile function `name` and it can run there: it reads no
+        cuda.tile name and calls no other tile function (plain Python math on its arguments,
+        which host code passes host values)."""
+        if name not in self._host_reads() or name not in self.pm.functions:
+            return False
+        fdef = self.pm.functions[name]
+        fdef = self.pm.origins.get(fdef, fdef)
+        tile = set(self.device_funcs) | set(self.uncalled) | set(self.kernels)
+        for sub in _walk(fdef.body):
+            if isinstance(sub, (cst.Name, cst.Attribute)) and (
+                    self.pm.ct_name(sub) is not None or self.pm.qualname(sub) == "cuda.tile"):
+                return False
+            if isinstance(sub, cst.Call) and isinstance(sub.func, cst.Name) \
+                    and sub.func.value in tile:
+                return False
+        return not any(self.pm.ct_name(n) is not None for p in fdef.params.params
+                       if p.annotation is not None for n in _walk(p.annotation.annotation)
+                       if isinstance(n, (cst.Name, cst.Attribute)))
+
+    def _host_copy(self, fdef, name: str):
+        """Tile function `fdef` as a plain Python function `name` (its cuTile decorator off)."""
+        from .recognize import decorator_role
+        return fdef.with_changes(name=cst.Name(name), decorators=[
+            d for d in fdef.decorators if decorator_role(self.pm, d)[0] is None])
+
+    def _host_dtype_alias(self, small) -> bool:
+        """`DT = ct.float16` (or a tuple, list or dict of dtypes) that host code reads too:
+        the module keeps it, with Triton's dtypes (the kernels fold it all the same)."""
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) \
+            else [small.target]
+        if not all(isinstance(t, cst.Name) for t in targets) or not any(
+                t.value in self._host_reads() for t in targets):
+            return False
+        for sub in _walk(small.value):
+            name = self.pm.ct_name(sub) if isinstance(sub, (cst.Name, cst.Attribute)) else None
+            if name is not None and (DTYPES.get(name) is None
+                                     or DTYPES[name].triton is None):
+                return False
+        return True
+
+    def _host_reads(self) -> set:
+        """Names host code reads: outside the module's kernels and tile functions."""
+        if self.host_reads is None:
+            import ast
+            device = set(self.kernels) | set(self.device_funcs) | set(self.uncalled) \
+                | set(self.kept) | set(self.kept_functions)
+            self.host_reads = set()
+            try:
+                tree = ast.parse(self.pm.source.text)
+            except (SyntaxError, ValueError, RecursionError):
+                return self.host_reads
+            for stmt in tree.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                        and stmt.name in device:
+                    continue
+                self.host_reads |= {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)
+                                    and isinstance(n.ctx, ast.Load)}
+        return self.host_reads
 
     def visit_Assign(self, node):
         if self._dropped(node) or (self.keeping and self.depth == 0 and
@@ -699,8 +779,13 @@ class _HostRewriter(cst.CSTTransformer):
             self.nested_refs.add(id(node.args[0].value))
 
     def visit_Attribute(self, node):
+        self.nested_refs.add(id(node.attr))     # (`np.float32` reads no name `float32`)
         if self.pm.ct_name(node) is not None or self.pm.qualname(node) == "cuda.tile":
             self.nested_refs.add(id(node.value))    # (the longer reference is translated)
+
+    def visit_Arg(self, node):
+        if node.keyword is not None:            # (`f(float32=...)` neither)
+            self.nested_refs.add(id(node.keyword))
 
     def visit_Annotation(self, node):
         self.annotations += 1
@@ -762,7 +847,7 @@ class _HostRewriter(cst.CSTTransformer):
             if local in foreign and local in self.linked_helpers:
                 continue
             names.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
-            if local in fkernels:
+            if local in fkernels and local not in self.pm.kept_foreign:
                 kname = fkernels[local][1]
                 alias = None if local == kname else cst.AsName(cst.Name(launcher_name(local)))
                 names.append(cst.ImportAlias(cst.Name(launcher_name(kname)), asname=alias))
@@ -855,11 +940,14 @@ class _HostRewriter(cst.CSTTransformer):
             return self._host_reference(ref, ref, where=original)
         if isinstance(func, cst.Name) and func.value in self.device_funcs \
                 and func.value not in self.kernels:
+            if self._host_runnable(func.value):
+                # plain Python math: the host calls a copy of it without the cuTile decorator
+                return updated.with_changes(func=cst.Name(self.names[f"{func.value}_host"]))
             self.errors.append(self.pm.error(
                 original, "T2T109", f"host code calls `{func.value}`, a tile function: in "
                 "the Triton module it is a @triton.jit function, which only kernels can call",
-                help=f"call a plain Python function from host code (a copy of `{func.value}` "
-                     "without the cuTile decorator)"))
+                help=f"`{func.value}` uses cuda.tile, so it cannot run on the host; call a "
+                     "plain Python function from host code"))
             return updated
         name = self.pm.ct_name(func)
         if name is None or name in self.HOST_NAMES:
@@ -910,6 +998,13 @@ class _HostRewriter(cst.CSTTransformer):
             kernel = args[2].value
             if isinstance(kernel, cst.Name) and kernel.value in self.kept:
                 return updated      # a kept cuTile kernel: cuTile launches it
+            if isinstance(kernel, cst.Name) and kernel.value in self.pm.kept_foreign:
+                module = self.pm.foreign_kernels[kernel.value][0]
+                self.errors.append(self.pm.error(
+                    original, "T2T112", f"`{kernel.value}` stays cuTile code in `{module}` "
+                    "(--keep-unconverted): this launch stays cuTile's",
+                    help=f"finish the translation of `{module}`, then convert this file again"))
+                return updated
             fkernels = self.pm.foreign_kernels
             local_kernel = isinstance(kernel, cst.Name) and (
                 kernel.value in self.kernels or kernel.value in fkernels) and \
@@ -1264,6 +1359,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         # module's spellings
         shared.pieces += [(sorted(d), cst.Module([s]).code) for s, d, _ in moved]
         defined = sorted(set().union(*(d for _, d, _ in moved)) & referenced)
+        # (in isort's order: constants, then the rest without regard to case)
+        defined.sort(key=lambda n: (not n.isupper(), n.lower()))
         shared_import = _import_from(shared.name, [
             n if names[n] == n else f"{n} as {names[n]}" for n in defined])
         gone = {id(s) for s, _, _ in moved}
@@ -1276,18 +1373,22 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
     for stmts in linked.values():   # generated code like the device functions: not respelled
         helpers += stmts
 
-    # Imports the kept helpers need and the user's module does not already make.
-    kept = set().union(*(u for _, _, u in kept_helpers)) if kept_helpers else set()
+    # Imports: those the module's code (the user's, rewritten, and the generated) refers to and
+    # the user's module does not already make, grouped and sorted as isort (ruff's I001) would
+    used = identifiers_used(body + helpers)
     stdlib = [m for m in ("contextlib", "dataclasses", "functools", "time")
-              if (m in kept or m in rewriter.introduced) and pm.imports.get(m) != m]
+              if m in used and pm.imports.get(m) != m]
     third = [line for line, bound, value in (
         ("import torch", "torch", "torch"), ("import triton", "triton", "triton"),
         ("import triton.language as tl", "tl", "triton.language"))
-        if pm.imports.get(bound) != value]
+        if bound in used and pm.imports.get(bound) != value]
     import_code = "".join(f"import {m}\n" for m in stdlib)
     import_code += ("\n" if stdlib and third else "") + "".join(f"{t}\n" for t in third)
-    if shared_import:  # a local module: its own group, after the third-party imports
-        import_code += ("\n" if import_code else "") + shared_import
+    if shared_import:
+        # a relative import is a section of its own; an absolute one is another third-party
+        # module to isort (nothing tells it the runtime is local)
+        blank = shared_import.startswith("from .") or (stdlib and not third)
+        import_code += ("\n" if import_code and blank else "") + shared_import
     imports = _statements(import_code) if import_code else []
 
     # Imports go where the cuda.tile import was (else after the docstring and __future__
@@ -1310,9 +1411,16 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         if first and at:
             first = [_spaced(first[0], 1)]
         out = body[:at] + first + imports[1:] + body[at:]
+    ours = {id(s) for s in out if _is_import(s) and any(s.body[0].deep_equals(i.body[0])
+                                                        for i in imports)}
+    out = sort_block(drop_orphaned(out, pm.source.text, ours, helpers), ours)
     last = max((i for i, s in enumerate(out) if _is_import(s)), default=-1)
     if helpers:
         helpers = [_spaced(s) for s in helpers]
+        if last >= 0 and not isinstance(helpers[0], (cst.FunctionDef, cst.ClassDef)):
+            # isort's rule: one blank line after the imports unless a definition follows
+            own = [line for line in helpers[0].leading_lines if line.comment is not None]
+            helpers[0] = helpers[0].with_changes(leading_lines=(cst.EmptyLine(), *own))
         after = out[last + 1:]
         if after:
             after[0] = _spaced(after[0])
@@ -1353,8 +1461,10 @@ def render_shared_runtime(shared: SharedRuntime, version: str) -> str:
     else:
         doc = ('"""Host helpers of the translated modules under this folder, written once (their '
                'device\nhelpers stay in each module)."""\n')
-    # a blank line after the docstring, as ruff format lays it out
-    return head + doc + "\n" + imports + ("\n\n" + text + "\n" if text else "")
+    # a blank line after the docstring, as ruff format lays it out; after the imports two
+    # before a definition, else one (isort's rule)
+    after = "\n\n" if text.startswith(("def ", "class ", "@")) else "\n"
+    return head + doc + "\n" + imports + (after + text + "\n" if text else "")
 
 
 def _is_future(node) -> bool:

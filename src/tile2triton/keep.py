@@ -25,6 +25,29 @@ def note_lines(diagnostics: list) -> list:
     return out
 
 
+def noted_text(text: str, diagnostics: list) -> str:
+    """`text` as written, with each diagnostic's note on its own line above the line it is
+    at, indented like that line: a module kept whole (no part of it could be translated)."""
+    lines = text.splitlines(True)
+    at: dict = {}
+    for d in diagnostics:
+        at.setdefault(min(max(d.line, 1), max(len(lines), 1)), []).append(d)
+    out = []
+    for n, line in enumerate(lines or [""], 1):
+        indent = line[:len(line) - len(line.lstrip(" \t"))]
+        for d in at.get(n, []):
+            out.append(indent + " ".join(f"{MARK} {d.code} {d.message} (line {d.line})"
+                                         .split()) + "\n")
+        out.append(line)
+    noted = "".join(out)
+    try:
+        compile(noted, "<kept>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):   # (a line inside a string): the notes go on top
+        return "".join(f"{MARK} {d.code} {' '.join(d.message.split())} (line {d.line})\n"
+                       for d in diagnostics) + text
+    return noted
+
+
 def with_notes(stmt, diagnostics: list):
     """`stmt` as written, its notes just above it (after its own comments)."""
     return stmt.with_changes(leading_lines=list(stmt.leading_lines) + note_lines(diagnostics))

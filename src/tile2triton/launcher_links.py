@@ -10,7 +10,9 @@ as it will be once the run is over, defines `launch_copy`:
 - pkg/kern.py outside the run: its current content must define it (it was converted before, or
   the user wrote the launcher); a cuTile module that was not converted does not.
 Otherwise the importing module is not written either (T2T112 at its import of the kernel), and
-so on for the modules importing from it. Files are only read, never imported.
+so on for the modules importing from it; with `--keep-unconverted` it is translated again, its
+launches of those kernels kept as cuTile code (cuTile launches the kernel its module kept)
+under T2T112 notes. Files are only read, never imported.
 """
 from __future__ import annotations
 
@@ -35,8 +37,9 @@ def pending_links(path, source: str, output: str) -> list:
 
 def unmet_links(path, display: str, source: str, links: list, produced: dict,
                 source_line) -> list:
-    """A T2T112 per launcher in `links` that will not exist. `produced`: real path of each
-    file of the run -> its text once the run is written (None: not written)."""
+    """(module as imported, kernel, T2T112) per launcher in `links` that will not exist.
+    `produced`: real path of each file of the run -> its text once the run is written (None:
+    not written)."""
     from .packages import resolve_module
     out = []
     for module, level, name, _ in links:
@@ -60,33 +63,49 @@ def unmet_links(path, display: str, source: str, links: list, produced: dict,
                 why = f"{target} is not part of this run and does not define it"
         if text is not None and defines(text, name):
             continue
-        line, col, end = launcher_import_site(source, module, level, name)
-        out.append(Diagnostic(
+        line, col, end, kernel = launcher_import_site(source, module, level, name)
+        out.append((shown, kernel, Diagnostic(
             "T2T112", f"the translated module imports `{name}` from `{shown}`, but {why}",
             display, line, col, end_col=end, source_line=source_line(line),
             help=f"convert `{shown}` in the same run (or before this file), so that its "
-                 "kernels become Triton kernels with launchers"))
+                 "kernels become Triton kernels with launchers")))
     return out
 
 
-def settle(deferred: list, produced: dict, in_place: bool) -> None:
-    """Check every deferred module (Outcome, its links) against `produced`, repeatedly: a
+def settle(deferred: list, produced: dict, in_place: bool, retranslate=None) -> None:
+    """Check every deferred module ([Outcome, its links]) against `produced`, repeatedly: a
     module that fails is not written (in place: it keeps its cuTile text), which may fail the
-    modules importing from it."""
+    modules importing from it. `retranslate(outcome, kept)` (--keep-unconverted): the module
+    translated again with the imported kernels `kept` left to cuTile."""
     changed = True
     while changed:
         changed = False
-        for o, links in deferred:
+        for entry in deferred:
+            o, links = entry[0], entry[1]
             r = o.result
             if r.output is None:
                 continue
             problems = unmet_links(o.path, o.display, o.source.text, links, produced,
                                    _line_getter(o.source.text))
-            if problems:
-                r.module_diagnostics.extend(problems)
-                r.output = None
-                produced[_key(o.path)] = o.source.text if in_place else None
-                changed = True
+            if not problems:
+                continue
+            changed = True
+            kept = frozenset((m, k) for m, k, _ in problems if k is not None)
+            again, before = None, entry[2] if len(entry) > 2 else frozenset()
+            if retranslate is not None and kept and not kept <= before:  # (the set grows)
+                kept |= before
+                try:
+                    again = retranslate(o, kept)
+                except Exception:  # noqa: BLE001 - then the module fails as it is
+                    again = None
+            if again is not None and again.output is not None:
+                o.result = again
+                entry[1:] = [pending_links(o.path, o.source.text, again.output), kept]
+                produced[_key(o.path)] = again.output
+                continue
+            r.module_diagnostics.extend(d for _, _, d in problems)
+            r.output = None
+            produced[_key(o.path)] = o.source.text if in_place else None
 
 
 def _line_getter(text: str):

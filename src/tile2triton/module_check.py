@@ -121,22 +121,24 @@ def introduced_launchers(source: str, output: str) -> list:
 
 
 def launcher_import_site(source: str, module: str, level: int, launcher: str) -> tuple:
-    """(line, col, end col) in `source` of the imported kernel whose launcher is `launcher`
-    (`from pkg.kern import k` for `launch_k`), else of that import, else (1, 1, None)."""
+    """(line, col, end col, kernel) in `source` of the imported kernel whose launcher is
+    `launcher` (`from pkg.kern import k` for `launch_k`), else of that import, else (1, 1,
+    None, None)."""
     from .names import launcher_name
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
-        return 1, 1, None
+        return 1, 1, None, None
     first = None
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and (node.module or "") == module \
                 and node.level == level:
             for a in node.names:
                 if launcher_name(a.name) == launcher:
-                    return a.lineno, a.col_offset + 1, a.col_offset + 1 + len(a.name)
-            first = first or (node.lineno, node.col_offset + 1, None)
-    return first or (1, 1, None)
+                    return (a.lineno, a.col_offset + 1, a.col_offset + 1 + len(a.name),
+                            a.name)
+            first = first or (node.lineno, node.col_offset + 1, None, None)
+    return first or (1, 1, None, None)
 
 
 def defines(text: str, name: str) -> bool:

@@ -21,6 +21,17 @@ from .nesting import MAX_DEPTH, too_deep
 CUDA_TILE = "cuda.tile"
 
 
+def _public(qualname: str) -> str:
+    """`cuda.tile._datatype.float16` (`from cuda.tile._datatype import float16`) is
+    `cuda.tile.float16`, the dtype cuda.tile exports; other names as they are."""
+    private = CUDA_TILE + "._datatype."
+    if qualname.startswith(private):
+        from .model import DTYPES
+        if qualname[len(private):] in DTYPES:
+            return CUDA_TILE + "." + qualname[len(private):]
+    return qualname
+
+
 @dataclass(slots=True)  # slots: every field is declared here, none attached later
 class ParsedModule:
     source: SourceFile
@@ -41,6 +52,9 @@ class ParsedModule:
     # from, imported kernel's local name -> (module as written, kernel name), linked modules
     foreign: dict = field(default_factory=dict)
     foreign_kernels: dict = field(default_factory=dict)
+    # --keep-unconverted: imported kernels their own module keeps as cuTile code (cuTile
+    # launches them, launcher_links.py)
+    kept_foreign: set = field(default_factory=set)
     linked: list = field(default_factory=list)
     # functions defined inside kernels and helpers (lower/nested_defs.py), hoisted to module
     # level: hoisted name -> (enclosing function, names it captures from there)
@@ -254,7 +268,7 @@ def parse_source(text: str, path: str = "<input>") -> ParsedModule:
                     for alias in small.names:
                         name = alias.name.value
                         local = alias.asname.name.value if alias.asname else name
-                        pm.imports[local] = f"{mod}.{name}"
+                        pm.imports[local] = _public(f"{mod}.{name}")
                 elif isinstance(small, (cst.Assign, cst.AnnAssign)):
                     targets = ([t.target for t in small.targets] if isinstance(small, cst.Assign)
                                else [small.target])

@@ -28,6 +28,8 @@ from typing import Optional
 
 import libcst as cst
 
+from .diagnostics import TranslationError
+
 
 @dataclass
 class RecordClass:
@@ -172,12 +174,14 @@ def _is_false(node) -> bool:
 # ------------------------------------------------------------------------------------------
 # The module pass
 
-def rewrite_records(pm, roles) -> None:
+def rewrite_records(pm, roles) -> dict:
     """Rewrite the module's functions that kernels reach (`roles`: names of the kernels and
-    @ct.function helpers) when the module has dataclasses; a no-op otherwise."""
+    @ct.function helpers) when the module has dataclasses; a no-op otherwise. Returns, for
+    each of `roles` whose rewrite (or that of a function it reaches) failed, the error: that
+    kernel fails, the others translate."""
     classes = find_records(pm)
     if not classes:
-        return
+        return {}
     instances = {n: v for n, v in pm.globals.items() if isinstance(v, cst.Call)
                  and isinstance(v.func, cst.Name) and v.func.value in classes}
     for c in classes.values():       # methods using cuda.tile are tile code: not host code
@@ -186,18 +190,48 @@ def rewrite_records(pm, roles) -> None:
                    for n in _walk(m)):
                 pm.device_methods[id(m)] = (c.name, [])
     mp = _ModulePass(pm, classes, instances)
-    todo, seen = list(roles), set()
+    seen: set = set()
+    bad: dict = {}      # function -> the error of its rewrite
+    failed: dict = {}
+    for root in roles:
+        todo = [root]
+        while todo:
+            name = todo.pop()
+            if name in bad:
+                failed[root] = bad[name]
+                break
+            if name in seen or name not in pm.functions:
+                continue
+            seen.add(name)
+            fdef = pm.functions[name]
+            if name not in mp.generated:        # (generated helpers are rewritten already)
+                try:
+                    new = _FunctionPass(mp, {}).function(fdef)
+                except TranslationError as e:
+                    bad[name] = failed[root] = e
+                    break
+                if new is not fdef:
+                    mp.replace(name, fdef, new)
+            todo.extend(_called_names(pm.functions[name]) - seen)
+    for root in roles:      # (a kernel whose helper failed while another kernel reached it)
+        reached = sorted(_reaches(pm, root, set(bad))) if root not in failed else []
+        if reached:
+            failed[root] = bad[reached[0]]
+    return failed
+
+
+def _reaches(pm, root: str, names: set) -> set:
+    """Which of `names` function `root` calls, directly or through the module's functions."""
+    out, todo, seen = set(), [root], set()
     while todo:
         name = todo.pop()
         if name in seen or name not in pm.functions:
             continue
         seen.add(name)
-        fdef = pm.functions[name]
-        if name not in mp.generated:        # (generated helpers are rewritten already)
-            new = _FunctionPass(mp, {}).function(fdef)
-            if new is not fdef:
-                mp.replace(name, fdef, new)
+        if name in names:
+            out.add(name)
         todo.extend(_called_names(pm.functions[name]) - seen)
+    return out
 
 
 def _called_names(fdef) -> set:

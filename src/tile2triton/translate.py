@@ -13,6 +13,7 @@ from math import prod
 from typing import Optional
 
 from . import emit
+from . import keep as keep_mod
 from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
 from .module_check import check_output
@@ -191,7 +192,8 @@ def translate_source(text: str, path: str = "<input>",
                      shared_device: bool = True,
                      specialize: Optional[Specialization] = None,
                      coarsen: bool = True,
-                     keep_unconverted: bool = False) -> ModuleResult:
+                     keep_unconverted: bool = False,
+                     kept_foreign: frozenset = frozenset()) -> ModuleResult:
     """Translate one module. `shared_runtime`: the name of a module the output imports its
     helpers from (see `ModuleResult.runtime`) instead of defining them itself; with
     `shared_device=False` only the host helpers, the device helpers staying in the output (the
@@ -200,7 +202,9 @@ def translate_source(text: str, path: str = "<input>",
     always (coarsen.py; the pattern examples show each construct's own translation).
     `keep_unconverted`: a module whose kernels did not all translate still gets its text, the
     failed kernels and host lines kept as cuTile code under notes (keep.py); its diagnostics
-    are reported all the same."""
+    are reported all the same. `kept_foreign`: (module as imported, kernel) of the kernels
+    imported from the user's other modules that those keep as cuTile code (their launches
+    stay cuTile's, under notes; launcher_links.py)."""
     if len(text) > MAX_SOURCE_CHARS and "cuda" not in text:
         return ModuleResult(path, False, text)  # a big file that cannot import cuda.tile
     try:
@@ -214,16 +218,19 @@ def translate_source(text: str, path: str = "<input>",
     if not pm.uses_cuda_tile():
         hidden = hidden_cutile_import(text, path, pm.source)
         if hidden is not None:   # cuTile code that would otherwise pass `--check` unseen
-            return ModuleResult(path, True, None, module_diagnostics=[hidden])
+            # (--keep-unconverted: the module stays cuTile code as a whole, under the note)
+            return ModuleResult(path, True, keep_mod.noted_text(text, [hidden])
+                                if keep_unconverted else None, module_diagnostics=[hidden])
         return ModuleResult(path, False, text)
     bad = _python_refuses(pm, text, path)
     if bad is not None:
         return ModuleResult(path, True, None, module_diagnostics=[bad])
     link_imports(pm)      # helpers and kernels imported from the user's other modules
+    pm.kept_foreign = {local for local, k in pm.foreign_kernels.items() if k in kept_foreign}
     mc = ModuleContext(pm, load_registry())
     try:
         # frozen dataclasses in kernels: one local per field (records.py)
-        rewrite_records(pm, [f.name for f in find_cutile_functions(pm)])
+        record_failures = rewrite_records(pm, [f.name for f in find_cutile_functions(pm)])
         functions = find_cutile_functions(pm)
     except Exception as e:  # noqa: BLE001 - reported with its location
         return ModuleResult(path, True, None,
@@ -253,6 +260,8 @@ def translate_source(text: str, path: str = "<input>",
         saved_order = list(mc.helper_order)
         saved_globals = dict(pm.globals)
         try:
+            if fn.name in record_failures and nk is None:
+                raise record_failures[fn.name]      # (its dataclass uses did not rewrite)
             fn.tuple_params = split_tuple_params(pm, fn)
             spec = specialize if specialize is not None and specialize.kernel == fn.name \
                 else None

@@ -7,7 +7,7 @@ for mode in default 0 all; do
   args=(); [ "$mode" = default ] || args=(--gpus "$mode")
   start=$(date +%s.%N)
   python -m tile2triton check $cases --backend gpu -j 2 "${args[@]}" --json "$OUT/gpus_$mode.json" -q
-  echo "gpus=$mode rc=$? wall=$(echo "$(date +%s.%N) - $start" | bc) s"
+  echo "gpus=$mode rc=$? wall=$(python3 -c "import sys; print(round($(date +%s.%N) - $start, 1))") s"
 done
 python3 - "$OUT" <<'PY'
 import json, sys

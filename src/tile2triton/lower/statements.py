@@ -163,10 +163,29 @@ class Statements:
             self.renames = saved_renames
         for name in renamed:            # read nowhere after the `if`: as the `then` path left it
             self.env[name] = after_body.get(name, self.env.get(name))
+        self.refuse_path_dependent_enums(node, after_body,
+                                         self.env if orelse is not None else before)
         self.order.branch_end(taken)
         if isinstance(test.val, ConstExprV):
             self.merge_branch_tiles(test, after_body, self.env if orelse is not None else before)
         self.join_constants(shadow_body, self.shadow)
+
+    def refuse_path_dependent_enums(self, node: cst.If, taken: dict, other: dict) -> None:
+        """An enum constant has no run-time value: a name the two paths of a run-time `if`
+        leave as different members (`val = MemoryOrder.RELAXED` / `MemoryOrder.WEAK`) has no
+        value after it. cuTile rejects reading it there (its type depends on the path)."""
+        later = None
+        for name in sorted(set(taken) | set(other)):
+            a, b = taken.get(name), other.get(name)
+            if a == b or not (isinstance(a, EnumV) or isinstance(b, EnumV)):
+                continue
+            later = _names_outside(self.body, node) if later is None else later
+            if name in later:
+                raise self.error(node, "T2T101", f"`{name}` is a different enum constant on "
+                                 "each path of this `if`, so its value after it depends on the "
+                                 "path taken, which cuTile rejects",
+                                 help="choose the enum constant with a compile-time condition "
+                                      "(a ct.Constant parameter), or use it inside each branch")
 
     def branch_block(self, body, test_node, test: Lowered) -> None:
         """A branch of an `if`. Under a ct.Constant (Triton compiles the branch a launch takes,
@@ -178,10 +197,11 @@ class Statements:
             return self.block(body)
         name, version = missing
         cond = self.pm.module.code_for_node(test_node)
-        message = (f"ct.{name} is not in cuda-tile {version}; this launch takes the branch of "
-                   f"`if {cond}` that uses it")
+        # (two literals, so that the line stays within 100 columns)
+        first = f"ct.{name} is not in cuda-tile {version}; "
+        second = f"this launch takes the branch of `if {cond}` that uses it"
         self.depth += 1
-        self.line(f"tl.static_assert(False, {_string_literal(message)})")
+        self.line(f"tl.static_assert(False, {_string_literal(first)} {_string_literal(second)})")
         self.depth -= 1
 
     def lacking_construct(self, body):
@@ -424,9 +444,9 @@ class Statements:
             if isinstance(v, (cst.SimpleString, cst.ConcatenatedString)):
                 return self.pm.module.code_for_node(v)  # docstring / string statement
             low = self.expr(v)
-            if isinstance(low.val, (TiledViewV, RawMemoryV, EnumV, CtRefV, PyRefV, ChoiceV,
-                                    TableV, EnumClassV, ConstExprEnumV, FuncV)):
-                return None  # `lambda: 0`, `ct.bid`: a value of translation time, no effect
+            if isinstance(low.val, (TiledViewV, RawMemoryV, ArrayV, EnumV, CtRefV, PyRefV,
+                                    ChoiceV, TableV, EnumClassV, ConstExprEnumV, FuncV)):
+                return None  # `lambda: 0`, `ct.bid`, a view: a value of translation time
             return low.code
         if isinstance(node, cst.Assign):
             if isinstance(node.value, cst.Lambda) and len(node.targets) == 1 and isinstance(
