@@ -11,7 +11,6 @@ import torch
 import triton
 import triton.language as tl
 
-
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 

@@ -221,10 +221,10 @@ def test_internal_errors_have_their_own_status_and_the_batch_goes_on(tmp_path, m
     from tile2triton import translate
     real = translate.translate_source
 
-    def flaky(text, path="<input>"):
+    def flaky(text, path="<input>", *args, **kwargs):
         if path.endswith("boom.py"):
             raise ValueError("simulated bug")
-        return real(text, path)
+        return real(text, path, *args, **kwargs)
     monkeypatch.setattr(translate, "translate_source", flaky)
     (tmp_path / "boom.py").write_text(GOOD)
     (tmp_path / "k.py").write_text(GOOD)

@@ -1,20 +1,35 @@
 """`convert -j N`: the translator starts once, in the parent, before the workers fork (they
 inherit it); the largest files are handed out first, so that no long file starts last while
 the other workers idle; the outcomes still come back in input order."""
+import multiprocessing
 import os
+import sys
 import time
 from types import SimpleNamespace
+
+import pytest
 
 from tile2triton import cli
 from tile2triton.cli_support import Progress
 
 
+_BOTH_STARTED = None   # a Barrier the forked workers inherit
+_waited = False
+
+
 def _fake_translate(job):
+    global _waited
     index, path, display = job[:3]
+    if not _waited:   # each worker's first task waits for the other worker (a loaded machine
+        _waited = True    # may start the second one late)
+        _BOTH_STARTED.wait(timeout=120)
+    started = time.monotonic()
     time.sleep(0.05)
-    return cli.Outcome(index, path, display, source=(os.getpid(), time.monotonic()))
+    return cli.Outcome(index, path, display, source=(os.getpid(), started))
 
 
+@pytest.mark.skipif(multiprocessing.get_start_method() != "fork",
+                    reason="the fake translation reaches the workers by forking")
 def test_largest_first_in_two_workers_results_in_input_order(tmp_path, monkeypatch):
     sizes = [10, 5000, 20, 3000, 30, 4000, 40, 50]
     inputs = []
@@ -23,6 +38,7 @@ def test_largest_first_in_two_workers_results_in_input_order(tmp_path, monkeypat
         f.write_text("#" * n)
         inputs.append(SimpleNamespace(path=f))
     monkeypatch.setattr(cli, "translate_one", _fake_translate)
+    monkeypatch.setattr(sys.modules[__name__], "_BOTH_STARTED", multiprocessing.Barrier(2))
     monkeypatch.setattr(cli, "_warmed", False)
     args = SimpleNamespace(quiet=1)
     outs = list(cli._outcomes(inputs, 2, Progress(len(inputs), args)))

@@ -151,6 +151,22 @@ def test_standalone_translation_is_complete(case):
     assert imported_somewhere, "the goldens import no helper from the runtime"
 
 
+# Lines of what `convert` prints over lines of its input, summed over the corpus. Issue 24's
+# target is 1.5; this bound is the figure reached so far (9.55 on 2026-12-02, from 12.8 before
+# the direct launch path left the default output), so that output only shrinks from here.
+SIZE_RATIO_BOUND = 9.6
+
+
+def test_converted_corpus_size_ratio():
+    lines_in = lines_out = 0
+    for case in CASES:
+        for src in case.sources:
+            lines_in += len(src.read_text().splitlines())
+            lines_out += len(standalone(src).output.splitlines())
+    ratio = lines_out / lines_in
+    assert ratio <= SIZE_RATIO_BOUND, f"{lines_in} -> {lines_out} lines: {ratio:.2f}x"
+
+
 def test_standalone_translation_runs(tmp_path, monkeypatch):
     """A standalone translation runs with no corpus runtime anywhere on sys.path."""
     case = next(c for c in CASES if c.name == "softmax_rows")
@@ -181,6 +197,41 @@ def test_goldens_are_stable_under_ruff_format():
                         "--diff", "--line-length", "100", *files],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stdout[-6000:] + p.stderr[-2000:]
+
+
+def _ruff_findings(files, select, ignore=()):
+    """{file: [rule code of each finding]} of `ruff check` over `files`."""
+    import json
+    import subprocess
+    p = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--line-length",
+                        "100", "--select", select, *(["--ignore", ",".join(ignore)] if ignore
+                                                     else []),
+                        "--output-format", "json", *map(str, files)],
+                       capture_output=True, text=True)
+    assert p.returncode in (0, 1), p.stderr[-2000:]
+    out: dict = {}
+    for f in json.loads(p.stdout or "[]"):
+        out.setdefault(str(Path(f["filename"]).resolve()), []).append(f["code"])
+    return out
+
+
+def test_goldens_are_clean_under_ruff_check():
+    """`ruff check --select F,E,I --line-length 100` finds nothing in the goldens and the
+    runtime that the translation put there: no unused or unsorted import, no long generated
+    line. Not counted: E741 (an ambiguous name such as `O` is the user's) and F841 (an unused
+    local the user wrote stays as written); a long line counts only beyond the input's own."""
+    pytest.importorskip("ruff")  # the `test` extra has it (tests/test_packaging.py)
+    goldens = {c.expected_for(s).resolve(): s.resolve() for c in CASES for s in c.sources}
+    found = _ruff_findings([*goldens, RUNTIME_PATH], "F,E,I", ignore=("E741", "F841"))
+    inputs = _ruff_findings(goldens.values(), "E501")
+    extra = {}
+    for path, codes in found.items():
+        allowed = inputs.get(str(goldens.get(Path(path), "")), []).count("E501")
+        codes = [c for c in codes if c != "E501"] + ["E501"] * max(
+            0, codes.count("E501") - allowed)
+        if codes:
+            extra[str(Path(path).relative_to(ROOT))] = sorted(codes)
+    assert not extra, extra
 
 
 def _configs():

@@ -283,7 +283,9 @@ def test_int64_offsets_multiply_in_int64(tmp_path):
     starts at element 2**32, which int32 arithmetic wraps to 0 (a load of real data instead of
     padding; on the GPU, an illegal address past 2**31 elements)."""
     out = translate(INT64_SRC)
-    assert "offs_x0 = tl.cast(i, tl.int64) * TILE + tl.arange(0, TILE)" in out  # inline load
+    # inline load: the index cast to the kernel's offset dtype, int64 under USE_INT64
+    assert "OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32" in out
+    assert "offs_x0 = tl.cast(i, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)" in out
     mod = load_translation(tmp_path, INT64_SRC, "int64")
     x = torch.randn(256, generator=gen(5)) + 5
     y = torch.full((64,), float("nan"))

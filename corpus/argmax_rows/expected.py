@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -98,7 +96,7 @@ def argmax_rows_kernel(
 
 
 def launch_argmax_rows_kernel(stream, grid, x, out, TM, TN, *, hints=None):
-    """Run `argmax_rows_kernel` like `ct.launch(stream, grid, argmax_rows_kernel, (x, out, TM, TN))`.
+    """Run `argmax_rows_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -2,10 +2,8 @@
 """Per-column affine map with coefficients written inline as tiles (ct.astile), one of them
 depending on the block index at run time."""
 
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -95,7 +93,7 @@ def affine4(
 
 
 def launch_affine4(stream, grid, x, out, TM, *, hints=None):
-    """Run `affine4` like `ct.launch(stream, grid, affine4, (x, out, TM))`.
+    """Run `affine4` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

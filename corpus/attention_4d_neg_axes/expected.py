@@ -4,7 +4,6 @@ import math
 import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -432,7 +431,7 @@ def attention_bhsd(
 
 
 def launch_attention_bhsd(stream, grid, q, k, v, out, scale, TQ, TK, D, *, hints=None):
-    """Run `attention_bhsd` like `ct.launch(stream, grid, attention_bhsd, (q, k, v, out, scale, TQ, TK, D))`.
+    """Run `attention_bhsd` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -4,7 +4,6 @@ import math
 import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -385,7 +384,7 @@ def flash_attn_fwd_kernel(
 def launch_flash_attn_fwd_kernel(
     stream, grid, q, k, v, out, sm_scale, TQ, TK, D, CAUSAL, *, hints=None
 ):
-    """Run `flash_attn_fwd_kernel` like `ct.launch(stream, grid, flash_attn_fwd_kernel, (q, k, v, out, sm_scale, TQ, TK, D, CAUSAL))`.
+    """Run `flash_attn_fwd_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

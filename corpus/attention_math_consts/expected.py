@@ -8,7 +8,6 @@ import math
 import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -380,7 +379,7 @@ def attention_exp2_kernel(
 
 
 def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *, hints=None):
-    """Run `attention_exp2_kernel` like `ct.launch(stream, grid, attention_exp2_kernel, (Q, K, V, O, scale, BQ, BK, HD))`.
+    """Run `attention_exp2_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

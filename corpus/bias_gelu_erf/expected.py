@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -111,7 +109,7 @@ def bias_gelu_kernel(
 
 
 def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
-    """Run `bias_gelu_kernel` like `ct.launch(stream, grid, bias_gelu_kernel, (x, bias, out, TM, TN))`.
+    """Run `bias_gelu_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

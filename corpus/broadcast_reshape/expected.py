@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -179,7 +177,7 @@ def outer_kernel(
 
 
 def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
-    """Run `outer_kernel` like `ct.launch(stream, grid, outer_kernel, (u, v, out, TM, TN))`.
+    """Run `outer_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
@@ -329,7 +327,7 @@ def pool_permute_kernel(
 
 
 def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
-    """Run `pool_permute_kernel` like `ct.launch(stream, grid, pool_permute_kernel, (x, out, TB, TM, TH))`.
+    """Run `pool_permute_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -7,10 +7,8 @@ the integer matrix `q` into `col_absmax` (`atomic_store_max`), and its smallest 
 same elements; the atomics make the result independent of their order (up to float rounding
 of the sums)."""
 
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -182,7 +180,7 @@ def col_stats(
 
 
 def launch_col_stats(stream, grid, x, q, col_sum, col_absmax, col_min, TM, TN, *, hints=None):
-    """Run `col_stats` like `ct.launch(stream, grid, col_stats, (x, q, col_sum, col_absmax, col_min, TM, TN))`.
+    """Run `col_stats` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -144,7 +142,7 @@ def column_stats_kernel(
 
 
 def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, TN, *, hints=None):
-    """Run `column_stats_kernel` like `ct.launch(stream, grid, column_stats_kernel, (x, col_max, col_min, col_sum, TM, TN))`.
+    """Run `column_stats_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

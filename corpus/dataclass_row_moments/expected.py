@@ -5,14 +5,11 @@ each new one), its mean a property and its variance a method; a `RowTiles` recor
 `[j]` loads column tile j of the block's rows and whose `[j] = tile` stores it; and a
 module-level `Options` instance whose fields are compile-time constants."""
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -261,7 +258,7 @@ def standardize_rows(
 
 
 def launch_standardize_rows(stream, grid, x, y, n_cols, TM, TN, *, hints=None):
-    """Run `standardize_rows` like `ct.launch(stream, grid, standardize_rows, (x, y, n_cols, TM, TN))`.
+    """Run `standardize_rows` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

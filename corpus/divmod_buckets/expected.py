@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -14,7 +12,6 @@ from _t2t_corpus_runtime import (
     _on_stream,
     _remember_launch,
 )
-import numpy as np
 
 
 @triton.jit
@@ -132,7 +129,7 @@ def bucket_kernel(
 
 
 def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hints=None):
-    """Run `bucket_kernel` like `ct.launch(stream, grid, bucket_kernel, (keys, bucket, slot, weight, TILE))`.
+    """Run `bucket_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

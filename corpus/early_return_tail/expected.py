@@ -2,10 +2,8 @@
 """Scale the rows of a matrix, but only the first `n_valid` of them: blocks past the end return
 early, and a loop over column tiles stops early once it leaves the row's live length."""
 
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -91,7 +89,7 @@ def scale_live_rows(
 
 
 def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN, *, hints=None):
-    """Run `scale_live_rows` like `ct.launch(stream, grid, scale_live_rows, (x, lengths, out, n_valid, scale, TN))`.
+    """Run `scale_live_rows` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

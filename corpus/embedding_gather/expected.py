@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -125,7 +123,7 @@ def embedding_kernel(
 
 
 def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None):
-    """Run `embedding_kernel` like `ct.launch(stream, grid, embedding_kernel, (table, ids, out, TT, TD))`.
+    """Run `embedding_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -61,7 +59,7 @@ def pow2_scale_kernel(
 
 
 def launch_pow2_scale_kernel(stream, grid, x, y, TILE, SHIFT, *, hints=None):
-    """Run `pow2_scale_kernel` like `ct.launch(stream, grid, pow2_scale_kernel, (x, y, TILE, SHIFT))`.
+    """Run `pow2_scale_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

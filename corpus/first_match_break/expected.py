@@ -2,10 +2,8 @@
 """For each row, the column of the first value above a threshold (or -1): a search loop that
 stops with `break` and skips empty tiles with `continue`."""
 
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -96,7 +94,7 @@ def first_match(
 
 
 def launch_first_match(stream, grid, x, out, threshold, TN, *, hints=None):
-    """Run `first_match` like `ct.launch(stream, grid, first_match, (x, out, threshold, TN))`.
+    """Run `first_match` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

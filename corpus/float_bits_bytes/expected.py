@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -118,7 +116,7 @@ def float_bits_kernel(
 
 
 def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None):
-    """Run `float_bits_kernel` like `ct.launch(stream, grid, float_bits_kernel, (x, raw, exponent, TILE))`.
+    """Run `float_bits_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

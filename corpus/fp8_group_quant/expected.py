@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -102,7 +100,7 @@ def quantize_groups(
 
 
 def launch_quantize_groups(stream, grid, x, q, scales, G, *, hints=None):
-    """Run `quantize_groups` like `ct.launch(stream, grid, quantize_groups, (x, q, scales, G))`.
+    """Run `quantize_groups` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -5,7 +5,6 @@ persistent `while` loop over one flat tile index space shared by all groups."""
 import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _array_tables,
     _as_tensor,
@@ -266,7 +265,7 @@ def grouped_gemm(
 
 
 def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
-    """Run `grouped_gemm` like `ct.launch(stream, grid, grouped_gemm, (As, Bs, Cs, TM, TN, TK))`.
+    """Run `grouped_gemm` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
@@ -303,7 +302,7 @@ def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
     with _on_stream(stream):
         while True:
             try:
-                compiled = grouped_gemm[_grid(grid)](
+                grouped_gemm[_grid(grid)](
                     *args,
                     **constexprs,
                     num_warps=num_warps,

@@ -1,10 +1,8 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 import math
 
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -99,7 +97,7 @@ def hadamard_kernel(
 
 
 def launch_hadamard_kernel(stream, grid, x, out, scale, TM, N, LOG_N, *, hints=None):
-    """Run `hadamard_kernel` like `ct.launch(stream, grid, hadamard_kernel, (x, out, scale, TM, N, LOG_N))`.
+    """Run `hadamard_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -3,9 +3,9 @@
 dw and db into one of GROUPS partial buffers, guarded by a spin lock per buffer (atomic_cas to
 take it, atomic_xchg to give it back); the host then sums the partial buffers."""
 
+import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -17,7 +17,6 @@ from _t2t_corpus_runtime import (
     _on_stream,
     _remember_launch,
 )
-import torch
 
 
 @triton.jit
@@ -309,7 +308,7 @@ def layernorm_bwd(
 def launch_layernorm_bwd(
     stream, grid, x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, GROUPS, TN, *, hints=None
 ):
-    """Run `layernorm_bwd` like `ct.launch(stream, grid, layernorm_bwd, (x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, GROUPS, TN))`.
+    """Run `layernorm_bwd` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -203,7 +201,7 @@ def layernorm_fwd_kernel(
 def launch_layernorm_fwd_kernel(
     stream, grid, x, weight, bias, out, mean_out, rstd_out, eps, TILE_N, *, hints=None
 ):
-    """Run `layernorm_fwd_kernel` like `ct.launch(stream, grid, layernorm_fwd_kernel, (x, weight, bias, out, mean_out, rstd_out, eps, TILE_N))`.
+    """Run `layernorm_fwd_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

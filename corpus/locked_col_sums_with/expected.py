@@ -4,11 +4,9 @@ that a `@contextmanager` helper takes on entry and gives back on exit: every blo
 TM rows of one column band, then, holding the lock of its group, adds its sums into the
 group's row of `partial` and counts itself in `visits`. The host adds the groups up."""
 
-from contextlib import contextmanager
-
+import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -20,7 +18,6 @@ from _t2t_corpus_runtime import (
     _on_stream,
     _remember_launch,
 )
-import torch
 
 
 @triton.jit
@@ -241,7 +238,7 @@ def grouped_col_sums(
 
 
 def launch_grouped_col_sums(stream, grid, x, partial, visits, locks, GROUPS, TM, TN, *, hints=None):
-    """Run `grouped_col_sums` like `ct.launch(stream, grid, grouped_col_sums, (x, partial, visits, locks, GROUPS, TM, TN))`.
+    """Run `grouped_col_sums` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -3,10 +3,8 @@
 operand dtype chosen from the input dtype (tf32 tensor cores for fp32 inputs, the inputs' own
 dtype otherwise). Both are compile-time Python inside the kernel."""
 
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -199,7 +197,7 @@ def gemm_select_kernel(
 
 
 def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
-    """Run `gemm_select_kernel` like `ct.launch(stream, grid, gemm_select_kernel, (X, W, Y, BM, BN, BK))`.
+    """Run `gemm_select_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
@@ -218,8 +216,8 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     blocks = grid_x * grid_y
     if blocks >= 2**31:
         raise ValueError(
-            f"gemm_select_kernel: a grid of {grid} is {blocks} blocks; its translation numbers them "
-            "in 32 bits (at most 2**31 - 1)"
+            f"gemm_select_kernel: a grid of {grid} is {blocks} blocks; "
+            "its translation numbers them in 32 bits (at most 2**31 - 1)"
         )
     # Matrix products over TMA operands in tiles that fill an SM: at most one program per SM,
     # each walking blocks of the grid, pipelined across output tiles;

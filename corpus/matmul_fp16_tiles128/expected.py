@@ -2,7 +2,6 @@
 import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -192,7 +191,7 @@ def matmul_kernel(
 
 
 def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
-    """Run `matmul_kernel` like `ct.launch(stream, grid, matmul_kernel, (a, b, c, TM, TN, TK))`.
+    """Run `matmul_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
@@ -209,8 +208,8 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     blocks = grid_x * grid_y
     if blocks >= 2**31:
         raise ValueError(
-            f"matmul_kernel: a grid of {grid} is {blocks} blocks; its translation numbers them "
-            "in 32 bits (at most 2**31 - 1)"
+            f"matmul_kernel: a grid of {grid} is {blocks} blocks; "
+            "its translation numbers them in 32 bits (at most 2**31 - 1)"
         )
     # Matrix products over TMA operands in tiles that fill an SM: at most one program per SM,
     # each walking blocks of the grid, pipelined across output tiles;

@@ -2,7 +2,6 @@
 import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -231,7 +230,7 @@ def matmul_fp32_kernel(
 
 
 def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
-    """Run `matmul_fp32_kernel` like `ct.launch(stream, grid, matmul_fp32_kernel, (a, b, c, TM, TN, TK))`.
+    """Run `matmul_fp32_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

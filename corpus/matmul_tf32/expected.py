@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -191,7 +189,7 @@ def matmul_tf32_kernel(
 
 
 def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
-    """Run `matmul_tf32_kernel` like `ct.launch(stream, grid, matmul_tf32_kernel, (a, b, c, TM, TN, TK))`.
+    """Run `matmul_tf32_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
@@ -210,8 +208,8 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     blocks = grid_x * grid_y
     if blocks >= 2**31:
         raise ValueError(
-            f"matmul_tf32_kernel: a grid of {grid} is {blocks} blocks; its translation numbers them "
-            "in 32 bits (at most 2**31 - 1)"
+            f"matmul_tf32_kernel: a grid of {grid} is {blocks} blocks; "
+            "its translation numbers them in 32 bits (at most 2**31 - 1)"
         )
     # Matrix products over TMA operands in tiles that fill an SM: at most one program per SM,
     # each walking blocks of the grid, pipelined across output tiles;

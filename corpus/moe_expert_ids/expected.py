@@ -10,7 +10,6 @@ that expert's weight matrix and scatters the rows back to token order.
 import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -380,7 +379,7 @@ def expert_up_kernel(
 def launch_expert_up_kernel(
     stream, grid, X, W, Y, row_token, block_expert, gate, TILE_T, TILE_H, TILE_D, *, hints=None
 ):
-    """Run `expert_up_kernel` like `ct.launch(stream, grid, expert_up_kernel, (X, W, Y, row_token, block_expert, gate, TILE_T, TILE_H, TILE_D))`.
+    """Run `expert_up_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -2,7 +2,6 @@
 import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -361,7 +360,7 @@ def moe_expert_matmul_kernel(
 def launch_moe_expert_matmul_kernel(
     stream, grid, x, w, order, offsets, out, TM, TN, TK, *, hints=None
 ):
-    """Run `moe_expert_matmul_kernel` like `ct.launch(stream, grid, moe_expert_matmul_kernel, (x, w, order, offsets, out, TM, TN, TK))`.
+    """Run `moe_expert_matmul_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

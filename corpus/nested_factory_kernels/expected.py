@@ -1,10 +1,8 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
 import functools
 
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _LAUNCHERS,
     _as_tensor,
@@ -95,7 +93,7 @@ def residual(
 
 
 def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
-    """Run `residual` like `ct.launch(stream, grid, residual, (x, y, out, TM, alpha, tile_n))`.
+    """Run `residual` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
@@ -231,7 +229,7 @@ def clip_rows(
 
 
 def launch_clip_rows(stream, grid, src, dst, *, hints=None):
-    """Run `clip_rows` like `ct.launch(stream, grid, clip_rows, (src, dst))`.
+    """Run `clip_rows` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

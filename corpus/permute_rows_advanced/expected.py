@@ -5,10 +5,8 @@ y[i, :] = scale[i] * x[perm[i], :] (rows chosen by an index tile loaded from mem
 columns; the column range is a dense `ct.Slice`. Rows past the end of `perm` are padded with
 index 0 when loaded and never stored (their destination rows are out of bounds or masked)."""
 
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -167,7 +165,7 @@ def gather_rows(
 
 
 def launch_gather_rows(stream, grid, x, perm, scale, y, TILE_R, TILE_C, *, hints=None):
-    """Run `gather_rows` like `ct.launch(stream, grid, gather_rows, (x, perm, scale, y, TILE_R, TILE_C))`.
+    """Run `gather_rows` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
@@ -307,7 +305,7 @@ def scatter_rows(
 
 
 def launch_scatter_rows(stream, grid, x, perm, z, TILE_R, TILE_C, *, hints=None):
-    """Run `scatter_rows` like `ct.launch(stream, grid, scatter_rows, (x, perm, z, TILE_R, TILE_C))`.
+    """Run `scatter_rows` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

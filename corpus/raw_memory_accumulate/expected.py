@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -54,7 +52,7 @@ def reset_kernel(
 
 
 def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
-    """Run `reset_kernel` like `ct.launch(stream, grid, reset_kernel, (cells, last_writer, TILE))`.
+    """Run `reset_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
@@ -160,7 +158,7 @@ def accumulate_kernel(
 def launch_accumulate_kernel(
     stream, grid, cells, last_writer, offsets, values, TILE, *, hints=None
 ):
-    """Run `accumulate_kernel` like `ct.launch(stream, grid, accumulate_kernel, (cells, last_writer, offsets, values, TILE))`.
+    """Run `accumulate_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -301,7 +299,7 @@ def rope_bshd(
 
 
 def launch_rope_bshd(stream, grid, x, cos, sin, out, TS, HALF, *, hints=None):
-    """Run `rope_bshd` like `ct.launch(stream, grid, rope_bshd, (x, cos, sin, out, TS, HALF))`.
+    """Run `rope_bshd` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -6,10 +6,8 @@ back over itself: a gather reads what the store before it wrote, and a store ove
 elements that other lanes gather. cuTile orders these accesses to `out` within a block.
 """
 
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -132,7 +130,7 @@ def rotate_segments(
 
 
 def launch_rotate_segments(stream, grid, x, out, shift, rounds, T, *, hints=None):
-    """Run `rotate_segments` like `ct.launch(stream, grid, rotate_segments, (x, out, shift, rounds, T))`.
+    """Run `rotate_segments` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

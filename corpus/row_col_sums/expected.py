@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -72,7 +70,7 @@ def row_sum_kernel(
 
 
 def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
-    """Run `row_sum_kernel` like `ct.launch(stream, grid, row_sum_kernel, (x, row_sums, TM, TN))`.
+    """Run `row_sum_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
@@ -184,7 +182,7 @@ def col_sum_kernel(
 
 
 def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
-    """Run `col_sum_kernel` like `ct.launch(stream, grid, col_sum_kernel, (x, col_sums, TM, TN))`.
+    """Run `col_sum_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

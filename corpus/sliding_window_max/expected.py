@@ -3,10 +3,8 @@
 traversal steps: window j of a row covers columns [j*STEP, j*STEP + W), for every origin j*STEP
 inside the row (`out` has one column per window)."""
 
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -143,7 +141,7 @@ def window_max(
 
 
 def launch_window_max(stream, grid, x, out, counts, W, STEP, *, hints=None):
-    """Run `window_max` like `ct.launch(stream, grid, window_max, (x, out, counts, W, STEP))`.
+    """Run `window_max` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

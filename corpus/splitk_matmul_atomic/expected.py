@@ -2,7 +2,6 @@
 import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -227,7 +226,7 @@ def splitk_matmul_kernel(
 
 
 def launch_splitk_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, SPLIT_K, *, hints=None):
-    """Run `splitk_matmul_kernel` like `ct.launch(stream, grid, splitk_matmul_kernel, (a, b, c, TM, TN, TK, SPLIT_K))`.
+    """Run `splitk_matmul_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

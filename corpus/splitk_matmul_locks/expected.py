@@ -4,9 +4,9 @@ block to take the lock of an output tile writes its partial product, later ones 
 A counter per tile (read and bumped inside the lock) says which case applies, so C need not
 be zeroed first."""
 
+import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -20,7 +20,6 @@ from _t2t_corpus_runtime import (
     _remember_launch,
     _tma_descriptor,
 )
-import torch
 
 
 @triton.jit
@@ -319,7 +318,7 @@ def splitk_matmul_locked(
 def launch_splitk_matmul_locked(
     stream, grid, a, b, c, locks, counts, TM, TN, TK, SPLIT_K, *, hints=None
 ):
-    """Run `splitk_matmul_locked` like `ct.launch(stream, grid, splitk_matmul_locked, (a, b, c, locks, counts, TM, TN, TK, SPLIT_K))`.
+    """Run `splitk_matmul_locked` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

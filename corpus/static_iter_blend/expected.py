@@ -4,10 +4,8 @@
 a weighted sum runs over `zip(weights, tiles)` and each output row over `enumerate`. cuTile
 unrolls these loops while compiling; so does the translation. x and out are (3, n)."""
 
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -125,7 +123,7 @@ def blend_signals(
 
 
 def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
-    """Run `blend_signals` like `ct.launch(stream, grid, blend_signals, (x, out, T))`.
+    """Run `blend_signals` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -70,7 +68,8 @@ def silu(g, fast: tl.constexpr):
     if fast:
         tl.static_assert(
             False,
-            "ct.sigmoid is not in cuda-tile 1.7.0; this launch takes the branch of `if fast` that uses it",
+            "ct.sigmoid is not in cuda-tile 1.7.0; "
+            "this launch takes the branch of `if fast` that uses it",
         )
     else:
         s = 1.0 / (1.0 + _exp(_negative(g)))
@@ -163,7 +162,7 @@ def swish_gated_rmsnorm(
 
 
 def launch_swish_gated_rmsnorm(stream, grid, x, gate, w, out, eps, TN, FAST, *, hints=None):
-    """Run `swish_gated_rmsnorm` like `ct.launch(stream, grid, swish_gated_rmsnorm, (x, gate, w, out, eps, TN, FAST))`.
+    """Run `swish_gated_rmsnorm` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

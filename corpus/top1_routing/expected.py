@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -109,7 +107,7 @@ def top1_router_kernel(
 
 
 def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hints=None):
-    """Run `top1_router_kernel` like `ct.launch(stream, grid, top1_router_kernel, (logits, expert, gate, TT, TE))`.
+    """Run `top1_router_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -188,7 +186,7 @@ def transpose_load_f_kernel(
 
 
 def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
-    """Run `transpose_load_f_kernel` like `ct.launch(stream, grid, transpose_load_f_kernel, (x, out, TN, TM))`.
+    """Run `transpose_load_f_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}
@@ -317,7 +315,7 @@ def transpose_store_kernel(
 
 
 def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
-    """Run `transpose_store_kernel` like `ct.launch(stream, grid, transpose_store_kernel, (x, out, TM, TN))`.
+    """Run `transpose_store_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -5,13 +5,11 @@ architecture-dependent hints (ct.ByTarget) through kernel.replace_hints."""
 import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
-    _ByTarget,
     _LAUNCHERS,
-    _TuningResult,
     _as_tensor,
     _by_target,
+    _ByTarget,
     _check_ndim,
     _exhaustive_search,
     _grid,
@@ -23,6 +21,7 @@ from _t2t_corpus_runtime import (
     _ptxas_target,
     _remember_launch,
     _tma_descriptor,
+    _TuningResult,
     _walk_programs,
     _with_hints,
 )
@@ -193,7 +192,7 @@ def tiled_matmul(
 
 
 def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
-    """Run `tiled_matmul` like `ct.launch(stream, grid, tiled_matmul, (a, b, c, TM, TN, TK))`.
+    """Run `tiled_matmul` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = launch_tiled_matmul.hints | (hints or {})
@@ -210,8 +209,8 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     blocks = grid_x * grid_y
     if blocks >= 2**31:
         raise ValueError(
-            f"tiled_matmul: a grid of {grid} is {blocks} blocks; its translation numbers them "
-            "in 32 bits (at most 2**31 - 1)"
+            f"tiled_matmul: a grid of {grid} is {blocks} blocks; "
+            "its translation numbers them in 32 bits (at most 2**31 - 1)"
         )
     # Matrix products over TMA operands in tiles that fill an SM: at most one program per SM,
     # each walking blocks of the grid, pipelined across output tiles;

@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -68,7 +66,7 @@ def vector_add_kernel(
 
 
 def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
-    """Run `vector_add_kernel` like `ct.launch(stream, grid, vector_add_kernel, (a, b, out, TILE))`.
+    """Run `vector_add_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

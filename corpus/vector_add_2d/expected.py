@@ -1,8 +1,6 @@
 # Translated from kernel.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -86,7 +84,7 @@ def add_2d_kernel(
 
 
 def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
-    """Run `add_2d_kernel` like `ct.launch(stream, grid, add_2d_kernel, (a, b, out, TM, TN))`.
+    """Run `add_2d_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

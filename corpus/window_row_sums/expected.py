@@ -2,10 +2,8 @@
 """Row sums over a column window x[:, start:start + length], written with an array slice and
 tiled views instead of explicit ct.load / ct.store calls."""
 
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -81,7 +79,7 @@ def window_row_sums(
 
 
 def launch_window_row_sums(stream, grid, x, out, start, length, TM, TN, *, hints=None):
-    """Run `window_row_sums` like `ct.launch(stream, grid, window_row_sums, (x, out, start, length, TM, TN))`.
+    """Run `window_row_sums` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -21,6 +21,7 @@ import libcst as cst
 from .coarsen import (called_helpers, coarsenable, coarsened_body, persistable,
                       persistent_body, walked_calls, walked_helper)
 from .diagnostics import LocatedFailure, TranslationError
+from .imports import drop_orphaned, identifiers_used, sort_block
 from .layout import after_docstring, lay_out, layout_simple
 from .model import DTYPES, OFFSET_DTYPE, USE_INT64, FunctionInfo
 from .names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
@@ -1358,6 +1359,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         # module's spellings
         shared.pieces += [(sorted(d), cst.Module([s]).code) for s, d, _ in moved]
         defined = sorted(set().union(*(d for _, d, _ in moved)) & referenced)
+        # (in isort's order: constants, then the rest without regard to case)
+        defined.sort(key=lambda n: (not n.isupper(), n.lower()))
         shared_import = _import_from(shared.name, [
             n if names[n] == n else f"{n} as {names[n]}" for n in defined])
         gone = {id(s) for s, _, _ in moved}
@@ -1370,19 +1373,22 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
     for stmts in linked.values():   # generated code like the device functions: not respelled
         helpers += stmts
 
-    # Imports the kept helpers need and the user's module does not already make.
-    kept = set().union(*(u for _, _, u in kept_helpers)) if kept_helpers else set()
+    # Imports: those the module's code (the user's, rewritten, and the generated) refers to and
+    # the user's module does not already make, grouped and sorted as isort (ruff's I001) would
+    used = identifiers_used(body + helpers)
     stdlib = [m for m in ("contextlib", "dataclasses", "functools", "time")
-              if (m in kept or m in rewriter.introduced) and (
-                  pm.imports.get(m) != m or m in pm.borrowed_imports)]
+              if m in used and (pm.imports.get(m) != m or m in pm.borrowed_imports)]
     third = [line for line, bound, value in (
         ("import torch", "torch", "torch"), ("import triton", "triton", "triton"),
         ("import triton.language as tl", "tl", "triton.language"))
-        if pm.imports.get(bound) != value or bound in pm.borrowed_imports]
+        if bound in used and (pm.imports.get(bound) != value or bound in pm.borrowed_imports)]
     import_code = "".join(f"import {m}\n" for m in stdlib)
     import_code += ("\n" if stdlib and third else "") + "".join(f"{t}\n" for t in third)
-    if shared_import:  # a local module: its own group, after the third-party imports
-        import_code += ("\n" if import_code else "") + shared_import
+    if shared_import:
+        # a relative import is a section of its own; an absolute one is another third-party
+        # module to isort (nothing tells it the runtime is local)
+        blank = shared_import.startswith("from .") or (stdlib and not third)
+        import_code += ("\n" if import_code and blank else "") + shared_import
     imports = _statements(import_code) if import_code else []
 
     # Imports go where the cuda.tile import was (else after the docstring and __future__
@@ -1405,9 +1411,16 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         if first and at:
             first = [_spaced(first[0], 1)]
         out = body[:at] + first + imports[1:] + body[at:]
+    ours = {id(s) for s in out if _is_import(s) and any(s.body[0].deep_equals(i.body[0])
+                                                        for i in imports)}
+    out = sort_block(drop_orphaned(out, pm.source.text, ours, helpers), ours)
     last = max((i for i, s in enumerate(out) if _is_import(s)), default=-1)
     if helpers:
         helpers = [_spaced(s) for s in helpers]
+        if last >= 0 and not isinstance(helpers[0], (cst.FunctionDef, cst.ClassDef)):
+            # isort's rule: one blank line after the imports unless a definition follows
+            own = [line for line in helpers[0].leading_lines if line.comment is not None]
+            helpers[0] = helpers[0].with_changes(leading_lines=(cst.EmptyLine(), *own))
         after = out[last + 1:]
         if after:
             after[0] = _spaced(after[0])
@@ -1448,8 +1461,10 @@ def render_shared_runtime(shared: SharedRuntime, version: str) -> str:
     else:
         doc = ('"""Host helpers of the translated modules under this folder, written once (their '
                'device\nhelpers stay in each module)."""\n')
-    # a blank line after the docstring, as ruff format lays it out
-    return head + doc + "\n" + imports + ("\n\n" + text + "\n" if text else "")
+    # a blank line after the docstring, as ruff format lays it out; after the imports two
+    # before a definition, else one (isort's rule)
+    after = "\n\n" if text.startswith(("def ", "class ", "@")) else "\n"
+    return head + doc + "\n" + imports + (after + text + "\n" if text else "")
 
 
 def _is_future(node) -> bool:

@@ -1,8 +1,6 @@
 # Translated from kernels.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
 import triton.language as tl
-
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
@@ -108,7 +106,7 @@ def scaled_add_rows(
 
 
 def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=None):
-    """Run `scaled_add_rows` like `ct.launch(stream, grid, scaled_add_rows, (x, y, w, out, alpha, TM, TN))`.
+    """Run `scaled_add_rows` on `grid` as `ct.launch` does, with the kernel's arguments.
     `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
     occupancy and opt_level have no Triton equivalent and are accepted without effect."""
     hints = hints or {}

@@ -1,9 +1,7 @@
 # Translated from launch.py (cuTile) to Triton by tile2triton 0.1.0.
-import torch
 import triton
-import triton.language as tl
 
-from .kernels import scaled_add_rows, launch_scaled_add_rows
+from .kernels import launch_scaled_add_rows
 
 
 def launch(stream, x, y, w, out, alpha):

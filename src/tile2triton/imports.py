@@ -1,0 +1,152 @@
+"""The translated module's imports as one pass over its top-level statements (emit.render_module
+runs it last), in the spirit of libcst's RemoveImportsVisitor and an isort pass:
+
+  * an import the user wrote whose names the input module used and the translation no longer
+    uses (`from contextlib import contextmanager` for an inlined context manager, a kernel
+    imported from a sibling module that is now called through its launcher) is removed; an import
+    that was already unused in the input is the user's and stays;
+  * the block of consecutive imports that holds the generated ones is grouped and ordered as
+    `ruff check --select I` expects: __future__, standard library, third party, relative; within
+    a group `import x` lines before `from x import y` lines, each sorted by module. A comment
+    above an import moves with it.
+"""
+from __future__ import annotations
+
+import sys
+
+import libcst as cst
+
+from .names import source_identifiers
+
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
+
+
+def _is_import(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+        stmt.body[0], (cst.Import, cst.ImportFrom))
+
+
+def _dotted(node) -> str:
+    if node is None:
+        return ""
+    if isinstance(node, cst.Name):
+        return node.value
+    return f"{_dotted(node.value)}.{node.attr.value}"
+
+
+def _bound(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None:
+        return alias.asname.name.value
+    return _dotted(alias.name).split(".")[0]
+
+
+def identifiers_used(statements) -> set:
+    """Identifiers the statements use, imports left out."""
+    code = cst.Module(body=[s for s in statements if not _is_import(s)]).code
+    return source_identifiers(code) if code.strip() else set()
+
+
+def drop_orphaned(body: list, original: str, generated: set, helpers=()) -> list:
+    """`body` without the user's import names the translation left unused (see the module
+    docstring); `original`: the user's source; `generated`: ids of the import statements emit
+    added; `helpers`: the helper statements that will join the module (what they use stays
+    imported)."""
+    try:
+        before = identifiers_used(cst.parse_module(original).body)
+    except cst.ParserSyntaxError:   # (it parsed once: only for safety)
+        return body
+    after = identifiers_used(list(body) + list(helpers))
+    out = []
+    for stmt in body:
+        if id(stmt) in generated or not _is_import(stmt):
+            out.append(stmt)
+            continue
+        imp = stmt.body[0]
+        if isinstance(imp, cst.ImportFrom) and (
+                isinstance(imp.names, cst.ImportStar) or _dotted(imp.module) == "__future__"):
+            out.append(stmt)
+            continue
+        keep = [a for a in imp.names if _bound(a) in after or _bound(a) not in before]
+        if len(keep) == len(imp.names):
+            out.append(stmt)
+        elif keep:
+            keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            out.append(stmt.with_changes(body=[imp.with_changes(names=keep)]))
+        else:   # its comments and blank lines stay, on the next statement
+            out.append(_Carry(stmt.leading_lines))
+    return _attach_carried(out)
+
+
+class _Carry:
+    """Comments of a removed import, for the statement after it."""
+
+    def __init__(self, lines):
+        self.lines = tuple(lines)
+
+
+def _attach_carried(body: list) -> list:
+    out, carry = [], ()
+    for stmt in body:
+        if isinstance(stmt, _Carry):
+            carry += stmt.lines
+            continue
+        if carry:
+            own = list(stmt.leading_lines)
+            blank = max(sum(1 for line in carry if line.comment is None),
+                        sum(1 for line in own if line.comment is None))
+            comments = [line for line in list(carry) + own if line.comment is not None]
+            # as many blank lines as the removed statement or this one had, then the comments
+            stmt = stmt.with_changes(leading_lines=tuple([cst.EmptyLine()] * min(blank, 2)
+                                                         + comments))
+            carry = ()
+        out.append(stmt)
+    if carry:
+        out.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=carry))
+    return out
+
+
+def _section(imp) -> int:
+    if isinstance(imp, cst.ImportFrom) and imp.relative:
+        return 3
+    module = _dotted(imp.module) if isinstance(imp, cst.ImportFrom) else _dotted(
+        imp.names[0].name)
+    top = module.split(".")[0]
+    return 0 if top == "__future__" else 1 if top in _STDLIB else 2
+
+
+def _key(imp):
+    if isinstance(imp, cst.ImportFrom):
+        return (1, ("." * len(imp.relative)) + _dotted(imp.module).lower())
+    return (0, _dotted(imp.names[0].name).lower())
+
+
+def sort_block(body: list, generated: set) -> list:
+    """`body` with the run of consecutive imports holding the generated ones grouped and
+    ordered (see the module docstring)."""
+    at = next((i for i, s in enumerate(body) if id(s) in generated), None)
+    if at is None:
+        return body
+    start = at
+    while start > 0 and _is_import(body[start - 1]):
+        start -= 1
+    end = at
+    while end < len(body) and _is_import(body[end]):
+        end += 1
+    block = body[start:end]
+    if any(isinstance(s.body[0], cst.Import) and len(s.body[0].names) > 1 for s in block):
+        return body     # `import a, b`: the user's own layout, left as written
+    lead = block[0].leading_lines
+    ordered = sorted(range(len(block)), key=lambda i: (_section(block[i].body[0]),
+                                                       _key(block[i].body[0]), i))
+    out, previous = [], None
+    for n, i in enumerate(ordered):
+        stmt = block[i]
+        comments = [line for line in stmt.leading_lines if line.comment is not None]
+        section = _section(stmt.body[0])
+        if n == 0:  # the blank lines above the block, then the statement's own comments
+            lines = [line for line in lead if line.comment is None][:2] + comments
+        else:
+            lines = ([cst.EmptyLine()] if section != previous else []) + comments
+        out.append(stmt.with_changes(leading_lines=tuple(lines)))
+        previous = section
+    return body[:start] + out + body[end:]
