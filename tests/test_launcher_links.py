@@ -75,7 +75,7 @@ def test_importer_converted_without_its_kernel_module(tmp_path, capsys):
     (pkg / "kern.py").write_text(KERN.split("\n\n@ct.kernel\ndef bad")[0]
                                  + "\n\ndef launch_copy(*args):\n    pass\n")
     assert main(["convert", str(pkg / "use.py"), "-o", str(out / "use.py"), "-q"]) == 0
-    assert "from pkg.kern import copy, launch_copy" in (out / "use.py").read_text()
+    assert "launch_copy" in (out / "use.py").read_text().split("def run")[0]
 
 
 def test_chain_of_importers_is_settled_and_in_place_leaves_them(tmp_path, capsys):
@@ -115,7 +115,7 @@ def test_keep_unconverted_importer_launches_the_kept_kernel_with_cutile(tmp_path
     assert main(["convert", str(pkg), "-o", str(out), "--keep-unconverted"]) == 1
     err = capsys.readouterr().err
     text = (out / "use.py").read_text()
-    assert "from pkg.kern import bad, copy, launch_copy\n" in text
+    assert "from pkg.kern import bad, launch_copy\n" in text
     assert "import cuda.tile as ct" in text
     assert ("    # tile2triton: T2T112 `bad` stays cuTile code in `pkg.kern` (--keep-unconverted): "
             "this launch stays cuTile's (line 7)\n"
