@@ -20,10 +20,10 @@ from .module_check import check_output
 from .model import FunctionInfo, ParamInfo, Specialization
 from .host_names import rebinding_problem
 from .names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
-from .nested import find_nested_kernels
+from .nested import find_nested_kernels, node_of_local
 from .packages import link_imports
 from .parse import MAX_SOURCE_CHARS, ParsedModule, parse_source
-from .records import rewrite_records
+from .records import rewrite_nested_kernel, rewrite_records
 from .recognize import classify_params, find_cutile_functions, open_ranks
 from .registry import load_registry
 from .tuple_params import split_tuple_params
@@ -41,6 +41,7 @@ class KernelReport:
     local_name: Optional[str] = None
     closure: list = field(default_factory=list)
     outer_kind: str = "function"    # "class": `outer` is a module-level class
+    choices: list = field(default_factory=list)   # closure names that are function values
 
 
 @dataclass
@@ -246,6 +247,11 @@ def translate_source(text: str, path: str = "<input>",
         fn = FunctionInfo(nk.hoisted, nk.node, "kernel", decorator_options=nk.options,
                           nested=nk)
         kernels.append(fn)
+        for local, (hoisted, node) in nk.helpers.items():
+            # a function of the host function that the kernel calls: a module-level helper
+            if hoisted not in pm.functions:
+                pm.functions[hoisted] = node
+                pm.hoisted[hoisted] = (nk.outer_name, [])
     result = ModuleResult(path, True, None)
     units: dict[str, tuple] = {}
     rank_variants: dict[str, list] = {}
@@ -254,9 +260,10 @@ def translate_source(text: str, path: str = "<input>",
         report = KernelReport(fn.name, "translated", line=pm.def_line(fn.name) if nk is None
                               else pm.positions[fn.node.name].start.line)
         if nk is not None:
-            report.outer, report.local_name = nk.outer.name.value, nk.name
+            report.outer, report.local_name = nk.outer_name, nk.name
             report.closure = list(nk.closure)
             report.outer_kind = nk.outer_kind
+            report.choices = sorted(c for c in nk.closure if nk.choices.get(c))
         result.kernels.append(report)
         saved_specs = dict(mc.helper_specs)
         saved_order = list(mc.helper_order)
@@ -274,10 +281,13 @@ def translate_source(text: str, path: str = "<input>",
                     units[vfn.name] = (vfn, unit)
                 rank_variants[fn.name] = [(chosen, vfn.name) for chosen, vfn, _ in variants]
                 continue
+            if nk is not None:      # (dataclass instances: one local per field, records.py)
+                fn.node = rewrite_nested_kernel(pm, nk.lowered or nk.node)
             fn.params = classify_params(pm, fn, spec)
             if nk is not None:      # the host function's constants fold, other names are
                 pm.globals.update(nk.folded)        # constexpr parameters
-                fn.params = fn.params + [ParamInfo(c, "constexpr") for c in nk.closure]
+                fn.params = fn.params + [ParamInfo(c, "constexpr", choices=nk.choices.get(c))
+                                         for c in nk.closure]
             unit = lower_function(mc, fn, fn.params)
             units[fn.name] = (fn, unit)
         except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
