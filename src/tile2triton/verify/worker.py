@@ -257,7 +257,7 @@ class Worker:
             return done(dict(verdict="error", findings=[dict(
                 kind="error", detail=f"importing the translation failed: "
                 f"{type(e).__name__}: {e}", traceback=_short_tb(e))]))
-        from ..names import launcher_name
+        from ..parse.names import launcher_name
         lname = meta.get("launcher") or launcher_name(kname)
         launcher = getattr(tmod, lname, None)
         if launcher is None:
@@ -487,7 +487,7 @@ class Worker:
             launcher = None
             if variant is not None:
                 mod, _ = self._load_file(override or kernel_file, modname, "fill", text=variant)
-                from ..names import launcher_name
+                from ..parse.names import launcher_name
                 launcher = getattr(mod, launcher_name(kname), None)
             self._translations[key] = launcher
         return self._translations[key]

@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .parse import ParsedModule
-from .recognize import decorator_role
+from ..parse.source import ParsedModule
 
 
 @dataclass
@@ -144,7 +143,7 @@ def find_nested_kernels(pm: ParsedModule, taken: set) -> list[NestedKernel]:
     for stmt in pm.module.body:
         if not isinstance(stmt, cst.FunctionDef):
             continue
-        if any(decorator_role(pm, d)[0] for d in stmt.decorators):
+        if any(pm.decorator_role(d)[0] for d in stmt.decorators):
             continue
         scan = _Assigns()
         stmt.visit(scan)
@@ -153,7 +152,7 @@ def find_nested_kernels(pm: ParsedModule, taken: set) -> list[NestedKernel]:
         for node in scan.kernels:
             role, options = None, {}
             for d in node.decorators:
-                r, o = decorator_role(pm, d)
+                r, o = pm.decorator_role(d)
                 if r == "kernel":
                     role, options = r, o
             if role is None:
