@@ -162,7 +162,7 @@ def find_nested_kernels(pm: ParsedModule, taken: set) -> list[NestedKernel]:
                     role, options = r, o
             if role is None and node.name.value in handed and scan.count.get(
                     node.name.value) == 1 and not any(
-                        decorator_role(pm, d)[0] for d in node.decorators):
+                        pm.decorator_role(d)[0] for d in node.decorators):
                 # `ct.kernel(f, **options)` in the host function makes its nested `f` a kernel
                 role, options = "kernel", handed[node.name.value]
             if role is None:
@@ -204,7 +204,7 @@ def _class_kernels(pm: ParsedModule, cls: cst.ClassDef, taken: set) -> list[Nest
             continue
         role, options, other = None, {}, False
         for d in node.decorators:
-            r, o = decorator_role(pm, d)
+            r, o = pm.decorator_role(d)
             if r is not None:
                 role, options = r, o
             elif not (isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"):
