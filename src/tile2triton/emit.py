@@ -462,6 +462,8 @@ class _HostRewriter(cst.CSTTransformer):
         self.host_features.add("launch")
         launcher = cst.Name(self.names[launcher_name(nk.hoisted)])
         value = launcher
+        if nk.outer_kind == "class":    # `K.negate` and `self.negate` are the launcher
+            value = cst.Call(cst.Name("staticmethod"), [cst.Arg(launcher)])
         if nk.closure:
             self.introduced.add("functools")
             value = cst.Call(cst.parse_expression("functools.partial"), [cst.Arg(launcher)] + [
@@ -479,8 +481,22 @@ class _HostRewriter(cst.CSTTransformer):
         """A dataclass whose methods kernels call keeps its fields and other methods; each
         translated method leaves a comment naming its device helpers (records.py). In keep
         mode a class whose own line failed (`class K(ct._cext.TileDispatcher)`) keeps that
-        line as written (its body is translated statement by statement)."""
+        line as written (its body is translated statement by statement). Kernels of the
+        class's body (nested.py) go before it, hoisted."""
         self.class_depth -= 1
+        cls = self._class_body(original, updated)
+        hoisted = [k for k in self.nested.values() if k.outer is original]
+        if not hoisted or self.depth or self.class_depth:
+            return cls
+        blank = [cst.EmptyLine(), cst.EmptyLine()]
+        out = []
+        for k in hoisted:
+            stmts = self.kernels[k.hoisted]
+            out += [stmts[0].with_changes(leading_lines=blank)] + list(stmts[1:])
+        return cst.FlattenSentinel(
+            out + [cls.with_changes(leading_lines=list(cls.leading_lines) or blank)])
+
+    def _class_body(self, original, updated):
         kept = self._kept_statement(original, None)
         if kept is not None:
             updated = updated.with_changes(
@@ -957,7 +973,9 @@ class _HostRewriter(cst.CSTTransformer):
             # (`Rows = Annotated[list, ct.ListAnnotation(...)]`, dropped like other aliases)
             return updated
         if name == "kernel" and original.args and isinstance(original.args[0].value, cst.Name) \
-                and original.args[0].value.value in self.kernels:
+                and original.args[0].value.value in self.kernels and original.args[0].value.value \
+                not in {k.hoisted for k in self.nested.values()}:
+            # (a kernel of a host function is its local launcher there: the branch below)
             # ct.kernel(fn, **options) in host code: the Triton kernel (its launcher is found
             # through _LAUNCHERS), or its launcher with those options as hints
             kname = original.args[0].value.value

@@ -40,6 +40,7 @@ class KernelReport:
     outer: Optional[str] = None
     local_name: Optional[str] = None
     closure: list = field(default_factory=list)
+    outer_kind: str = "function"    # "class": `outer` is a module-level class
 
 
 @dataclass
@@ -255,6 +256,7 @@ def translate_source(text: str, path: str = "<input>",
         if nk is not None:
             report.outer, report.local_name = nk.outer.name.value, nk.name
             report.closure = list(nk.closure)
+            report.outer_kind = nk.outer_kind
         result.kernels.append(report)
         saved_specs = dict(mc.helper_specs)
         saved_order = list(mc.helper_order)
