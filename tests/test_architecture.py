@@ -1,6 +1,6 @@
-"""The engine's shape: no import cycles, the stages import only earlier stages, few top-level
-files, patterns talk to the engine only through the contract (`pattern_api`, `model`), and
-helper results reach their callers one way."""
+"""The engine's shape: no import cycles (the reference interpreter, interp/, included), the
+stages import only earlier stages, few top-level files, patterns talk to the engine only through
+the contract (`pattern_api`, `model`), and helper results reach their callers one way."""
 import ast
 from pathlib import Path
 
@@ -12,12 +12,10 @@ PATTERNS = ROOT / "patterns"
 
 
 def _modules() -> dict:
-    """Module name -> file, for the engine (outside interp/) and the patterns."""
+    """Module name -> file, for the whole package (interp/ included) and the patterns."""
     mods = {}
     for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(SRC)
-        if rel.parts[0] == "interp":
-            continue
         parts = ["tile2triton", *rel.with_suffix("").parts]
         if parts[-1] == "__init__":
             parts.pop()
@@ -57,9 +55,8 @@ def _graph() -> dict:
     return {name: _imports(name, path, set(mods)) for name, path in mods.items()}
 
 
-def test_no_import_cycles():
-    graph = _graph()
-    assert "tile2triton.lower" in graph and "tile2triton.patterns.load_store" in graph
+def _cycles(graph: dict) -> list:
+    """The import cycles of `graph` (module -> modules it imports), each as a path."""
     state, stack, cycles = {}, [], []
 
     def visit(m):
@@ -76,7 +73,27 @@ def test_no_import_cycles():
     for m in sorted(graph):
         if m not in state:
             visit(m)
+    return cycles
+
+
+def test_no_import_cycles():
+    graph = _graph()
+    assert "tile2triton.lower" in graph and "tile2triton.patterns.load_store" in graph
+    assert "tile2triton.interp._tile" in graph and "tile2triton.interp._dtypes" in graph
+    cycles = _cycles(graph)
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_cycle_check_finds_a_cycle(tmp_path):
+    # interp/ as it was: _dtypes imported _tile inside DType.__call__, and _tile imported _dtypes
+    (tmp_path / "_dtypes.py").write_text("def call():\n    from ._tile import astype\n")
+    (tmp_path / "_tile.py").write_text("from . import _dtypes as D\n")
+    names = {"tile2triton.interp._dtypes", "tile2triton.interp._tile"}
+    graph = {n: _imports(n, tmp_path / f"{n.rpartition('.')[2]}.py", names) for n in names}
+    assert graph == {"tile2triton.interp._dtypes": {"tile2triton.interp._tile"},
+                     "tile2triton.interp._tile": {"tile2triton.interp._dtypes"}}
+    (cycle,) = _cycles(graph)
+    assert cycle[0] == cycle[-1] and set(cycle) == names
 
 
 def test_the_cycle_check_sees_late_imports(tmp_path):
@@ -93,6 +110,7 @@ def test_the_cycle_check_sees_late_imports(tmp_path):
 STAGES = (
     ("shared", ("tile2triton.diagnostics", "tile2triton.version", "tile2triton.model",
                 "tile2triton.pattern_api", "tile2triton.registry")),
+    ("interp", ("tile2triton.interp",)),    # shares no code with the translator
     ("parse", ("tile2triton.parse",)),
     ("rewrite", ("tile2triton.rewrite",)),
     ("recognize", ("tile2triton.recognize",)),
