@@ -27,7 +27,7 @@ from ..model import (
     TileV,
     TupleV,
 )
-from ..names import source_identifiers
+from ..parse.names import source_identifiers
 from .operators import AUGOP_SYMBOL
 from .statements import _walk
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..installed import lacks
+from .installed import lacks
 from ..model import PREC, ConstExprV, ConstV, EnumV, Lowered, TileV, TupleV
 from .values import reassigned_names
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ..installed import lacks
+from .installed import lacks
 from ..model import (
     CT_TO_TL_DTYPE,
     ArrayListV,

@@ -21,7 +21,7 @@ from ..model import (
     TileV,
     TupleV,
 )
-from ..names import source_identifiers
+from ..parse.names import source_identifiers
 from .tables import _single_return
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..control_flow import exit_constants
+from ..rewrite.exits import exit_constants
 from ..model import DTYPES, ConstV, Lowered, TileV
 
 

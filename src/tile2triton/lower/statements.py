@@ -9,9 +9,9 @@ from typing import Optional
 
 import libcst as cst
 
-from ..closure_factories import ClosureInliner
-from ..context_managers import ContextInliner
-from ..control_flow import ExitRewriter, indent_suites
+from ..rewrite.closure_factories import ClosureInliner
+from ..rewrite.context_managers import ContextInliner
+from ..rewrite.exits import ExitRewriter, indent_suites
 from ..diagnostics import LocatedFailure, TranslationError
 from ..model import (
     ArrayV,

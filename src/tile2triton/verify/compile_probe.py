@@ -199,7 +199,7 @@ def _probe_reply(req: dict, probe: CompileProbe, modules: dict, tmp) -> dict:
         if p not in sys.path:
             sys.path.insert(0, p)
     mod = _probe_module(req, meta, modules, tmp)
-    from ..names import launcher_name
+    from ..parse.names import launcher_name
     launcher = getattr(mod, meta.get("launcher") or launcher_name(meta["kernel"]),
                        None) if mod else None
     if launcher is not None and meta.get("launcher_kwargs"):

@@ -220,7 +220,7 @@ class Worker:
             launcher = None
             if variant is not None:
                 mod, _ = self._load_file(override or kernel_file, modname, "fill", text=variant)
-                from ..names import launcher_name
+                from ..parse.names import launcher_name
                 launcher = getattr(mod, launcher_name(kname), None)
             self._translations[key] = launcher
         return self._translations[key]
@@ -540,7 +540,7 @@ class _Job:
             return dict(verdict="error", findings=[dict(
                 kind="error", detail=f"importing the translation failed: "
                 f"{type(e).__name__}: {e}", traceback=_short_tb(e))])
-        from ..names import launcher_name
+        from ..parse.names import launcher_name
         lname = self.meta.get("launcher") or launcher_name(self.kname)
         launcher = getattr(tmod, lname, None)
         if launcher is None:
