@@ -6,7 +6,10 @@ cuTile programs put their tensors on `device="cuda"`, launch on
 
 - a `device` naming CUDA is the CPU, `.cuda()` / `.to("cuda")` stay on the CPU, streams are
   None and synchronizing does nothing (`verify.cuda_on_cpu`, which `check` uses for cuTile's
-  tests);
+  tests); `torch.cuda.Event` times on the CPU's clock (`CpuEvent`);
+- kernels run in Triton's interpreter with its bfloat16 arithmetic, bfloat16 conversions and
+  dot products computed as the GPU computes them (`verify.interpreter_numerics`), and with
+  `check`'s fixes (overflow checks off, float8 conversions as the GPU rounds);
 - tensors report `is_cuda` True in the program's own code, and their real device while a
   launch runs (the launchers and Triton's interpreter see CPU tensors);
 - `torch.cuda.get_device_capability()` is (8, 0) and `get_device_properties()` names a device
@@ -61,10 +64,39 @@ def enable() -> None:
     torch.cuda.get_device_properties = lambda device=None: props
     torch.cuda.device_count = lambda: 1
     torch.cuda.current_device = lambda: 0
+    torch.cuda.Event = CpuEvent
     _interpreter_as_on_the_gpu()
     numerics = _GpuLibraryNumerics()
     numerics.__enter__()
     _STATE.update(on=True, inside=inside, numerics=numerics)
+
+
+class CpuEvent:
+    """`torch.cuda.Event` on the CPU: `record` reads the clock (launches are synchronous
+    here), `elapsed_time` is in milliseconds as CUDA's."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False,
+                 external=False):
+        self.enable_timing = enable_timing
+        self._time = None
+
+    def record(self, stream=None):
+        import time
+        self._time = time.perf_counter()
+
+    def elapsed_time(self, end_event):
+        if self._time is None or end_event._time is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        return (end_event._time - self._time) * 1e3
+
+    def synchronize(self):
+        pass
+
+    def wait(self, stream=None):
+        pass
+
+    def query(self):
+        return True
 
 
 def _interpreter_as_on_the_gpu() -> None:
@@ -122,7 +154,7 @@ def _gpu_library_numerics_mode():
     return GpuLibraryNumerics
 
 
-def _GpuLibraryNumerics():   # noqa: N802 - a class made on first use (torch imports late)
+def _GpuLibraryNumerics():   # a class made on first use (torch is imported late)
     return _gpu_library_numerics_mode()()
 
 
