@@ -531,8 +531,9 @@ def _launch(stream, grid, kernel, args):
 def _with_hints(kernel, **hints):
     """kernel.replace_hints(**hints): the same launcher with other hints."""
     launcher = _launcher_of(kernel)
-    base = getattr(launcher, "hints", {})
-    fn = functools.partial(getattr(launcher, "func", launcher), hints=base | hints)
+    bound = getattr(launcher, "keywords", None) or {}  # a partial: a kernel of a factory
+    base = getattr(launcher, "hints", None) or bound.get("hints") or {}
+    fn = functools.partial(launcher, hints=base | hints)  # (keeps the partial's arguments)
     fn.hints = base | hints
     return fn
 

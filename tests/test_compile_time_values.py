@@ -69,7 +69,7 @@ def test_empty_tuple_splice_and_nested_unpacking(tmp_path):
     want = x.to(torch.float64) * 7 + 2
     assert torch.allclose(r2[1].to(torch.float64), want, rtol=1e-6, atol=1e-6)
     assert torch.equal(r1[1], r2[1])
-    assert "k = 3" in both.text and "n = 2" in both.text
+    assert "k: tl.constexpr = 3" in both.text and "n: tl.constexpr = 2" in both.text
     launches = f"[((4,), torch.zeros({N}), torch.zeros({N}), {T})]"
     assert compile_messages(both.path, "spliced", launches) == ["ok"]
 

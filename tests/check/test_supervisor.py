@@ -71,7 +71,7 @@ def test_hang_is_a_timeout_then_crash_replaces_worker_then_pass(kernel, sup, tmp
 
 def test_race_original_failed_and_syntax_error(kernel, sup, tmp_path):
     noisy = _edit(tmp_path, "noisy", None, append=(
-        "\n\n_t2t_inner = launch_vector_add_kernel\n\n\n"
+        "\n\nimport torch  # noqa: E402\n\n_t2t_inner = launch_vector_add_kernel\n\n\n"
         "def launch_vector_add_kernel(stream, grid, a, b, out, TILE, **kw):\n"
         "    _t2t_inner(stream, grid, a, b, out, TILE, **kw)\n"
         "    out[0] += float(torch.rand(()))\n"))

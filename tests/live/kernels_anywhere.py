@@ -32,6 +32,15 @@ def make_axpy_kernel(alpha):
     return ct.kernel(axpy, occupancy=2)          # ct.kernel called as a function
 
 
+def a_test_function_kernel():
+    """A kernel defined in a function that uses no value of it, as a test function does."""
+    @ct.kernel
+    def local_kernel(x, out):
+        i = ct.bid(0)
+        ct.store(out, index=(i,), tile=ct.load(x, index=(i,), shape=(32,)) - 1.0)
+    return local_kernel
+
+
 class Kernels:
     @staticmethod
     @ct.kernel

@@ -57,12 +57,9 @@ def test_per_kernel_verdicts(ka, sup):
 def test_nested_factory_class_and_string_kernels_are_checked(ka, sup, tmp_path):
     mod, ct = ka
     n = 150
-
-    @ct.kernel
-    def local_kernel(x, out):
-        i = ct.bid(0)
-        ct.store(out, index=(i,), tile=ct.load(x, index=(i,), shape=(32,)) - 1.0)
-
+    # (a kernel defined in this test function would name a `ct` that only the fixture binds:
+    # no module `convert` could translate. kernels_anywhere.py defines one as tests do.)
+    local_kernel = mod.a_test_function_kernel()
     launches = [
         (mod.make_scale_kernel(64, 0.5), (3,), (_x(n), torch.empty(n))),
         (mod.make_axpy_kernel(2.0), (5,), (_x(n), _x(n, 1), torch.empty(n), 32)),
@@ -70,9 +67,15 @@ def test_nested_factory_class_and_string_kernels_are_checked(ka, sup, tmp_path):
         (mod.make_string_kernel(tmp_path / "gen.py", 3.0), (10,), (_x(n), torch.empty(n), 16)),
         (local_kernel, (5,), (_x(n), torch.empty(n))),
     ]
+    modes = []
     for kernel, grid, args in launches:
         rec = check_launch(kernel, grid, args, supervisor=sup)
         assert rec["verdict"] == "pass", (rec["kernel"], rec["findings"])
+        modes.append(rec["artifact"]["mode"])
+    # factory, class and test-function kernels are judged on what `convert` writes for their
+    # module (static-partial: `broken` in the same file does not translate); the kernel built
+    # from a string has no module, so its live translation is what it is judged on
+    assert modes == ["static-partial"] * 3 + ["live", "static-partial"], modes
 
 
 def test_a_failed_rebuild_is_not_checked_never_original_failed(ka, sup, monkeypatch):

@@ -2,6 +2,7 @@
 closes over the factory's parameters (constexpr parameters of the hoisted Triton kernel) and a
 local cuTile constant (folded), and a kernel defined inside a test function. The converted
 module is run (TRITON_INTERPRET=1) against float64 references."""
+import ast
 import math
 import os
 import subprocess
@@ -47,7 +48,13 @@ def test_nested_and_factory_kernels_convert_and_run(tmp_path):
     res = translate_source(SOURCE, "nested_kernels.py")
     assert res.ok, [d.format() for d in res.diagnostics()]
     out = res.output
-    assert "cuda" not in out.replace("torch.cuda", "").replace("cuda_stream", "")
+    # no cuTile left: no cuda import, no `ct` name (the launcher helpers may name cuda.tile in
+    # the message refusing an untranslated cuTile kernel); the run below hides cuda.tile
+    tree = ast.parse(out)
+    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    imported += [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert not [m for m in imported if m and m.split(".")[0] == "cuda"], imported
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "ct"]
     assert "block: tl.constexpr" in out and "shift: tl.constexpr" in out
     assert "shifted = functools.partial(launch_shifted, block=block, shift=shift)" in out
     assert "def run_local_shifted(" in out and "shifted = launch_run_local_shifted" in out
@@ -56,7 +63,8 @@ def test_nested_and_factory_kernels_convert_and_run(tmp_path):
     path.write_text(out)
     # run in a child process: the interpreter patches triton.language in the process that
     # runs it, which would break later real compilations (tests/test_inspect.py) in this worker
-    script = ("import math, torch\nimport nested_kernels_triton as mod\n"
+    script = ("import math, sys, torch\nsys.modules['cuda'] = sys.modules['cuda.tile'] = None\n"
+              "import nested_kernels_triton as mod\n"
               "g = torch.Generator().manual_seed(3)\nx = torch.randn(203, generator=g)\n"
               "y = torch.full_like(x, float('nan'))\nmod.run_local(None, x, y)\nys = [y]\n"
               "for block, shift in ((16, 0.75), (64, -2.5)):\n"
@@ -83,3 +91,82 @@ def test_tile_code_convert_cannot_hoist_gets_one_diagnostic_at_its_definition():
     assert [(d.code, d.line, d.col) for d in diags] == [("T2T109", 7, 13)], \
         [d.format() for d in diags]
     assert "`deep`" in diags[0].message and "translate_kernel" in diags[0].help
+
+
+FACTORY_AND_CLASS = '''
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@ct.function
+def axpy_tile(a, x, y):
+    return a * x + y
+
+
+def make_axpy_kernel(alpha):
+    def axpy(x, y, out, TILE: ConstInt):
+        i = ct.bid(0)
+        xt = ct.load(x, index=(i,), shape=(TILE,))
+        yt = ct.load(y, index=(i,), shape=(TILE,))
+        ct.store(out, index=(i,), tile=axpy_tile(alpha, xt, yt))
+    return ct.kernel(axpy, occupancy=2)          # ct.kernel called as a function
+
+
+class Kernels:
+    @staticmethod
+    @ct.kernel
+    def negate(x, out, TILE: ConstInt):
+        i = ct.bid(0)
+        ct.store(out, index=(i,), tile=-ct.load(x, index=(i,), shape=(TILE,)))
+
+    @ct.kernel
+    def twice(x, out, TILE: ConstInt):         # no staticmethod: still a kernel value
+        i = ct.bid(0)
+        ct.store(out, index=(i,), tile=ct.load(x, index=(i,), shape=(TILE,)) * 2)
+
+
+def run(stream, x, y, out, alpha, tile):
+    k = make_axpy_kernel(alpha)
+    ct.launch(stream, (ct.cdiv(x.shape[0], tile),), k, (x, y, out, tile))
+
+
+def run_class(stream, x, out, tile, which):
+    k = Kernels.negate if which == 0 else Kernels().twice
+    ct.launch(stream, (ct.cdiv(x.shape[0], tile),), k, (x, out, tile))
+'''
+
+
+def test_factory_of_ct_kernel_call_and_class_kernels_convert_and_run(tmp_path):
+    """`ct.kernel(f, **hints)` of a function defined in a factory, and kernels of a class
+    body, are hoisted: the factory's names its kernel reads become launcher keywords, the
+    class keeps each kernel as `staticmethod(launcher)`."""
+    res = translate_source(FACTORY_AND_CLASS, "factory_kernels.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    out = res.output
+    assert "axpy = functools.partial(launch_axpy, alpha=alpha)" in out
+    assert "return _with_hints(axpy, occupancy=2)" in out
+    assert "negate = staticmethod(launch_negate)" in out
+    assert "twice = staticmethod(launch_twice)" in out
+    (tmp_path / "factory_kernels_triton.py").write_text(out)
+    script = ("import sys, torch\nsys.modules['cuda'] = sys.modules['cuda.tile'] = None\n"
+              "import factory_kernels_triton as mod\n"
+              "g = torch.Generator().manual_seed(5)\n"
+              "x = torch.randn(301, generator=g)\ny = torch.randn(301, generator=g)\nres = []\n"
+              "for alpha, tile in ((1.5, 32), (-0.25, 64)):\n"
+              "    o = torch.full_like(x, float('nan'))\n"
+              "    mod.run(None, x, y, o, alpha, tile)\n    res.append(o)\n"
+              "for which in (0, 1):\n"
+              "    o = torch.full_like(x, float('nan'))\n"
+              "    mod.run_class(None, x, o, 16, which)\n    res.append(o)\n"
+              "torch.save((x, y, res), 'res.pt')\n")
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(tmp_path))
+    p = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    x, y, res = torch.load(tmp_path / "res.pt")
+    xd, yd = x.double(), y.double()
+    for o, alpha in zip(res[:2], (1.5, -0.25)):
+        torch.testing.assert_close(o.double(), alpha * xd + yd, atol=1e-6, rtol=1e-6)
+    torch.testing.assert_close(res[2].double(), -xd, atol=0, rtol=0)
+    torch.testing.assert_close(res[3].double(), 2 * xd, atol=0, rtol=0)

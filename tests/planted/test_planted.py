@@ -108,7 +108,7 @@ PLANTED = [
             {"drift"}, message="counts"),
     Planted("dropped-row-offset", "vector_add_2d",
             lambda t: in_function(t, "add_2d_kernel",
-                                  "offs_out0 = pid_m * TM + tl.arange(0, TM)",
+                                  "offs_out0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)",
                                   "offs_out0 = tl.arange(0, TM)", count=1),
             {"unwritten", "drift"}),
     Planted("store-without-mask", "vector_add_1d",

@@ -9,8 +9,8 @@ from typing import Optional
 import libcst as cst
 
 from ..diagnostics import LocatedFailure, TranslationError
-from ..installed import lacks
-from ..names import source_identifiers
+from .installed import lacks
+from ..parse.names import source_identifiers
 from ..model import (CT_TO_TL_DTYPE, PREC, USE_INT64, ArrayListV, ArrayV, ChoiceV, ConstExprV,
                      ConstV, CtRefV,
                      DTypeV, EnumClassV, EnumV, FuncV, Lowered, NoneV, PyRefV, TableV, TiledViewV,

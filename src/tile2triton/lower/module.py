@@ -10,8 +10,7 @@ import libcst as cst
 from ..diagnostics import TranslationError
 from ..model import (ArrayInfo, ArrayV, ConstExprV, ConstV, DTypeV, FuncV, FunctionInfo,
                      Lowered, ParamInfo, TableV, TiledViewV, TileV, TupleV, Val)
-from ..parse import ParsedModule
-from ..recognize import decorator_role
+from ..parse.source import ParsedModule
 from ..registry import Registry
 from .lowerer import Lowerer
 from .unit import UnitResult
@@ -186,7 +185,7 @@ class ModuleContext:
                            help="merge some of the helpers")
         role = "helper"
         for dec in fdef.decorators:
-            r, _ = decorator_role(pm, dec)
+            r, _ = pm.decorator_role(dec)
             if r:
                 role = r
         fn = FunctionInfo(spec, fdef, role, params)

@@ -9,15 +9,15 @@ from typing import Optional
 
 import libcst as cst
 
-from ..closure_factories import ClosureInliner
-from ..context_managers import ContextInliner
-from ..control_flow import ExitRewriter, exit_constants, indent_suites
+from ..rewrite.closure_factories import ClosureInliner
+from ..rewrite.context_managers import ContextInliner
+from ..rewrite.exits import ExitRewriter, exit_constants, indent_suites
 from ..diagnostics import LocatedFailure, TranslationError
-from ..installed import lacks
+from .installed import lacks
 from ..model import (DTYPES, ArrayInfo, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
                      DTypeV, EnumClassV, EnumV, FuncV, Lowered, PREC, PyRefV, RawMemoryV, TableV, TiledViewV,
                      TileV, TupleV)
-from ..names import source_identifiers
+from ..parse.names import source_identifiers
 from .expressions import AUGOP_SYMBOL
 from .values import nested_bound_names, reassigned_names
 

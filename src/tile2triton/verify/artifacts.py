@@ -64,7 +64,7 @@ class ModuleArtifact:
         """(KernelReport, launcher name) of the launched Python function `func`, or (None, why
         not found). A module-level kernel is found by name; a kernel defined in a module-level
         host function by that function's name, its own name and its line."""
-        from ..names import launcher_name
+        from ..parse.names import launcher_name
         qual = getattr(func, "__qualname__", "") or ""
         name = getattr(func, "__name__", "?")
         parts = qual.split(".<locals>.")
@@ -73,9 +73,18 @@ class ModuleArtifact:
             if rep is not None and rep.outer is None:
                 return rep, launcher_name(name)
             return None, f"`convert` found no module-level kernel `{name}` in {self.source_file}"
+        if len(parts) == 1 and qual.count(".") == 1:      # a kernel of a module-level class
+            cls, local = qual.split(".")
+            found = [r for r in self.kernels.values() if r.outer == cls and r.local_name == local
+                     and r.outer_kind == "class"]
+            if found:
+                return found[0], launcher_name(found[0].kernel)
+            return None, (f"`convert` did not translate kernel `{local}` defined in class "
+                          f"`{cls}` of {self.source_file}")
         if len(parts) == 2 and "." not in parts[0] and "." not in parts[1]:
             outer = parts[0]
-            found = [r for r in self.kernels.values() if r.outer == outer and r.local_name == name]
+            found = [r for r in self.kernels.values() if r.outer == outer and r.local_name == name
+                     and r.outer_kind == "function"]
             if len(found) > 1:        # two kernels of one name in a host function: by line
                 first = getattr(getattr(func, "__code__", None), "co_firstlineno", 0)
                 found = sorted(found, key=lambda r: abs(r.line - first))[:1]
@@ -84,7 +93,8 @@ class ModuleArtifact:
             return None, (f"`convert` did not translate kernel `{name}` defined in host "
                           f"function `{outer}` of {self.source_file}")
         return None, (f"kernel `{qual}` is defined where `convert` does not translate kernels "
-                      f"(only module level and directly inside a module-level function)")
+                      f"(only module level, directly inside a module-level function "
+                      "and in a module-level class)")
 
 
 _LOCK = threading.Lock()

@@ -17,7 +17,7 @@ import sys
 import threading
 from pathlib import Path
 
-from ..cli_support import Progress, check_report_path, verbosity, write_report
+from ..cli.common import Progress, check_report_path, verbosity, write_report
 from ..diagnostics import UsageError
 
 

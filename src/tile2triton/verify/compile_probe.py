@@ -224,7 +224,7 @@ def serve() -> int:
                         mod = None
                 modules[key] = mod
             mod = modules[key]
-            from ..names import launcher_name
+            from ..parse.names import launcher_name
             launcher = getattr(mod, meta.get("launcher") or launcher_name(meta["kernel"]),
                                None) if mod else None
             if launcher is not None and meta.get("launcher_kwargs"):

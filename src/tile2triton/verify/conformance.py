@@ -37,7 +37,7 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from ..inputs import run_git
+from ..cli.inputs import run_git
 
 STATE_VERSION = 1
 PHASES = ("plain", "plugin")

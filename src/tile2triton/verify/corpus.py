@@ -157,7 +157,7 @@ def golden_translation(path, text: str | None = None):
 def render_runtime(results) -> str:
     """The text of RUNTIME.py: every host helper that the golden translations `results` import,
     once, in the order they first need them."""
-    from .. import emit
+    from ..emit import module as emit
     from ..version import __version__
     shared = emit.SharedRuntime(RUNTIME, device=False)
     for r in results:
@@ -261,8 +261,8 @@ def compare(actual: torch.Tensor, expected: torch.Tensor, atol: float, rtol: flo
 def run_case_config(module, spec, config: dict, seed: int, device: str, stream=None) -> dict:
     """Run `module.launch` on a config's inputs; return {output: (actual, expected, tol)}."""
     if device == "cpu":
-        from .interpreter_compat import enable
-        enable()    # Triton 3.6's interpreter under numpy >= 2.3
+        from .interpreter_compat import enable_all
+        enable_all()    # numpy >= 2.3, fp8 rounding, device calls from host code
     gen = torch.Generator().manual_seed(seed)
     args = spec.make_args(config, gen, device)
     inputs = clone_args(args)

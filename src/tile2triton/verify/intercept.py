@@ -244,14 +244,35 @@ def _plan_launch(self, kernel, func, name, kfile, kernel_args):
         text = Path(override).read_text()
         return _Plan(None, name, None, dict(mode="override", key=key, sha256=A.sha256(text),
                                             module=kfile), dict(translation=override))
-    if self.mode == "live":
+    why = None if self.mode == "live" else _no_module(func, kfile)
+    if self.mode == "live" or why is not None:
+        # (static mode: a kernel built from a string has no module for `convert` to
+        # translate; `translate_kernel` is how such a kernel is translated: judged on that)
         plan = translate_launched(kernel, _as_tuple(kernel_args))
+        extra = dict(reason=why) if why else {}
         if isinstance(plan, Unjudged):
-            plan.artifact = dict(mode="live", file=None, sha256=None, module=kfile)
+            plan.artifact = dict(mode="live", file=None, sha256=None, module=kfile, **extra)
             return plan
         return _Plan("triton", name, plan.source, dict(mode="live", sha256=A.sha256(
-            plan.source), module=kfile))
+            plan.source), module=kfile, **extra))
     return _static_plan(kernel, func, name, kfile)
+
+
+def _no_module(func, kfile) -> str | None:
+    """Why kernel function `func` has no module that `convert` could translate, or None: its
+    code was compiled from a string (`exec(compile(src, path, "exec"), {"ct": ct})`, as
+    cuTile's tests build kernels), so its names are the exec's globals, not those of a module
+    imported from `kfile` (which, where it exists at all, is only a copy of the string)."""
+    scope = getattr(func, "__globals__", None)
+    if not isinstance(scope, dict) or not kfile:
+        return None
+    own = scope.get("__file__")
+    if own and os.path.realpath(own) == os.path.realpath(kfile):
+        return None
+    if own is None and scope.get("__name__") not in (None, "builtins"):
+        return None         # a module without __file__ (a namespace made by a loader)
+    return (f"kernel `{func.__name__}` was built from a string (exec); it has no module "
+            "for `convert` to translate: judged against its live translation")
 
 
 def _static_plan(kernel, func, name, kfile):

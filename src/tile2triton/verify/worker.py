@@ -183,10 +183,13 @@ class Worker:
             raise entry
         text, mod = entry
         if mod is None:
+            # A static-partial translation keeps host code that still imports cuda.tile: on the
+            # CPU backend it gets the same stand-ins as the original (no CUDA driver here).
+            install = self.backend == "cpu"
             if override:      # load the user's file itself, so tracebacks name it
-                mod = self._load_file(override, modname, "triton")
+                mod = self._load_file(override, modname, "triton", install=install)
             else:
-                mod = self._load_file(kernel_file, modname, "triton", text=text)
+                mod = self._load_file(kernel_file, modname, "triton", text=text, install=install)
             self._translations[key] = (text, mod)
         return mod
 
@@ -257,7 +260,7 @@ class Worker:
             return done(dict(verdict="error", findings=[dict(
                 kind="error", detail=f"importing the translation failed: "
                 f"{type(e).__name__}: {e}", traceback=_short_tb(e))]))
-        from ..names import launcher_name
+        from ..parse.names import launcher_name
         lname = meta.get("launcher") or launcher_name(kname)
         launcher = getattr(tmod, lname, None)
         if launcher is None:
@@ -487,7 +490,7 @@ class Worker:
             launcher = None
             if variant is not None:
                 mod, _ = self._load_file(override or kernel_file, modname, "fill", text=variant)
-                from ..names import launcher_name
+                from ..parse.names import launcher_name
                 launcher = getattr(mod, launcher_name(kname), None)
             self._translations[key] = launcher
         return self._translations[key]
@@ -617,44 +620,6 @@ def _interpreter_without_overflow_checks():
     opts = I.interpreter_builder.options
     if getattr(opts, "debug", False) is False and getattr(opts, "sanitize_overflow", False):
         I.interpreter_builder.options = dataclasses.replace(opts, sanitize_overflow=False)
-
-
-def _interpreter_fp8_as_on_the_gpu():
-    """Triton's interpreter converts floats to fp8 bit by bit, and gets two things wrong: a
-    rounding that carries out of the mantissa does not reach the exponent (e4m3: 124.0 gives
-    64.0 where the GPU gives 128.0), and values beyond the format's largest are not saturated
-    (the GPU's conversion is `satfinite`: 1000.0 gives 448.0). Such elements were reported as
-    drift of the translation on the CPU. Here the conversions to e4m3 and e5m2 are torch's,
-    after the saturation the GPU applies; every other conversion is Triton's."""
-    try:
-        import numpy as np
-        import torch
-        import triton.language as tl
-        from triton.runtime import interpreter as I
-    except Exception:  # noqa: BLE001
-        return
-    if getattr(I._convert_float, "_t2t_fp8", False):
-        return
-    original = I._convert_float
-    targets = {tl.float8e4nv: (torch.float8_e4m3fn, 448.0), tl.float8e5: (torch.float8_e5m2, 57344.0)}
-    sources = {tl.float16: np.float16, tl.float32: np.float32, tl.float64: np.float64}
-
-    def convert(input, input_dtype, output_dtype, rounding_mode):
-        target = targets.get(output_dtype)
-        if target is None or (input_dtype not in sources and input_dtype != tl.bfloat16):
-            return original(input, input_dtype, output_dtype, rounding_mode)
-        if input_dtype == tl.bfloat16:
-            bits = np.ascontiguousarray(input).view(np.uint16).astype(np.uint32) << 16
-            values = torch.from_numpy(bits.view(np.float32).copy()).double()
-        else:
-            values = torch.from_numpy(np.ascontiguousarray(input).view(sources[input_dtype])
-                                      .astype(np.float64))
-        dtype, big = target
-        out = values.clamp(-big, big).to(dtype)      # (NaN stays NaN)
-        return out.view(torch.uint8).numpy().reshape(np.shape(input))
-
-    convert._t2t_fp8 = True
-    I._convert_float = convert
 
 
 class _interpreter_debug:
@@ -809,7 +774,8 @@ def _prepare(backend):
         import torch
         torch.set_num_threads(int(os.environ.get("T2T_WORKER_THREADS", "1")))
         _interpreter_without_overflow_checks()
-        _interpreter_fp8_as_on_the_gpu()
+        from .interpreter_compat import enable_all
+        enable_all()
     import warnings
     warnings.filterwarnings("ignore", category=RuntimeWarning)
 

@@ -22,19 +22,19 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .parse import ParsedModule
-from .recognize import decorator_role
+from ..parse.source import ParsedModule
 
 
 @dataclass
 class NestedKernel:
-    outer: cst.FunctionDef          # the module-level host function
+    outer: cst.CSTNode              # the module-level host function (or class)
     node: cst.FunctionDef           # the kernel definition inside it
     name: str                       # the kernel's name inside the host function
     hoisted: str                    # its name at module level
     options: dict
     folded: dict = field(default_factory=dict)     # name -> expression folded as a constant
     closure: list = field(default_factory=list)    # names that become constexpr parameters
+    outer_kind: str = "function"    # or "class": a kernel of a module-level class's body
 
 
 class _Assigns(cst.CSTVisitor):
@@ -142,20 +142,29 @@ def _foldable(pm: ParsedModule, expr) -> bool:
 def find_nested_kernels(pm: ParsedModule, taken: set) -> list[NestedKernel]:
     out = []
     for stmt in pm.module.body:
+        if isinstance(stmt, cst.ClassDef):
+            out += _class_kernels(pm, stmt, taken)
+            continue
         if not isinstance(stmt, cst.FunctionDef):
             continue
-        if any(decorator_role(pm, d)[0] for d in stmt.decorators):
+        if any(pm.decorator_role(d)[0] for d in stmt.decorators):
             continue
         scan = _Assigns()
         stmt.visit(scan)
         params = {p.name.value for p in list(stmt.params.params) + list(stmt.params.kwonly_params)
                   + list(stmt.params.posonly_params)}
+        handed = _handed_to_kernel(pm, stmt)
         for node in scan.kernels:
             role, options = None, {}
             for d in node.decorators:
-                r, o = decorator_role(pm, d)
+                r, o = pm.decorator_role(d)
                 if r == "kernel":
                     role, options = r, o
+            if role is None and node.name.value in handed and scan.count.get(
+                    node.name.value) == 1 and not any(
+                        pm.decorator_role(d)[0] for d in node.decorators):
+                # `ct.kernel(f, **options)` in the host function makes its nested `f` a kernel
+                role, options = "kernel", handed[node.name.value]
             if role is None:
                 continue
             name = node.name.value
@@ -177,6 +186,59 @@ def find_nested_kernels(pm: ParsedModule, taken: set) -> list[NestedKernel]:
                     else:
                         nk.closure.append(n)
             out.append(nk)
+    return out
+
+
+def _class_kernels(pm: ParsedModule, cls: cst.ClassDef, taken: set) -> list[NestedKernel]:
+    """Kernels defined in the body of a module-level class (`class K: @staticmethod
+    @ct.kernel def negate(...)`), launched as `K.negate`. A function of a class body does not
+    see the class's names, so such a kernel reads only module names: no closure. Hoisted like
+    the kernels of host functions; in the class the definition becomes
+    `negate = staticmethod(launch_negate)`. A kernel with a decorator other than cuTile's and
+    `staticmethod` is left alone (reported where it is)."""
+    out = []
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return out
+    for node in cls.body.body:
+        if not isinstance(node, cst.FunctionDef):
+            continue
+        role, options, other = None, {}, False
+        for d in node.decorators:
+            r, o = pm.decorator_role(d)
+            if r is not None:
+                role, options = r, o
+            elif not (isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"):
+                other = True
+        if role != "kernel" or other:
+            continue
+        name = node.name.value
+        hoisted = name if name not in taken else f"{cls.name.value}_{name}"
+        i = 1
+        while hoisted in taken:
+            i += 1
+            hoisted = f"{cls.name.value}_{name}_{i}"
+        taken.add(hoisted)
+        out.append(NestedKernel(cls, node, name, hoisted, options, outer_kind="class"))
+    return out
+
+
+def _handed_to_kernel(pm: ParsedModule, outer: cst.FunctionDef) -> dict:
+    """{name: options} of the names `ct.kernel(name, **options)` calls in host function
+    `outer` make kernels (options only where every such call agrees on them)."""
+    calls: dict = {}
+    stack = [outer.body]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Call) and pm.ct_name(n.func) == "kernel" and n.args \
+                and n.args[0].keyword is None and isinstance(n.args[0].value, cst.Name):
+            opts = {a.keyword.value: a.value for a in n.args[1:] if a.keyword is not None}
+            calls.setdefault(n.args[0].value.value, []).append(opts)
+        stack.extend(n.children)
+    out = {}
+    for name, optss in calls.items():
+        texts = {tuple(sorted((k, pm.module.code_for_node(v)) for k, v in o.items()))
+                 for o in optss}
+        out[name] = optss[0] if len(texts) == 1 else {}
     return out
 
 
