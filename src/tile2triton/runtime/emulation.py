@@ -101,11 +101,12 @@ class CpuEvent:
 
 def _interpreter_as_on_the_gpu() -> None:
     """The fixes to Triton's interpreter that `check` makes on the CPU (its overflow checks
-    off, float8 conversions as the GPU rounds them), and bfloat16 arithmetic and dot products
+    off, `verify.interpreter_compat`: numpy 2.3 scalars, float8 conversions as the GPU rounds
+    them), and bfloat16 arithmetic and dot products
     computed as the GPU computes them (`verify.interpreter_numerics`)."""
-    from ..verify import interpreter_numerics, worker
+    from ..verify import interpreter_compat, interpreter_numerics, worker
     worker._interpreter_without_overflow_checks()
-    worker._interpreter_fp8_as_on_the_gpu()
+    interpreter_compat.enable_all()
     interpreter_numerics.enable()
 
 
