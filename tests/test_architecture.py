@@ -1,5 +1,6 @@
-"""The engine's shape: no import cycles, patterns talk to the engine only through the contract
-(`pattern_api`, `model`), and helper results reach their callers one way."""
+"""The engine's shape: no import cycles (the reference interpreter, interp/, included), the
+stages import only earlier stages, few top-level files, patterns talk to the engine only through
+the contract (`pattern_api`, `model`), and helper results reach their callers one way."""
 import ast
 from pathlib import Path
 
@@ -11,12 +12,10 @@ PATTERNS = ROOT / "patterns"
 
 
 def _modules() -> dict:
-    """Module name -> file, for the engine (outside interp/) and the patterns."""
+    """Module name -> file, for the whole package (interp/ included) and the patterns."""
     mods = {}
     for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(SRC)
-        if rel.parts[0] == "interp":
-            continue
         parts = ["tile2triton", *rel.with_suffix("").parts]
         if parts[-1] == "__init__":
             parts.pop()
@@ -56,9 +55,8 @@ def _graph() -> dict:
     return {name: _imports(name, path, set(mods)) for name, path in mods.items()}
 
 
-def test_no_import_cycles():
-    graph = _graph()
-    assert "tile2triton.lower" in graph and "tile2triton.patterns.load_store" in graph
+def _cycles(graph: dict) -> list:
+    """The import cycles of `graph` (module -> modules it imports), each as a path."""
     state, stack, cycles = {}, [], []
 
     def visit(m):
@@ -75,7 +73,27 @@ def test_no_import_cycles():
     for m in sorted(graph):
         if m not in state:
             visit(m)
+    return cycles
+
+
+def test_no_import_cycles():
+    graph = _graph()
+    assert "tile2triton.lower" in graph and "tile2triton.patterns.load_store" in graph
+    assert "tile2triton.interp._tile" in graph and "tile2triton.interp._dtypes" in graph
+    cycles = _cycles(graph)
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_cycle_check_finds_a_cycle(tmp_path):
+    # interp/ as it was: _dtypes imported _tile inside DType.__call__, and _tile imported _dtypes
+    (tmp_path / "_dtypes.py").write_text("def call():\n    from ._tile import astype\n")
+    (tmp_path / "_tile.py").write_text("from . import _dtypes as D\n")
+    names = {"tile2triton.interp._dtypes", "tile2triton.interp._tile"}
+    graph = {n: _imports(n, tmp_path / f"{n.rpartition('.')[2]}.py", names) for n in names}
+    assert graph == {"tile2triton.interp._dtypes": {"tile2triton.interp._tile"},
+                     "tile2triton.interp._tile": {"tile2triton.interp._dtypes"}}
+    (cycle,) = _cycles(graph)
+    assert cycle[0] == cycle[-1] and set(cycle) == names
 
 
 def test_the_cycle_check_sees_late_imports(tmp_path):
@@ -84,6 +102,62 @@ def test_the_cycle_check_sees_late_imports(tmp_path):
     f = tmp_path / "m.py"
     f.write_text("def g():\n    from .emit import x\n")
     assert _imports("tile2triton.m", f, {"tile2triton.emit"}) == {"tile2triton.emit"}
+
+
+# The translator's stages in the order data flows through them (docs/design.md): a module may
+# import its own stage and earlier ones, never a later one. The vocabulary every stage shares
+# comes first; the fronts (commands, the checker, the runtime) come last and may use anything.
+STAGES = (
+    ("shared", ("tile2triton.diagnostics", "tile2triton.version", "tile2triton.model",
+                "tile2triton.pattern_api", "tile2triton.registry")),
+    ("interp", ("tile2triton.interp",)),    # shares no code with the translator
+    ("parse", ("tile2triton.parse",)),
+    ("rewrite", ("tile2triton.rewrite",)),
+    ("recognize", ("tile2triton.recognize",)),
+    ("lower", ("tile2triton.lower", "tile2triton.patterns")),
+    ("emit", ("tile2triton.emit",)),
+    ("translate", ("tile2triton.translate", "tile2triton.live")),
+    ("fronts", ("tile2triton.cli", "tile2triton.verify", "tile2triton.runtime",
+                "tile2triton.cutile", "tile2triton.portability", "tile2triton.__main__",
+                "tile2triton")),
+)
+
+
+def _stage(module: str) -> int:
+    best, rank = "", None
+    for i, (_, prefixes) in enumerate(STAGES):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > len(best):
+                best, rank = p, i
+    assert rank is not None, f"{module} is on no stage: add it to STAGES"
+    return rank
+
+
+def test_stages_import_only_earlier_stages():
+    wrong = []
+    for name, deps in _graph().items():
+        for d in deps:
+            if _stage(d) > _stage(name):
+                wrong.append(f"{name} ({STAGES[_stage(name)][0]}) imports {d} "
+                             f"({STAGES[_stage(d)][0]})")
+    assert not wrong, "imports from an earlier stage to a later one:\n" + "\n".join(sorted(wrong))
+
+
+def test_the_stage_check_sees_a_backward_import():
+    assert _stage("tile2triton.parse.source") < _stage("tile2triton.recognize") \
+        < _stage("tile2triton.emit.module")
+    assert _stage("tile2triton") == _stage("tile2triton.cli.convert") == len(STAGES) - 1
+
+
+MAX_TOP_LEVEL = 20
+
+
+def test_few_top_level_files():
+    # every file lives in the folder of the stage it serves; the top level keeps the entry
+    # points and the vocabulary the stages share
+    top = sorted(p.name for p in SRC.iterdir()
+                 if p.name != "__pycache__" and (p.is_dir() or p.suffix == ".py"))
+    assert len(top) <= MAX_TOP_LEVEL, f"{len(top)} top-level files and folders: {top}"
 
 
 def test_patterns_import_only_the_contract():
@@ -161,7 +235,7 @@ def test_engine_state_takes_only_declared_fields():
 
     from tile2triton.lower.unit import UnitResult
     from tile2triton.model import FunctionInfo, Lowered, ParamInfo, TileV
-    from tile2triton.parse import parse_source
+    from tile2triton.parse.source import parse_source
 
     pm = parse_source(HEADER, "m.py")
     fn = FunctionInfo("k", None, "kernel")

@@ -82,16 +82,8 @@ class DType:
     def __reduce__(self):
         return (_dtype_by_name, (self.name,))
 
-    def __call__(self, value=0):
-        from ._tile import astype
-        if isinstance(value, str):
-            # a constant goes through the category's Python type first (`float32("-inf")`)
-            try:
-                value = (bool, int, float)[self.category](value)
-            except ValueError:
-                from ._errors import TileTypeError
-                raise TileTypeError(f"Invalid argument type for {self.name}") from None
-        return astype(value, self)
+    # Calling a dtype (`ct.int32(x)`) is a conversion, so `__call__` is attached by _tile.py,
+    # where conversions are: this module depends on nothing in interp/ but _errors.
 
 
 def _dtype_by_name(name):

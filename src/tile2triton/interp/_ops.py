@@ -411,6 +411,20 @@ def matmul(x, y, /):
     return Tile(D.convert(r, D.float64 if r.dtype == torch.float64 else D.int64, common), common)
 
 
+def _tile_matmul(self, o):
+    """``Tile.__matmul__``: ``x @ y`` is ct.matmul (see the note in Tile)."""
+    return matmul(self, o) if isinstance(o, Tile) else NotImplemented
+
+
+def _tile_rmatmul(self, o):
+    """``Tile.__rmatmul__``."""
+    return matmul(o, self) if isinstance(o, Tile) else NotImplemented
+
+
+Tile.__matmul__ = _tile_matmul
+Tile.__rmatmul__ = _tile_rmatmul
+
+
 def mma_scaled(x, x_scale, y, y_scale, /, acc):
     what = "ct.mma_scaled"
     x, y, acc = _req_tile(x, what), _req_tile(y, what), _req_tile(acc, what)

@@ -7,6 +7,8 @@ import threading
 
 import torch
 
+from . import _dtypes as D
+
 
 class _State(threading.local):
     def __init__(self):
@@ -47,7 +49,6 @@ def garbage(shape, dtype_info, device) -> torch.Tensor:
 
     Floats mix ordinary and huge magnitudes of both signs; integers span the dtype's range.
     """
-    from . import _dtypes as D
     d = dtype_info
     shape = tuple(shape)
     with _GEN_LOCK:

@@ -158,13 +158,8 @@ class Tile:
     def __invert__(self): return bitwise_not(self)
     def __abs__(self): return abs_(self)
 
-    def __matmul__(self, o):
-        from ._ops import matmul
-        return matmul(self, o) if isinstance(o, Tile) else NotImplemented
-
-    def __rmatmul__(self, o):
-        from ._ops import matmul
-        return matmul(o, self) if isinstance(o, Tile) else NotImplemented
+    # `x @ y` (`__matmul__`, `__rmatmul__`) is ct.matmul: attached by _ops.py, where matrix
+    # products are, so that this module does not import the one that builds on it.
 
     # ---- printing ----------------------------------------------------------------------------
     def __format__(self, spec):
@@ -691,6 +686,20 @@ def astype(x, dtype, /, *, rounding_mode=None):
         src = D.dtype_of_loose(v)
         t = D.scalar_tensor(v, src, STATE.device)
     return Tile(D.convert(t, src, d, rounding_mode), d)
+
+
+def _dtype_call(self, value=0):
+    """``DType.__call__``: ``ct.int32(x)`` converts ``x`` (see the note in DType)."""
+    if isinstance(value, str):
+        # a constant goes through the category's Python type first (`float32("-inf")`)
+        try:
+            value = (bool, int, float)[self.category](value)
+        except ValueError:
+            raise TileTypeError(f"Invalid argument type for {self.name}") from None
+    return astype(value, self)
+
+
+DType.__call__ = _dtype_call
 
 
 def where(cond, x, y, /):

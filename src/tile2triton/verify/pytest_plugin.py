@@ -180,7 +180,7 @@ def pytest_unconfigure(config):
 def _refuse_reports_over_sources(config, reports: dict) -> None:
     """A report file never replaces (or appends to) a Python file, a test or kernel module
     through a symlink included, nor the folder pytest collects from as a file."""
-    from ..cli_support import is_python_source
+    from ..cli.common import is_python_source
     for option, target in reports.items():
         if target and (is_python_source(target) or os.path.isdir(target)):
             raise pytest.UsageError(f"{option} {target}: refusing to write a report over a "
@@ -349,9 +349,22 @@ class _Checker:
             out["tile2triton"] = json.dumps(self.sup.wait(), default=str)
             return
         from .artifacts import unused_overrides
-        self.unused = unused_overrides(self.overrides, self.sup.wait() + self.worker_records)
+        records = self.sup.wait() + self.worker_records
+        self.unused = unused_overrides(self.overrides, records)
         if self.unused:
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        self._write_reports(records)
+
+    def _write_reports(self, records):
+        """The --tile2triton-json / -html files, written at the end of every session: also when
+        no test launched a kernel (a file whose tests only build kernels, upstream's
+        test_compiler_options.py), and when pytest stops on an internal or collection error
+        (pytest still ends the session; the terminal summary is not reached then)."""
+        from . import report
+        if self.json_path:
+            report.write_json(self.json_path, records, self.backend)
+        if self.html_path:
+            report.write_html(self.html_path, records, self.backend)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
@@ -372,10 +385,6 @@ class _Checker:
         terminalreporter.write_sep("=", f"tile2triton check ({self.backend}, mode "
                                    f"{self.mode})")
         terminalreporter.write_line(report.terminal_report(records))
-        if self.json_path:
-            report.write_json(self.json_path, records, self.backend)
-        if self.html_path:
-            report.write_html(self.html_path, records, self.backend)
 
     def close(self):
         if self.closed:

@@ -18,23 +18,23 @@ from functools import lru_cache
 import jinja2
 import libcst as cst
 
-from .coarsen import (called_helpers, coarsenable, coarsened_body, persistable,
+from .coarsening import (called_helpers, coarsenable, coarsened_body, persistable,
                       persistent_body, walked_calls, walked_helper)
-from .diagnostics import LocatedFailure, TranslationError
+from ..diagnostics import LocatedFailure, TranslationError
 from .imports import drop_orphaned, identifiers_used, sort_block
 from .layout import after_docstring, lay_out, layout_simple
-from .model import DTYPES, OFFSET_DTYPE, USE_INT64, FunctionInfo
-from .names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
-from . import keep as keep_mod
-from .parse import ParsedModule, dotted_name
+from ..model import DTYPES, OFFSET_DTYPE, USE_INT64, FunctionInfo
+from ..parse.names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
+from . import keep_unconverted as keep_mod
+from ..parse.source import ParsedModule, dotted_name
 from .read_guards import negation, read_guards
-from .recognize import read_only_arrays
+from ..recognize import read_only_arrays
 
 
 
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.PackageLoader("tile2triton", "templates"),
+    return jinja2.Environment(loader=jinja2.PackageLoader("tile2triton.emit", "templates"),
                               trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                               undefined=jinja2.StrictUndefined)
 
@@ -439,8 +439,8 @@ class _HostRewriter(cst.CSTTransformer):
         if id(node) in self.hoisted_defs:
             return False        # a tile helper of hoisted kernels: module level now
         if (self.depth > 1 or self.class_depth) and id(node) not in self.nested:
-            from .recognize import decorator_role, tile_code_names
-            role = next((r for r in (decorator_role(self.pm, d)[0] for d in node.decorators)
+            from ..recognize import tile_code_names
+            role = next((r for r in (self.pm.decorator_role(d)[0] for d in node.decorators)
                          if r), None)
             if role is None and self.class_depth and self.depth == 1 \
                     and tile_code_names(self.pm, node):
@@ -461,7 +461,7 @@ class _HostRewriter(cst.CSTTransformer):
 
     def _nested_kernel(self, original, nk):
         """A kernel defined in a host function becomes its (hoisted) launcher there, with the
-        host function's values of the kernel's closure names bound (see nested.py)."""
+        host function's values of the kernel's closure names bound (see rewrite/host_kernels.py)."""
         self.host_features.add("launch")
         launcher = cst.Name(self.names[launcher_name(nk.hoisted)])
         value = launcher
@@ -491,7 +491,7 @@ class _HostRewriter(cst.CSTTransformer):
         translated method leaves a comment naming its device helpers (records.py). In keep
         mode a class whose own line failed (`class K(ct._cext.TileDispatcher)`) keeps that
         line as written (its body is translated statement by statement). Kernels of the
-        class's body (nested.py) go before it, hoisted."""
+        class's body (rewrite/host_kernels.py) go before it, hoisted."""
         self.class_depth -= 1
         cls = self._class_body(original, updated)
         hoisted = [k for k in self.nested.values() if k.outer is original
@@ -613,10 +613,9 @@ class _HostRewriter(cst.CSTTransformer):
         """The decorators of a kernel or tile function that are not cuTile's, kept above
         `@triton.jit` (a registration decorator then registers the Triton kernel). One below
         the cuTile decorator has changed the function cuTile compiled: refused."""
-        from .recognize import decorator_role
         kept, below = [], False
         for d in fdef.decorators:
-            if decorator_role(self.pm, d)[0] is not None:
+            if self.pm.decorator_role(d)[0] is not None:
                 below = True
             elif below:
                 self.errors.append(self.pm.error(
@@ -723,9 +722,8 @@ class _HostRewriter(cst.CSTTransformer):
 
     def _host_copy(self, fdef, name: str):
         """Tile function `fdef` as a plain Python function `name` (its cuTile decorator off)."""
-        from .recognize import decorator_role
         return fdef.with_changes(name=cst.Name(name), decorators=[
-            d for d in fdef.decorators if decorator_role(self.pm, d)[0] is None])
+            d for d in fdef.decorators if self.pm.decorator_role(d)[0] is None])
 
     def _host_dtype_alias(self, small) -> bool:
         """`DT = ct.float16` (or a tuple, list or dict of dtypes) that host code reads too:
@@ -862,7 +860,7 @@ class _HostRewriter(cst.CSTTransformer):
             return cst.parse_expression(dtype.triton)
         if f"cuda.tile.{name}" in self._choices():
             # a construct handed to a kernel factory as a value: its name, which the
-            # kernel's translation chooses by (nested.choice_candidates)
+            # kernel's translation chooses by (host_kernels.choice_candidates)
             return cst.SimpleString(f'"{name}"')
         self.errors.append(self.pm.error(
             where, "T2T109", f"host code uses ct.{name}, which has no translation outside "
@@ -1308,7 +1306,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
     uncalled = {}
     for fn in functions:
         if fn.role == "tile_code" and fn.name not in device_stmts:
-            from .recognize import tile_code_names
+            from ..recognize import tile_code_names
             used = ", ".join(f"ct.{n}" for n in tile_code_names(pm, fn.node)[:4])
             uncalled[fn.name] = (f"# `{fn.name}` is tile code ({used}) that nothing here "
                                  "calls: not translated.")
@@ -1335,8 +1333,8 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         rw.linked_helpers = {mc.spec_base.get(n, n) for n in linked}
         rw.nested = {id(fn.nested.node): fn.nested for fn, _ in units.values()
                      if fn.nested is not None}
-        from .nested import node_of_local
-        from .recognize import tile_code_names
+        from ..rewrite.host_kernels import node_of_local
+        from ..recognize import tile_code_names
         for fn, _ in units.values():    # host-function helpers hoisted with their kernels
             for local, (hoisted, _node) in (fn.nested.helpers if fn.nested else {}).items():
                 user = node_of_local(fn.nested, local)
@@ -1549,7 +1547,7 @@ def with_header(code: str, path: str) -> str:
     from pathlib import PurePath
     import tokenize
 
-    from .version import __version__
+    from ..version import __version__
     name = comment_safe(PurePath(path).name if not path.startswith("<") else path)
     header = f"# Translated from {name} (cuTile) to Triton by tile2triton {__version__}.\n"
     lines = code.splitlines(True)

@@ -28,7 +28,7 @@ from typing import Optional
 
 import libcst as cst
 
-from .diagnostics import TranslationError
+from ..diagnostics import TranslationError
 
 
 @dataclass
@@ -223,7 +223,7 @@ def rewrite_records(pm, roles) -> dict:
 
 
 def rewrite_nested_kernel(pm, fdef):
-    """A kernel defined in a host function (nested.py), rewritten as rewrite_records rewrites
+    """A kernel defined in a host function (host_kernels.py), rewritten as rewrite_records rewrites
     the module's kernels, with the module functions it reaches: the new definition (`fdef`
     itself when the module has no dataclasses or the kernel uses none). Raises the rewrite's
     TranslationError (the kernel then fails, the others translate)."""

@@ -23,8 +23,7 @@ from typing import Optional
 
 import libcst as cst
 
-from .parse import ParsedModule
-from .recognize import decorator_role
+from ..parse.source import ParsedModule
 
 
 @dataclass
@@ -174,7 +173,7 @@ def _function_kernels(pm: ParsedModule, stmt: cst.FunctionDef, taken: set,
     """The kernels defined in host function `stmt` (module level, or a method of class
     `owner`: the kernels then go before the class)."""
     out = []
-    if any(decorator_role(pm, d)[0] for d in stmt.decorators):
+    if any(pm.decorator_role(d)[0] for d in stmt.decorators):
         return out
     scan = _Assigns()
     stmt.visit(scan)
@@ -190,12 +189,12 @@ def _function_kernels(pm: ParsedModule, stmt: cst.FunctionDef, taken: set,
     for node in scan.kernels:
         role, options = None, {}
         for d in node.decorators:
-            r, o = decorator_role(pm, d)
+            r, o = pm.decorator_role(d)
             if r == "kernel":
                 role, options = r, o
         if role is None and node.name.value in handed and scan.count.get(
                 node.name.value) == 1 and not any(
-                    decorator_role(pm, d)[0] for d in node.decorators):
+                    pm.decorator_role(d)[0] for d in node.decorators):
             # `ct.kernel(f, **options)` in the host function makes its nested `f` a kernel
             role, options = "kernel", handed[node.name.value]
         if role is None:
@@ -323,10 +322,10 @@ def choice_candidates(pm: ParsedModule) -> tuple:
     cached = getattr(pm, "_choice_candidates", None)
     if cached is not None:
         return cached
-    from .registry import load_registry
+    from ..registry import load_registry
     constructs = load_registry().constructs
     helpers = {n for n, f in pm.functions.items()
-               if any(decorator_role(pm, d)[0] == "function" for d in f.decorators)}
+               if any(pm.decorator_role(d)[0] == "function" for d in f.decorators)}
     callees, out = set(), set()
     for n in _walk_nodes(pm.module):
         if isinstance(n, cst.Call):
@@ -375,7 +374,7 @@ def _class_kernels(pm: ParsedModule, cls: cst.ClassDef, taken: set) -> list[Nest
             continue
         role, options, other = None, {}, False
         for d in node.decorators:
-            r, o = decorator_role(pm, d)
+            r, o = pm.decorator_role(d)
             if r is not None:
                 role, options = r, o
             elif not (isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"):
