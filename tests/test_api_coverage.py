@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from tile2triton import translate_source
-from tile2triton.coverage import NOT_TRANSLATED, api_coverage_md, public_names, status
+from tile2triton.cli.api_coverage import NOT_TRANSLATED, api_coverage_md, public_names, status
 from tile2triton.registry import load_patterns
 
 ct = pytest.importorskip("cuda.tile")
@@ -16,14 +16,14 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "api-coverage.md"
 def test_every_public_name_is_in_the_committed_doc():
     text = DOC.read_text()
     missing = [n for n in public_names(ct) if f"| `{n}` |" not in text]
-    assert not missing, f"docs/api-coverage.md lacks {missing}: run python -m tile2triton.docs"
+    assert not missing, f"docs/api-coverage.md lacks {missing}: run python -m tile2triton.cli.docs"
 
 
 def test_every_public_name_has_a_status():
     patterns = load_patterns()
     missing = [n for n in public_names(ct) if status(n, patterns)[0] == "missing"]
     assert not missing, f"no pattern, engine entry or diagnostic for {missing} " \
-                        "(src/tile2triton/coverage.py)"
+                        "(src/tile2triton/cli/api_coverage.py)"
 
 
 def test_no_diagnostic_entry_for_a_translated_name():
@@ -36,7 +36,7 @@ def test_no_diagnostic_entry_for_a_translated_name():
 
 def test_doc_is_current():
     assert DOC.read_text() == api_coverage_md(), \
-        "docs/api-coverage.md is stale: run python -m tile2triton.docs"
+        "docs/api-coverage.md is stale: run python -m tile2triton.cli.docs"
 
 
 def test_public_names_include_classes_and_enums():

@@ -1,6 +1,6 @@
-"""The engine's shape: no import cycles (the reference interpreter, interp/, included), patterns
-talk to the engine only through the contract (`pattern_api`, `model`), and helper results reach
-their callers one way."""
+"""The engine's shape: no import cycles (the reference interpreter, interp/, included), the
+stages import only earlier stages, few top-level files, patterns talk to the engine only through
+the contract (`pattern_api`, `model`), and helper results reach their callers one way."""
 import ast
 from pathlib import Path
 
@@ -104,6 +104,62 @@ def test_the_cycle_check_sees_late_imports(tmp_path):
     assert _imports("tile2triton.m", f, {"tile2triton.emit"}) == {"tile2triton.emit"}
 
 
+# The translator's stages in the order data flows through them (docs/design.md): a module may
+# import its own stage and earlier ones, never a later one. The vocabulary every stage shares
+# comes first; the fronts (commands, the checker, the runtime) come last and may use anything.
+STAGES = (
+    ("shared", ("tile2triton.diagnostics", "tile2triton.version", "tile2triton.model",
+                "tile2triton.pattern_api", "tile2triton.registry")),
+    ("interp", ("tile2triton.interp",)),    # shares no code with the translator
+    ("parse", ("tile2triton.parse",)),
+    ("rewrite", ("tile2triton.rewrite",)),
+    ("recognize", ("tile2triton.recognize",)),
+    ("lower", ("tile2triton.lower", "tile2triton.patterns")),
+    ("emit", ("tile2triton.emit",)),
+    ("translate", ("tile2triton.translate", "tile2triton.live")),
+    ("fronts", ("tile2triton.cli", "tile2triton.verify", "tile2triton.runtime",
+                "tile2triton.cutile", "tile2triton.portability", "tile2triton.__main__",
+                "tile2triton")),
+)
+
+
+def _stage(module: str) -> int:
+    best, rank = "", None
+    for i, (_, prefixes) in enumerate(STAGES):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > len(best):
+                best, rank = p, i
+    assert rank is not None, f"{module} is on no stage: add it to STAGES"
+    return rank
+
+
+def test_stages_import_only_earlier_stages():
+    wrong = []
+    for name, deps in _graph().items():
+        for d in deps:
+            if _stage(d) > _stage(name):
+                wrong.append(f"{name} ({STAGES[_stage(name)][0]}) imports {d} "
+                             f"({STAGES[_stage(d)][0]})")
+    assert not wrong, "imports from an earlier stage to a later one:\n" + "\n".join(sorted(wrong))
+
+
+def test_the_stage_check_sees_a_backward_import():
+    assert _stage("tile2triton.parse.source") < _stage("tile2triton.recognize") \
+        < _stage("tile2triton.emit.module")
+    assert _stage("tile2triton") == _stage("tile2triton.cli.convert") == len(STAGES) - 1
+
+
+MAX_TOP_LEVEL = 20
+
+
+def test_few_top_level_files():
+    # every file lives in the folder of the stage it serves; the top level keeps the entry
+    # points and the vocabulary the stages share
+    top = sorted(p.name for p in SRC.iterdir()
+                 if p.name != "__pycache__" and (p.is_dir() or p.suffix == ".py"))
+    assert len(top) <= MAX_TOP_LEVEL, f"{len(top)} top-level files and folders: {top}"
+
+
 def test_patterns_import_only_the_contract():
     allowed = {"tile2triton.pattern_api", "tile2triton.model"}
     for name, deps in _graph().items():
@@ -179,7 +235,7 @@ def test_engine_state_takes_only_declared_fields():
 
     from tile2triton.lower.unit import UnitResult
     from tile2triton.model import FunctionInfo, Lowered, ParamInfo, TileV
-    from tile2triton.parse import parse_source
+    from tile2triton.parse.source import parse_source
 
     pm = parse_source(HEADER, "m.py")
     fn = FunctionInfo("k", None, "kernel")

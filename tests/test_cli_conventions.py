@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tile2triton import __version__, cli
+from tile2triton import __version__
+from tile2triton.cli import convert as cli
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tile2triton import cli, files
+from tile2triton.cli import convert as cli
+from tile2triton.cli import files
 
 ROOT = Path(__file__).resolve().parents[1]
 

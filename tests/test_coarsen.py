@@ -1,4 +1,4 @@
-"""Block coarsening (src/tile2triton/coarsen.py): several small independent cuTile blocks per
+"""Block coarsening (src/tile2triton/emit/coarsening.py): several small independent cuTile blocks per
 Triton program. The translation must stay exact for any grid (blocks past the launch's grid do
 nothing, a grid smaller than the array leaves the rest alone) and must not coarsen a kernel
 whose blocks may depend on each other or on the grid's size."""

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tile2triton import cli
-from tile2triton.cli_support import Progress
+from tile2triton.cli import convert as cli
+from tile2triton.cli.common import Progress
 
 
 _BOTH_STARTED = None   # a Barrier the forked workers inherit

@@ -3,7 +3,7 @@ with -v), a per-code table at the end, and `--check` counting only files it coul
 import re
 
 from tile2triton.cli import main
-from tile2triton.convert_report import SHOWN_PER_FILE_AND_CODE
+from tile2triton.cli.convert_report import SHOWN_PER_FILE_AND_CODE
 
 KERNEL = '''
 

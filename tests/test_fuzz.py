@@ -1,4 +1,4 @@
-"""Fuzzing with a small fixed budget (long runs: `python -m tile2triton.fuzz --n 10000`, see
+"""Fuzzing with a small fixed budget (long runs: `python -m tile2triton.verify.fuzz --n 10000`, see
 docs/robustness.md): the translator never raises, never reports an internal error, and every
 module it writes compiles."""
 import random
@@ -11,7 +11,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from tile2triton import fuzz
+from tile2triton.verify import fuzz
 from tile2triton.diagnostics import is_internal
 from tile2triton.translate import translate_source
 
@@ -99,7 +99,7 @@ def test_mutation_fuzzer_finds_no_bugs_in_a_small_fixed_budget():
     res = fuzz.run(n=150, seed=20261201, batch=150, timeout=60)
     bugs = [f for f in res["findings"]]
     assert not bugs, "\n".join(f"input {i}: {o}: {d}" for i, o, d in bugs) + \
-        "\nreproduce: python -m tile2triton.fuzz --seed 20261201 --start I --n 1 --save DIR"
+        "\nreproduce: python -m tile2triton.verify.fuzz --seed 20261201 --start I --n 1 --save DIR"
     assert sum(res["counts"].values()) == 150
     # the mutants exercise both outcomes, or the fuzzer is not testing much
     assert res["counts"].get("translated", 0) > 10 and res["counts"].get("diagnostic", 0) > 10
@@ -154,7 +154,8 @@ def double(x, y, TILE: ct.Constant[int]):
 def test_classifier_sees_what_convert_would_write(monkeypatch):
     """The checks behind `bad-output`: the written bytes compile, the file name changes only
     the header comment, and the --diff diff rebuilds the translation."""
-    from tile2triton import cli, emit
+    from tile2triton.cli import convert as cli
+    from tile2triton.emit import module as emit
     assert fuzz.classify(GOOD_KERNEL.encode(), "k\n__import__('os')\n#.py")[0] == "translated"
     assert fuzz.classify(b"# coding: hex\n" + GOOD_KERNEL.encode()) == ("diagnostic", "T2T004")
     # a file without a final newline: the diff's marker follows the removed last line

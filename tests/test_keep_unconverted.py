@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from tile2triton.cli import main
-from tile2triton.module_check import unbound_names
+from tile2triton.emit.module_check import unbound_names
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
 torch = pytest.importorskip("torch")

@@ -48,7 +48,7 @@ PROBE = textwrap.dedent(r'''
 
     def translated(case, name):
         """The case translated with a shared runtime (the direct path is the runtime's)."""
-        from tile2triton import emit
+        from tile2triton.emit import module as emit
         path = ROOT / case / "kernel.py"
         folder = Path(tempfile.mkdtemp())
         res = translate_source(path.read_text(), str(path), shared_runtime=f"{name}_rt",

@@ -20,7 +20,7 @@ import pytest
 # the `test` extra installs ruff (CI always runs this; tests/test_packaging.py checks the extra)
 pytest.importorskip("ruff")
 
-from tile2triton.layout import Layout, lay_out
+from tile2triton.emit.layout import Layout, lay_out
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from tile2triton import translate_source
-from tile2triton.names import Names
+from tile2triton.parse.names import Names
 
 PRELUDE = "import cuda.tile as ct\nimport torch\n\n"
 

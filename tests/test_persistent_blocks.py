@@ -1,4 +1,4 @@
-"""Matrix kernels over TMA operands run persistently (src/tile2triton/coarsen.py, `persistable`):
+"""Matrix kernels over TMA operands run persistently (src/tile2triton/emit/coarsening.py, `persistable`):
 each program walks blocks pid, pid + programs, ... of axis 0 in a `tl.range(..., flatten=...)`
 loop, and the launcher runs at most one program per SM when it built TMA descriptors (GPU run 32:
 the fp16 matmul at cuTile's tile went from 1.00-1.01x to 1.04-1.07x cuTile). Pinned here: the

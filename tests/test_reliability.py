@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from tile2triton import cli, translate_source
+from tile2triton import translate_source
+from tile2triton.cli import convert as cli
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}
@@ -171,7 +172,7 @@ def run(a, out, s):
 
 
 def test_a_translation_that_does_not_compile_is_an_internal_error(monkeypatch):
-    from tile2triton import emit
+    from tile2triton.emit import module as emit
     real = emit.render_module
     monkeypatch.setattr(emit, "render_module",
                         lambda *a, **k: real(*a, **k) + "\ndef broken(:\n")
@@ -183,7 +184,7 @@ def test_a_translation_that_does_not_compile_is_an_internal_error(monkeypatch):
 
 def test_a_translation_python_refuses_to_compile_is_an_internal_error(monkeypatch):
     """Parsing is not enough: a duplicate parameter (the `<array>_div` clash) parses."""
-    from tile2triton import emit
+    from tile2triton.emit import module as emit
     real = emit.render_module
     monkeypatch.setattr(emit, "render_module",
                         lambda *a, **k: real(*a, **k) + "\ndef clash(a_div, a_div):\n    pass\n")
@@ -219,7 +220,7 @@ def test_diffs_of_files_with_unusual_line_characters_apply(tmp_path):
     a = subprocess.run([*git, "apply", str(tmp_path / "d.patch")], cwd=repo,
                        capture_output=True, text=True)
     assert a.returncode == 0, a.stderr
-    from tile2triton.files import decode_source
+    from tile2triton.cli.files import decode_source
     for name, text in originals.items():
         src = decode_source(text.encode(), name)
         assert (repo / name).read_bytes() == src.encode(translate_source(src.text, name).output)
@@ -391,7 +392,8 @@ def test_a_file_saved_during_the_batch_is_skipped(tmp_path, monkeypatch, capsys)
 
 INTERRUPT_SECOND_WRITE = r'''
 import os, signal, sys
-from tile2triton import cli, files
+from tile2triton.cli import convert as cli
+from tile2triton.cli import files
 calls = []
 real = os.fsync
 def fsync(fd):
@@ -430,7 +432,7 @@ def test_write_failures_count_as_needing_attention(tmp_path, capsys):
 def test_an_interrupted_check_removes_its_spool(tmp_path, monkeypatch, capsys):
     import tempfile
 
-    from tile2triton.cli_support import Terminated
+    from tile2triton.cli.common import Terminated
     from tile2triton.verify import session
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
@@ -480,7 +482,7 @@ def test_compile_time_values_within_the_bound_still_fold(tmp_path):
 
 
 def test_files_past_the_size_limit_are_located():
-    from tile2triton.parse import MAX_SOURCE_CHARS
+    from tile2triton.parse.source import MAX_SOURCE_CHARS
     filler = "".join(f"v{i} = {i}\n" for i in range(MAX_SOURCE_CHARS // 8))
     r = translate_source(GOOD + filler, "big.py")
     (d,) = r.diagnostics()

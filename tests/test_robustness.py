@@ -4,7 +4,7 @@ import pytest
 
 from tile2triton import translate_source
 from tile2triton.diagnostics import is_internal
-from tile2triton.nesting import MAX_DEPTH, too_deep
+from tile2triton.parse.prescan import MAX_DEPTH, too_deep
 from tile2triton.lower.module import MAX_HELPER_DEPTH
 
 PRELUDE = "import cuda.tile as ct\n\n\n"

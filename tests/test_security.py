@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tile2triton.cli import git_quote_path
-from tile2triton.names import comment_safe
+from tile2triton.parse.names import comment_safe
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tile2triton import cli
+from tile2triton.cli import convert as cli
 from tile2triton.verify.corpus import compare, discover, load_module, run_case_config
 
 ROOT = Path(__file__).resolve().parents[1]

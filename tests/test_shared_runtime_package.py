@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tile2triton import cli
+from tile2triton.cli import convert as cli
 from tile2triton.verify.corpus import compare, discover, run_case_config
 
 ROOT = Path(__file__).resolve().parents[1]

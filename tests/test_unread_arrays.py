@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from tile2triton import translate_source
-from tile2triton.read_guards import read_guards
+from tile2triton.emit.read_guards import read_guards
 from tile2triton.verify.corpus import load_module
 
 SRC = '''

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tile2triton.module_check import unbound_names
+from tile2triton.emit.module_check import unbound_names
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus"

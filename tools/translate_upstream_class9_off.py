@@ -5,7 +5,7 @@ import runpy
 import sys
 from pathlib import Path
 
-import tile2triton.emit as E
+import tile2triton.emit.module as E
 import tile2triton.recognize as R
 
 R._plain_tile_functions = lambda pm, found: []

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .diagnostics import Diagnostic, TranslationError
-from .names import comment_safe, launcher_name
+from .parse.names import comment_safe, launcher_name
 
 _SOURCES: dict = {}          # code object -> source text, for functions built from strings
 

@@ -14,7 +14,7 @@ import libcst as cst
 from .diagnostics import LocatedFailure, TranslationError
 from .model import (ARRAY_ATTRIBUTES, ArrayInfo, ArrayListInfo, FunctionInfo, ParamInfo,
                     Specialization)
-from .parse import ParsedModule
+from .parse.source import ParsedModule
 from .pattern_api import signature_of
 from .registry import load_registry
 
@@ -39,28 +39,13 @@ def _bound(pattern, args, receiver: bool = False) -> dict:
         return dict(zip(sig.parameters, positional))
 
 
-def decorator_role(pm: ParsedModule, dec: cst.Decorator) -> tuple[Optional[str], dict]:
-    """('kernel' | 'function' | None, keyword options) for one decorator."""
-    expr = dec.decorator
-    options = {}
-    if isinstance(expr, cst.Call):
-        for arg in expr.args:
-            if arg.keyword is not None:
-                options[arg.keyword.value] = arg.value
-        expr = expr.func
-    name = pm.ct_name(expr)
-    if name in ("kernel", "function"):
-        return name, options
-    return None, options
-
-
 def find_cutile_functions(pm: ParsedModule) -> list[FunctionInfo]:
     found = []
     for stmt in pm.module.body:
         if not isinstance(stmt, cst.FunctionDef):
             continue
         for dec in stmt.decorators:
-            role, options = decorator_role(pm, dec)
+            role, options = pm.decorator_role(dec)
             if role:
                 found.append(FunctionInfo(stmt.name.value, stmt, role, decorator_options=options))
                 break
@@ -118,7 +103,7 @@ def _plain_tile_functions(pm: ParsedModule, found: list) -> list:
     named = {f.name for f in found}
     candidates = {name: fdef for name, fdef in pm.functions.items()
                   if name not in named and name not in pm.foreign and not any(
-                      decorator_role(pm, d)[0] for d in fdef.decorators)
+                      pm.decorator_role(d)[0] for d in fdef.decorators)
                   and tile_code_names(pm, fdef)}
     if not candidates:
         return []
@@ -166,19 +151,10 @@ def _walk_calls(node):
         stack.extend(n.children)
 
 
-def _unalias(pm: ParsedModule, expr: cst.BaseExpression, depth: int = 0) -> cst.BaseExpression:
-    """Follow module-level aliases like `ConstInt = ct.Constant[int]`."""
-    while isinstance(expr, cst.Name) and expr.value in pm.globals and depth < 10 \
-            and expr.value not in pm.imports:
-        expr = pm.globals[expr.value]
-        depth += 1
-    return expr
-
-
 def static_dims(pm: ParsedModule, ann: Optional[cst.Annotation]) -> tuple:
     """(static_shape_dims, static_stride_dims) of `Annotated[ct.Array, ct.ArrayAnnotation(
     ...)]` (through module aliases); ((), ()) for other annotations."""
-    expr = _unalias(pm, ann.annotation) if ann is not None else None
+    expr = pm.unalias(ann.annotation) if ann is not None else None
     out = {"static_shape_dims": (), "static_stride_dims": ()}
     if not isinstance(expr, cst.Subscript):
         return (), ()
@@ -199,9 +175,9 @@ def annotation_kind(pm: ParsedModule, ann: Optional[cst.Annotation]) -> Optional
     """'constexpr' | 'array' | 'scalar' | 'list' | None (decide from use)."""
     if ann is None:
         return None
-    expr = _unalias(pm, ann.annotation)
+    expr = pm.unalias(ann.annotation)
     if isinstance(expr, cst.Subscript):
-        base = _unalias(pm, expr.value)
+        base = pm.unalias(expr.value)
         name = pm.ct_name(base)
         if name == "Constant":
             return "constexpr"
@@ -396,7 +372,7 @@ class _UseScanner(cst.CSTVisitor):
             if 0 <= k < len(items) and not any(isinstance(e, cst.StarredElement) for e in items):
                 return self._tuple_len(items[k].value)
         if isinstance(expr, cst.Name) and expr.value not in self.helper_params:
-            g = _unalias(self.pm, expr)          # a module constant (a closure value, live)
+            g = self.pm.unalias(expr)          # a module constant (a closure value, live)
             if isinstance(g, cst.Tuple):
                 return len(g.elements)
         return None
@@ -719,7 +695,7 @@ def read_only_arrays(pm: ParsedModule, fn: FunctionInfo, names) -> set[str]:
     function's parameter of that name) may write it or cannot be followed: the launcher may
     hand the kernel a copy of a read-only array (a K-major copy for a tf32 product's B
     operand), never of one that could be written."""
-    from .names import name_nodes
+    from .parse.names import name_nodes
     scan = _ReadScanner(pm)
     fn.node.body.visit(scan)
     out = set(names)

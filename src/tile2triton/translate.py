@@ -12,21 +12,21 @@ from itertools import product
 from math import prod
 from typing import Optional
 
-from . import emit
-from . import keep as keep_mod
+from .emit import module as emit
+from .emit import keep_unconverted as keep_mod
 from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
-from .module_check import check_output
+from .emit.module_check import check_output
 from .model import FunctionInfo, ParamInfo, Specialization
-from .host_names import rebinding_problem
-from .names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
-from .nested import find_nested_kernels
-from .packages import link_imports
-from .parse import MAX_SOURCE_CHARS, ParsedModule, parse_source
-from .records import rewrite_records
+from .emit.host_names import rebinding_problem
+from .parse.names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
+from .rewrite.host_kernels import find_nested_kernels
+from .parse.packages import link_imports
+from .parse.source import MAX_SOURCE_CHARS, ParsedModule, parse_source
+from .rewrite.frozen_dataclasses import rewrite_records
 from .recognize import classify_params, find_cutile_functions, open_ranks
 from .registry import load_registry
-from .tuple_params import split_tuple_params
+from .rewrite.tuple_params import split_tuple_params
 
 
 @dataclass

@@ -30,7 +30,7 @@ class UnitResult:
     # TMA descriptors the kernel may load through (lower/tma.py): (array parameter, tile shape
     # as source strings, the descriptor's parameter name); the launcher builds them
     tma: list = field(default_factory=list)
-    # the constexpr that flattens a persistent loop over TMA products (statements.py), if any
+    # the constexpr that flattens a persistent loop over TMA products (loops.py), if any
     flatten: Optional[str] = None
     # loops walking one row that keep its tiles in registers (resident_rows.py): per group,
     # (its constexpr, trip count as launcher code, [(cached array, tile elements as code)])

@@ -64,7 +64,7 @@ class ModuleArtifact:
         """(KernelReport, launcher name) of the launched Python function `func`, or (None, why
         not found). A module-level kernel is found by name; a kernel defined in a module-level
         host function by that function's name, its own name and its line."""
-        from ..names import launcher_name
+        from ..parse.names import launcher_name
         qual = getattr(func, "__qualname__", "") or ""
         name = getattr(func, "__name__", "?")
         parts = qual.split(".<locals>.")

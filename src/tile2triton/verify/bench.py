@@ -516,7 +516,7 @@ def _bench_launch(worker, meta, snap, rounds, variants):
     okern = getattr(worker.original_module(meta["kernel_file"], meta.get("module")),
                     meta["kernel"])
     tmod, _ = worker.translation(meta["kernel_file"], meta.get("module"), None)  # (module, file)
-    from ..names import launcher_name
+    from ..parse.names import launcher_name
     launcher = getattr(tmod, launcher_name(meta['kernel']))
     grid = tuple(meta["grid"])
     pa, pb = S.Placement(snap, device="cuda"), S.Placement(snap, device="cuda")
@@ -708,7 +708,7 @@ def add_bench_command(subparsers, common) -> None:
 
 
 def cmd_bench(args) -> int:
-    from ..cli_support import check_report_path, verbosity, write_report
+    from ..cli.common import check_report_path, verbosity, write_report
     from ..diagnostics import UsageError
     from .cli import resolve_cases
     if not args.paths and not args.exec_cmds:
@@ -793,7 +793,7 @@ def environment() -> dict:
     except Exception:  # noqa: BLE001
         pass
     try:
-        from ..inputs import run_git
+        from ..cli.inputs import run_git
         root = Path(__file__).resolve().parents[3]
         env["commit"] = run_git("git", ["-C", str(root), "rev-parse", "--short", "HEAD"],
                                 capture_output=True, text=True).stdout.strip() or None

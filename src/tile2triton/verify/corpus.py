@@ -157,7 +157,7 @@ def golden_translation(path, text: str | None = None):
 def render_runtime(results) -> str:
     """The text of RUNTIME.py: every host helper that the golden translations `results` import,
     once, in the order they first need them."""
-    from .. import emit
+    from ..emit import module as emit
     from ..version import __version__
     shared = emit.SharedRuntime(RUNTIME, device=False)
     for r in results:

@@ -528,7 +528,7 @@ def _check_config_index(case: Path, bench: int | None, config: int) -> None:
 
 
 def cmd_inspect(args) -> int:
-    from ..cli_support import check_report_path, write_report
+    from ..cli.common import check_report_path, write_report
     from ..diagnostics import UsageError
     from .cli import RUN_EXTRA_HINT, missing_run_dependencies, resolve_cases
     if args.launch:

@@ -180,7 +180,7 @@ def pytest_unconfigure(config):
 def _refuse_reports_over_sources(config, reports: dict) -> None:
     """A report file never replaces (or appends to) a Python file, a test or kernel module
     through a symlink included, nor the folder pytest collects from as a file."""
-    from ..cli_support import is_python_source
+    from ..cli.common import is_python_source
     for option, target in reports.items():
         if target and (is_python_source(target) or os.path.isdir(target)):
             raise pytest.UsageError(f"{option} {target}: refusing to write a report over a "

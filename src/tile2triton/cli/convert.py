@@ -27,12 +27,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .version import __version__
-from .cli_support import (Progress, Terminated, UsageError, check_report_path, common_options,
+from ..version import __version__
+from .common import (Progress, Terminated, UsageError, check_report_path, common_options,
                           load_config, terminate_like_interrupt, verbosity, write_report)
 from .convert_report import DiagnosticPrinter
 from . import launcher_links
-from .diagnostics import Diagnostic, is_internal
+from ..diagnostics import Diagnostic, is_internal
 from .files import (FileProblem, SourceText, coding_line, decode_source, read_source,
                     write_atomic)
 from .formats import FORMATS, render
@@ -49,11 +49,11 @@ EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process killed by SIGP
 # subcommand is one line here; its module is imported only when the parser is built, must not
 # import torch at import time, and takes its shared helpers from cli_support.
 COMMANDS = (
-    ("tile2triton.cli", "add_convert_command"),
+    ("tile2triton.cli.convert", "add_convert_command"),
     ("tile2triton.verify.cli", "add_check_command"),
     ("tile2triton.verify.bench", "add_bench_command"),
     ("tile2triton.verify.inspection", "add_inspect_command"),
-    ("tile2triton.run_command", "add_run_command"),
+    ("tile2triton.cli.run", "add_run_command"),
 )
 
 
@@ -143,7 +143,7 @@ def _writable(result, keep: bool) -> bool:
 def translate_one(job) -> Outcome:
     """Read and translate one input (runs in a worker process with -j)."""
     index, path, display, data, shared, keep = job
-    from .translate import translate_source
+    from ..translate import translate_source
     out = Outcome(index, path, display)
     try:
         out.source = decode_source(data, display) if data is not None else read_source(path)
@@ -447,7 +447,7 @@ def cmd_convert(args) -> int:
         handle(o)
 
     def retranslate(o, kept):
-        from .translate import translate_source
+        from ..translate import translate_source
         return translate_source(o.source.text, o.display,
                                 shared[o.index] if shared is not None else None,
                                 keep_unconverted=True, kept_foreign=kept)
@@ -457,7 +457,7 @@ def cmd_convert(args) -> int:
         handle(o)
     progress.clear()
     if runtime:
-        from . import emit
+        from ..emit import module as emit
         collected = emit.SharedRuntime(RUNTIME_MODULE)
         collected.pieces = runtime
         try:
@@ -647,7 +647,7 @@ def _warm_up() -> None:
     small kernel fills their caches); a no-op the second time in a process."""
     global _warmed
     if not _warmed:
-        from .translate import translate_source
+        from ..translate import translate_source
         translate_source(_WARM_KERNEL, "<warm-up>")
         _warmed = True
 
@@ -744,9 +744,3 @@ def main(argv=None) -> int:
         return EXIT_INTERNAL
     finally:
         restore_signals()
-
-
-if __name__ == "__main__":
-    # run the imported module's main, so that there is one UsageError class, not two
-    from tile2triton.cli import main as _main
-    sys.exit(_main())

@@ -107,7 +107,7 @@ def imported_launchers(text: str) -> list:
 def introduced_launchers(source: str, output: str) -> list:
     """The launcher imports of `output` that its input `source` did not make: those the
     translation added for kernels imported from the user's other modules (packages.py)."""
-    from .names import launcher_name
+    from ..parse.names import launcher_name
     before = {i[:3] for i in imported_launchers(source)}
     try:
         tree = ast.parse(source)
@@ -124,7 +124,7 @@ def launcher_import_site(source: str, module: str, level: int, launcher: str) ->
     """(line, col, end col, kernel) in `source` of the imported kernel whose launcher is
     `launcher` (`from pkg.kern import k` for `launch_k`), else of that import, else (1, 1,
     None, None)."""
-    from .names import launcher_name
+    from ..parse.names import launcher_name
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
@@ -194,7 +194,7 @@ def check_output(path: str, source: str, output: str, device: set, source_line,
     a generated name nothing defines), or still imports cuda.tile. `device`: names of the
     module's tile functions (their reads are translated, not kept); `source_line(n)`: the
     input's line n, for the excerpt."""
-    from .diagnostics import Diagnostic
+    from ..diagnostics import Diagnostic
     try:
         out_tree = ast.parse(output)
     except SyntaxError as e:

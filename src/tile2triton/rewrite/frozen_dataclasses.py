@@ -28,7 +28,7 @@ from typing import Optional
 
 import libcst as cst
 
-from .diagnostics import TranslationError
+from ..diagnostics import TranslationError
 
 
 @dataclass

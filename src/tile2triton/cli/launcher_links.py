@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .diagnostics import Diagnostic
-from .module_check import defines, introduced_launchers, launcher_import_site
+from ..diagnostics import Diagnostic
+from ..emit.module_check import defines, introduced_launchers, launcher_import_site
 
 
 def _key(path) -> str:
@@ -40,7 +40,7 @@ def unmet_links(path, display: str, source: str, links: list, produced: dict,
     """(module as imported, kernel, T2T112) per launcher in `links` that will not exist.
     `produced`: real path of each file of the run -> its text once the run is written (None:
     not written)."""
-    from .packages import resolve_module
+    from ..parse.packages import resolve_module
     out = []
     for module, level, name, _ in links:
         target = resolve_module(str(path), module, level)

@@ -14,9 +14,9 @@ from typing import Optional
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .diagnostics import Diagnostic, Note, SourceFile, TranslationError
+from ..diagnostics import Diagnostic, Note, SourceFile, TranslationError
 from .names import Names, source_identifiers
-from .nesting import MAX_DEPTH, too_deep
+from .prescan import MAX_DEPTH, too_deep
 
 CUDA_TILE = "cuda.tile"
 
@@ -26,7 +26,7 @@ def _public(qualname: str) -> str:
     `cuda.tile.float16`, the dtype cuda.tile exports; other names as they are."""
     private = CUDA_TILE + "._datatype."
     if qualname.startswith(private):
-        from .model import DTYPES
+        from ..model import DTYPES
         if qualname[len(private):] in DTYPES:
             return CUDA_TILE + "." + qualname[len(private):]
     return qualname
@@ -110,6 +110,29 @@ class ParsedModule:
         if q and q.startswith(CUDA_TILE + "."):
             return q[len(CUDA_TILE) + 1:]
         return None
+
+    def decorator_role(self, dec: cst.Decorator) -> tuple[Optional[str], dict]:
+        """('kernel' | 'function' | None, keyword options) for one decorator."""
+        expr = dec.decorator
+        options = {}
+        if isinstance(expr, cst.Call):
+            for arg in expr.args:
+                if arg.keyword is not None:
+                    options[arg.keyword.value] = arg.value
+            expr = expr.func
+        name = self.ct_name(expr)
+        if name in ("kernel", "function"):
+            return name, options
+        return None, options
+
+    def unalias(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """Follow module-level aliases like `ConstInt = ct.Constant[int]` (at most 10)."""
+        depth = 0
+        while isinstance(expr, cst.Name) and expr.value in self.globals and depth < 10 \
+                and expr.value not in self.imports:
+            expr = self.globals[expr.value]
+            depth += 1
+        return expr
 
     def uses_cuda_tile(self) -> bool:
         """True when the module imports cuda.tile. `import cuda.bindings` alone binds `cuda`

@@ -1,8 +1,8 @@
 """Mutation fuzzer: the translator must never crash, hang or report an internal error.
 
-    python -m tile2triton.fuzz --n 10000                  # mutants of the corpus kernels
-    python -m tile2triton.fuzz --n 10000 --extra DIR      # ... and of every cuTile file in DIR
-    python -m tile2triton.fuzz --n 200 --seed 7 --save fuzz-failures/
+    python -m tile2triton.verify.fuzz --n 10000                  # mutants of the corpus kernels
+    python -m tile2triton.verify.fuzz --n 10000 --extra DIR      # ... and of every cuTile file in DIR
+    python -m tile2triton.verify.fuzz --n 200 --seed 7 --save fuzz-failures/
 
 Each input is a seed file (a corpus kernel, or a file from `--extra`) with one to three random
 mutations: lines deleted, duplicated, swapped, re-indented or truncated; literals, operators,
@@ -333,7 +333,7 @@ def _without_header(text: str) -> str:
 def _diff_rebuilds(src, output: str) -> str | None:
     """Why `convert --diff`'s diff of this file does not turn the file into its translation as
     `git apply` would (lines are what ends in "\\n"), else None."""
-    from .cli import git_diff
+    from ..cli.convert import git_diff
     diff = git_diff(src, output, "fuzzed.py")
     old = re.findall(rb"[^\n]*\n|[^\n]+$", src.raw)
     new: list = []
@@ -376,10 +376,10 @@ def classify(text, file_name: str = PLAIN_NAME) -> tuple[str, str]:
     read as `convert` reads a file, translated, and the translation checked as it would be
     written (encoded in the file's encoding, compiled from those bytes as Python imports it,
     unchanged by the file name but for the header, rebuilt by the diff)."""
-    from .cli import unwritable_problem
-    from .diagnostics import is_internal
-    from .files import FileProblem, decode_source
-    from .translate import translate_source
+    from ..cli.convert import unwritable_problem
+    from ..diagnostics import is_internal
+    from ..cli.files import FileProblem, decode_source
+    from ..translate import translate_source
     try:
         src = decode_source(text if isinstance(text, bytes) else
                             text.encode("utf-8", "surrogateescape"), file_name)
@@ -454,7 +454,7 @@ def run(n: int, seed: int = 0, start: int = 0, extra: list = (), timeout: float 
     nxt, end, t0 = start, start + n, time.time()
     while nxt < end:
         count = min(batch, end - nxt)
-        cmd = [sys.executable, "-m", "tile2triton.fuzz", "--worker", "--seed", str(seed),
+        cmd = [sys.executable, "-m", "tile2triton.verify.fuzz", "--worker", "--seed", str(seed),
                "--start", str(nxt), "--n", str(count)]
         for d in extra:
             cmd += ["--extra", d]
@@ -514,7 +514,7 @@ def run(n: int, seed: int = 0, start: int = 0, extra: list = (), timeout: float 
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tile2triton.fuzz",
+    p = argparse.ArgumentParser(prog="python -m tile2triton.verify.fuzz",
                                 description="Mutation-fuzz the translator (see module doc).")
     p.add_argument("--n", type=int, default=1000, help="number of inputs")
     p.add_argument("--seed", type=int, default=0)

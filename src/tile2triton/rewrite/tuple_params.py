@@ -15,8 +15,7 @@ from typing import Optional
 
 import libcst as cst
 
-from .names import identifiers
-from .recognize import _unalias
+from ..parse.names import identifiers
 
 
 def _chain(node) -> Optional[tuple]:
@@ -91,7 +90,7 @@ def _part_annotation(pm, ann, i: int):
     """The annotation of item `i` of a tuple annotated `ann` (None: unknown)."""
     if ann is None:
         return None
-    ann = _unalias(pm, ann)
+    ann = pm.unalias(ann)
     if pm.ct_name(ann) == "Constant":          # the whole tuple is constant
         return ann
     if isinstance(ann, cst.Subscript):
@@ -186,7 +185,7 @@ def _plain_annotation(pm, ann) -> bool:
     """Annotations that say the parameter is no tuple (an array, a list, a number)."""
     if ann is None:
         return False
-    a = _unalias(pm, ann.annotation)
+    a = pm.unalias(ann.annotation)
     if isinstance(a, cst.Name) and a.value in ("int", "float", "bool", "list", "List"):
         return True
     name = pm.ct_name(a.value if isinstance(a, cst.Subscript) else a)

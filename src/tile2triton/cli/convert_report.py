@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .diagnostics import CODES, Diagnostic
+from ..diagnostics import CODES, Diagnostic
 
 # Full diagnostics of one code shown per file before the rest are counted on one line.
 SHOWN_PER_FILE_AND_CODE = 3

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from .diagnostics import UsageError
+from ..diagnostics import UsageError
 from .files import same_file, write_atomic
 
 

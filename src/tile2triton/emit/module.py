@@ -18,23 +18,23 @@ from functools import lru_cache
 import jinja2
 import libcst as cst
 
-from .coarsen import (called_helpers, coarsenable, coarsened_body, persistable,
+from .coarsening import (called_helpers, coarsenable, coarsened_body, persistable,
                       persistent_body, walked_calls, walked_helper)
-from .diagnostics import LocatedFailure, TranslationError
+from ..diagnostics import LocatedFailure, TranslationError
 from .imports import drop_orphaned, identifiers_used, sort_block
 from .layout import after_docstring, lay_out, layout_simple
-from .model import DTYPES, OFFSET_DTYPE, USE_INT64, FunctionInfo
-from .names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
-from . import keep as keep_mod
-from .parse import ParsedModule, dotted_name
+from ..model import DTYPES, OFFSET_DTYPE, USE_INT64, FunctionInfo
+from ..parse.names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
+from . import keep_unconverted as keep_mod
+from ..parse.source import ParsedModule, dotted_name
 from .read_guards import negation, read_guards
-from .recognize import read_only_arrays
+from ..recognize import read_only_arrays
 
 
 
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.PackageLoader("tile2triton", "templates"),
+    return jinja2.Environment(loader=jinja2.PackageLoader("tile2triton.emit", "templates"),
                               trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                               undefined=jinja2.StrictUndefined)
 
@@ -444,8 +444,8 @@ class _HostRewriter(cst.CSTTransformer):
         if id(node) in self.pm.device_methods:
             return False        # a dataclass method kernels call: device code (records.py)
         if (self.depth > 1 or self.class_depth) and id(node) not in self.nested:
-            from .recognize import decorator_role, tile_code_names
-            role = next((r for r in (decorator_role(self.pm, d)[0] for d in node.decorators)
+            from ..recognize import tile_code_names
+            role = next((r for r in (self.pm.decorator_role(d)[0] for d in node.decorators)
                          if r), None)
             if role is None and self.class_depth and self.depth == 1 \
                     and tile_code_names(self.pm, node):
@@ -606,10 +606,9 @@ class _HostRewriter(cst.CSTTransformer):
         """The decorators of a kernel or tile function that are not cuTile's, kept above
         `@triton.jit` (a registration decorator then registers the Triton kernel). One below
         the cuTile decorator has changed the function cuTile compiled: refused."""
-        from .recognize import decorator_role
         kept, below = [], False
         for d in fdef.decorators:
-            if decorator_role(self.pm, d)[0] is not None:
+            if self.pm.decorator_role(d)[0] is not None:
                 below = True
             elif below:
                 self.errors.append(self.pm.error(
@@ -716,9 +715,8 @@ class _HostRewriter(cst.CSTTransformer):
 
     def _host_copy(self, fdef, name: str):
         """Tile function `fdef` as a plain Python function `name` (its cuTile decorator off)."""
-        from .recognize import decorator_role
         return fdef.with_changes(name=cst.Name(name), decorators=[
-            d for d in fdef.decorators if decorator_role(self.pm, d)[0] is None])
+            d for d in fdef.decorators if self.pm.decorator_role(d)[0] is None])
 
     def _host_dtype_alias(self, small) -> bool:
         """`DT = ct.float16` (or a tuple, list or dict of dtypes) that host code reads too:
@@ -1293,7 +1291,7 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
     uncalled = {}
     for fn in functions:
         if fn.role == "tile_code" and fn.name not in device_stmts:
-            from .recognize import tile_code_names
+            from ..recognize import tile_code_names
             used = ", ".join(f"ct.{n}" for n in tile_code_names(pm, fn.node)[:4])
             uncalled[fn.name] = (f"# `{fn.name}` is tile code ({used}) that nothing here "
                                  "calls: not translated.")
@@ -1527,7 +1525,7 @@ def with_header(code: str, path: str) -> str:
     from pathlib import PurePath
     import tokenize
 
-    from .version import __version__
+    from ..version import __version__
     name = comment_safe(PurePath(path).name if not path.startswith("<") else path)
     header = f"# Translated from {name} (cuTile) to Triton by tile2triton {__version__}.\n"
     lines = code.splitlines(True)

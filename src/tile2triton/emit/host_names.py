@@ -24,7 +24,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Optional
 
-from .names import RESERVED_IMPORTS
+from ..parse.names import RESERVED_IMPORTS
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
@@ -35,7 +35,7 @@ def generated_builtins() -> frozenset:
     host-helper templates spell (read from the templates, so a new call is covered)."""
     names: set = set()
     for template in ("launcher.py.j2", "host.py.j2"):
-        text = resources.files("tile2triton").joinpath("templates", template).read_text(
+        text = resources.files("tile2triton.emit").joinpath("templates", template).read_text(
             encoding="utf-8")
         text = re.sub(r'"""[\s\S]*?"""', "", text)          # docstrings
         text = re.sub(r"\{#[\s\S]*?#\}", "", text)            # template comments

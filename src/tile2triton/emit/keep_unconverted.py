@@ -62,5 +62,4 @@ def kept_kernel(fdef: cst.FunctionDef, diagnostics: list) -> cst.FunctionDef:
 
 
 def is_cutile_decorator(pm, decorator: cst.Decorator) -> bool:
-    from .recognize import decorator_role
-    return decorator_role(pm, decorator)[0] is not None
+    return pm.decorator_role(decorator)[0] is not None

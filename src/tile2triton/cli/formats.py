@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from .diagnostics import CODES, Diagnostic
+from ..diagnostics import CODES, Diagnostic
 
 FORMATS = ("text", "json", "github", "sarif")
 

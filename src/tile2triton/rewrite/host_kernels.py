@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from .parse import ParsedModule
-from .recognize import decorator_role
+from ..parse.source import ParsedModule
 
 
 @dataclass
@@ -148,7 +147,7 @@ def find_nested_kernels(pm: ParsedModule, taken: set) -> list[NestedKernel]:
             continue
         if not isinstance(stmt, cst.FunctionDef):
             continue
-        if any(decorator_role(pm, d)[0] for d in stmt.decorators):
+        if any(pm.decorator_role(d)[0] for d in stmt.decorators):
             continue
         scan = _Assigns()
         stmt.visit(scan)
@@ -158,12 +157,12 @@ def find_nested_kernels(pm: ParsedModule, taken: set) -> list[NestedKernel]:
         for node in scan.kernels:
             role, options = None, {}
             for d in node.decorators:
-                r, o = decorator_role(pm, d)
+                r, o = pm.decorator_role(d)
                 if r == "kernel":
                     role, options = r, o
             if role is None and node.name.value in handed and scan.count.get(
                     node.name.value) == 1 and not any(
-                        decorator_role(pm, d)[0] for d in node.decorators):
+                        pm.decorator_role(d)[0] for d in node.decorators):
                 # `ct.kernel(f, **options)` in the host function makes its nested `f` a kernel
                 role, options = "kernel", handed[node.name.value]
             if role is None:
@@ -205,7 +204,7 @@ def _class_kernels(pm: ParsedModule, cls: cst.ClassDef, taken: set) -> list[Nest
             continue
         role, options, other = None, {}, False
         for d in node.decorators:
-            r, o = decorator_role(pm, d)
+            r, o = pm.decorator_role(d)
             if r is not None:
                 role, options = r, o
             elif not (isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"):

@@ -17,7 +17,7 @@ from typing import Optional
 
 import libcst as cst
 
-from .parse import ParsedModule, dotted_name, parse_source
+from .source import ParsedModule, dotted_name, parse_source
 
 MAX_DEPTH = 6
 _PARSED: dict = {}
@@ -65,8 +65,7 @@ def _parse_file(path: Path) -> Optional[ParsedModule]:
 
 
 def _is_kernel(pm: ParsedModule, fdef: cst.FunctionDef) -> bool:
-    from .recognize import decorator_role
-    return any(decorator_role(pm, d)[0] == "kernel" for d in fdef.decorators)
+    return any(pm.decorator_role(d)[0] == "kernel" for d in fdef.decorators)
 
 
 def link_imports(pm: ParsedModule) -> None:

@@ -16,7 +16,7 @@ import sys
 
 import libcst as cst
 
-from .names import source_identifiers
+from ..parse.names import source_identifiers
 
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
 
