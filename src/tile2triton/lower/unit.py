@@ -40,6 +40,8 @@ class UnitResult:
     # plain Python functions of the module called at compile time (ct.static_eval, static_assert
     # conditions): emitted with @triton.constexpr_function
     constexpr_functions: set = field(default_factory=set)
+    # a function it calls (or one they call) has a tl.static_assert (emit.callee_asserts)
+    asserting_callees: bool = False
 
     def merge(self, callee: "UnitResult") -> None:
         """What a called function needs, its caller needs too: the one way a helper's results
@@ -50,3 +52,4 @@ class UnitResult:
         self.fma_dots |= callee.fma_dots
         self.debug |= callee.debug
         self.constexpr_functions |= callee.constexpr_functions
+        self.asserting_callees |= callee.asserting_callees or "tl.static_assert(" in callee.text

@@ -132,13 +132,13 @@ class CompileProbe:
                 err = e
         if err is None:
             return dict(kernel=name, ok=True, **({"ir": str(module)} if self.keep_ir else {}))
-        from .explain import compile_error_from_exception
+        from .explain import compile_error_from_exception, compile_error_text
         try:
             tfile = fn.fn.__code__.co_filename
         except AttributeError:
             tfile = None
         finding = compile_error_from_exception(err, tfile, cap["text"])
-        return dict(kernel=name, ok=False, message=f"{type(err).__name__}: {err}",
+        return dict(kernel=name, ok=False, message=compile_error_text(err),
                     stderr=_errors_first(cap["text"]), finding=finding)
 
 
