@@ -152,6 +152,14 @@ class Recorder:
     def _plan(self, kernel, func, name, kfile, kernel_args):
         return _plan_launch(self, kernel, func, name, kfile, kernel_args)
 
+    def _planned_only(self, meta, plan) -> None:
+        """Measuring what the artifacts serve (tools/static_launches.py): nothing is run."""
+        meta.update(plan.meta, artifact=dict(plan.artifact), verdict="not-checked",
+                    planned=True, findings=[dict(kind="not-checked", detail=(
+                        f"{ENV_PLAN_ONLY} is set: the launch has a translation to be checked "
+                        "against, and is not run"))])
+        self.jobs.append(self.sink.note(dict(type="launch", **meta)))
+
     def record(self, kernel, grid, kernel_args):
         from . import snapshot as S
         index = next(self._count)
@@ -184,13 +192,7 @@ class Recorder:
             self.jobs.append(self.sink.note(dict(type="launch", **meta)))
             return
         if os.environ.get(ENV_PLAN_ONLY):
-            # measuring what the artifacts serve (tools/static_launches.py): nothing is run
-            meta.update(plan.meta, artifact=dict(plan.artifact), verdict="not-checked",
-                        planned=True, findings=[dict(kind="not-checked", detail=(
-                            f"{ENV_PLAN_ONLY} is set: the launch has a translation to be "
-                            "checked against, and is not run"))])
-            self.jobs.append(self.sink.note(dict(type="launch", **meta)))
-            return
+            return self._planned_only(meta, plan)
         try:
             meta.update(plan.meta)
             if plan.text is not None:
