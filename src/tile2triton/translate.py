@@ -19,6 +19,7 @@ from .lower import ModuleContext, lower_function
 from .emit.module_check import check_output
 from .model import FunctionInfo, ParamInfo, Specialization
 from .emit.host_names import rebinding_problem
+from .emit.host_references import HostErrors
 from .parse.names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
 from .rewrite.host_kernels import find_nested_kernels
 from .parse.packages import link_imports
@@ -308,7 +309,7 @@ def translate_source(text: str, path: str = "<input>",
         result.kept = sorted(failed)
         result.module_diagnostics.extend(notes)
         result.runtime = shared.pieces if shared is not None else []
-    except emit.HostErrors as e:
+    except HostErrors as e:
         result.module_diagnostics.extend(err.diagnostic for err in e.errors)
     except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
         result.module_diagnostics.append(_failure(pm, e, pm.module, "the module"))

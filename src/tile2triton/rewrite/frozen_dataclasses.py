@@ -29,6 +29,7 @@ from typing import Optional
 import libcst as cst
 
 from ..diagnostics import TranslationError
+from ..parse.cst_tools import names_in, walk
 
 
 @dataclass
@@ -187,7 +188,7 @@ def rewrite_records(pm, roles) -> dict:
     for c in classes.values():       # methods using cuda.tile are tile code: not host code
         for m in _own_methods(c):
             if any(isinstance(n, (cst.Name, cst.Attribute)) and pm.ct_name(n) is not None
-                   for n in _walk(m)):
+                   for n in walk(m)):
                 pm.device_methods[id(m)] = (c.name, [])
     mp = _ModulePass(pm, classes, instances)
     seen: set = set()
@@ -288,7 +289,7 @@ class _ModulePass:
             if p.name.value in recs:
                 fp.env[p.name.value] = shape_of(recs[p.name.value])
         body = fp.block(fdef.body)
-        read = _names_in(body)
+        read = names_in(body)
         params, kept = [], []
         for p in fdef.params.params:
             if p.name.value in recs:
@@ -524,7 +525,7 @@ class _FunctionPass:
         # one assignment per field, unless a value reads a field assigned before it
         earlier, clash = set(), False
         for n, v in pairs:
-            clash = clash or bool(_names_in(v) & earlier)
+            clash = clash or bool(names_in(v) & earlier)
             earlier.add(n)
         if clash:
             new = cst.Assign([cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(n))
@@ -728,24 +729,6 @@ class _FunctionPass:
 def _own_methods(c: RecordClass) -> list:
     body = c.node.body.body if isinstance(c.node.body, cst.IndentedBlock) else ()
     return [s for s in body if isinstance(s, cst.FunctionDef)]
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
-
-
-def _names_in(node) -> set:
-    out, stack = set(), [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name):
-            out.add(n.value)
-        stack.extend(n.children)
-    return out
 
 
 class _Exprs(cst.CSTTransformer):
