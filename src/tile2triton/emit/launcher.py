@@ -42,7 +42,7 @@ LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
                     "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32",
                     "_tma_descriptor", "_row_tiles", "_row_warps", "_walk_programs",
-                    "_ptxas_target", "_unread_array")
+                    "_ptxas_target", "_unread_array", "_callee_error")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
                    "constexprs", "compiled", "grid_x", "grid_y", "grid_z", "grid_rest",
@@ -144,6 +144,14 @@ def render_rank_dispatch(pm: ParsedModule, fn: FunctionInfo, variants: list,
     return comment, "\n".join(lines) + "\n"
 
 
+def callee_asserts(unit) -> bool:
+    """Whether a function the kernel calls has a tl.static_assert (a branch naming a construct
+    the installed cuda-tile lacks, a user's ct.static_assert): Triton's error for it names only
+    the call, so the launcher raises the function's own error instead."""
+    return unit.asserting_callees or any("tl.static_assert(" in s
+                                         for s in unit.helper_sources.values())
+
+
 def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
                     coarse: bool = False, persistent: int = 0, direct: bool = False) -> str:
     """The host launcher of kernel `fn`. It launches through Triton's public `kernel[grid](...)`;
@@ -240,7 +248,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tma=tma,
         tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
-        fma_dots=unit.fma_dots,
+        fma_dots=unit.fma_dots, callee_asserts=callee_asserts(unit),
         coarse=coarse, row_tiles=row_tiles, persistent=persistent,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
         int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints,
