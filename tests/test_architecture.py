@@ -223,8 +223,6 @@ def _states_why(doc: str) -> bool:
 # Units over the limits that are not split yet (issue #25), each `file:qualified name`. The
 # test fails when one of them is split (or says why), so that the list only shrinks.
 NOT_YET_SPLIT = {
-    "emit/module.py:render_launcher", "emit/module.py:_HostRewriter",
-    "emit/module.py:_HostRewriter.leave_Call", "emit/module.py:render_module",
     "rewrite/frozen_dataclasses.py:_FunctionPass", "verify/interpreter_numerics.py:enable",
 }
 

@@ -168,16 +168,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     unread = [(a, negation(guards[a]), ranks[a]) for a in arrays if a in guards]
     h = {n: names[n] for n in LAUNCHER_HELPERS}
     signature, unpack, local = launcher_signature(pm, fn)
-    call_args = []
-    for p in fn.params:
-        if p.kind == "array" and p.array.flat:   # any shape: one dimension of numel elements
-            call_args.append(f"{p.name}, {p.name}.numel(), 1")
-        elif p.kind == "array":
-            call_args.append(f"{p.name}, *{p.name}.shape, *{p.name}.stride()")
-        elif p.kind == "array_list":
-            call_args.append(f"*{p.name}_tables")
-        else:  # constexprs too: positional, in the kernel's parameter order
-            call_args.append(p.name)
+    call_args = _call_args(fn)
     # TMA descriptors of 2-D tiles that feed matrix products (lower/tma.py): built per launch,
     # None where the array does not allow one (the kernel then loads through pointers)
     tma = [(desc, array, "(" + ", ".join(block) + ")") for array, block, desc in unit.tma]
@@ -193,57 +184,26 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
                                                                for d, _, _ in tma))
     # loops walking one row keep its tiles in registers (lower/resident_rows.py): per group,
     # the launcher's call computing (tile count or 0, bytes kept), and the kernel's constexpr
-    row_tiles = []
-    for i, (constexpr, count, cached) in enumerate(unit.row_tiles):
-        if cached:
-            tile_bytes = " + ".join(f"{a}.element_size() * " + (f"({e})" if " " in e else e)
-                                   for a, e in cached)
-            checks = [f"({a}, {tuple_code([o for o in arrays if o != a])})" for a, _ in cached]
-            row_tiles.append(f"{h['_row_tiles']}({count}, {tile_bytes}, {tuple_code(checks)})")
-        else:               # nothing to keep: the loops as written
-            row_tiles.append("(0, 0)")
-        constexpr_args.append(f"{constexpr}={local['row_tiles']}[{i}][0]")
+    row_tiles = _row_tiles(unit, arrays, h)
+    constexpr_args += [f"{constexpr}={local['row_tiles']}[{i}][0]"
+                       for i, (constexpr, _, _) in enumerate(unit.row_tiles)]
     if coarse:      # the kernel's extra arguments (coarsen.py)
         call_args.append(local["grid_x"])
         constexpr_args.append(f"{names[PER_PROGRAM]}={local['blocks_per_program']}")
     if persistent:  # the grid's extents along the axes the kernel walks (coarsen.py)
         call_args += [local[g] for g in WALKED_GRID[:persistent]]
-    # What the direct launch path keys on: everything Triton specializes on (dtypes, 16-byte
-    # alignment of pointers, integer values, constexprs) and everything the launcher's own
-    # choices read (shapes, strides, constants, num_ctas). Lists of arrays take the plain path.
-    known = []
-    for p in (fn.params if direct else ()):
-        if p.kind == "array":
-            known.append(f"{p.name}.dtype, {p.name}.data_ptr() & 15, {p.name}.shape, "
-                         f"{p.name}.stride()")
-        elif p.kind == "constexpr":
-            known.append(p.name)
-        elif p.kind == "scalar":
-            known.append(f"{h['_scalar_key']}({p.name})")
-        else:
-            known = []
-            break
+    # what the direct launch path keys on (_launch_key), and num_ctas
+    known = _launch_key(fn, h) if direct else []
     if known:
         known.append(local["num_ctas"])
         if persistent:  # (whether the blocks are walked, which also reads the grid)
             known.append(local["walked"])
         if row_tiles:   # (the overlap of arrays, which the key does not hold otherwise)
             known.append(local["row_tiles"])
-    # tf32 products whose B operand (and A, for the row count) are loaded straight from array
-    # parameters (the mma pattern notes them): B gets a K-major copy when the kernel only
-    # reads it
-    k_major, seen = [], set()
-    pairs = getattr(unit, "k_major", ())
-    readers = read_only_arrays(pm, fn, set(arrays)) if pairs else set()
-    for b, a in pairs:
-        if b in readers and a in ranks and a != b and b not in seen:  # x @ x: A stays
-            seen.add(b)
-            others = [x for x in arrays if x != b]
-            k_major.append((b, f"{a}.shape[-2]", ", ".join(others) + (
-                "," if len(others) == 1 else "")))
+    k_major = _k_major_copies(pm, fn, unit, arrays, ranks)
     elems = launcher_tile_elems(fn, unit)
-    return render("launcher.py.j2", 
-        kernel=fn.name, launch=names[launcher_name(fn.name)], h=h, v=local,
+    return render(
+        "launcher.py.j2", kernel=fn.name, launch=names[launcher_name(fn.name)], h=h, v=local,
         params=signature, unpack=unpack, arrays=arrays, ranks=ranks, unread=unread,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tma=tma,
@@ -255,3 +215,70 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         # a launch can pass num_worker_warps only where the module spells it (the decorator,
         # replace_hints, a tuning space): other launchers leave the warp choice to themselves
         worker_warps="num_worker_warps" in pm.source.text).rstrip("\n")
+
+
+def _call_args(fn: FunctionInfo) -> list:
+    """The kernel's arguments as the launcher passes them: each array as its pointer, extents
+    and strides, each list of arrays as its tables, the rest (constexprs too) as they are, in
+    the kernel's parameter order."""
+    out = []
+    for p in fn.params:
+        if p.kind == "array" and p.array.flat:   # any shape: one dimension of numel elements
+            out.append(f"{p.name}, {p.name}.numel(), 1")
+        elif p.kind == "array":
+            out.append(f"{p.name}, *{p.name}.shape, *{p.name}.stride()")
+        elif p.kind == "array_list":
+            out.append(f"*{p.name}_tables")
+        else:
+            out.append(p.name)
+    return out
+
+
+def _row_tiles(unit, arrays: list, h: dict) -> list:
+    """Per group of loops walking one row (lower/resident_rows.py), the launcher's call
+    computing (tile count or 0, bytes kept)."""
+    out = []
+    for constexpr, count, cached in unit.row_tiles:
+        if cached:
+            tile_bytes = " + ".join(f"{a}.element_size() * " + (f"({e})" if " " in e else e)
+                                   for a, e in cached)
+            checks = [f"({a}, {tuple_code([o for o in arrays if o != a])})" for a, _ in cached]
+            out.append(f"{h['_row_tiles']}({count}, {tile_bytes}, {tuple_code(checks)})")
+        else:               # nothing to keep: the loops as written
+            out.append("(0, 0)")
+    return out
+
+
+def _launch_key(fn: FunctionInfo, h: dict) -> list:
+    """What the direct launch path keys on, per parameter: everything Triton specializes on
+    (dtypes, 16-byte alignment of pointers, integer values, constexprs) and what the
+    launcher's own choices read (shapes, strides, constants). Empty for a kernel taking a list
+    of arrays (the plain path)."""
+    known = []
+    for p in fn.params:
+        if p.kind == "array":
+            known.append(f"{p.name}.dtype, {p.name}.data_ptr() & 15, {p.name}.shape, "
+                         f"{p.name}.stride()")
+        elif p.kind == "constexpr":
+            known.append(p.name)
+        elif p.kind == "scalar":
+            known.append(f"{h['_scalar_key']}({p.name})")
+        else:
+            return []
+    return known
+
+
+def _k_major_copies(pm: ParsedModule, fn: FunctionInfo, unit, arrays: list, ranks: dict) -> list:
+    """tf32 products whose B operand (and A, for the row count) are loaded straight from array
+    parameters (the mma pattern notes them): B gets a K-major copy when the kernel only reads
+    it. [(B, A's row count, the other arrays)]."""
+    out, seen = [], set()
+    pairs = getattr(unit, "k_major", ())
+    readers = read_only_arrays(pm, fn, set(arrays)) if pairs else set()
+    for b, a in pairs:
+        if b in readers and a in ranks and a != b and b not in seen:  # x @ x: A stays
+            seen.add(b)
+            others = [x for x in arrays if x != b]
+            out.append((b, f"{a}.shape[-2]", ", ".join(others) + (
+                "," if len(others) == 1 else "")))
+    return out
