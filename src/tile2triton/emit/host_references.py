@@ -176,10 +176,18 @@ class HostReferences(cst.CSTTransformer):
         dtype = DTYPES.get(name)
         if dtype is not None and dtype.triton is not None:
             return cst.parse_expression(dtype.triton)
+        if f"cuda.tile.{name}" in self._choices():
+            # a construct handed to a kernel factory as a value: its name, which the
+            # kernel's translation chooses by (host_kernels.choice_candidates)
+            return cst.SimpleString(f'"{name}"')
         self.errors.append(self.pm.error(
             where, "T2T109", f"host code uses ct.{name}, which has no translation outside "
             "kernels", help=HOST_HELP))
         return updated
+
+    def _choices(self) -> set:
+        """The function values that kernels of host functions choose among."""
+        return {c for k in self.nested.values() for cs in k.choices.values() for c in cs}
 
     def _is_cutile_value(self, expr) -> bool:
         """Whether `expr` is a cuTile value only kernels give a meaning to (`ct.Constant[int]`,
@@ -192,8 +200,8 @@ class HostReferences(cst.CSTTransformer):
             name = self.pm.ct_name(sub) if isinstance(sub, (cst.Name, cst.Attribute)) else None
             if name is not None:
                 if name in self.HOST_NAMES or name in ("launch", "kernel") \
-                        or name.startswith("_"):
-                    return False
+                        or name.startswith("_") or f"cuda.tile.{name}" in self._choices():
+                    return False        # (a construct handed to a kernel factory: its name)
                 folded = True
                 continue
             stack.extend(sub.children)

@@ -21,6 +21,7 @@ from ..model import USE_INT64
 from ..parse.names import Renamer, comment_safe, launcher_name, rename_code, source_identifiers
 from ..parse.source import ParsedModule
 from ..recognize import tile_code_names
+from ..rewrite.host_kernels import node_of_local
 from .coarsening import (called_helpers, coarsenable, coarsened_body, persistable, persistent_body,
                          walked_calls, walked_helper)
 from .functions import (function_text, kernel_params, multiples_name, with_multiples,
@@ -192,6 +193,11 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         rw.linked_helpers = {mc.spec_base.get(n, n) for n in gen.linked}
         rw.nested = {id(fn.nested.node): fn.nested for fn, _ in units.values()
                      if fn.nested is not None}
+        for fn, _ in units.values():    # host-function helpers hoisted with their kernels
+            for local, (hoisted, _node) in (fn.nested.helpers if fn.nested else {}).items():
+                user = node_of_local(fn.nested, local)
+                if tile_code_names(pm, user):      # (plain Python ones stay host code too)
+                    rw.hoisted_defs[id(user)] = hoisted
         return rw
 
     rewriter = host_rewriter(bool(kept))

@@ -291,24 +291,57 @@ class Worker:
         return names
 
 
-def _tolerances(overrides, tfile, backend) -> dict | None:
+def _tolerances(overrides, tfile, backend, values=()) -> dict | None:
     """The launch's tolerance overrides; a translation with a tf32 dot gets the tf32 allowance
     for float32 arrays. On the CPU, Triton's interpreter computes that dot in fp32; on the GPU,
     Triton's tf32 dot drops the operands' low 13 bits where cuTile rounds them to nearest
     (GPU run 15: an 8x2x4 tf32 mma 1.2e-3 off cuTile, relative). Either way each side is within
-    tf32's precision of the exact product, not within fp32's."""
+    tf32's precision of the exact product, not within fp32's. A translation with a dot launched
+    with fp8 arrays (`values`: the launch's arrays) gets the fp8 product allowance likewise:
+    cuTile's fp8 mma keeps fewer bits than fp32 while summing (verdicts.FP8_PRODUCT_ALLOWANCE)."""
     if not tfile:
         return overrides
     try:
         text = Path(tfile).read_text()
     except OSError:
         return overrides
-    if not _uses_tf32(text):
+    from .verdicts import FP8_PRODUCT_ALLOWANCE, TF32_ALLOWANCE
+    if _uses_tf32(text):
+        allowance = TF32_ALLOWANCE
+    elif _has_dot(text) and _any_fp8(values):
+        allowance = FP8_PRODUCT_ALLOWANCE
+    else:
         return overrides
-    from .verdicts import TF32_ALLOWANCE
     out = dict(overrides or {})
-    out["torch.float32"] = dict(TF32_ALLOWANCE, **out.get("torch.float32", {}))
+    out["torch.float32"] = dict(allowance, **out.get("torch.float32", {}))
     return out
+
+
+def _has_dot(text: str) -> bool:
+    """Whether translated code calls a matrix product (tl.dot, tl.dot_scaled): a name token
+    `dot` or `dot_scaled` after `tl.`, so that comments and docstrings do not count."""
+    import io
+    import tokenize
+    try:
+        toks = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type in (tokenize.NAME, tokenize.OP)]
+    except (tokenize.TokenError, SyntaxError):
+        return "tl.dot(" in text or "tl.dot_scaled(" in text
+    return any(a.string == "tl" and b.string == "." and c.string in ("dot", "dot_scaled")
+               and d.string == "(" for a, b, c, d in zip(toks, toks[1:], toks[2:], toks[3:]))
+
+
+def _any_fp8(values) -> bool:
+    """Whether any array among `values` (tensors, or lists of them) has an fp8 dtype."""
+    from .verdicts import FP8
+    stack = list(values or ())
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif getattr(v, "dtype", None) in FP8:
+            return True
+    return False
 
 
 def _uses_tf32(text: str) -> bool:
@@ -732,7 +765,8 @@ class _Job:
         for f in self.oob_t + self.oob_o:
             f["name"] = self.names[f["tensor"]]
         self.oob_t, self.oob_o = _dedupe(self.oob_t), _dedupe(self.oob_o)
-        self.tols = _tolerances(self.meta.get("tolerance"), self.tfile, self.backend)
+        self.tols = _tolerances(self.meta.get("tolerance"), self.tfile, self.backend,
+                                self.values)
         res = classify(self.names, self.values, self.O, self.R, self.R2, self.PO, self.PR,
                        self.poisoned, self.tols, self.oob_t, self.oob_o,
                        CO=self.CO, CR=self.CR, canary=self.canary)
