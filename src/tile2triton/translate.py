@@ -20,10 +20,10 @@ from .emit.module_check import check_output
 from .model import FunctionInfo, ParamInfo, Specialization
 from .emit.host_names import rebinding_problem
 from .parse.names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
-from .rewrite.host_kernels import find_nested_kernels
+from .rewrite.host_kernels import find_nested_kernels, node_of_local
 from .parse.packages import link_imports
 from .parse.source import MAX_SOURCE_CHARS, ParsedModule, parse_source
-from .rewrite.frozen_dataclasses import rewrite_records
+from .rewrite.frozen_dataclasses import rewrite_nested_kernel, rewrite_records
 from .recognize import classify_params, find_cutile_functions, open_ranks
 from .registry import load_registry
 from .rewrite.tuple_params import split_tuple_params
@@ -35,12 +35,13 @@ class KernelReport:
     status: str  # translated | failed
     diagnostics: list = field(default_factory=list)
     line: int = 0
-    # a kernel defined in a module-level host function (nested.py): that function's name, the
+    # a kernel defined in a module-level host function (rewrite/host_kernels.py): that function's name, the
     # kernel's name there, and the host function's names its launcher takes as keywords
     outer: Optional[str] = None
     local_name: Optional[str] = None
     closure: list = field(default_factory=list)
     outer_kind: str = "function"    # "class": `outer` is a module-level class
+    choices: list = field(default_factory=list)   # closure names that are function values
 
 
 @dataclass
@@ -277,6 +278,11 @@ def _kernels(pm, functions) -> list:
         fn = FunctionInfo(nk.hoisted, nk.node, "kernel", decorator_options=nk.options,
                           nested=nk)
         kernels.append(fn)
+        for hoisted, node in nk.helpers.values():
+            # a function of the host function that the kernel calls: a module-level helper
+            if hoisted not in pm.functions:
+                pm.functions[hoisted] = node
+                pm.hoisted[hoisted] = (nk.outer_name, [])
     return kernels
 
 
@@ -289,9 +295,10 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
     report = KernelReport(fn.name, "translated", line=pm.def_line(fn.name) if nk is None
                           else pm.positions[fn.node.name].start.line)
     if nk is not None:
-        report.outer, report.local_name = nk.outer.name.value, nk.name
+        report.outer, report.local_name = nk.outer_name, nk.name
         report.closure = list(nk.closure)
         report.outer_kind = nk.outer_kind
+        report.choices = sorted(c for c in nk.closure if nk.choices.get(c))
     result.kernels.append(report)
     saved_specs = dict(mc.helper_specs)
     saved_order = list(mc.helper_order)
@@ -309,10 +316,13 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
                 units[vfn.name] = (vfn, unit)
             rank_variants[fn.name] = [(chosen, vfn.name) for chosen, vfn, _ in variants]
             return
+        if nk is not None:      # (dataclass instances: one local per field)
+            fn.node = rewrite_nested_kernel(pm, nk.lowered or nk.node)
         fn.params = classify_params(pm, fn, spec)
         if nk is not None:      # the host function's constants fold, other names are
             pm.globals.update(nk.folded)        # constexpr parameters
-            fn.params = fn.params + [ParamInfo(c, "constexpr") for c in nk.closure]
+            fn.params = fn.params + [ParamInfo(c, "constexpr", choices=nk.choices.get(c))
+                                     for c in nk.closure]
         unit = lower_function(mc, fn, fn.params)
         units[fn.name] = (fn, unit)
     except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic

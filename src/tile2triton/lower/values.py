@@ -7,7 +7,7 @@ import re
 
 import libcst as cst
 
-from ..model import (ARRAY_ATTRIBUTES, CT_TO_TL_DTYPE,
+from ..model import (ARRAY_ATTRIBUTES, CT_TO_TL_DTYPE, ChoiceV,
                      ENUM_MEMBERS, PREC, ArrayListV, ArrayV, ConstExprEnumV, ConstExprV, ConstV,
                      CtRefV, DTypeV, EnumClassV, EnumV, TableV, FuncV, Lowered, NoneV, ParamInfo, PyRefV, RawMemoryV,
                      TiledViewV, TileV, TupleV, Val)
@@ -16,12 +16,21 @@ from .pyconst import TypedInt
 
 
 
+def choice_name(candidate: str) -> str:
+    """The name a launcher passes for a function value: "sum" for "cuda.tile.sum", a helper's
+    own name (what `_choice_name` gives at run time: the function's `__name__`)."""
+    return candidate[len("cuda.tile."):] if candidate.startswith("cuda.tile.") else candidate
+
+
 def initial_env(params: list[ParamInfo], mutable: frozenset = frozenset()) -> dict:
     """The value kinds of a function's parameters (a ct.Constant parameter whose launch value is
     known, and that the body never rebinds, is that constant)."""
     env: dict[str, Val] = {}
     for p in params:
-        if p.kind == "constexpr" and p.launch_value is not None and p.name not in mutable:
+        if p.kind == "constexpr" and p.choices:
+            env[p.name] = ChoiceV([(f"{p.name} == {choice_name(c)!r}", Lowered(
+                c, CtRefV(c) if c.startswith("cuda.tile.") else FuncV(c))) for c in p.choices])
+        elif p.kind == "constexpr" and p.launch_value is not None and p.name not in mutable:
             env[p.name] = ConstV(p.launch_value[0])
         elif p.kind == "array":
             env[p.name] = ArrayV(p.array)
