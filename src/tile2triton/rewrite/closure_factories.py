@@ -253,3 +253,8 @@ def _names(t):
     elif isinstance(t, (cst.Tuple, cst.List)):
         for el in t.elements:
             yield from _names(el.value)
+
+
+def rewrite_pass(unit) -> None:
+    """Body pass (rewrite/__init__.py): closures made by factory functions inlined."""
+    unit.body = ClosureInliner(unit.pm, unit.pm.names).function_body(unit.body)

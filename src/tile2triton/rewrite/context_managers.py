@@ -421,3 +421,8 @@ def _prune(stmts: list) -> list:
             new = s.with_changes(body=s.body.with_changes(body=_prune(list(s.body.body))))
         out.append(new)
     return out
+
+
+def rewrite_pass(unit) -> None:
+    """Body pass (rewrite/__init__.py): `with` over generator context managers inlined."""
+    unit.body = ContextInliner(unit.pm, unit.error, unit.pm.names).function_body(unit.body)

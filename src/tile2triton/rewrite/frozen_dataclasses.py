@@ -873,3 +873,17 @@ class _Exprs(cst.CSTTransformer):
         if original in self.repl:
             return self.repl[original]
         return super().on_leave(original, updated)
+
+
+def rewrite_pass(unit) -> None:
+    """Module pass (rewrite/__init__.py): the functions that `unit.roles` reach rewritten;
+    the kernels whose rewrite failed in `unit.failures`."""
+    unit.failures.update(rewrite_records(unit.pm, unit.roles))
+
+
+def kernel_pass(unit) -> None:
+    """Kernel pass (rewrite/__init__.py): a kernel defined in a host function rewritten as
+    the module pass rewrote the module's kernels."""
+    nk = unit.fn.nested
+    if nk is not None:
+        unit.fn.node = rewrite_nested_kernel(unit.pm, nk.lowered or nk.node)
