@@ -312,18 +312,12 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
         spec = specialize if specialize is not None and specialize.kernel == fn.name \
             else None
         extra = []
-        if nk is not None:      # (dataclass instances: one local per field)
-            fn.node = rewrite_nested_kernel(pm, nk.lowered or nk.node)
-            pm.globals.update(nk.folded)    # the host function's constants fold, its other
-            extra = [ParamInfo(c, "constexpr", choices=nk.choices.get(c))   # names are
-                     for c in nk.closure]                                    # constexprs
+        if nk is not None:      # the host function's constants fold, its other names are
+            pm.globals.update(nk.folded)        # constexpr parameters
+            extra = [ParamInfo(c, "constexpr", choices=nk.choices.get(c)) for c in nk.closure]
         variants = _rank_variants(mc, fn, extra) if spec is None else None
         if variants:
-            fn.params = variants[0][1].params
-            for chosen, vfn, unit in variants:
-                units[vfn.name] = (vfn, unit)
-            rank_variants[fn.name] = [(chosen, vfn.name) for chosen, vfn, _ in variants]
-            return
+            return _add_variants(fn, variants, units, rank_variants)
         try:
             fn.params = classify_params(pm, fn, spec) + extra
             unit = lower_function(mc, fn, fn.params)
@@ -333,11 +327,7 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
             variants = _value_variants(mc, fn, extra) if spec is None else None
             if not variants:
                 raise
-            fn.params = variants[0][1].params
-            for chosen, vfn, unit in variants:
-                units[vfn.name] = (vfn, unit)
-            rank_variants[fn.name] = [(chosen, vfn.name) for chosen, vfn, _ in variants]
-            return
+            return _add_variants(fn, variants, units, rank_variants)
         units[fn.name] = (fn, unit)
     except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
         report.status = "failed"
@@ -414,6 +404,15 @@ def _rank_variants(mc, fn: FunctionInfo, extra=()) -> Optional[list]:
             mc.helper_specs, mc.helper_order = saved
             return None
     return out
+
+
+def _add_variants(fn, variants, units, rank_variants) -> None:
+    """Kernel `fn` as its variants (_rank_variants, _value_variants), which its launcher
+    chooses among."""
+    fn.params = variants[0][1].params
+    for _, vfn, unit in variants:
+        units[vfn.name] = (vfn, unit)
+    rank_variants[fn.name] = [(chosen, vfn.name) for chosen, vfn, _ in variants]
 
 
 # At most this many ct.Constant[bool] parameters are translated once per value
