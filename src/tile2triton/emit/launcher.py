@@ -8,7 +8,6 @@ import libcst as cst
 from ..model import USE_INT64, FunctionInfo
 from ..parse.names import launcher_name, source_identifiers
 from ..parse.source import ParsedModule
-from ..recognize import read_only_arrays
 from .functions import multiples_name
 from .host import HostRewriter
 from .read_guards import negation, read_guards
@@ -274,7 +273,7 @@ def _k_major_copies(pm: ParsedModule, fn: FunctionInfo, unit, arrays: list, rank
     it. [(B, A's row count, the other arrays)]."""
     out, seen = [], set()
     pairs = getattr(unit, "k_major", ())
-    readers = read_only_arrays(pm, fn, set(arrays)) if pairs else set()
+    readers = unit.read_only     # (the lowering scanned them: Lowerer.read_only_arrays)
     for b, a in pairs:
         if b in readers and a in ranks and a != b and b not in seen:  # x @ x: A stays
             seen.add(b)
