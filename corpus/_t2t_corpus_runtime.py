@@ -545,6 +545,16 @@ def _launch(stream, grid, kernel, args):
     _launcher_of(kernel)(stream, grid, *args)
 
 
+def _callee_error(e):
+    """Triton reports an error in a function that a kernel calls at the call only, with no
+    message; the function's own error (a failed tl.static_assert, with its message) is the
+    exception's cause. That error again, to raise from the launch."""
+    inner = e
+    while isinstance(inner.__cause__, triton.CompilationError):
+        inner = inner.__cause__
+    return type(inner)(inner.src, inner.node, inner.error_message)
+
+
 def _with_hints(kernel, **hints):
     """kernel.replace_hints(**hints): the same launcher with other hints."""
     launcher = _launcher_of(kernel)

@@ -68,21 +68,28 @@ def show(x):
     assert "@ct.kernel" in d.help and "@ct.function" in d.help
 
 
-def test_a_kernel_in_a_class_is_one_diagnostic_not_one_per_construct():
+def test_a_kernel_convert_cannot_reach_is_one_diagnostic_not_one_per_construct():
+    # (a kernel of a module-level class body is hoisted now: this one is a class deeper)
     src = '''import cuda.tile as ct
 
 
-class Kernels:
-    @staticmethod
-    @ct.kernel
-    def plus_one(x, tile: ct.Constant[int]):
-        i = ct.bid(0)
-        ct.store(x, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) + 1)
+class Outer:
+    class Kernels:
+        @staticmethod
+        @ct.kernel
+        def plus_one(x, tile: ct.Constant[int]):
+            i = ct.bid(0)
+            ct.store(x, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) + 1)
 '''
     r = translate_source(src, "in_class.py")
     (d,) = r.diagnostics()
     assert d.code == "T2T109" and "`plus_one` is defined where convert cannot translate it" \
         in d.message
+    # one level up, in a module-level class, the kernel translates
+    flat = "\n".join(line[4:] if line.startswith("    ") else line
+                     for line in src.replace("class Outer:\n", "").splitlines())
+    r = translate_source(flat, "in_class.py")
+    assert r.ok and "plus_one = staticmethod(launch_plus_one)" in r.output, r.diagnostics()
 
 
 def test_a_table_of_tile_functions_is_not_taken_for_kernels():

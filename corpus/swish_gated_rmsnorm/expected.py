@@ -4,6 +4,7 @@ import triton.language as tl
 from _t2t_corpus_runtime import (
     _as_tensor,
     _by_target,
+    _callee_error,
     _check_ndim,
     _grid,
     _launch_known,
@@ -238,9 +239,13 @@ def launch_swish_gated_rmsnorm(stream, grid, x, gate, w, out, eps, TN, FAST, *, 
         USE_INT64=_needs_int64(x, gate, w, out),
     )
     with _on_stream(stream):
-        compiled = swish_gated_rmsnorm[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
-        )
+        try:
+            compiled = swish_gated_rmsnorm[_grid(grid)](
+                *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            )
+        except triton.CompilationError as e:
+            # a compile-time assertion of a function the kernel calls: its own message
+            raise _callee_error(e) from e
         _remember_launch(swish_gated_rmsnorm, known, compiled, args, constexprs)
 
 

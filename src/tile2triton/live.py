@@ -401,8 +401,19 @@ class _Namespace:
                     if getattr(params, k, d) != d]
             lines.append(f"@{dc}.dataclass" + (f"({', '.join(opts)})" if opts else ""))
         lines.append(f"class {name}" + (f"({', '.join(bases)})" if bases else "") + ":")
-        own = cls.__dict__.get("__annotations__", {})
         fields = {f.name: f for f in dataclasses.fields(cls)} if params is not None else {}
+        self._record_fields(cls, fields, dc, lines, where)
+        self._record_members(cls, fields, lines, segments, where)
+        if len(lines) == 1 + (params is not None):
+            lines.append("    pass")
+        self.classes[name] = "\n".join(lines)
+        self.class_segments[name] = segments
+        return name
+
+    def _record_fields(self, cls, fields: dict, dc: str, lines: list, where: dict) -> None:
+        """The dataclass's own fields, annotated `typing.Any` (or their builtin type), with
+        their defaults, as lines of its definition."""
+        own = cls.__dict__.get("__annotations__", {})
         for fname in own:
             f = fields.get(fname)
             if f is None:
@@ -425,6 +436,11 @@ class _Namespace:
                 default = f"{dc}.field(init=False" + (
                     f", default={default})" if default is not None else ")")
             lines.append(f"    {fname}: {ann}" + (f" = {default}" if default is not None else ""))
+
+    def _record_members(self, cls, fields: dict, lines: list, segments: list,
+                        where: dict) -> None:
+        """The class's methods (their source; `segments` maps the lines back to it) and
+        constants, as lines of its definition."""
         for k, v in cls.__dict__.items():
             if k.startswith("__") and k.endswith("__") and not callable(v) or k in fields:
                 continue
@@ -457,11 +473,6 @@ class _Namespace:
                 raise _Unsupported(f"`{cls.__qualname__}.{k}` is {_describe(v)}, which "
                                    "tile2triton cannot write as a constant", **where)
             lines.append(f"    {k} = {expr}")
-        if len(lines) == 1 + (params is not None):
-            lines.append("    pass")
-        self.classes[name] = "\n".join(lines)
-        self.class_segments[name] = segments
-        return name
 
 
 _DATACLASS_MADE = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__",
@@ -508,6 +519,21 @@ def _is_ct_member(value) -> Optional[str]:
 
 def _expr(ns: _Namespace, v) -> Optional[str]:
     """Python source for a constant value, or None."""
+    for part in (_plain_expr, _named_expr, _typing_expr, _instance_expr):
+        out = part(ns, v)
+        if out is not _OTHER:
+            return out
+    if isinstance(v, type):
+        return _type_expr(ns, v)
+    return None
+
+
+# what a part of _expr returns for a value it does not handle (None: cannot be written)
+_OTHER = object()
+
+
+def _plain_expr(ns: _Namespace, v):
+    """Python's own values: None, numbers, strings, tuples, lists, dicts."""
     if v is None or isinstance(v, (bool, int, str, bytes)):
         return repr(v)
     if isinstance(v, float):
@@ -531,6 +557,12 @@ def _expr(ns: _Namespace, v) -> Optional[str]:
         if any(a is None or b is None for a, b in parts):
             return None
         return "{" + ", ".join(f"{a}: {b}" for a, b in parts) + "}"
+    return _OTHER
+
+
+def _named_expr(ns: _Namespace, v):
+    """cuTile's names and enum members, the user's enums, operator functions and the
+    builtins kernels call, and helpers (inside a table): copied in."""
     member = _is_ct_member(v)
     if member is not None:
         return f"{ns.ct()}.{member}"
@@ -555,6 +587,11 @@ def _expr(ns: _Namespace, v) -> Optional[str]:
         name = f.__name__ if not ns.taken(f.__name__) else ns.fresh(f.__name__)
         ns.bind(name, v, {})
         return name
+    return _OTHER
+
+
+def _typing_expr(ns: _Namespace, v):
+    """Annotations: `tuple[...]`, `torch.Tensor`, `typing.Annotated[...]`."""
     if typing.get_origin(v) is tuple and type(v) is types.GenericAlias:
         # `tuple[ct.IndexedWithInt64, torch.Tensor]`, `tuple[int, ...]`
         items = [("..." if a is Ellipsis else _expr(ns, a)) for a in typing.get_args(v)]
@@ -572,6 +609,12 @@ def _expr(ns: _Namespace, v) -> Optional[str]:
         if any(p is None for p in parts):
             return None
         return f"{ns.module_name('typing', 'typing')}.Annotated[{', '.join(parts)}]"
+    return _OTHER
+
+
+def _instance_expr(ns: _Namespace, v):
+    """Instances: the user's dataclasses, cuTile's annotation objects, torch dtypes,
+    numpy types and scalars."""
     if not isinstance(v, type) and _is_user_dataclass(type(v)):
         # an instance of the user's dataclass (a global `cfg = Config(4, 8)`): built again
         fields = [(f.name, _expr(ns, getattr(v, f.name))) for f in dataclasses.fields(v)
@@ -602,10 +645,7 @@ def _expr(ns: _Namespace, v) -> Optional[str]:
                 return f"{ns.module_name('numpy', 'np')}.{type(v).__name__}({v.item()!r})"
             return _expr(ns, v.item())
         return None
-    if isinstance(v, type):
-        return _type_expr(ns, v)
-    return None
-
+    return _OTHER
 
 _NUMPY_INT_SCALARS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 

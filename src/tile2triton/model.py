@@ -381,6 +381,10 @@ class ParamInfo:
     # `(value,)` when the function is translated for one launch whose value of this ct.Constant
     # parameter is known (live translation specialized per launch: `translate.Specialization`)
     launch_value: Optional[tuple] = None
+    # a function value the kernel calls, given at launch (a factory's `reduce_op`): the
+    # constructs ("cuda.tile.sum") and helpers it may be; the parameter holds the name of the
+    # one launched ("sum", a helper's name), and each call is a choice Triton folds
+    choices: Optional[tuple] = None
 
 
 @dataclass(frozen=True)

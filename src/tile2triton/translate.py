@@ -20,10 +20,10 @@ from .emit.module_check import check_output
 from .model import FunctionInfo, ParamInfo, Specialization
 from .emit.host_names import rebinding_problem
 from .parse.names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
-from .rewrite.host_kernels import find_nested_kernels
+from .rewrite.host_kernels import find_nested_kernels, node_of_local
 from .parse.packages import link_imports
 from .parse.source import MAX_SOURCE_CHARS, ParsedModule, parse_source
-from .rewrite.frozen_dataclasses import rewrite_records
+from .rewrite.frozen_dataclasses import rewrite_nested_kernel, rewrite_records
 from .recognize import classify_params, find_cutile_functions, open_ranks
 from .registry import load_registry
 from .rewrite.tuple_params import split_tuple_params
@@ -35,12 +35,13 @@ class KernelReport:
     status: str  # translated | failed
     diagnostics: list = field(default_factory=list)
     line: int = 0
-    # a kernel defined in a module-level host function (nested.py): that function's name, the
+    # a kernel defined in a module-level host function (rewrite/host_kernels.py): that function's name, the
     # kernel's name there, and the host function's names its launcher takes as keywords
     outer: Optional[str] = None
     local_name: Optional[str] = None
     closure: list = field(default_factory=list)
     outer_kind: str = "function"    # "class": `outer` is a module-level class
+    choices: list = field(default_factory=list)   # closure names that are function values
 
 
 @dataclass
@@ -206,26 +207,9 @@ def translate_source(text: str, path: str = "<input>",
     are reported all the same. `kept_foreign`: (module as imported, kernel) of the kernels
     imported from the user's other modules that those keep as cuTile code (their launches
     stay cuTile's, under notes; launcher_links.py)."""
-    if len(text) > MAX_SOURCE_CHARS and "cuda" not in text:
-        return ModuleResult(path, False, text)  # a big file that cannot import cuda.tile
-    try:
-        pm = parse_source(text, path)
-    except TranslationError as e:
-        return ModuleResult(path, True, None, module_diagnostics=[e.diagnostic])
-    except Exception as e:  # noqa: BLE001 - a parser failure the prescan did not foresee
-        return ModuleResult(path, True, None, module_diagnostics=[Diagnostic(
-            "T2T900", f"internal error while parsing: {type(e).__name__}: {e}", path, 1, 1,
-            help="this is a tile2triton bug; please report it with this file")])
-    if not pm.uses_cuda_tile():
-        hidden = hidden_cutile_import(text, path, pm.source)
-        if hidden is not None:   # cuTile code that would otherwise pass `--check` unseen
-            # (--keep-unconverted: the module stays cuTile code as a whole, under the note)
-            return ModuleResult(path, True, keep_mod.noted_text(text, [hidden])
-                                if keep_unconverted else None, module_diagnostics=[hidden])
-        return ModuleResult(path, False, text)
-    bad = _python_refuses(pm, text, path)
-    if bad is not None:
-        return ModuleResult(path, True, None, module_diagnostics=[bad])
+    pm, early = _parse_module(text, path, keep_unconverted)
+    if early is not None:
+        return early
     link_imports(pm)      # helpers and kernels imported from the user's other modules
     pm.kept_foreign = {local for local, k in pm.foreign_kernels.items() if k in kept_foreign}
     mc = ModuleContext(pm, load_registry())
@@ -239,58 +223,122 @@ def translate_source(text: str, path: str = "<input>",
     clash = _reserved_clash(pm, functions)
     if clash is not None:
         return ModuleResult(path, True, None, module_diagnostics=[clash])
+    result = ModuleResult(path, True, None)
+    units: dict[str, tuple] = {}
+    rank_variants: dict[str, list] = {}
+    for fn in _kernels(pm, functions):
+        _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_variants)
+    failed = {k.kernel: k.diagnostics for k in result.kernels if k.status == "failed"}
+    if failed and not keep_unconverted:
+        return result
+    shared = emit.SharedRuntime(shared_runtime, shared_device) if shared_runtime else None
+    _emit_module(result, text, pm, mc, units, functions, rank_variants, failed, shared, coarsen,
+                 keep_unconverted)
+    if result.output is not None:
+        broken = _does_not_compile(result.output, path)
+        if broken is not None:  # never a module that does not compile with exit 0
+            result.output = None
+            result.module_diagnostics.append(broken)
+    return result
+
+
+def _parse_module(text: str, path: str, keep_unconverted: bool):
+    """(the parsed module, None), or (None, the result) for a module that ends here: one that
+    does not parse, does not use cuda.tile, or that Python itself refuses."""
+    if len(text) > MAX_SOURCE_CHARS and "cuda" not in text:
+        return None, ModuleResult(path, False, text)  # a big file that cannot import cuda.tile
+    try:
+        pm = parse_source(text, path)
+    except TranslationError as e:
+        return None, ModuleResult(path, True, None, module_diagnostics=[e.diagnostic])
+    except Exception as e:  # noqa: BLE001 - a parser failure the prescan did not foresee
+        return None, ModuleResult(path, True, None, module_diagnostics=[Diagnostic(
+            "T2T900", f"internal error while parsing: {type(e).__name__}: {e}", path, 1, 1,
+            help="this is a tile2triton bug; please report it with this file")])
+    if not pm.uses_cuda_tile():
+        hidden = hidden_cutile_import(text, path, pm.source)
+        if hidden is not None:   # cuTile code that would otherwise pass `--check` unseen
+            # (--keep-unconverted: the module stays cuTile code as a whole, under the note)
+            return None, ModuleResult(path, True, keep_mod.noted_text(text, [hidden])
+                                      if keep_unconverted else None,
+                                      module_diagnostics=[hidden])
+        return None, ModuleResult(path, False, text)
+    bad = _python_refuses(pm, text, path)
+    if bad is not None:
+        return None, ModuleResult(path, True, None, module_diagnostics=[bad])
+    return pm, None
+
+
+def _kernels(pm, functions) -> list:
+    """The module's kernels, and those defined inside host functions (test functions,
+    factories), which are hoisted."""
     kernels = [f for f in functions if f.role == "kernel"]
-    # kernels defined inside host functions (test functions, factories) are hoisted
     taken = set(pm.functions) | set(pm.globals) | set(pm.imports)
     for nk in find_nested_kernels(pm, taken):
         fn = FunctionInfo(nk.hoisted, nk.node, "kernel", decorator_options=nk.options,
                           nested=nk)
         kernels.append(fn)
-    result = ModuleResult(path, True, None)
-    units: dict[str, tuple] = {}
-    rank_variants: dict[str, list] = {}
-    for fn in kernels:
-        nk = fn.nested
-        report = KernelReport(fn.name, "translated", line=pm.def_line(fn.name) if nk is None
-                              else pm.positions[fn.node.name].start.line)
-        if nk is not None:
-            report.outer, report.local_name = nk.outer.name.value, nk.name
-            report.closure = list(nk.closure)
-            report.outer_kind = nk.outer_kind
-        result.kernels.append(report)
-        saved_specs = dict(mc.helper_specs)
-        saved_order = list(mc.helper_order)
-        saved_globals = dict(pm.globals)
-        try:
-            if fn.name in record_failures and nk is None:
-                raise record_failures[fn.name]      # (its dataclass uses did not rewrite)
-            fn.tuple_params = split_tuple_params(pm, fn)
-            spec = specialize if specialize is not None and specialize.kernel == fn.name \
-                else None
-            variants = _rank_variants(mc, fn) if spec is None and nk is None else None
-            if variants:
-                fn.params = variants[0][1].params
-                for chosen, vfn, unit in variants:
-                    units[vfn.name] = (vfn, unit)
-                rank_variants[fn.name] = [(chosen, vfn.name) for chosen, vfn, _ in variants]
-                continue
-            fn.params = classify_params(pm, fn, spec)
-            if nk is not None:      # the host function's constants fold, other names are
-                pm.globals.update(nk.folded)        # constexpr parameters
-                fn.params = fn.params + [ParamInfo(c, "constexpr") for c in nk.closure]
-            unit = lower_function(mc, fn, fn.params)
-            units[fn.name] = (fn, unit)
-        except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
-            report.status = "failed"
-            report.diagnostics = [_failure(pm, e, fn.node, f"kernel `{fn.name}`")]
-            mc.helper_specs, mc.helper_order = saved_specs, saved_order
-        finally:
-            pm.globals.clear()
-            pm.globals.update(saved_globals)
-    failed = {k.kernel: k.diagnostics for k in result.kernels if k.status == "failed"}
-    if failed and not keep_unconverted:
-        return result
-    shared = emit.SharedRuntime(shared_runtime, shared_device) if shared_runtime else None
+        for hoisted, node in nk.helpers.values():
+            # a function of the host function that the kernel calls: a module-level helper
+            if hoisted not in pm.functions:
+                pm.functions[hoisted] = node
+                pm.hoisted[hoisted] = (nk.outer_name, [])
+    return kernels
+
+
+def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_variants) -> None:
+    """Lower kernel `fn` into `units` (its rank variants too, `rank_variants`), its report
+    added to `result`; a failure is the report's located diagnostic, and leaves the module's
+    helper specializations as they were."""
+    pm = mc.pm
+    nk = fn.nested
+    report = KernelReport(fn.name, "translated", line=pm.def_line(fn.name) if nk is None
+                          else pm.positions[fn.node.name].start.line)
+    if nk is not None:
+        report.outer, report.local_name = nk.outer_name, nk.name
+        report.closure = list(nk.closure)
+        report.outer_kind = nk.outer_kind
+        report.choices = sorted(c for c in nk.closure if nk.choices.get(c))
+    result.kernels.append(report)
+    saved_specs = dict(mc.helper_specs)
+    saved_order = list(mc.helper_order)
+    saved_globals = dict(pm.globals)
+    try:
+        if fn.name in record_failures and nk is None:
+            raise record_failures[fn.name]      # (its dataclass uses did not rewrite)
+        fn.tuple_params = split_tuple_params(pm, fn)
+        spec = specialize if specialize is not None and specialize.kernel == fn.name \
+            else None
+        variants = _rank_variants(mc, fn) if spec is None and nk is None else None
+        if variants:
+            fn.params = variants[0][1].params
+            for chosen, vfn, unit in variants:
+                units[vfn.name] = (vfn, unit)
+            rank_variants[fn.name] = [(chosen, vfn.name) for chosen, vfn, _ in variants]
+            return
+        if nk is not None:      # (dataclass instances: one local per field)
+            fn.node = rewrite_nested_kernel(pm, nk.lowered or nk.node)
+        fn.params = classify_params(pm, fn, spec)
+        if nk is not None:      # the host function's constants fold, other names are
+            pm.globals.update(nk.folded)        # constexpr parameters
+            fn.params = fn.params + [ParamInfo(c, "constexpr", choices=nk.choices.get(c))
+                                     for c in nk.closure]
+        unit = lower_function(mc, fn, fn.params)
+        units[fn.name] = (fn, unit)
+    except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
+        report.status = "failed"
+        report.diagnostics = [_failure(pm, e, fn.node, f"kernel `{fn.name}`")]
+        mc.helper_specs, mc.helper_order = saved_specs, saved_order
+    finally:
+        pm.globals.clear()
+        pm.globals.update(saved_globals)
+
+
+def _emit_module(result, text, pm, mc, units, functions, rank_variants, failed, shared,
+                 coarsen, keep_unconverted) -> None:
+    """Render the module into `result.output`, checked first: a module that would not run is
+    a diagnostic, never a written file."""
+    path = result.path
     notes: list = []
     try:
         output = emit.render_module(pm, mc, units, functions, shared, coarsen,
@@ -303,7 +351,7 @@ def translate_source(text: str, path: str = "<input>",
                                 cuda_tile_allowed=bool(failed or notes))
         if problems:
             result.module_diagnostics.extend(problems)
-            return result
+            return
         result.output = output
         result.kept = sorted(failed)
         result.module_diagnostics.extend(notes)
@@ -312,12 +360,6 @@ def translate_source(text: str, path: str = "<input>",
         result.module_diagnostics.extend(err.diagnostic for err in e.errors)
     except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
         result.module_diagnostics.append(_failure(pm, e, pm.module, "the module"))
-    if result.output is not None:
-        broken = _does_not_compile(result.output, path)
-        if broken is not None:  # never a module that does not compile with exit 0
-            result.output = None
-            result.module_diagnostics.append(broken)
-    return result
 
 
 # At most this many translations of one kernel for the rank combinations of its arrays

@@ -32,6 +32,28 @@ def make_axpy_kernel(alpha):
     return ct.kernel(axpy, occupancy=2)          # ct.kernel called as a function
 
 
+REDUCTIONS = (ct.max, ct.sum)     # what make_row_reduce_kernel is made with (see below)
+
+
+@ct.function
+def sum_of_squares(t, axis):
+    # (the row axis spelled here: a helper's `axis` argument is not a compile-time value
+    # to the translator yet)
+    return ct.sum(t * t, axis=1)
+
+
+def make_row_reduce_kernel(reduce_op):
+    """A factory whose kernel calls a function value: a construct or a helper."""
+    @ct.kernel
+    def row_reduce(x, out, B: ConstInt, N: ConstInt):
+        i = ct.bid(0)
+        ct.store(out, index=(i,), tile=reduce_op(ct.load(x, index=(i, 0), shape=(B, N)), axis=1))
+    return row_reduce
+
+
+ROW_REDUCERS = {"sumsq": sum_of_squares}   # (a helper named as a value: one of the choices)
+
+
 def a_test_function_kernel():
     """A kernel defined in a function that uses no value of it, as a test function does."""
     @ct.kernel

@@ -67,6 +67,9 @@ def test_nested_factory_class_and_string_kernels_are_checked(ka, sup, tmp_path):
         (mod.make_string_kernel(tmp_path / "gen.py", 3.0), (10,), (_x(n), torch.empty(n), 16)),
         (local_kernel, (5,), (_x(n), torch.empty(n))),
     ]
+    x2 = _x(n * 16).reshape(n, 16)          # 150 rows: the last of 10 tiles is partial
+    for op in (ct.max, ct.sum, mod.sum_of_squares):
+        launches.append((mod.make_row_reduce_kernel(op), (10,), (x2, torch.empty(n), 16, 16)))
     modes = []
     for kernel, grid, args in launches:
         rec = check_launch(kernel, grid, args, supervisor=sup)
@@ -75,7 +78,8 @@ def test_nested_factory_class_and_string_kernels_are_checked(ka, sup, tmp_path):
     # factory, class and test-function kernels are judged on what `convert` writes for their
     # module (static-partial: `broken` in the same file does not translate); the kernel built
     # from a string has no module, so its live translation is what it is judged on
-    assert modes == ["static-partial"] * 3 + ["live", "static-partial"], modes
+    # (a factory's function value, reduce_op: the translation chooses by its name)
+    assert modes == ["static-partial"] * 3 + ["live"] + ["static-partial"] * 4, modes
 
 
 def test_a_failed_rebuild_is_not_checked_never_original_failed(ka, sup, monkeypatch):

@@ -126,6 +126,18 @@ class Kernels:
         ct.store(out, index=(i,), tile=ct.load(x, index=(i,), shape=(TILE,)) * 2)
 
 
+class TestRunner:
+    def run_local(self, stream, x, out, scale):      # a kernel of a method (a test class)
+        tile = 16
+
+        @ct.kernel
+        def scaled(x, out):
+            i = ct.bid(0)
+            ct.store(out, index=(i,), tile=ct.load(x, index=(i,), shape=(tile,)) * scale)
+
+        ct.launch(stream, (ct.cdiv(x.shape[0], tile),), scaled, (x, out))
+
+
 def run(stream, x, y, out, alpha, tile):
     k = make_axpy_kernel(alpha)
     ct.launch(stream, (ct.cdiv(x.shape[0], tile),), k, (x, y, out, tile))
@@ -138,9 +150,9 @@ def run_class(stream, x, out, tile, which):
 
 
 def test_factory_of_ct_kernel_call_and_class_kernels_convert_and_run(tmp_path):
-    """`ct.kernel(f, **hints)` of a function defined in a factory, and kernels of a class
-    body, are hoisted: the factory's names its kernel reads become launcher keywords, the
-    class keeps each kernel as `staticmethod(launcher)`."""
+    """`ct.kernel(f, **hints)` of a function defined in a factory, kernels of a class body and
+    of a method are hoisted: the host function's names its kernel reads become launcher
+    keywords, the class keeps each kernel of its body as `staticmethod(launcher)`."""
     res = translate_source(FACTORY_AND_CLASS, "factory_kernels.py")
     assert res.ok, [d.format() for d in res.diagnostics()]
     out = res.output
@@ -148,6 +160,9 @@ def test_factory_of_ct_kernel_call_and_class_kernels_convert_and_run(tmp_path):
     assert "return _with_hints(axpy, occupancy=2)" in out
     assert "negate = staticmethod(launch_negate)" in out
     assert "twice = staticmethod(launch_twice)" in out
+    assert "scaled = functools.partial(launch_scaled, scale=scale)" in out
+    # every hoisted kernel is at module level, before the class
+    assert out.index("def launch_scaled(") < out.index("class TestRunner:")
     (tmp_path / "factory_kernels_triton.py").write_text(out)
     script = ("import sys, torch\nsys.modules['cuda'] = sys.modules['cuda.tile'] = None\n"
               "import factory_kernels_triton as mod\n"
@@ -159,6 +174,8 @@ def test_factory_of_ct_kernel_call_and_class_kernels_convert_and_run(tmp_path):
               "for which in (0, 1):\n"
               "    o = torch.full_like(x, float('nan'))\n"
               "    mod.run_class(None, x, o, 16, which)\n    res.append(o)\n"
+              "o = torch.full_like(x, float('nan'))\n"
+              "mod.TestRunner().run_local(None, x, o, -3.0)\nres.append(o)\n"
               "torch.save((x, y, res), 'res.pt')\n")
     env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(tmp_path))
     p = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
@@ -170,3 +187,63 @@ def test_factory_of_ct_kernel_call_and_class_kernels_convert_and_run(tmp_path):
         torch.testing.assert_close(o.double(), alpha * xd + yd, atol=1e-6, rtol=1e-6)
     torch.testing.assert_close(res[2].double(), -xd, atol=0, rtol=0)
     torch.testing.assert_close(res[3].double(), 2 * xd, atol=0, rtol=0)
+    torch.testing.assert_close(res[4].double(), -3 * xd, atol=1e-6, rtol=1e-6)
+
+
+FUNCTION_VALUES = '''
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@ct.function
+def sum_of_squares(t, axis):
+    return ct.sum(t * t, axis=1)
+
+
+CASES = [(ct.max, "max"), (ct.sum, "sum"), (sum_of_squares, "sumsq")]
+
+
+def make_row_reduce(reduce_op):
+    @ct.kernel
+    def row_reduce(x, out, B: ConstInt, N: ConstInt):
+        i = ct.bid(0)
+        ct.store(out, index=(i,), tile=reduce_op(ct.load(x, index=(i, 0), shape=(B, N)),
+                                                 axis=1))
+    return row_reduce
+
+
+def run(stream, x, out, which):
+    op = [c for c, name in CASES if name == which][0]
+    ct.launch(stream, (ct.cdiv(x.shape[0], 16),), make_row_reduce(op), (x, out, 16, 32))
+'''
+
+
+def test_factory_function_values_are_a_choice_by_name(tmp_path):
+    """A factory's parameter that its kernel calls (`reduce_op`): the kernel is translated
+    for each construct and helper the module names as a value, chosen by a constexpr name;
+    host code passes constructs by name (`ct.max` is "max")."""
+    res = translate_source(FUNCTION_VALUES, "function_values.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    out = res.output
+    assert 'CASES = [("max", "max"), ("sum", "sum"), (sum_of_squares, "sumsq")]' in out
+    assert "reduce_op: tl.constexpr" in out and 'if reduce_op == "max"' in out
+    assert "functools.partial(launch_row_reduce, reduce_op=_choice_name(reduce_op))" in out
+    (tmp_path / "function_values_triton.py").write_text(out)
+    script = ("import sys, torch\nsys.modules['cuda'] = sys.modules['cuda.tile'] = None\n"
+              "import function_values_triton as mod\n"
+              "g = torch.Generator().manual_seed(9)\n"
+              "x = torch.randn(203, 32, generator=g)\nres = []\n"      # 13 tiles, last partial
+              "for which in ('max', 'sum', 'sumsq'):\n"
+              "    o = torch.full((203,), float('nan'))\n"
+              "    mod.run(None, x, o, which)\n    res.append(o)\n"
+              "torch.save((x, res), 'res.pt')\n")
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(tmp_path))
+    p = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    x, res = torch.load(tmp_path / "res.pt")
+    xd = x.double()
+    torch.testing.assert_close(res[0].double(), xd.amax(dim=1), atol=0, rtol=0)
+    torch.testing.assert_close(res[1].double(), xd.sum(dim=1), atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(res[2].double(), (xd * xd).sum(dim=1), atol=1e-4, rtol=1e-5)

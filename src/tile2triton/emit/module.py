@@ -144,7 +144,7 @@ LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
                     "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32",
                     "_tma_descriptor", "_row_tiles", "_row_warps", "_walk_programs",
-                    "_ptxas_target", "_unread_array", "_tf32_options")
+                    "_ptxas_target", "_unread_array", "_callee_error", "_tf32_options")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
                    "constexprs", "compiled", "grid_x", "grid_y", "grid_z", "grid_rest",
@@ -254,6 +254,14 @@ def render_rank_dispatch(pm: ParsedModule, fn: FunctionInfo, variants: list,
     return comment, "\n".join(lines) + "\n"
 
 
+def callee_asserts(unit) -> bool:
+    """Whether a function the kernel calls has a tl.static_assert (a branch naming a construct
+    the installed cuda-tile lacks, a user's ct.static_assert): Triton's error for it names only
+    the call, so the launcher raises the function's own error instead."""
+    return unit.asserting_callees or any("tl.static_assert(" in s
+                                         for s in unit.helper_sources.values())
+
+
 def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
                     coarse: bool = False, persistent: int = 0, direct: bool = False) -> str:
     """The host launcher of kernel `fn`. It launches through Triton's public `kernel[grid](...)`;
@@ -350,7 +358,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tma=tma,
         tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
-        fma_dots=unit.fma_dots, tf32_dots=unit.tf32_dots,
+        fma_dots=unit.fma_dots, tf32_dots=unit.tf32_dots, callee_asserts=callee_asserts(unit),
         coarse=coarse, row_tiles=row_tiles, persistent=persistent,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
         int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints,
@@ -380,6 +388,7 @@ class _HostRewriter(cst.CSTTransformer):
         self.linked_helpers: set = set()   # helpers linked from other modules (packages.py)
         self.constexpr_functions: set = set()  # run at compile time: @triton.constexpr_function
         self.nested: dict = {}     # id(kernel def inside a host function) -> NestedKernel
+        self.hoisted_defs: dict = {}   # id(tile helper def in a host function) -> its helper
         self.columns = [0]  # where the current block's statements start
         self.called: set = set()       # id() of the callee of each call in host code
         self.annotations = 0           # inside an annotation (which becomes a string)
@@ -435,6 +444,8 @@ class _HostRewriter(cst.CSTTransformer):
             return False        # cuTile code kept as it is (--keep-unconverted)
         if id(node) in self.pm.device_methods:
             return False        # a dataclass method kernels call: device code (records.py)
+        if id(node) in self.hoisted_defs:
+            return False        # a tile helper of hoisted kernels: module level now
         if (self.depth > 1 or self.class_depth) and id(node) not in self.nested:
             from ..recognize import tile_code_names
             role = next((r for r in (self.pm.decorator_role(d)[0] for d in node.decorators)
@@ -458,7 +469,7 @@ class _HostRewriter(cst.CSTTransformer):
 
     def _nested_kernel(self, original, nk):
         """A kernel defined in a host function becomes its (hoisted) launcher there, with the
-        host function's values of the kernel's closure names bound (see nested.py)."""
+        host function's values of the kernel's closure names bound (see rewrite/host_kernels.py)."""
         self.host_features.add("launch")
         launcher = cst.Name(self.names[launcher_name(nk.hoisted)])
         value = launcher
@@ -466,8 +477,14 @@ class _HostRewriter(cst.CSTTransformer):
             value = cst.Call(cst.Name("staticmethod"), [cst.Arg(launcher)])
         if nk.closure:
             self.introduced.add("functools")
+            def bound(c):     # a function value the kernel calls: passed by its name
+                if not nk.choices.get(c):
+                    return cst.Name(c)
+                self.host_features.add("choice")
+                self.introduced.add("_choice_name")
+                return cst.Call(cst.Name(self.names["_choice_name"]), [cst.Arg(cst.Name(c))])
             value = cst.Call(cst.parse_expression("functools.partial"), [cst.Arg(launcher)] + [
-                cst.Arg(cst.Name(c), keyword=cst.Name(c), equal=cst.AssignEqual(
+                cst.Arg(bound(c), keyword=cst.Name(c), equal=cst.AssignEqual(
                     cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))) for c in nk.closure])
         return cst.SimpleStatementLine(
             [cst.Assign([cst.AssignTarget(cst.Name(nk.name))], value)],
@@ -482,10 +499,11 @@ class _HostRewriter(cst.CSTTransformer):
         translated method leaves a comment naming its device helpers (records.py). In keep
         mode a class whose own line failed (`class K(ct._cext.TileDispatcher)`) keeps that
         line as written (its body is translated statement by statement). Kernels of the
-        class's body (nested.py) go before it, hoisted."""
+        class's body (rewrite/host_kernels.py) go before it, hoisted."""
         self.class_depth -= 1
         cls = self._class_body(original, updated)
-        hoisted = [k for k in self.nested.values() if k.outer is original]
+        hoisted = [k for k in self.nested.values() if k.outer is original
+                   or k.owner is original]       # (its body's kernels, its methods' kernels)
         if not hoisted or self.depth or self.class_depth:
             return cls
         blank = [cst.EmptyLine(), cst.EmptyLine()]
@@ -547,7 +565,12 @@ class _HostRewriter(cst.CSTTransformer):
         nk = self.nested.get(id(original))
         if nk is not None:
             return self._nested_kernel(original, nk)
-        hoisted = [k for k in self.nested.values() if k.outer is original]
+        if id(original) in self.hoisted_defs:
+            return cst.SimpleStatementLine([cst.Pass()], leading_lines=list(
+                original.leading_lines) + [cst.EmptyLine(comment=cst.Comment(
+                    f"# `{original.name.value}`: tile code of the kernels defined here, "
+                    "translated with them at module level"))])
+        hoisted = [k for k in self.nested.values() if k.outer is original and k.owner is None]
         if self.depth == 0 and hoisted:
             blank = [cst.EmptyLine(), cst.EmptyLine()]
             out = []
@@ -843,10 +866,18 @@ class _HostRewriter(cst.CSTTransformer):
         dtype = DTYPES.get(name)
         if dtype is not None and dtype.triton is not None:
             return cst.parse_expression(dtype.triton)
+        if f"cuda.tile.{name}" in self._choices():
+            # a construct handed to a kernel factory as a value: its name, which the
+            # kernel's translation chooses by (host_kernels.choice_candidates)
+            return cst.SimpleString(f'"{name}"')
         self.errors.append(self.pm.error(
             where, "T2T109", f"host code uses ct.{name}, which has no translation outside "
             "kernels", help=_HOST_HELP))
         return updated
+
+    def _choices(self) -> set:
+        """The function values that kernels of host functions choose among."""
+        return {c for k in self.nested.values() for cs in k.choices.values() for c in cs}
 
     def _link_imports(self, node: cst.ImportFrom):
         """`from mypkg.tiles import helper`: the helper is now a local @triton.jit function, so
@@ -889,8 +920,8 @@ class _HostRewriter(cst.CSTTransformer):
             name = self.pm.ct_name(sub) if isinstance(sub, (cst.Name, cst.Attribute)) else None
             if name is not None:
                 if name in self.HOST_NAMES or name in ("launch", "kernel") \
-                        or name.startswith("_"):
-                    return False
+                        or name.startswith("_") or f"cuda.tile.{name}" in self._choices():
+                    return False        # (a construct handed to a kernel factory: its name)
                 folded = True
                 continue
             stack.extend(sub.children)
@@ -1310,6 +1341,13 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         rw.linked_helpers = {mc.spec_base.get(n, n) for n in linked}
         rw.nested = {id(fn.nested.node): fn.nested for fn, _ in units.values()
                      if fn.nested is not None}
+        from ..rewrite.host_kernels import node_of_local
+        from ..recognize import tile_code_names
+        for fn, _ in units.values():    # host-function helpers hoisted with their kernels
+            for local, (hoisted, _node) in (fn.nested.helpers if fn.nested else {}).items():
+                user = node_of_local(fn.nested, local)
+                if tile_code_names(pm, user):      # (plain Python ones stay host code too)
+                    rw.hoisted_defs[id(user)] = hoisted
         return rw
 
     rewriter = host_rewriter(bool(kept))

@@ -9,9 +9,16 @@ import libcst as cst
 from ..diagnostics import TranslationError
 from ..model import OFFSET_DTYPE, FuncV, FunctionInfo, Lowered, ParamInfo, Val
 from ..pattern_api import DeviceHelper
+from .array_bindings import ArrayBindings
+from .assignments import Assignments
+from .branches import Branches
+from .calls import Calls
 from .expressions import Expressions
+from .helper_calls import HelperCalls
+from .loops import Loops
 from .memory_order import AccessOrder
 from .nested_defs import NestedDefs
+from .operators import Operators
 from .pyvalues import CompileTimePython
 from .resident_rows import ResidentRows
 from .statements import Statements
@@ -22,11 +29,25 @@ from .unit import UnitResult
 from .values import Values, initial_env, reassigned_names
 
 
-class Lowerer(Statements, StaticIteration, Expressions, NestedDefs, Values, CompileTimePython,
+class Lowerer(Statements, Branches, Loops, Assignments, ArrayBindings, StaticIteration,
+              Expressions, Operators, Calls, HelperCalls, NestedDefs, Values, CompileTimePython,
               CompileTimeTables, ResidentRows):
-    """Lowers one function body: statements (statements.py), expressions (expressions.py) and
-    static typing (values.py), compile-time Python (pyvalues.py). Patterns see it through `pattern_api.LoweringContext`; `mc` is
-    the module's `ModuleContext` (module.py)."""
+    """Lowers one function body. Patterns see it through `pattern_api.LoweringContext`; `mc` is
+    the module's `ModuleContext` (module.py).
+
+    It is made of one mixin per theme: statements.py (the statement dispatch, the lines
+    emitted), branches.py (`if`), loops.py, assignments.py and array_bindings.py,
+    static_iter.py (`ct.static_iter`), expressions.py (names, literals, subscripts),
+    operators.py, calls.py, helper_calls.py, nested_defs.py (nested functions and lambdas),
+    values.py (static typing), pyvalues.py (compile-time Python), tables.py (enums, tables),
+    resident_rows.py. They are parts of one class rather than objects of their own because
+    lowering is one recursion through all of them (a statement lowers expressions, an
+    expression calls a helper whose arguments are expressions and whose body is statements)
+    over one state, declared below: the environment (`env`, `static_names`), the lines emitted
+    (`out`, `depth`, `can_insert`), the names taken and re-bound (`taken_names`, `mutable`,
+    `bound`, `straight`, `shadow`, `renames`, `loop_bound`) and the unit's result (`result`).
+    Objects of their own would each need that state, or this object, passed in: the same
+    coupling, spelled longer."""
 
     def __init__(self, mc, fn: FunctionInfo, params: list[ParamInfo]):
         self.mc = mc

@@ -27,6 +27,122 @@ MAX_HELPER_DEPTH = 24
 MAX_RECURSION = 32
 
 
+def _helper_param_names(pm, name: str, fdef, call_node, n_args: int) -> list:
+    """The helper's parameter names, `*args` and `**kwargs` included, which its call binds one
+    argument each (HelperCalls.bind_helper_args); T2T102 where they do not match."""
+    fn_params = list(fdef.params.params)
+    if isinstance(fdef.params.star_arg, cst.Param):   # `*items`: one tuple (bound by
+        fn_params.append(fdef.params.star_arg)        # HelperCalls.bind_helper_args)
+    star = fdef.params.star_kwarg
+    names = [p.name.value for p in fn_params] + ([star.name.value] if star is not None else [])
+    if len(names) != n_args or fdef.params.posonly_params \
+            or fdef.params.kwonly_params:
+        raise pm.error(call_node, "T2T102", f"helper `{name}` must be called with one "
+                       "positional argument per parameter",
+                       help="call the helper with one argument per parameter (defaults are "
+                            "filled in)")
+    return names
+
+
+class _HelperParams:
+    """A helper specialization's parameters for the kinds of its arguments: `params` (the
+    Triton function's), `key` (what tells specializations apart), and what the body sees of
+    each parameter (`views`: a tiled view, a dtype, a tuple of constants, a tile of known rank;
+    `tuple_items`; `tables`: `**kwargs` entries, each a parameter of its own)."""
+
+    def __init__(self, pm, by_value: bool):
+        self.pm, self.by_value = pm, by_value
+        self.params, self.key = [], []
+        self.views = {}      # helper parameter -> the value it stands for (built after params)
+        self.tuple_items = {}
+        self.tables = {}     # `**kwargs` -> (key, parameter) per entry
+
+    def argument(self, pname: str, a: Lowered, name: str, call_node) -> None:
+        pm = self.pm
+        if isinstance(a.val, TableV):
+            # `**kwargs`: a dict known here; each entry is a parameter of its own
+            subs = []
+            self.key.append(("dict", tuple(k for k, _ in a.val.entries)))
+            for k, v in a.val.entries:
+                if not (isinstance(k, str) and k.isidentifier()):
+                    raise pm.error(call_node, "T2T102", f"helper `{name}`: keyword "
+                                   f"{k!r} is not a name",
+                                   help="pass keyword arguments to helpers as `name=value`")
+                subs.append((k, pm.names[f"{pname}_{k}"]))
+                self.classify(subs[-1][1], v)
+            self.tables[pname] = subs
+        elif isinstance(a.val, FuncV):
+            # a helper passed as an argument exists only at translation time
+            self.key.append(("func", a.val.name))
+            self.views[pname] = a.val
+        else:
+            self.classify(pname, a)
+
+    def classify(self, pname: str, a: Lowered) -> None:
+        pm, params, key, views = self.pm, self.params, self.key, self.views
+        if self.by_value and isinstance(a.val, ConstV) and isinstance(a.val.value,
+                                                                      (bool, int, float)):
+            params.append(ParamInfo(pname, "constexpr"))
+            key.append(("value", type(a.val.value).__name__, a.val.value))
+            views[pname] = a.val
+            return
+        if isinstance(a.val, TiledViewV):
+            self.tiled_view(pname, a.val)
+            return
+        if isinstance(a.val, DTypeV) and a.val.tf32_when is None:
+            params.append(ParamInfo(pname, "constexpr"))
+            key.append(("dtype",))
+            views[pname] = DTypeV(code=pname)
+            return
+        if isinstance(a.val, ArrayV):
+            info = ArrayInfo(pname, rank=a.val.info.rank,
+                             abi_prefix=pm.names.array_prefix(pname))
+            params.append(ParamInfo(pname, "array", info))
+            key.append(("array", info.rank))
+        elif isinstance(a.val, (ConstV, ConstExprV)) or (
+                isinstance(a.val, TupleV) and all(isinstance(i, (ConstV, ConstExprV))
+                                                  for i in a.val.items)):
+            params.append(ParamInfo(pname, "constexpr"))
+            key.append(("constexpr",))
+            if isinstance(a.val, TupleV):    # its length is known: items are `t[k]`
+                key[-1] = ("constexpr", len(a.val.items))
+                items = [Lowered(f"{pname}[{k}]", ConstExprV(f"{pname}[{k}]"))
+                         for k in range(len(a.val.items))]
+                views[pname] = TupleV([i.val for i in items])
+                self.tuple_items[pname] = items
+        else:
+            params.append(ParamInfo(pname, "tile"))
+            rank = a.val.rank if isinstance(a.val, TileV) else None
+            key.append(("tile", rank))
+            if rank is not None:
+                # one translation per rank of the tiles it gets, so that the helper knows
+                # its tiles' ranks (negative axes, broadcasts) as cuTile does; the extents
+                # are the tile's own, constexprs in Triton (caller_view respells them)
+                views[pname] = TileV(shape=tuple(f"{pname}.shape[{k}]"
+                                                 for k in range(rank)))
+
+    def tiled_view(self, pname: str, v: TiledViewV) -> None:
+        """A tiled view exists only at translation time: the helper gets its array, plus one
+        constexpr per tile-shape / step entry that is not a literal."""
+        pm, params = self.pm, self.params
+        info = ArrayInfo(pname, rank=v.array.rank, abi_prefix=pm.names.array_prefix(pname))
+        params.append(ParamInfo(pname, "array", info))
+        shape, steps = [], None
+        for k, d in enumerate(view_dims(v)):
+            if str(d).isdigit():
+                shape.append(str(d))
+            else:
+                shape.append(f"{pname}_dim{k}")
+                params.append(ParamInfo(shape[-1], "constexpr"))
+        if v.steps is not None:
+            steps, shape = shape[len(v.tile_shape):], shape[:len(v.tile_shape)]
+        self.views[pname] = TiledViewV(info, shape, v.padding, steps)
+        self.key.append(("view", info.rank, tuple(d if d.isdigit() else "?" for d in shape),
+                         None if steps is None else tuple(
+                             d if d.isdigit() else "?" for d in steps),
+                         getattr(getattr(v.padding, "val", None), "member", None)))
+
+
 class ModuleContext:
     """The patterns (registry), and the helpers specialized so far (in the order emit renders them)."""
 
@@ -57,105 +173,14 @@ class ModuleContext:
         """(UnitResult, return Val) of helper `name` for the kinds of `args`."""
         pm = self.pm
         fdef = pm.functions[name]
-        fn_params = list(fdef.params.params)
-        if isinstance(fdef.params.star_arg, cst.Param):   # `*items`: one tuple (bound by
-            fn_params.append(fdef.params.star_arg)        # Expressions.bind_helper_args)
-        star = fdef.params.star_kwarg
-        names = [p.name.value for p in fn_params] + ([star.name.value] if star is not None else [])
-        if len(names) != len(args) or fdef.params.posonly_params \
-                or fdef.params.kwonly_params:
-            raise pm.error(call_node, "T2T102", f"helper `{name}` must be called with one "
-                           "positional argument per parameter",
-                           help="call the helper with one argument per parameter (defaults are "
-                                "filled in)")
-        params, key = [], []
-        views = {}      # helper parameter -> TiledViewV it stands for (built after the params)
-        tuple_items = {}
-        tables = {}     # `**kwargs` -> (key, parameter) per entry
+        names = _helper_param_names(pm, name, fdef, call_node, len(args))
         # a helper calling itself is translated once per value of its constant arguments, so
         # that its compile-time branches end the recursion here, as in cuTile
         by_value = _calls_itself(fdef, name)
-
-        def classify(pname, a):
-            if by_value and isinstance(a.val, ConstV) and isinstance(a.val.value,
-                                                                     (bool, int, float)):
-                params.append(ParamInfo(pname, "constexpr"))
-                key.append(("value", type(a.val.value).__name__, a.val.value))
-                views[pname] = a.val
-                return
-            if isinstance(a.val, TiledViewV):
-                # a tiled view exists only at translation time: the helper gets its array,
-                # plus one constexpr per tile-shape / step entry that is not a literal
-                v = a.val
-                info = ArrayInfo(pname, rank=v.array.rank, abi_prefix=pm.names.array_prefix(pname))
-                params.append(ParamInfo(pname, "array", info))
-                shape, steps = [], None
-                for k, d in enumerate(view_dims(v)):
-                    if str(d).isdigit():
-                        shape.append(str(d))
-                    else:
-                        shape.append(f"{pname}_dim{k}")
-                        params.append(ParamInfo(shape[-1], "constexpr"))
-                if v.steps is not None:
-                    steps, shape = shape[len(v.tile_shape):], shape[:len(v.tile_shape)]
-                views[pname] = TiledViewV(info, shape, v.padding, steps)
-                key.append(("view", info.rank, tuple(d if d.isdigit() else "?" for d in shape),
-                            None if steps is None else tuple(
-                                d if d.isdigit() else "?" for d in steps),
-                            getattr(getattr(v.padding, "val", None), "member", None)))
-                return
-            if isinstance(a.val, DTypeV) and a.val.tf32_when is None:
-                params.append(ParamInfo(pname, "constexpr"))
-                key.append(("dtype",))
-                views[pname] = DTypeV(code=pname)
-                return
-            if isinstance(a.val, ArrayV):
-                info = ArrayInfo(pname, rank=a.val.info.rank,
-                                 abi_prefix=pm.names.array_prefix(pname))
-                params.append(ParamInfo(pname, "array", info))
-                key.append(("array", info.rank))
-            elif isinstance(a.val, (ConstV, ConstExprV)) or (
-                    isinstance(a.val, TupleV) and all(isinstance(i, (ConstV, ConstExprV))
-                                                      for i in a.val.items)):
-                params.append(ParamInfo(pname, "constexpr"))
-                key.append(("constexpr",))
-                if isinstance(a.val, TupleV):    # its length is known: items are `t[k]`
-                    key[-1] = ("constexpr", len(a.val.items))
-                    items = [Lowered(f"{pname}[{k}]", ConstExprV(f"{pname}[{k}]"))
-                             for k in range(len(a.val.items))]
-                    views[pname] = TupleV([i.val for i in items])
-                    tuple_items[pname] = items
-            else:
-                params.append(ParamInfo(pname, "tile"))
-                rank = a.val.rank if isinstance(a.val, TileV) else None
-                key.append(("tile", rank))
-                if rank is not None:
-                    # one translation per rank of the tiles it gets, so that the helper knows
-                    # its tiles' ranks (negative axes, broadcasts) as cuTile does; the extents
-                    # are the tile's own, constexprs in Triton (caller_view respells them)
-                    views[pname] = TileV(shape=tuple(f"{pname}.shape[{k}]"
-                                                     for k in range(rank)))
-
+        hp = _HelperParams(pm, by_value)
         for pname, a in zip(names, args):
-            if isinstance(a.val, TableV):
-                # `**kwargs`: a dict known here; each entry is a parameter of its own
-                subs = []
-                key.append(("dict", tuple(k for k, _ in a.val.entries)))
-                for k, v in a.val.entries:
-                    if not (isinstance(k, str) and k.isidentifier()):
-                        raise pm.error(call_node, "T2T102", f"helper `{name}`: keyword "
-                                       f"{k!r} is not a name",
-                                       help="pass keyword arguments to helpers as `name=value`")
-                    subs.append((k, pm.names[f"{pname}_{k}"]))
-                    classify(subs[-1][1], v)
-                tables[pname] = subs
-            elif isinstance(a.val, FuncV):
-                # a helper passed as an argument exists only at translation time
-                key.append(("func", a.val.name))
-                views[pname] = a.val
-            else:
-                classify(pname, a)
-        key = tuple(key)
+            hp.argument(pname, a, name, call_node)
+        key = tuple(hp.key)
         # one translation per kinds of arguments: `h`, then `h_2`, `h_3`, ... (emit puts them
         # all where `h` is defined)
         spec, k = name, 1
@@ -167,6 +192,16 @@ class ModuleContext:
             k += 1
             spec = pm.names[f"{name}_{k}"]
         token = (name, key) if by_value else name
+        self._check_depth(name, token, by_value, call_node)
+        unit, ret = self._lower_specialization(spec, name, fdef, hp, token)
+        self.helper_specs[spec] = (key, unit, ret)
+        self.helper_order.append(spec)
+        return unit, ret
+
+    def _check_depth(self, name: str, token, by_value: bool, call_node) -> None:
+        """Refuse a recursion that does not end at translation time, and chains of helpers
+        deeper than Python's (or Triton's) recursion allows."""
+        pm = self.pm
         if token in self.in_progress:
             raise pm.error(call_node, "T2T101", f"recursive helper `{name}` cannot be translated",
                            help="a recursion ends at translation time only when a compile-time "
@@ -183,6 +218,11 @@ class ModuleContext:
             raise pm.error(call_node, "T2T002", f"helpers call each other more than "
                            f"{MAX_HELPER_DEPTH} deep here; tile2triton translates up to that",
                            help="merge some of the helpers")
+
+    def _lower_specialization(self, spec: str, name: str, fdef, hp: "_HelperParams", token):
+        """Lower the helper's body as `spec`, its parameters those of `hp`: (UnitResult,
+        return Val)."""
+        pm, params, views = self.pm, hp.params, hp.views
         role = "helper"
         for dec in fdef.decorators:
             r, _ = pm.decorator_role(dec)
@@ -195,9 +235,9 @@ class ModuleContext:
         try:  # a helper that fails must not look recursive to the next kernel calling it
             lw = Lowerer(self, fn, params)
             lw.env.update(views)
-            for pname, items in tuple_items.items():   # `shape[k]` reads the k-th item
+            for pname, items in hp.tuple_items.items():   # `shape[k]` reads the k-th item
                 lw.static_names[pname] = Lowered(pname, views[pname], items=items)
-            for pname, subs in tables.items():
+            for pname, subs in hp.tables.items():
                 lw.env[pname] = TableV([(k, lw.static_names.get(sub) or Lowered(sub, lw.env[sub]))
                                         for k, sub in subs])
             unit = lw.result
@@ -209,8 +249,6 @@ class ModuleContext:
         finally:
             self.in_progress.discard(token)
             self.spec_in_progress.discard(spec)
-        self.helper_specs[spec] = (key, unit, ret)
-        self.helper_order.append(spec)
         return unit, ret
 
     def lower_lambda(self, lam: cst.Lambda, args: Sequence[Val], caller: Lowerer) -> UnitResult:

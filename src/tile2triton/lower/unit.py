@@ -33,7 +33,7 @@ class UnitResult:
     # TMA descriptors the kernel may load through (lower/tma.py): (array parameter, tile shape
     # as source strings, the descriptor's parameter name); the launcher builds them
     tma: list = field(default_factory=list)
-    # the constexpr that flattens a persistent loop over TMA products (statements.py), if any
+    # the constexpr that flattens a persistent loop over TMA products (loops.py), if any
     flatten: Optional[str] = None
     # loops walking one row that keep its tiles in registers (resident_rows.py): per group,
     # (its constexpr, trip count as launcher code, [(cached array, tile elements as code)])
@@ -43,6 +43,8 @@ class UnitResult:
     # plain Python functions of the module called at compile time (ct.static_eval, static_assert
     # conditions): emitted with @triton.constexpr_function
     constexpr_functions: set = field(default_factory=set)
+    # a function it calls (or one they call) has a tl.static_assert (emit.callee_asserts)
+    asserting_callees: bool = False
 
     def merge(self, callee: "UnitResult") -> None:
         """What a called function needs, its caller needs too: the one way a helper's results
@@ -54,3 +56,4 @@ class UnitResult:
         self.tf32_dots |= callee.tf32_dots
         self.debug |= callee.debug
         self.constexpr_functions |= callee.constexpr_functions
+        self.asserting_callees |= callee.asserting_callees or "tl.static_assert(" in callee.text

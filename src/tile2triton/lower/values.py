@@ -7,7 +7,7 @@ import re
 
 import libcst as cst
 
-from ..model import (ARRAY_ATTRIBUTES, CT_TO_TL_DTYPE,
+from ..model import (ARRAY_ATTRIBUTES, CT_TO_TL_DTYPE, ChoiceV,
                      ENUM_MEMBERS, PREC, ArrayListV, ArrayV, ConstExprEnumV, ConstExprV, ConstV,
                      CtRefV, DTypeV, EnumClassV, EnumV, TableV, FuncV, Lowered, NoneV, ParamInfo, PyRefV, RawMemoryV,
                      TiledViewV, TileV, TupleV, Val)
@@ -16,12 +16,21 @@ from .pyconst import TypedInt
 
 
 
+def choice_name(candidate: str) -> str:
+    """The name a launcher passes for a function value: "sum" for "cuda.tile.sum", a helper's
+    own name (what `_choice_name` gives at run time: the function's `__name__`)."""
+    return candidate[len("cuda.tile."):] if candidate.startswith("cuda.tile.") else candidate
+
+
 def initial_env(params: list[ParamInfo], mutable: frozenset = frozenset()) -> dict:
     """The value kinds of a function's parameters (a ct.Constant parameter whose launch value is
     known, and that the body never rebinds, is that constant)."""
     env: dict[str, Val] = {}
     for p in params:
-        if p.kind == "constexpr" and p.launch_value is not None and p.name not in mutable:
+        if p.kind == "constexpr" and p.choices:
+            env[p.name] = ChoiceV([(f"{p.name} == {choice_name(c)!r}", Lowered(
+                c, CtRefV(c) if c.startswith("cuda.tile.") else FuncV(c))) for c in p.choices])
+        elif p.kind == "constexpr" and p.launch_value is not None and p.name not in mutable:
             env[p.name] = ConstV(p.launch_value[0])
         elif p.kind == "array":
             env[p.name] = ArrayV(p.array)
@@ -157,86 +166,15 @@ class Values:
         if isinstance(v, PyRefV):
             return self.py_ref(f"{v.qualname}.{attr}", node)
         if isinstance(v, ArrayV):
-            info = v.info
-            if attr in ("shape", "strides"):
-                if info.rank is None:
-                    raise self.error(node, "T2T104", f"rank of `{info.name}` is unknown here",
-                                     help="index the array with ct.load/ct.store or unpack its "
-                                          "shape (`M, N = x.shape`), so that its rank is known")
-                get = info.shape if attr == "shape" else info.stride
-                names = [get(i) for i in range(info.rank)]
-                # an extent known at translation time (a slice with constant bounds) is a
-                # constant, usable as a tile shape
-                static = info.static_shapes if attr == "shape" else info.static_strides
-                items = [ConstV(int(n)) if attr == "shape" and n.isdigit()
-                         else ConstExprV(n) if i in static
-                         else TileV(shape=(), dtype="int32", nonneg=attr == "shape")
-                         for i, n in enumerate(names)]
-                code = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
-                return Lowered(code, TupleV(items),
-                               items=[Lowered(n, i) for n, i in zip(names, items)])
-            if attr == "dtype":
-                return Lowered(f"{info.pointer}.dtype.element_ty", DTypeV(array=info))
-            if attr == "ndim":
-                return Lowered(str(info.rank), ConstV(info.rank))
-            method = self.mc.registry.method("Array", attr)
-            if method is not None:
-                return Lowered(f"{info.name}.{attr}", CtRefV(f"method.{method}", base))
-            methods = sorted(m.split(".")[1] for m in self.mc.registry.methods
-                             if m.startswith("Array."))
-            raise self.error(node, "T2T100", f"array attribute `.{attr}` is not supported",
-                             help="supported: " + ", ".join(
-                                 [f".{a}" for a in ARRAY_ATTRIBUTES] + [f".{m}()" for m in methods]))
+            return self.array_attribute(node, base, attr)
         if isinstance(v, RawMemoryV):
-            if attr == "dtype":
-                return Lowered(f"{v.array.pointer}.dtype.element_ty", DTypeV(array=v.array))
-            method = self.mc.registry.method("RawArrayMemory", attr)
-            if method is not None:
-                return Lowered(f"{base.code}.{attr}", CtRefV(f"method.{method}", base))
-            methods = sorted(m.split(".")[1] for m in self.mc.registry.methods
-                             if m.startswith("RawArrayMemory."))
-            raise self.error(node, "T2T100", f"raw memory attribute `.{attr}` is not supported",
-                             help="supported: .dtype, " + ", ".join(f".{m}()" for m in methods))
+            return self.raw_memory_attribute(node, base, attr)
         if isinstance(v, TiledViewV):
-            method = self.mc.registry.method("TiledView", attr)
-            if method is not None:
-                return Lowered(f"{base.code}.{attr}", CtRefV(f"method.{method}", base))
-            if attr in ("tile_shape", "traversal_steps"):
-                # traversal steps default to the tile shape; a 0-d tile steps by 1 on each axis
-                dims = list(v.tile_shape) if attr == "tile_shape" else list(
-                    v.steps or v.tile_shape or ["1"] * v.array.rank)
-                items = [ConstV(int(d)) if str(d).isdigit() else ConstExprV(str(d))
-                         for d in dims]
-                code = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
-                return Lowered(code, TupleV(items), items=[
-                    Lowered(str(d), i) for d, i in zip(dims, items)])
-            if attr == "dtype":
-                return Lowered(f"{v.array.pointer}.dtype.element_ty", DTypeV(array=v.array))
-            raise self.error(node, "T2T100", f"tiled view attribute `.{attr}` is not supported",
-                             help="use the tiled view's load/store methods and its shape, or work "
-                                  "on the array itself")
+            return self.tiled_view_attribute(node, base, attr)
         if isinstance(v, TileV):
-            if attr == "dtype":
-                if v.dtype in CT_TO_TL_DTYPE:
-                    return Lowered(CT_TO_TL_DTYPE[v.dtype], DTypeV(name=v.dtype))
-                return Lowered(f"{base.wrap(100)}.dtype", DTypeV(code=f"{base.wrap(100)}.dtype"))
-            if attr == "shape":
-                if v.shape is None:
-                    return Lowered(f"{base.wrap(100)}.shape", TupleV([], known=False))
-                items = [ConstV(int(s)) if isinstance(s, int) or str(s).isdigit()
-                         else ConstExprV(str(s)) for s in v.shape]
-                code = "(" + ", ".join(str(s) for s in v.shape) + ("," if len(v.shape) == 1 else "") + ")"
-                return Lowered(code, TupleV(items),
-                               items=[Lowered(str(s), i) for s, i in zip(v.shape, items)])
-            if attr == "ndim":
-                if v.rank is None:
-                    raise self.error(node, "T2T105", "rank of this tile is not known statically",
-                                     help="give the tile an explicit shape where it is made (e.g. "
-                                          "ct.load with a shape tuple)")
-                return Lowered(str(v.rank), ConstV(v.rank))
-            method = self.mc.registry.method("Tile", attr)
-            if method is not None:
-                return Lowered(f"{base.wrap(100)}.{attr}", CtRefV(f"method.{method}", base))
+            low = self.tile_attribute(node, base, attr)
+            if low is not None:
+                return low
         if isinstance(v, ConstV) and isinstance(v.value, TypedInt) and attr == "dtype":
             # a strictly typed integer constant (`ct.int16(4)`, a numpy scalar) has its dtype
             name = f"{'' if v.value.signed else 'u'}int{v.value.bits}"
@@ -253,6 +191,98 @@ class Values:
                          help="use attributes cuTile defines on this value (.shape, .dtype, "
                               ".ndim, ...), or compute it on the host")
 
+    def array_attribute(self, node: cst.Attribute, base: Lowered, attr: str) -> Lowered:
+        """`x.shape`, `x.strides`, `x.dtype`, `x.ndim` and the methods of an array."""
+        info = base.val.info
+        if attr in ("shape", "strides"):
+            if info.rank is None:
+                raise self.error(node, "T2T104", f"rank of `{info.name}` is unknown here",
+                                 help="index the array with ct.load/ct.store or unpack its "
+                                      "shape (`M, N = x.shape`), so that its rank is known")
+            get = info.shape if attr == "shape" else info.stride
+            names = [get(i) for i in range(info.rank)]
+            # an extent known at translation time (a slice with constant bounds) is a
+            # constant, usable as a tile shape
+            static = info.static_shapes if attr == "shape" else info.static_strides
+            items = [ConstV(int(n)) if attr == "shape" and n.isdigit()
+                     else ConstExprV(n) if i in static
+                     else TileV(shape=(), dtype="int32", nonneg=attr == "shape")
+                     for i, n in enumerate(names)]
+            code = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+            return Lowered(code, TupleV(items),
+                           items=[Lowered(n, i) for n, i in zip(names, items)])
+        if attr == "dtype":
+            return Lowered(f"{info.pointer}.dtype.element_ty", DTypeV(array=info))
+        if attr == "ndim":
+            return Lowered(str(info.rank), ConstV(info.rank))
+        method = self.mc.registry.method("Array", attr)
+        if method is not None:
+            return Lowered(f"{info.name}.{attr}", CtRefV(f"method.{method}", base))
+        methods = sorted(m.split(".")[1] for m in self.mc.registry.methods
+                         if m.startswith("Array."))
+        raise self.error(node, "T2T100", f"array attribute `.{attr}` is not supported",
+                         help="supported: " + ", ".join(
+                             [f".{a}" for a in ARRAY_ATTRIBUTES] + [f".{m}()" for m in methods]))
+
+    def raw_memory_attribute(self, node: cst.Attribute, base: Lowered, attr: str) -> Lowered:
+        """`.dtype` and the methods of an array's raw memory."""
+        v = base.val
+        if attr == "dtype":
+            return Lowered(f"{v.array.pointer}.dtype.element_ty", DTypeV(array=v.array))
+        method = self.mc.registry.method("RawArrayMemory", attr)
+        if method is not None:
+            return Lowered(f"{base.code}.{attr}", CtRefV(f"method.{method}", base))
+        methods = sorted(m.split(".")[1] for m in self.mc.registry.methods
+                         if m.startswith("RawArrayMemory."))
+        raise self.error(node, "T2T100", f"raw memory attribute `.{attr}` is not supported",
+                         help="supported: .dtype, " + ", ".join(f".{m}()" for m in methods))
+
+    def tiled_view_attribute(self, node: cst.Attribute, base: Lowered, attr: str) -> Lowered:
+        """The methods of a tiled view, its `tile_shape`, `traversal_steps` and `dtype`."""
+        v = base.val
+        method = self.mc.registry.method("TiledView", attr)
+        if method is not None:
+            return Lowered(f"{base.code}.{attr}", CtRefV(f"method.{method}", base))
+        if attr in ("tile_shape", "traversal_steps"):
+            # traversal steps default to the tile shape; a 0-d tile steps by 1 on each axis
+            dims = list(v.tile_shape) if attr == "tile_shape" else list(
+                v.steps or v.tile_shape or ["1"] * v.array.rank)
+            items = [ConstV(int(d)) if str(d).isdigit() else ConstExprV(str(d))
+                     for d in dims]
+            code = "(" + ", ".join(dims) + ("," if len(dims) == 1 else "") + ")"
+            return Lowered(code, TupleV(items), items=[
+                Lowered(str(d), i) for d, i in zip(dims, items)])
+        if attr == "dtype":
+            return Lowered(f"{v.array.pointer}.dtype.element_ty", DTypeV(array=v.array))
+        raise self.error(node, "T2T100", f"tiled view attribute `.{attr}` is not supported",
+                         help="use the tiled view's load/store methods and its shape, or work "
+                              "on the array itself")
+
+    def tile_attribute(self, node: cst.Attribute, base: Lowered, attr: str) -> Lowered | None:
+        """`t.dtype`, `t.shape`, `t.ndim` and the methods of a tile (None for another attribute)."""
+        v = base.val
+        if attr == "dtype":
+            if v.dtype in CT_TO_TL_DTYPE:
+                return Lowered(CT_TO_TL_DTYPE[v.dtype], DTypeV(name=v.dtype))
+            return Lowered(f"{base.wrap(100)}.dtype", DTypeV(code=f"{base.wrap(100)}.dtype"))
+        if attr == "shape":
+            if v.shape is None:
+                return Lowered(f"{base.wrap(100)}.shape", TupleV([], known=False))
+            items = [ConstV(int(s)) if isinstance(s, int) or str(s).isdigit()
+                     else ConstExprV(str(s)) for s in v.shape]
+            code = "(" + ", ".join(str(s) for s in v.shape) + ("," if len(v.shape) == 1 else "") + ")"
+            return Lowered(code, TupleV(items),
+                           items=[Lowered(str(s), i) for s, i in zip(v.shape, items)])
+        if attr == "ndim":
+            if v.rank is None:
+                raise self.error(node, "T2T105", "rank of this tile is not known statically",
+                                 help="give the tile an explicit shape where it is made (e.g. "
+                                      "ct.load with a shape tuple)")
+            return Lowered(str(v.rank), ConstV(v.rank))
+        method = self.mc.registry.method("Tile", attr)
+        if method is not None:
+            return Lowered(f"{base.wrap(100)}.{attr}", CtRefV(f"method.{method}", base))
+        return None
 
     def runtime_if_mutable(self, name: str, val: Val) -> Val:
         """A name assigned more than once (loop counters, accumulators) is a runtime value,

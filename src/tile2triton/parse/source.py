@@ -46,6 +46,11 @@ class ParsedModule:
     enum_bases: dict = field(default_factory=dict)  # enum class name -> its base (`IntEnum`)
     # node made by a rewrite (control_flow) -> the user's node it stands for, for positions
     origins: dict = field(default_factory=dict)
+    # records.py: the dataclass pass of the module (None without dataclasses) and the
+    # functions whose rewrite failed, for kernels of host functions rewritten later
+    records_pass: object = None
+    _choice_candidates: Optional[tuple] = None     # host_kernels.choice_candidates, once computed
+    records_bad: dict = field(default_factory=dict)
     # full names of the modules `import a.b.c` statements load ("cuda.tile", "cuda.bindings")
     imported_modules: set = field(default_factory=set)
     # a package converted as a unit (packages.py): helper name -> the ParsedModule it was linked

@@ -190,9 +190,11 @@ def rewrite_records(pm, roles) -> dict:
                    for n in _walk(m)):
                 pm.device_methods[id(m)] = (c.name, [])
     mp = _ModulePass(pm, classes, instances)
+    pm.records_pass = mp        # (rewrite_nested_kernel: kernels of host functions)
     seen: set = set()
     bad: dict = {}      # function -> the error of its rewrite
     failed: dict = {}
+    pm.records_bad = bad
     for root in roles:
         todo = [root]
         while todo:
@@ -218,6 +220,40 @@ def rewrite_records(pm, roles) -> dict:
         if reached:
             failed[root] = bad[reached[0]]
     return failed
+
+
+def rewrite_nested_kernel(pm, fdef):
+    """A kernel defined in a host function (host_kernels.py), rewritten as rewrite_records rewrites
+    the module's kernels, with the module functions it reaches: the new definition (`fdef`
+    itself when the module has no dataclasses or the kernel uses none). Raises the rewrite's
+    TranslationError (the kernel then fails, the others translate)."""
+    mp = getattr(pm, "records_pass", None)
+    if mp is None:
+        return fdef
+    new = _FunctionPass(mp, {}).function(fdef)
+    if new is not fdef:
+        pm.positions     # noqa: B018 - positions of the user's nodes, before rewriting
+        pm.origins[new] = fdef
+    bad = pm.records_bad
+    todo, seen = sorted(_called_names(new)), set()
+    while todo:
+        name = todo.pop()
+        if name in bad:
+            raise bad[name]
+        if name in seen or name not in pm.functions:
+            continue
+        seen.add(name)
+        f = pm.functions[name]
+        if name not in mp.generated and f not in pm.origins:
+            try:
+                g = _FunctionPass(mp, {}).function(f)
+            except TranslationError as e:
+                bad[name] = e
+                raise
+            if g is not f:
+                mp.replace(name, f, g)
+        todo.extend(_called_names(pm.functions[name]) - seen)
+    return new
 
 
 def _reaches(pm, root: str, names: set) -> set:

@@ -19,6 +19,7 @@ by `tile2triton.translate_kernel`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 import libcst as cst
 
@@ -35,6 +36,19 @@ class NestedKernel:
     folded: dict = field(default_factory=dict)     # name -> expression folded as a constant
     closure: list = field(default_factory=list)    # names that become constexpr parameters
     outer_kind: str = "function"    # or "class": a kernel of a module-level class's body
+    owner: Optional[cst.ClassDef] = None    # `outer` is a method of this module-level class
+    # functions of the host function the kernel calls, hoisted as helpers:
+    # local name -> (module-level name, definition with the hoisted names)
+    helpers: dict = field(default_factory=dict)
+    lowered: Optional[cst.FunctionDef] = None   # `node` calling them by those names
+    # closure names the kernel calls: the functions they may be (choice_candidates)
+    choices: dict = field(default_factory=dict)
+
+    @property
+    def outer_name(self) -> str:
+        """The host function's (or class's) qualified name: `make`, `TestX.test_y`, `K`."""
+        own = self.outer.name.value
+        return own if self.owner is None else f"{self.owner.name.value}.{own}"
 
 
 class _Assigns(cst.CSTVisitor):
@@ -144,49 +158,205 @@ def find_nested_kernels(pm: ParsedModule, taken: set) -> list[NestedKernel]:
     for stmt in pm.module.body:
         if isinstance(stmt, cst.ClassDef):
             out += _class_kernels(pm, stmt, taken)
+            if isinstance(stmt.body, cst.IndentedBlock):
+                for method in stmt.body.body:   # kernels defined in a method (a test class)
+                    if isinstance(method, cst.FunctionDef):
+                        out += _function_kernels(pm, method, taken, stmt)
             continue
-        if not isinstance(stmt, cst.FunctionDef):
-            continue
-        if any(pm.decorator_role(d)[0] for d in stmt.decorators):
-            continue
-        scan = _Assigns()
-        stmt.visit(scan)
-        params = {p.name.value for p in list(stmt.params.params) + list(stmt.params.kwonly_params)
-                  + list(stmt.params.posonly_params)}
-        handed = _handed_to_kernel(pm, stmt)
-        for node in scan.kernels:
-            role, options = None, {}
-            for d in node.decorators:
-                r, o = pm.decorator_role(d)
-                if r == "kernel":
-                    role, options = r, o
-            if role is None and node.name.value in handed and scan.count.get(
-                    node.name.value) == 1 and not any(
-                        pm.decorator_role(d)[0] for d in node.decorators):
-                # `ct.kernel(f, **options)` in the host function makes its nested `f` a kernel
-                role, options = "kernel", handed[node.name.value]
-            if role is None:
-                continue
-            name = node.name.value
-            hoisted = name if name not in taken else f"{stmt.name.value}_{name}"
-            i = 1
-            while hoisted in taken:
-                i += 1
-                hoisted = f"{stmt.name.value}_{name}_{i}"
-            taken.add(hoisted)
-            nk = NestedKernel(stmt, node, name, hoisted, options)
-            inner_local = _local_names(node)
-            for n in sorted(_names_used(node) - inner_local):
-                if n in scan.defs:
-                    continue        # a function of the host function: unknown in the kernel
-                if n in params or n in scan.count:
-                    if n not in params and scan.count.get(n) == 1 \
-                            and _foldable(pm, scan.value.get(n)):
-                        nk.folded[n] = scan.value[n]
-                    else:
-                        nk.closure.append(n)
-            out.append(nk)
+        if isinstance(stmt, cst.FunctionDef):
+            out += _function_kernels(pm, stmt, taken, None)
     return out
+
+
+def _function_kernels(pm: ParsedModule, stmt: cst.FunctionDef, taken: set,
+                      owner: Optional[cst.ClassDef]) -> list[NestedKernel]:
+    """The kernels defined in host function `stmt` (module level, or a method of class
+    `owner`: the kernels then go before the class)."""
+    out = []
+    if any(pm.decorator_role(d)[0] for d in stmt.decorators):
+        return out
+    scan = _Assigns()
+    stmt.visit(scan)
+    params = {p.name.value for p in list(stmt.params.params) + list(stmt.params.kwonly_params)
+              + list(stmt.params.posonly_params)}
+    if stmt.params.star_arg is not None and isinstance(stmt.params.star_arg, cst.Param):
+        params.add(stmt.params.star_arg.name.value)
+    if stmt.params.star_kwarg is not None:
+        params.add(stmt.params.star_kwarg.name.value)
+    handed = _handed_to_kernel(pm, stmt)
+    helpers_of: dict = {}       # (shared by the host function's kernels)
+    prefix = stmt.name.value if owner is None else f"{owner.name.value}_{stmt.name.value}"
+    for node in scan.kernels:
+        role, options = None, {}
+        for d in node.decorators:
+            r, o = pm.decorator_role(d)
+            if r == "kernel":
+                role, options = r, o
+        if role is None and node.name.value in handed and scan.count.get(
+                node.name.value) == 1 and not any(
+                    pm.decorator_role(d)[0] for d in node.decorators):
+            # `ct.kernel(f, **options)` in the host function makes its nested `f` a kernel
+            role, options = "kernel", handed[node.name.value]
+        if role is None:
+            continue
+        name = node.name.value
+        hoisted = name if name not in taken else f"{prefix}_{name}"
+        i = 1
+        while hoisted in taken:
+            i += 1
+            hoisted = f"{prefix}_{name}_{i}"
+        taken.add(hoisted)
+        nk = NestedKernel(stmt, node, name, hoisted, options, owner=owner)
+        inner_local = _local_names(node)
+        for n in sorted(_names_used(node) - inner_local):
+            if n in scan.defs:
+                # a function of the host function that reads none of its locals: a helper,
+                # hoisted with the kernel (with those it calls); else unknown in the kernel
+                local_defs = _hoistable_defs(pm, scan, params, prefix, taken, helpers_of)
+                for h in _reached_defs(n, local_defs):
+                    nk.helpers.setdefault(h, local_defs[h])
+                continue
+            if n in params or n in scan.count:
+                if n not in params and scan.count.get(n) == 1 \
+                        and _foldable(pm, scan.value.get(n)):
+                    nk.folded[n] = scan.value[n]
+                else:
+                    nk.closure.append(n)
+        called = {n.func.value for n in _walk_nodes(node) if isinstance(n, cst.Call)
+                  and isinstance(n.func, cst.Name)}
+        for c in nk.closure:
+            if c in called:     # a function value the host function hands its kernel
+                nk.choices[c] = choice_candidates(pm)
+        if nk.helpers:      # the kernel as lowered: calls the helpers by their hoisted names
+            renames = {h: hn for h, (hn, _) in nk.helpers.items() if h != hn}
+            if renames:
+                nk.lowered = node.visit(_Rename(renames, pm.origins))
+        out.append(nk)
+    return out
+
+
+class _Rename(cst.CSTTransformer):
+    """Respell names (not attribute names, not keyword names)."""
+
+    def __init__(self, mapping: dict, origins: dict):
+        self.mapping = mapping
+        self.origins = origins      # each new node -> the user's node (diagnostics' positions)
+
+    def on_leave(self, original, updated):
+        new = super().on_leave(original, updated)
+        if isinstance(new, cst.CSTNode) and new is not original:
+            self.origins[new] = original
+        return new
+
+    def leave_Attribute(self, original, updated):
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(keyword=original.keyword)
+
+    def leave_Name(self, original, updated):
+        new = self.mapping.get(original.value)
+        return updated.with_changes(value=new) if new else updated
+
+
+def _hoistable_defs(pm, scan, params: set, prefix: str, taken: set, memo: dict) -> dict:
+    """{local name: (hoisted name, definition)} of the functions a host function defines once
+    that read none of its locals (parameters, assigned names) other than such functions."""
+    if memo:
+        return memo
+    defs = {n.name.value: n for n in scan.kernels if scan.count.get(n.name.value) == 1}
+    ok = dict(defs)
+    changed = True
+    while changed:
+        changed = False
+        for n, d in list(ok.items()):
+            free = _names_used(d) - _local_names(d)
+            bad = {x for x in free if (x in params or x in scan.count) and x not in ok}
+            if bad:
+                del ok[n]
+                changed = True
+    for n, d in ok.items():
+        hoisted = n if n not in taken else f"{prefix}_{n}"
+        i = 1
+        while hoisted in taken:
+            i += 1
+            hoisted = f"{prefix}_{n}_{i}"
+        memo[n] = (hoisted, d)
+    if memo:        # names taken only once a kernel uses them (translate.py registers them)
+        for hoisted, _ in memo.values():
+            taken.add(hoisted)
+    renames = {n: h for n, (h, _) in memo.items() if n != h}
+    if renames:
+        for n, (h, d) in list(memo.items()):
+            memo[n] = (h, d.visit(_Rename(renames, pm.origins)))
+    return memo
+
+
+def _reached_defs(name: str, defs: dict) -> list:
+    """`name` and the functions of `defs` it calls, transitively."""
+    rev = {h: n for n, (h, _) in defs.items()}
+    out, todo = [], [name]
+    while todo:
+        n = todo.pop()
+        if n in out or n not in defs:
+            continue
+        out.append(n)
+        todo.extend(rev.get(x, x) for x in _names_used(defs[n][1]))
+    return out
+
+
+def _walk_nodes(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+def choice_candidates(pm: ParsedModule) -> tuple:
+    """What a function value that a kernel of a host function calls (`reduce_op(t, axis=1)`
+    with `make_kernel(ct.sum)`) can be, as far as the module shows: the cuTile constructs
+    and the module's @ct.function helpers that it names as values, not calls (in
+    parametrize lists, tables, factory calls): ("cuda.tile.sum", ...) and helper names,
+    sorted. The kernel is translated for each (a choice Triton folds per specialization)."""
+    cached = getattr(pm, "_choice_candidates", None)
+    if cached is not None:
+        return cached
+    from ..registry import load_registry
+    constructs = load_registry().constructs
+    helpers = {n for n, f in pm.functions.items()
+               if any(pm.decorator_role(d)[0] == "function" for d in f.decorators)}
+    callees, out = set(), set()
+    for n in _walk_nodes(pm.module):
+        if isinstance(n, cst.Call):
+            callees.add(id(n.func))
+        elif isinstance(n, cst.Attribute):
+            callees.add(id(n.value))    # (the base of a longer reference)
+        elif isinstance(n, (cst.Import, cst.ImportFrom, cst.FunctionDef)):
+            callees |= {id(x) for x in _walk_nodes(n) if isinstance(x, cst.Name)} \
+                if not isinstance(n, cst.FunctionDef) else {id(n.name)}
+    for n in _walk_nodes(pm.module):
+        if id(n) in callees or not isinstance(n, (cst.Name, cst.Attribute)):
+            continue
+        name = pm.ct_name(n)
+        if name is not None and name in constructs:
+            out.add(f"cuda.tile.{name}")
+        elif isinstance(n, cst.Name) and n.value in helpers:
+            out.add(n.value)
+    result = tuple(sorted(out))
+    pm._choice_candidates = result
+    return result
+
+
+def node_of_local(nk: NestedKernel, local: str):
+    """The user's definition of helper `local` of the host function of `nk`."""
+    stack = [nk.outer.body]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.FunctionDef) and n.name.value == local:
+            return n
+        stack.extend(n.children)
+    return nk.outer
 
 
 def _class_kernels(pm: ParsedModule, cls: cst.ClassDef, taken: set) -> list[NestedKernel]:

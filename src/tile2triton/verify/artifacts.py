@@ -81,7 +81,8 @@ class ModuleArtifact:
                 return found[0], launcher_name(found[0].kernel)
             return None, (f"`convert` did not translate kernel `{local}` defined in class "
                           f"`{cls}` of {self.source_file}")
-        if len(parts) == 2 and "." not in parts[0] and "." not in parts[1]:
+        if len(parts) == 2 and parts[0].count(".") <= 1 and "." not in parts[1]:
+            # (a host function at module level, or a method of a module-level class)
             outer = parts[0]
             found = [r for r in self.kernels.values() if r.outer == outer and r.local_name == name
                      and r.outer_kind == "function"]
@@ -93,8 +94,8 @@ class ModuleArtifact:
             return None, (f"`convert` did not translate kernel `{name}` defined in host "
                           f"function `{outer}` of {self.source_file}")
         return None, (f"kernel `{qual}` is defined where `convert` does not translate kernels "
-                      f"(only module level, directly inside a module-level function "
-                      "and in a module-level class)")
+                      f"(only module level, directly inside a module-level function or "
+                      "method, and in a module-level class)")
 
 
 _LOCK = threading.Lock()

@@ -173,8 +173,17 @@ def _write_report(writer, target, records, backend, session) -> None:
 
 
 def cmd_check(args) -> int:
+    """`tile2triton check`: the arguments checked (nothing runs on a usage error), the backend
+    chosen, the launches run and checked, the reports written."""
+    cases, overrides = _check_arguments(args)
+    backend, gpus, jobs = _check_backend(args)
+    session, records = _run_check(args, cases, overrides, backend, gpus, jobs)
+    return _report_check(args, cases, backend, session, records)
 
-    quiet = verbosity(args) < 0
+
+def _check_arguments(args):
+    """(corpus cases, translation overrides) of `check`'s arguments; UsageError when they do
+    not make sense, or the `[run]` extra is missing."""
     if not args.paths and not args.exec_cmds:
         raise UsageError("check needs corpus paths or --exec \"python your_script.py\"")
     if args.seeds < 1:
@@ -195,10 +204,12 @@ def cmd_check(args) -> int:
     missing = missing_run_dependencies()  # after the checks that need none of them
     if missing:
         raise UsageError(f"check needs {', '.join(missing)} (not installed): {RUN_EXTRA_HINT}")
-    from . import report
-    from .session import Session, detect_backend
-    from .supervisor import Supervisor
+    return cases, overrides
 
+
+def _check_backend(args):
+    """(backend, GPUs or None, worker count) for `check`."""
+    from .session import detect_backend
     backend = args.backend
     if backend == "auto":
         backend = detect_backend()
@@ -210,7 +221,16 @@ def cmd_check(args) -> int:
         raise UsageError(f"--gpus {args.gpus}: no CUDA device found")
     jobs = args.jobs or (min(4, os.cpu_count() or 1) if backend == "cpu" else
                          2 * len(gpus or [0]))
+    return backend, gpus, jobs
 
+
+def _run_check(args, cases, overrides, backend, gpus, jobs):
+    """Run the corpus cases and --exec programs, each launch checked: (session, records)."""
+    from . import report
+    from .session import Session
+    from .supervisor import Supervisor
+
+    quiet = verbosity(args) < 0
     lock = threading.Lock()
     count = [0]
     # progress counts corpus cases (the total is known); --exec launches have no total
@@ -226,14 +246,7 @@ def cmd_check(args) -> int:
             progress.redraw()
 
     if not quiet:
-        what = "the reference interpreter vs the translation (TRITON_INTERPRET=1)" \
-            if backend == "cpu" else "cuTile vs the translation"
-        what += f"; mode {args.mode}" + (
-            " (what `tile2triton convert` writes for each kernel's module)"
-            if args.mode == "static" else " (each launched kernel translated alone)")
-        where = f" on GPUs {','.join(gpus)}" if gpus else ""
-        print(f"tile2triton check: backend {backend}: {what}; {jobs} worker(s){where}",
-              file=sys.stderr, flush=True)
+        _announce_check(args, backend, gpus, jobs)
     sup = Supervisor(backend=backend, workers=jobs, timeout=args.timeout,
                      compile_timeout=args.compile_timeout, overrides=overrides,
                      compile_probe=not args.no_compile_check, race=args.race,
@@ -270,6 +283,23 @@ def cmd_check(args) -> int:
         if watcher is not None:
             watcher.join()
         progress.clear()
+    return session, records
+
+
+def _announce_check(args, backend, gpus, jobs):
+    what = "the reference interpreter vs the translation (TRITON_INTERPRET=1)" \
+        if backend == "cpu" else "cuTile vs the translation"
+    what += f"; mode {args.mode}" + (
+        " (what `tile2triton convert` writes for each kernel's module)"
+        if args.mode == "static" else " (each launched kernel translated alone)")
+    where = f" on GPUs {','.join(gpus)}" if gpus else ""
+    print(f"tile2triton check: backend {backend}: {what}; {jobs} worker(s){where}",
+          file=sys.stderr, flush=True)
+
+
+def _report_check(args, cases, backend, session, records) -> int:
+    """The terminal table and the --json/--html reports; the exit status."""
+    from . import report
     # the table goes to stderr when a report takes stdout
     table_out = sys.stderr if "-" in (args.json, args.html) else sys.stdout
     print(report.terminal_report(records, session.references, session.programs), file=table_out)

@@ -132,13 +132,13 @@ class CompileProbe:
                 err = e
         if err is None:
             return dict(kernel=name, ok=True, **({"ir": str(module)} if self.keep_ir else {}))
-        from .explain import compile_error_from_exception
+        from .explain import compile_error_from_exception, compile_error_text
         try:
             tfile = fn.fn.__code__.co_filename
         except AttributeError:
             tfile = None
         finding = compile_error_from_exception(err, tfile, cap["text"])
-        return dict(kernel=name, ok=False, message=f"{type(err).__name__}: {err}",
+        return dict(kernel=name, ok=False, message=compile_error_text(err),
                     stderr=_errors_first(cap["text"]), finding=finding)
 
 
@@ -158,8 +158,6 @@ def serve() -> int:
     """Answer probe requests on stdin: {"job": path, "override": file or null}; reply
     {"records": [...]} (an empty list when there is nothing to compile, e.g. the kernel does not
     translate: the worker reports that) or {"error": text}, on the original stdout."""
-    import hashlib
-    import importlib.util
     import json
     import sys
     import tempfile
@@ -171,7 +169,6 @@ def serve() -> int:
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    from . import snapshot as S
     probe = CompileProbe()
     tmp = Path(tempfile.mkdtemp(prefix="t2t_probe_", dir=os.environ.get("T2T_CHECK_TMP") or None))
     import atexit
@@ -184,66 +181,84 @@ def serve() -> int:
             continue
         req = json.loads(line)
         try:
-            meta, snap = S.load(req["job"])
-            for p in reversed(meta.get("sys_path") or []):
-                if p not in sys.path:
-                    sys.path.insert(0, p)
-            kfile = meta["kernel_file"]
-            src = req.get("override") or kfile
-            key = (kfile, src, os.path.getmtime(src))
-            if key not in modules:
-                if req.get("override"):
-                    text = Path(src).read_text()
-                else:
-                    from ..translate import translate_source
-                    try:
-                        res = translate_source(Path(kfile).read_text(), kfile)
-                        text = res.output if res.ok else None
-                    except Exception:  # noqa: BLE001 - the worker reports translator failures
-                        text = None
-                mod = None
-                if text is not None:
-                    if req.get("override"):
-                        tfile = Path(src)          # errors then name the user's own file
-                    else:
-                        digest = hashlib.sha1(text.encode()).hexdigest()[:10]
-                        tfile = tmp / f"{Path(kfile).stem}_triton_{digest}.py"
-                        tfile.write_text(text)
-                    hint = meta.get("module") or ""
-                    pkg = hint.rsplit(".", 1)[0] if "." in hint and hint != "__main__" else None
-                    name = f"_t2t_probe_{len(modules)}"
-                    full = f"{pkg}.{name}" if pkg else name
-                    spec = importlib.util.spec_from_file_location(full, str(tfile))
-                    mod = importlib.util.module_from_spec(spec)
-                    if pkg:
-                        mod.__package__ = pkg
-                    sys.modules[full] = mod
-                    try:
-                        spec.loader.exec_module(mod)
-                    except Exception:  # noqa: BLE001 - the worker reports import failures
-                        mod = None
-                modules[key] = mod
-            mod = modules[key]
-            from ..parse.names import launcher_name
-            launcher = getattr(mod, meta.get("launcher") or launcher_name(meta["kernel"]),
-                               None) if mod else None
-            if launcher is not None and meta.get("launcher_kwargs"):
-                import functools
-                launcher = functools.partial(launcher, **meta["launcher_kwargs"])
-            if launcher is None:
-                reply = {"records": []}
-            else:
-                pl = S.Placement(snap, device="cpu")
-                try:
-                    records = probe.run(launcher, (None, tuple(meta["grid"])) + tuple(pl.args))
-                finally:
-                    pl.free()
-                reply = {"records": records}
+            reply = _probe_reply(req, probe, modules, tmp)
         except Exception as e:  # noqa: BLE001 - launcher-level failures show in the real run
             reply = {"error": f"{type(e).__name__}: {e}"}
         proto.write(json.dumps(reply, default=str) + "\n")
         proto.flush()
     return 0
+
+
+def _probe_reply(req: dict, probe: CompileProbe, modules: dict, tmp) -> dict:
+    """The reply to one probe request: the job's launch compiled through its launcher."""
+    import sys
+
+    from . import snapshot as S
+    meta, snap = S.load(req["job"])
+    for p in reversed(meta.get("sys_path") or []):
+        if p not in sys.path:
+            sys.path.insert(0, p)
+    mod = _probe_module(req, meta, modules, tmp)
+    from ..parse.names import launcher_name
+    launcher = getattr(mod, meta.get("launcher") or launcher_name(meta["kernel"]),
+                       None) if mod else None
+    if launcher is not None and meta.get("launcher_kwargs"):
+        import functools
+        launcher = functools.partial(launcher, **meta["launcher_kwargs"])
+    if launcher is None:
+        return {"records": []}
+    pl = S.Placement(snap, device="cpu")
+    try:
+        records = probe.run(launcher, (None, tuple(meta["grid"])) + tuple(pl.args))
+    finally:
+        pl.free()
+    return {"records": records}
+
+
+def _probe_module(req: dict, meta: dict, modules: dict, tmp):
+    """The translation's module for the job (cached in `modules`), or None when the kernel's
+    file does not translate or its translation does not import (the worker reports those)."""
+    import hashlib
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    kfile = meta["kernel_file"]
+    src = req.get("override") or kfile
+    key = (kfile, src, os.path.getmtime(src))
+    if key not in modules:
+        if req.get("override"):
+            text = Path(src).read_text()
+        else:
+            from ..translate import translate_source
+            try:
+                res = translate_source(Path(kfile).read_text(), kfile)
+                text = res.output if res.ok else None
+            except Exception:  # noqa: BLE001 - the worker reports translator failures
+                text = None
+        mod = None
+        if text is not None:
+            if req.get("override"):
+                tfile = Path(src)          # errors then name the user's own file
+            else:
+                digest = hashlib.sha1(text.encode()).hexdigest()[:10]
+                tfile = tmp / f"{Path(kfile).stem}_triton_{digest}.py"
+                tfile.write_text(text)
+            hint = meta.get("module") or ""
+            pkg = hint.rsplit(".", 1)[0] if "." in hint and hint != "__main__" else None
+            name = f"_t2t_probe_{len(modules)}"
+            full = f"{pkg}.{name}" if pkg else name
+            spec = importlib.util.spec_from_file_location(full, str(tfile))
+            mod = importlib.util.module_from_spec(spec)
+            if pkg:
+                mod.__package__ = pkg
+            sys.modules[full] = mod
+            try:
+                spec.loader.exec_module(mod)
+            except Exception:  # noqa: BLE001 - the worker reports import failures
+                mod = None
+        modules[key] = mod
+    return modules[key]
 
 
 def findings_from(reply: dict) -> list:

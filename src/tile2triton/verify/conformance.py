@@ -557,12 +557,15 @@ def summarize(state: dict) -> dict:
                 time=dict(plain=round(t_plain, 1), plugin=round(t_plugin, 1)))
 
 
+_VERDICT_ORDER = ["pass", "drift", "unwritten", "out-of-bounds-write", "illegal-address", "race",
+                  "timeout", "compile-error", "translate-error", "original-failed",
+                  "not-checked", "error", "both-failed-assert", "skipped", "expected-rejection"]
+
+
 def render(state: dict) -> str:
     s = summarize(state)
     meta = state.get("meta", {})
-    order = ["pass", "drift", "unwritten", "out-of-bounds-write", "illegal-address", "race",
-             "timeout", "compile-error", "translate-error", "original-failed", "not-checked",
-             "error", "both-failed-assert", "skipped", "expected-rejection"]
+    order = _VERDICT_ORDER
     seen_v = [v for v in order if v in s["verdicts"]] + sorted(
         v for v in s["verdicts"] if v not in order)
     L = ["# Conformance: cuTile's test suite through tile2triton", "",
@@ -571,6 +574,15 @@ def render(state: dict) -> str:
          "plugin (`--tile2triton`), which checks every `ct.launch` the tests make against its "
          "Triton translation. Launches inside `pytest.raises` (the test expects cuTile to "
          "reject them) are `expected-rejection` and are left out of the figures.", ""]
+    L += _render_run(state, meta)
+    L += _render_totals(s, seen_v)
+    L += _render_per_file(s, order)
+    L += _render_causes(s, order)
+    return "\n".join(L)
+
+
+def _render_run(state: dict, meta: dict) -> list[str]:
+    """## Run: what was run, where, and with what."""
     up = meta.get("upstream", {})
     by_phase = {ph: list(dict.fromkeys(
         c for r in sorted((runs[ph] for runs in state.get("files", {}).values() if ph in runs),
@@ -581,17 +593,17 @@ def render(state: dict) -> str:
                             for ph, cs in by_phase.items() if cs)
     else:
         made_at = f"`{meta.get('tile2triton_commit') or 'unknown'}`"
-    L += ["## Run", "",
-          f"- tile2triton: {made_at}",
-          f"- cutile-python tests: `{up.get('rev') or 'revision not given'}`; tree sha256 "
-          f"`{up.get('sha256', '?')}` over {up.get('files', '?')} files",
-          "- checked against: " + (
-              "the static translation of each kernel's module, as `tile2triton convert` writes "
-              "it (`--tile2triton-mode static`)" if meta.get("mode") == "static" else
-              "the live translation of each launched kernel (`--tile2triton-mode live`)"),
-          f"- backend: {meta.get('backend', '?')}; "
-          + ", ".join(f"{k} {v}" for k, v in (meta.get("versions") or {}).items()
-                      if k != "gpus")]
+    L = ["## Run", "",
+         f"- tile2triton: {made_at}",
+         f"- cutile-python tests: `{up.get('rev') or 'revision not given'}`; tree sha256 "
+         f"`{up.get('sha256', '?')}` over {up.get('files', '?')} files",
+         "- checked against: " + (
+             "the static translation of each kernel's module, as `tile2triton convert` writes "
+             "it (`--tile2triton-mode static`)" if meta.get("mode") == "static" else
+             "the live translation of each launched kernel (`--tile2triton-mode live`)"),
+         f"- backend: {meta.get('backend', '?')}; "
+         + ", ".join(f"{k} {v}" for k, v in (meta.get("versions") or {}).items()
+                     if k != "gpus")]
     if (meta.get("versions") or {}).get("gpus"):
         L.append(f"- GPUs: {', '.join(meta['versions']['gpus'])}")
     cmds = meta.get("commands") or []
@@ -600,25 +612,33 @@ def render(state: dict) -> str:
         L += [f"  - `{c}`" for c in cmds]
     L.append(f"- last updated: {meta.get('updated', '?')}")
     L.append("")
+    return L
+
+
+def _render_totals(s: dict, seen_v: list) -> list[str]:
     t, tg = s["totals"], s["target"]
     frac = f"{100 * tg['pass_'] / tg['of']:.1f} %" if tg["of"] else "-"
-    L += ["## Totals", "",
-          f"- test files: {len(s['per_file'])}",
-          f"- tests: {t.get('tests', 0)}; plainly {t.get('plain_pass', 0)} pass, "
-          f"{t.get('plain_fail', 0)} fail or error, {t.get('plain_skip', 0)} skipped; "
-          f"with the plugin {t.get('plugin_pass', 0)} pass",
-          "- launches: " + (", ".join(f"{s['verdicts'][v]} {v}" for v in seen_v) or "none"),
-          f"- launches made by tests that pass plainly that get `pass`: **{tg['pass_']} of "
-          f"{tg['of']} ({frac})** (target 98 %)"]
+    L = ["## Totals", "",
+         f"- test files: {len(s['per_file'])}",
+         f"- tests: {t.get('tests', 0)}; plainly {t.get('plain_pass', 0)} pass, "
+         f"{t.get('plain_fail', 0)} fail or error, {t.get('plain_skip', 0)} skipped; "
+         f"with the plugin {t.get('plugin_pass', 0)} pass",
+         "- launches: " + (", ".join(f"{s['verdicts'][v]} {v}" for v in seen_v) or "none"),
+         f"- launches made by tests that pass plainly that get `pass`: **{tg['pass_']} of "
+         f"{tg['of']} ({frac})** (target 98 %)"]
     tm = s["time"]
     if tm["plain"]:
         L.append(f"- time over files run both ways: {tm['plain']:.0f} s plainly, "
                  f"{tm['plugin']:.0f} s with the plugin ({tm['plugin'] / tm['plain']:.1f}x: "
                  "the plugin's overhead)")
     L.append("")
-    L += ["## Per test file", "",
-          "| file | tests | pass plainly | pass with plugin | launches by verdict | time plain / "
-          "plugin (s) |", "| --- | ---: | ---: | ---: | --- | ---: |"]
+    return L
+
+
+def _render_per_file(s: dict, order: list) -> list[str]:
+    L = ["## Per test file", "",
+         "| file | tests | pass plainly | pass with plugin | launches by verdict | time plain / "
+         "plugin (s) |", "| --- | ---: | ---: | ---: | --- | ---: |"]
     for r in s["per_file"]:
         names = order + sorted(set(r["launches"]) - set(order))
         lv = ", ".join(f"{r['launches'][v]} {v}" for v in names if v in r["launches"]) or "-"
@@ -628,7 +648,12 @@ def render(state: dict) -> str:
         L.append(f"| {r['file']}{st} | {r['tests']} | {r['plain_pass']} | {r['plugin_pass']} | "
                  f"{lv} | {_secs(r['plain_s'])} / {_secs(r['plugin_s'])} |")
     L.append("")
-    L += ["## Launches that did not pass, by cause", ""]
+    return L
+
+
+def _render_causes(s: dict, order: list) -> list[str]:
+    """Launches that did not pass by cause, tests the plugin breaks, unfinished runs."""
+    L = ["## Launches that did not pass, by cause", ""]
     if not s["groups"]:
         L += ["None.", ""]
     by_v = defaultdict(list)
@@ -653,7 +678,7 @@ def render(state: dict) -> str:
             L.append(f"- {u['file']} [{u['phase']}]: {u['status']} after {_secs(u['seconds'])} s"
                      + (f": {_md(why)}" if why else ""))
         L.append("")
-    return "\n".join(L)
+    return L
 
 
 def _last_error(tail: str) -> str:

@@ -112,6 +112,25 @@ def exception_chain(exc: BaseException) -> list:
     return chain
 
 
+def compile_error_text(e: BaseException) -> str:
+    """A Triton compile error as one report text. An error inside a function the kernel calls
+    comes as a CompilationError naming only the call; the function's own error (a failed
+    tl.static_assert and its message) is its cause, and comes first."""
+    inner = e
+    while inner.__cause__ is not None and _is_compilation_error(inner.__cause__):
+        inner = inner.__cause__
+    text = f"{type(inner).__name__}: {inner}"
+    if inner is not e:
+        text += f"\nin a function called by the kernel, from {type(e).__name__}: {e}"
+    return text
+
+
+def _is_compilation_error(e: BaseException) -> bool:
+    """Triton's CompilationError or a subclass (CompileTimeAssertionFailure: a failed
+    tl.static_assert; UnsupportedLanguageConstruct), without importing triton."""
+    return any(c.__name__ == "CompilationError" for c in type(e).__mro__)
+
+
 def _absolute_line(src: str | None, rel_line: int, translation_file: str | None):
     """Triton numbers a CompilationError's line from the start of the function's source; the
     file line is found by locating that source in the translation."""
@@ -138,9 +157,9 @@ def compile_error_from_exception(exc: BaseException, translation_file: str | Non
     (its message is empty); the cause is the innermost CompilationError of the chain (location
     and message) and the exception under it."""
     chain = exception_chain(exc)
-    ces = [e for e in chain if type(e).__name__ == "CompilationError"]
+    ces = [e for e in chain if _is_compilation_error(e)]
     inner = ces[-1] if ces else exc
-    roots = [e for e in chain[chain.index(inner) + 1:] if type(e).__name__ != "CompilationError"]
+    roots = [e for e in chain[chain.index(inner) + 1:] if not _is_compilation_error(e)]
     root = roots[0] if roots else None
     msg = getattr(inner, "error_message", None) or (f"{type(root).__name__}: {root}" if root
                                                    else "")

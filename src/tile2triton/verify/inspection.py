@@ -200,15 +200,18 @@ class _Driver:
 
 
 @contextlib.contextmanager
-def compiling_for(arch: int, sink: list, with_ptxas: bool = True, keep_stages=()):
+def compiling_for(arch: int, sink: list, with_ptxas: bool = True, keep_stages=(),
+                  raise_errors: bool = False):
     """While active, every Triton kernel launch compiles fully for sm_`arch` and appends a
-    KernelReport to `sink` instead of running."""
+    KernelReport to `sink` instead of running. `raise_errors`: a compile error is raised from
+    the launch, as on a GPU (else it is the report's)."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.runtime.driver import driver
     from triton.runtime.jit import JITFunction
 
     from .compile_probe import capture_fd2, interpreter_off
+    from .explain import compile_error_text
     target = GPUTarget("cuda", arch, 32)
     cache: dict = {}
 
@@ -222,7 +225,9 @@ def compiling_for(arch: int, sink: list, with_ptxas: bool = True, keep_stages=()
                     src = self_fn.ASTSource(self_fn, signature, constexprs, attrs)
                     compiled = triton.compile(src, target=target, options=options.__dict__)
                 except Exception as e:  # noqa: BLE001 - a compile error is the report
-                    rep.ok, rep.error = False, f"{type(e).__name__}: {e}"
+                    if raise_errors:
+                        raise
+                    rep.ok, rep.error = False, compile_error_text(e)
                     compiled = None
             if compiled is not None:
                 analyse(rep, compiled.asm, compiled.metadata)

@@ -152,6 +152,14 @@ class Recorder:
     def _plan(self, kernel, func, name, kfile, kernel_args):
         return _plan_launch(self, kernel, func, name, kfile, kernel_args)
 
+    def _planned_only(self, meta, plan) -> None:
+        """Measuring what the artifacts serve (tools/static_launches.py): nothing is run."""
+        meta.update(plan.meta, artifact=dict(plan.artifact), verdict="not-checked",
+                    planned=True, findings=[dict(kind="not-checked", detail=(
+                        f"{ENV_PLAN_ONLY} is set: the launch has a translation to be checked "
+                        "against, and is not run"))])
+        self.jobs.append(self.sink.note(dict(type="launch", **meta)))
+
     def record(self, kernel, grid, kernel_args):
         from . import snapshot as S
         index = next(self._count)
@@ -183,6 +191,8 @@ class Recorder:
             meta.update(verdict=plan.verdict, findings=[plan.finding()])
             self.jobs.append(self.sink.note(dict(type="launch", **meta)))
             return
+        if os.environ.get(ENV_PLAN_ONLY):
+            return self._planned_only(meta, plan)
         try:
             meta.update(plan.meta)
             if plan.text is not None:
@@ -225,6 +235,11 @@ class Recorder:
             meta["declared_outputs"] = [i for i, t in enumerate(snap.tensors)
                                         if t.ptr in self.declared_outputs]
         self.jobs.append(self.sink.job(meta, snap))
+
+
+# set (to anything): launches are only matched to their translation (recorded `planned`,
+# verdict not-checked, or the translate-error that matching gives), never run or compared
+ENV_PLAN_ONLY = "T2T_CHECK_PLAN_ONLY"
 
 
 class _Plan:
@@ -307,7 +322,7 @@ def _static_plan(kernel, func, name, kfile):
         return u
     extra = dict(launcher=launcher)
     if rep.closure:         # a kernel of a host function: its launcher takes those values
-        values = _closure_values(func, rep.closure)
+        values = _closure_values(func, rep.closure, getattr(rep, "choices", ()))
         if isinstance(values, str):
             u = Unjudged("not-checked", values)
             u.artifact = record
@@ -317,8 +332,10 @@ def _static_plan(kernel, func, name, kfile):
     return _Plan("static", stem, art.text, record, extra)
 
 
-def _closure_values(func, names):
-    """The values a nested kernel reads from its host function, as JSON, or why not."""
+def _closure_values(func, names, choices=()):
+    """The values a nested kernel reads from its host function, as JSON, or why not. A
+    function value the kernel calls (`choices`: a factory's `reduce_op`) is passed by its
+    name, which the translation chooses by (`_choice_name` in the translated module)."""
     cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
     out = {}
     for n in names:
@@ -327,6 +344,8 @@ def _closure_values(func, names):
         except (KeyError, ValueError):
             return f"the value of `{n}`, which kernel `{func.__name__}` reads from its host " \
                 "function, is not known"
+        if n in choices and callable(v) and isinstance(getattr(v, "__name__", None), str):
+            v = v.__name__
         if not _plain(v):
             return f"`{n}` = {v!r}, which kernel `{func.__name__}` reads from its host " \
                 "function, cannot be passed to the checker's worker"

@@ -195,278 +195,8 @@ class Worker:
 
     # -- one job ---------------------------------------------------------------------------------
     def run_job(self, req: dict, stage) -> dict:
-        import torch
-
-        from . import snapshot as S
-        from .verdicts import classify
-
-        timings = {}
-        t_last = [time.perf_counter(), None]
-
-        def step(name):
-            now = time.perf_counter()
-            if t_last[1] is not None:
-                timings[t_last[1]] = round(now - t_last[0], 4)
-            t_last[0], t_last[1] = now, name
-            stage(name)
-
-        def done(result):
-            step(None)
-            result["timings"] = timings
-            return result
-
-        step("load")
-        meta, snap = S.load(req["path"])
-        for p in reversed(meta.get("sys_path") or []):
-            if p not in sys.path:
-                sys.path.insert(0, p)
-        kernel_file, kname, modname = meta["kernel_file"], meta["kernel"], meta.get("module")
-        grid = tuple(meta["grid"])
-        override = (req.get("overrides") or {}).get(kernel_file) or meta.get("translation")
-        seed = int(meta.get("seed") or 0) * 1009 + int(meta.get("launch_index") or 0)
-        only = req.get("only")
-
-        step("load-original")
-        try:
-            omod = self.original_module(kernel_file, modname)
-            okern = getattr(omod, kname)
-        except Exception as e:  # noqa: BLE001
-            if type(e).__name__ == "InterpreterUnsupported":
-                return done(dict(verdict="skipped", findings=[dict(
-                    kind="skipped", detail=f"the reference interpreter does not support "
-                    f"this kernel ({e}); check it on the GPU backend")]))
-            if meta.get("original_extracted"):
-                # our rebuild of a nested/factory/string-built kernel failed, not the original
-                return done(dict(verdict="not-checked", findings=[dict(
-                    kind="not-checked", detail=f"could not rebuild kernel `{kname}` from its "
-                    f"extracted source: {type(e).__name__}: {e}", traceback=_short_tb(e))]))
-            return done(dict(verdict="original-failed", findings=[dict(
-                kind="original-failed", detail=f"could not import kernel `{kname}` from "
-                f"{kernel_file}: {type(e).__name__}: {e}", traceback=_short_tb(e))]))
-        names = self._array_names(okern, snap)
-
-        step("translate")
-        try:
-            tmod, tfile = self.translation(kernel_file, modname, override)
-        except _TranslateFailed as e:
-            return done(dict(verdict="translate-error", findings=[dict(
-                kind="translate-error", detail=f"{kernel_file} did not translate",
-                diagnostics=str(e))]))
-        except SyntaxError as e:
-            return done(dict(verdict="compile-error", findings=[dict(
-                kind="compile-error", triton_message=f"SyntaxError: {e}",
-                plain=f"the translation is not valid Python (line {e.lineno})")]))
-        except Exception as e:  # noqa: BLE001
-            return done(dict(verdict="error", findings=[dict(
-                kind="error", detail=f"importing the translation failed: "
-                f"{type(e).__name__}: {e}", traceback=_short_tb(e))]))
-        from ..parse.names import launcher_name
-        lname = meta.get("launcher") or launcher_name(kname)
-        launcher = getattr(tmod, lname, None)
-        if launcher is None:
-            return done(dict(verdict="translate-error", findings=[dict(
-                kind="translate-error",
-                detail=f"the translation has no launcher `{lname}`")]))
-        if meta.get("launcher_kwargs"):
-            # a kernel of a host function: its launcher takes that function's values
-            import functools
-            launcher = functools.partial(launcher, **meta["launcher_kwargs"])
-        result_base = dict(translation_file=tfile)
-
-        device = self.device
-        values = [t.values for t in snap.tensors]
-
-        def run_original(poison, fill=None, useed=None):
-            pl = S.Placement(snap, device=device, poison=poison, values=fill)
-            if self.backend == "cpu":
-                from .. import interp
-                interp.seed_undetermined(seed if useed is None else useed)
-                interp.run_kernel(okern, grid, pl.args)
-            else:
-                import cuda.tile as ct
-                ct.launch(torch.cuda.current_stream(), grid, okern, pl.args)
-                torch.cuda.synchronize()
-            out = pl.results(on_device=device != "cpu"), pl.band_writes()
-            pl.free()
-            return out
-
-        def run_translation(poison, first=False, fill=None, launch=None):
-            with _interpreter_debug(self.backend == "cpu" and _debug_kernel(tfile)):
-                return _run_translation(poison, first, fill, launch)
-
-        def _run_translation(poison, first=False, fill=None, launch=None):
-            pl = S.Placement(snap, device=device, poison=poison, values=fill)
-            if launch is not None:
-                launch(None, grid, *pl.args)
-                if self.backend == "gpu":
-                    torch.cuda.synchronize()
-                out = pl.results(on_device=device != "cpu"), pl.band_writes()
-                pl.free()
-                return out
-            from .compile_probe import capture_fd2
-            try:
-                if self.backend == "gpu" and first:
-                    with capture_fd2() as cap:
-                        try:
-                            launcher(None, grid, *pl.args)
-                            torch.cuda.synchronize()
-                        except Exception as e:  # noqa: BLE001
-                            e._t2t_stderr = None
-                            raise
-                    sys.stderr.write(cap["text"])
-                else:
-                    launcher(None, grid, *pl.args)
-                    if self.backend == "gpu":
-                        torch.cuda.synchronize()
-            except Exception as e:  # noqa: BLE001
-                if self.backend == "gpu" and first:
-                    e._t2t_stderr = cap["text"]
-                raise
-            out = pl.results(on_device=device != "cpu"), pl.band_writes()
-            pl.free()
-            return out
-
-        class _OriginalFailed(Exception):
-            pass
-
-        def original_again(poison, fill=None, useed=None):
-            try:
-                return run_original(poison, fill, useed)
-            except Exception as e:  # noqa: BLE001
-                if is_cuda_error(e):
-                    raise Fatal(e, side="original", has_assert=_debug_kernel(tfile)) from e
-                raise _OriginalFailed(f"{type(e).__name__}: {e}") from e
-
-        R2 = PO = PR = CO = CR = canary = None
-        oob_t, oob_o = [], []
-        poisoned: set = set()
-        try:
-            if only != "translation":
-                step("original")
-                try:
-                    garbage0 = self._garbage_calls()
-                    O, ob = run_original(())
-                    made_undetermined = self._garbage_calls() != garbage0
-                except Exception as e:  # noqa: BLE001
-                    if is_cuda_error(e):
-                        raise Fatal(e, side="original", has_assert=_debug_kernel(tfile)) from e
-                    if type(e).__name__ == "InterpreterUnsupported":
-                        return done(dict(result_base, verdict="skipped", findings=[dict(
-                            kind="skipped", detail=f"the reference interpreter does not "
-                            f"support this kernel ({e}); check it on the GPU backend")]))
-                    if failed_assertion(e) is not None:
-                        return done(dict(result_base, **self._after_failed_assertion(
-                            e, run_translation, tfile)))
-                    return done(dict(result_base, verdict="original-failed", findings=[dict(
-                        kind="original-failed",
-                        detail=f"the original raised {type(e).__name__}: {e}",
-                        traceback=_short_tb(e))]))
-                oob_o += ob
-            step("translation")
-            try:
-                R, ob = run_translation((), first=True)
-            except Exception as e:  # noqa: BLE001
-                return done(dict(result_base, **self._translation_failure(e, tfile)))
-            oob_t += ob
-            if only == "translation":
-                return done(dict(result_base, verdict="pass", findings=[], notes=[
-                    "one-shot run of the translation only"]))
-            if req.get("race", True):
-                step("translation-race")
-                R2, ob = run_translation(())
-                oob_t += ob
-            poisoned = {i for i in range(len(values))
-                        if not bool(S.same_bits(O[i], values[i].to(O[i].device)).all())}
-            poisoned |= set(meta.get("declared_outputs") or [])
-            if req.get("poison", True) and poisoned:
-                # Arrays a corpus case declares as outputs are the ones whose old contents must
-                # not matter; other written arrays (counters, lock or scratch state a kernel
-                # reads back) legitimately steer the result, so they keep their values in T2.
-                declared = set(meta.get("declared_outputs") or [])
-                if not declared:
-                    # One trial does T1's and T2's work: a quarter of the canary's elements
-                    # are the poison (verdicts.py, "combined trial"). Saves a run of each side.
-                    canary = _canaries(values, poisoned, seed, poison_share=0.25)
-                else:
-                    if all(bool(S.is_poison(values[i]).all()) for i in poisoned) and \
-                            all(values[i].dtype != torch.bool for i in poisoned):
-                        PO, PR = O, R         # T0 already had them poisoned: T1 is T0
-                    else:
-                        step("original-poisoned")
-                        PO, ob = original_again(poisoned)
-                        oob_o += ob
-                        step("translation-poisoned")
-                        PR, ob = run_translation(poisoned)
-                        oob_t += ob
-                    canary = _canaries(values, poisoned & declared, seed)
-                step("original-canary")
-                CO, ob = original_again((), fill=canary)
-                oob_o += ob
-                step("translation-canary")
-                CR, ob = run_translation((), fill=canary)
-                oob_t += ob
-        except Fatal:
-            raise
-        except _OriginalFailed as e:
-            return done(dict(result_base, verdict="original-failed", findings=[dict(
-                kind="original-failed", detail=f"the original raised {e} on poisoned or "
-                "canary-filled outputs (it reads them)", traceback=_short_tb(e.__cause__))]))
-        except Exception as e:  # noqa: BLE001
-            if is_cuda_error(e):
-                raise Fatal(e) from e
-            return done(dict(result_base, **self._translation_failure(e, tfile)))
-        step("compare")
-        for f in oob_t + oob_o:
-            f["name"] = names[f["tensor"]]
-        oob_t, oob_o = _dedupe(oob_t), _dedupe(oob_o)
-        tols = _tolerances(meta.get("tolerance"), tfile, self.backend)
-        res = classify(names, values, O, R, R2, PO, PR, poisoned, tols, oob_t, oob_o,
-                       CO=CO, CR=CR, canary=canary)
-        if any(f.get("kind") in ("drift", "unwritten", "race") for f in res["findings"]):
-            # Do the differing elements hold values cuTile leaves undefined (undetermined
-            # padding)? One more run tells (undetermined.py); they are then not compared.
-            from . import undetermined as U
-            probe = U.probe_kind(self.backend)
-            masks = None
-            step("undetermined")
-            try:
-                if probe == "original" and self.backend == "cpu" and made_undetermined:
-                    OU, _ = original_again((), useed=seed + 104729)
-                    masks = U.changed_elements(O, OU)
-                elif probe == "translation":
-                    variant = self.fill_variant(kernel_file, modname, override, kname)
-                    if variant is not None:
-                        RU, _ = run_translation((), launch=variant)
-                        masks = U.changed_elements(R, RU)
-            except Exception as e:  # noqa: BLE001
-                if is_cuda_error(e):
-                    raise Fatal(e) from e
-                res.setdefault("notes", []).append(
-                    f"the run that looks for undetermined elements failed "
-                    f"({type(e).__name__}: {e}); every element was compared")
-                masks = None
-            if masks is not None and any(m is not None for m in masks):
-                step("compare")
-                notes = list(res.get("notes") or [])
-                res = classify(names, values, O, U.exclude(masks, O, R),
-                               U.exclude(masks, O, R2), PO, U.exclude(masks, PO, PR),
-                               poisoned, tols, oob_t, oob_o, CO=CO,
-                               CR=U.exclude(masks, CO, CR), canary=canary)
-                counts = {}
-                for info, m in zip(res["arrays"], masks):
-                    if m is not None:
-                        info["undetermined"] = counts[info["name"]] = int(m.sum())
-                res["undetermined"] = dict(probe=probe, elements=counts)
-                how = "the reference interpreter ran the original again with other " \
-                    "undetermined values" if probe == "original" else "the translation ran " \
-                    "again with its undetermined loads filling another value"
-                res["notes"] = notes + [
-                    f"{n} element(s) of `{name}` not compared: their value is undetermined "
-                    f"(cuTile's PaddingMode.UNDETERMINED, the default padding, or another "
-                    f"undefined result); they changed when {how}"
-                    for name, n in counts.items()]
-        res.update(result_base)
-        return done(res)
+        """Check the launch of the job file `req["path"]`; `stage(name)` is told of each step."""
+        return _Job(self, req, stage).run()
 
     @staticmethod
     def _garbage_calls() -> int:
@@ -561,24 +291,57 @@ class Worker:
         return names
 
 
-def _tolerances(overrides, tfile, backend) -> dict | None:
+def _tolerances(overrides, tfile, backend, values=()) -> dict | None:
     """The launch's tolerance overrides; a translation with a tf32 dot gets the tf32 allowance
     for float32 arrays. On the CPU, Triton's interpreter computes that dot in fp32; on the GPU,
     Triton's tf32 dot drops the operands' low 13 bits where cuTile rounds them to nearest
     (GPU run 15: an 8x2x4 tf32 mma 1.2e-3 off cuTile, relative). Either way each side is within
-    tf32's precision of the exact product, not within fp32's."""
+    tf32's precision of the exact product, not within fp32's. A translation with a dot launched
+    with fp8 arrays (`values`: the launch's arrays) gets the fp8 product allowance likewise:
+    cuTile's fp8 mma keeps fewer bits than fp32 while summing (verdicts.FP8_PRODUCT_ALLOWANCE)."""
     if not tfile:
         return overrides
     try:
         text = Path(tfile).read_text()
     except OSError:
         return overrides
-    if not _uses_tf32(text):
+    from .verdicts import FP8_PRODUCT_ALLOWANCE, TF32_ALLOWANCE
+    if _uses_tf32(text):
+        allowance = TF32_ALLOWANCE
+    elif _has_dot(text) and _any_fp8(values):
+        allowance = FP8_PRODUCT_ALLOWANCE
+    else:
         return overrides
-    from .verdicts import TF32_ALLOWANCE
     out = dict(overrides or {})
-    out["torch.float32"] = dict(TF32_ALLOWANCE, **out.get("torch.float32", {}))
+    out["torch.float32"] = dict(allowance, **out.get("torch.float32", {}))
     return out
+
+
+def _has_dot(text: str) -> bool:
+    """Whether translated code calls a matrix product (tl.dot, tl.dot_scaled): a name token
+    `dot` or `dot_scaled` after `tl.`, so that comments and docstrings do not count."""
+    import io
+    import tokenize
+    try:
+        toks = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                if t.type in (tokenize.NAME, tokenize.OP)]
+    except (tokenize.TokenError, SyntaxError):
+        return "tl.dot(" in text or "tl.dot_scaled(" in text
+    return any(a.string == "tl" and b.string == "." and c.string in ("dot", "dot_scaled")
+               and d.string == "(" for a, b, c, d in zip(toks, toks[1:], toks[2:], toks[3:]))
+
+
+def _any_fp8(values) -> bool:
+    """Whether any array among `values` (tensors, or lists of them) has an fp8 dtype."""
+    from .verdicts import FP8
+    stack = list(values or ())
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif getattr(v, "dtype", None) in FP8:
+            return True
+    return False
 
 
 def _uses_tf32(text: str) -> bool:
@@ -705,6 +468,370 @@ def _dedupe(findings):
 
 class _TranslateFailed(Exception):
     pass
+
+
+class _OriginalFailed(Exception):
+    """The original raised on poisoned or canary-filled outputs (trials T1, T2)."""
+
+
+class _Job:
+    """One launch checked (Worker.run_job), as the steps `run` takes in order: load the job,
+    import the original, translate, run both sides (trials T0, race, T1/T2), compare; each step
+    is reported to the supervisor (`stage`) and timed. The steps share the launch's state as
+    attributes; a step that ends the check returns its result (else None)."""
+
+    def __init__(self, worker: Worker, req: dict, stage):
+        self.w, self.req, self.stage = worker, req, stage
+        self.backend, self.device = worker.backend, worker.device
+        self.timings = {}
+        self._t_last = [time.perf_counter(), None]
+
+    def step(self, name):
+        now = time.perf_counter()
+        if self._t_last[1] is not None:
+            self.timings[self._t_last[1]] = round(now - self._t_last[0], 4)
+        self._t_last[0], self._t_last[1] = now, name
+        self.stage(name)
+
+    def done(self, result):
+        self.step(None)
+        result["timings"] = self.timings
+        return result
+
+    def run(self) -> dict:
+        self.step("load")
+        self.load()
+        self.step("load-original")
+        ended = self.load_original()
+        if ended is not None:
+            return self.done(ended)
+        self.names = self.w._array_names(self.okern, self.snap)
+        self.step("translate")
+        ended = self.load_translation()
+        if ended is not None:
+            return self.done(ended)
+        self.result_base = dict(translation_file=self.tfile)
+        self.values = [t.values for t in self.snap.tensors]
+        ended = self.trials()
+        if ended is not None:
+            return self.done(ended)
+        self.step("compare")
+        res = self.compare()
+        res.update(self.result_base)
+        return self.done(res)
+
+    # -- before running ----------------------------------------------------------------------
+    def load(self):
+        from . import snapshot as S
+        meta, self.snap = S.load(self.req["path"])
+        for p in reversed(meta.get("sys_path") or []):
+            if p not in sys.path:
+                sys.path.insert(0, p)
+        self.meta = meta
+        self.kernel_file, self.kname, self.modname = meta["kernel_file"], meta["kernel"], \
+            meta.get("module")
+        self.grid = tuple(meta["grid"])
+        self.override = (self.req.get("overrides") or {}).get(self.kernel_file) or \
+            meta.get("translation")
+        self.seed = int(meta.get("seed") or 0) * 1009 + int(meta.get("launch_index") or 0)
+        self.only = self.req.get("only")
+
+    def load_original(self) -> dict | None:
+        kernel_file, kname = self.kernel_file, self.kname
+        try:
+            omod = self.w.original_module(kernel_file, self.modname)
+            self.okern = getattr(omod, kname)
+        except Exception as e:  # noqa: BLE001
+            if type(e).__name__ == "InterpreterUnsupported":
+                return dict(verdict="skipped", findings=[dict(
+                    kind="skipped", detail=f"the reference interpreter does not support "
+                    f"this kernel ({e}); check it on the GPU backend")])
+            if self.meta.get("original_extracted"):
+                # our rebuild of a nested/factory/string-built kernel failed, not the original
+                return dict(verdict="not-checked", findings=[dict(
+                    kind="not-checked", detail=f"could not rebuild kernel `{kname}` from its "
+                    f"extracted source: {type(e).__name__}: {e}", traceback=_short_tb(e))])
+            return dict(verdict="original-failed", findings=[dict(
+                kind="original-failed", detail=f"could not import kernel `{kname}` from "
+                f"{kernel_file}: {type(e).__name__}: {e}", traceback=_short_tb(e))])
+        return None
+
+    def load_translation(self) -> dict | None:
+        """The translation's module and launcher (`self.launcher`)."""
+        kernel_file = self.kernel_file
+        try:
+            tmod, self.tfile = self.w.translation(kernel_file, self.modname, self.override)
+        except _TranslateFailed as e:
+            return dict(verdict="translate-error", findings=[dict(
+                kind="translate-error", detail=f"{kernel_file} did not translate",
+                diagnostics=str(e))])
+        except SyntaxError as e:
+            return dict(verdict="compile-error", findings=[dict(
+                kind="compile-error", triton_message=f"SyntaxError: {e}",
+                plain=f"the translation is not valid Python (line {e.lineno})")])
+        except Exception as e:  # noqa: BLE001
+            return dict(verdict="error", findings=[dict(
+                kind="error", detail=f"importing the translation failed: "
+                f"{type(e).__name__}: {e}", traceback=_short_tb(e))])
+        from ..parse.names import launcher_name
+        lname = self.meta.get("launcher") or launcher_name(self.kname)
+        launcher = getattr(tmod, lname, None)
+        if launcher is None:
+            return dict(verdict="translate-error", findings=[dict(
+                kind="translate-error",
+                detail=f"the translation has no launcher `{lname}`")])
+        if self.meta.get("launcher_kwargs"):
+            # a kernel of a host function: its launcher takes that function's values
+            import functools
+            launcher = functools.partial(launcher, **self.meta["launcher_kwargs"])
+        self.launcher = launcher
+        return None
+
+    # -- one run of each side ----------------------------------------------------------------
+    def run_original(self, poison, fill=None, useed=None):
+        import torch
+
+        from . import snapshot as S
+        device = self.device
+        pl = S.Placement(self.snap, device=device, poison=poison, values=fill)
+        if self.backend == "cpu":
+            from .. import interp
+            interp.seed_undetermined(self.seed if useed is None else useed)
+            interp.run_kernel(self.okern, self.grid, pl.args)
+        else:
+            import cuda.tile as ct
+            ct.launch(torch.cuda.current_stream(), self.grid, self.okern, pl.args)
+            torch.cuda.synchronize()
+        out = pl.results(on_device=device != "cpu"), pl.band_writes()
+        pl.free()
+        return out
+
+    def run_translation(self, poison, first=False, fill=None, launch=None):
+        with _interpreter_debug(self.backend == "cpu" and _debug_kernel(self.tfile)):
+            return self._run_translation(poison, first, fill, launch)
+
+    def _run_translation(self, poison, first=False, fill=None, launch=None):
+        import torch
+
+        from . import snapshot as S
+        device, grid, launcher = self.device, self.grid, self.launcher
+        pl = S.Placement(self.snap, device=device, poison=poison, values=fill)
+        if launch is not None:
+            launch(None, grid, *pl.args)
+            if self.backend == "gpu":
+                torch.cuda.synchronize()
+            out = pl.results(on_device=device != "cpu"), pl.band_writes()
+            pl.free()
+            return out
+        from .compile_probe import capture_fd2
+        try:
+            if self.backend == "gpu" and first:
+                with capture_fd2() as cap:
+                    try:
+                        launcher(None, grid, *pl.args)
+                        torch.cuda.synchronize()
+                    except Exception as e:  # noqa: BLE001
+                        e._t2t_stderr = None
+                        raise
+                sys.stderr.write(cap["text"])
+            else:
+                launcher(None, grid, *pl.args)
+                if self.backend == "gpu":
+                    torch.cuda.synchronize()
+        except Exception as e:  # noqa: BLE001
+            if self.backend == "gpu" and first:
+                e._t2t_stderr = cap["text"]
+            raise
+        out = pl.results(on_device=device != "cpu"), pl.band_writes()
+        pl.free()
+        return out
+
+    def original_again(self, poison, fill=None, useed=None):
+        try:
+            return self.run_original(poison, fill, useed)
+        except Exception as e:  # noqa: BLE001
+            if is_cuda_error(e):
+                raise Fatal(e, side="original", has_assert=_debug_kernel(self.tfile)) from e
+            raise _OriginalFailed(f"{type(e).__name__}: {e}") from e
+
+    # -- the trials (verdicts.py) --------------------------------------------------------------
+    def trials(self) -> dict | None:
+        """T0 (both sides on the launch's arguments), the race run, and T1/T2 (outputs poisoned,
+        canary-filled): fills O, R, R2, PO, PR, CO, CR, canary, poisoned and the out-of-bounds
+        writes of each side."""
+        self.R2 = self.PO = self.PR = self.CO = self.CR = self.canary = None
+        self.oob_t, self.oob_o = [], []
+        self.poisoned = set()
+        self.made_undetermined = False
+        try:
+            ended = self.first_runs()
+            if ended is not None:
+                return ended
+            self.poisoned_runs()
+        except Fatal:
+            raise
+        except _OriginalFailed as e:
+            return dict(self.result_base, verdict="original-failed", findings=[dict(
+                kind="original-failed", detail=f"the original raised {e} on poisoned or "
+                "canary-filled outputs (it reads them)", traceback=_short_tb(e.__cause__))])
+        except Exception as e:  # noqa: BLE001
+            if is_cuda_error(e):
+                raise Fatal(e) from e
+            return dict(self.result_base, **self.w._translation_failure(e, self.tfile))
+        return None
+
+    def first_runs(self) -> dict | None:
+        """T0 of the original and of the translation, then the translation again (race)."""
+        result_base, tfile = self.result_base, self.tfile
+        if self.only != "translation":
+            self.step("original")
+            try:
+                garbage0 = self.w._garbage_calls()
+                self.O, ob = self.run_original(())
+                self.made_undetermined = self.w._garbage_calls() != garbage0
+            except Exception as e:  # noqa: BLE001
+                if is_cuda_error(e):
+                    raise Fatal(e, side="original", has_assert=_debug_kernel(tfile)) from e
+                if type(e).__name__ == "InterpreterUnsupported":
+                    return dict(result_base, verdict="skipped", findings=[dict(
+                        kind="skipped", detail=f"the reference interpreter does not "
+                        f"support this kernel ({e}); check it on the GPU backend")])
+                if failed_assertion(e) is not None:
+                    return dict(result_base, **self.w._after_failed_assertion(
+                        e, self.run_translation, tfile))
+                return dict(result_base, verdict="original-failed", findings=[dict(
+                    kind="original-failed",
+                    detail=f"the original raised {type(e).__name__}: {e}",
+                    traceback=_short_tb(e))])
+            self.oob_o += ob
+        self.step("translation")
+        try:
+            self.R, ob = self.run_translation((), first=True)
+        except Exception as e:  # noqa: BLE001
+            return dict(result_base, **self.w._translation_failure(e, tfile))
+        self.oob_t += ob
+        if self.only == "translation":
+            return dict(result_base, verdict="pass", findings=[], notes=[
+                "one-shot run of the translation only"])
+        if self.req.get("race", True):
+            self.step("translation-race")
+            self.R2, ob = self.run_translation(())
+            self.oob_t += ob
+        return None
+
+    def poisoned_runs(self):
+        """T1 and T2 on the arrays the original wrote (and those the case declares outputs)."""
+        import torch
+
+        from . import snapshot as S
+        O, values, meta = self.O, self.values, self.meta
+        poisoned = {i for i in range(len(values))
+                    if not bool(S.same_bits(O[i], values[i].to(O[i].device)).all())}
+        poisoned |= set(meta.get("declared_outputs") or [])
+        self.poisoned = poisoned
+        if not (self.req.get("poison", True) and poisoned):
+            return
+        # Arrays a corpus case declares as outputs are the ones whose old contents must
+        # not matter; other written arrays (counters, lock or scratch state a kernel
+        # reads back) legitimately steer the result, so they keep their values in T2.
+        declared = set(meta.get("declared_outputs") or [])
+        if not declared:
+            # One trial does T1's and T2's work: a quarter of the canary's elements
+            # are the poison (verdicts.py, "combined trial"). Saves a run of each side.
+            canary = _canaries(values, poisoned, self.seed, poison_share=0.25)
+        else:
+            if all(bool(S.is_poison(values[i]).all()) for i in poisoned) and \
+                    all(values[i].dtype != torch.bool for i in poisoned):
+                self.PO, self.PR = O, self.R         # T0 already had them poisoned: T1 is T0
+            else:
+                self.step("original-poisoned")
+                self.PO, ob = self.original_again(poisoned)
+                self.oob_o += ob
+                self.step("translation-poisoned")
+                self.PR, ob = self.run_translation(poisoned)
+                self.oob_t += ob
+            canary = _canaries(values, poisoned & declared, self.seed)
+        self.canary = canary
+        self.step("original-canary")
+        self.CO, ob = self.original_again((), fill=canary)
+        self.oob_o += ob
+        self.step("translation-canary")
+        self.CR, ob = self.run_translation((), fill=canary)
+        self.oob_t += ob
+
+    # -- the verdict -----------------------------------------------------------------------------
+    def compare(self) -> dict:
+        from .verdicts import classify
+        for f in self.oob_t + self.oob_o:
+            f["name"] = self.names[f["tensor"]]
+        self.oob_t, self.oob_o = _dedupe(self.oob_t), _dedupe(self.oob_o)
+        self.tols = _tolerances(self.meta.get("tolerance"), self.tfile, self.backend,
+                                self.values)
+        res = classify(self.names, self.values, self.O, self.R, self.R2, self.PO, self.PR,
+                       self.poisoned, self.tols, self.oob_t, self.oob_o,
+                       CO=self.CO, CR=self.CR, canary=self.canary)
+        if any(f.get("kind") in ("drift", "unwritten", "race") for f in res["findings"]):
+            res = self.without_undetermined(res)
+        return res
+
+    def without_undetermined(self, res: dict) -> dict:
+        """Do the differing elements hold values cuTile leaves undefined (undetermined
+        padding)? One more run tells (undetermined.py); they are then not compared."""
+        from . import undetermined as U
+        probe = U.probe_kind(self.backend)
+        self.step("undetermined")
+        try:
+            masks = self.undetermined_masks(probe)
+        except Exception as e:  # noqa: BLE001
+            if is_cuda_error(e):
+                raise Fatal(e) from e
+            res.setdefault("notes", []).append(
+                f"the run that looks for undetermined elements failed "
+                f"({type(e).__name__}: {e}); every element was compared")
+            masks = None
+        if masks is not None and any(m is not None for m in masks):
+            self.step("compare")
+            res = self.compare_determined(res, masks, probe)
+        return res
+
+    def undetermined_masks(self, probe):
+        """Per array, the elements that changed when the undetermined values did (or None)."""
+        from . import undetermined as U
+        if probe == "original" and self.backend == "cpu" and self.made_undetermined:
+            OU, _ = self.original_again((), useed=self.seed + 104729)
+            return U.changed_elements(self.O, OU)
+        if probe == "translation":
+            variant = self.w.fill_variant(self.kernel_file, self.modname, self.override,
+                                          self.kname)
+            if variant is not None:
+                RU, _ = self.run_translation((), launch=variant)
+                return U.changed_elements(self.R, RU)
+        return None
+
+    def compare_determined(self, res: dict, masks, probe) -> dict:
+        """The verdict again, the undetermined elements (`masks`) left out."""
+        from . import undetermined as U
+        from .verdicts import classify
+        O, R, PO, CO = self.O, self.R, self.PO, self.CO
+        notes = list(res.get("notes") or [])
+        res = classify(self.names, self.values, O, U.exclude(masks, O, R),
+                       U.exclude(masks, O, self.R2), PO, U.exclude(masks, PO, self.PR),
+                       self.poisoned, self.tols, self.oob_t, self.oob_o, CO=CO,
+                       CR=U.exclude(masks, CO, self.CR), canary=self.canary)
+        counts = {}
+        for info, m in zip(res["arrays"], masks):
+            if m is not None:
+                info["undetermined"] = counts[info["name"]] = int(m.sum())
+        res["undetermined"] = dict(probe=probe, elements=counts)
+        how = "the reference interpreter ran the original again with other " \
+            "undetermined values" if probe == "original" else "the translation ran " \
+            "again with its undetermined loads filling another value"
+        res["notes"] = notes + [
+            f"{n} element(s) of `{name}` not compared: their value is undetermined "
+            f"(cuTile's PaddingMode.UNDETERMINED, the default padding, or another "
+            f"undefined result); they changed when {how}"
+            for name, n in counts.items()]
+        return res
 
 
 def serve(backend: str) -> int:
