@@ -25,7 +25,7 @@ give a 0-d tile).
 from tile2triton.model import Lowered, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
-from ._args import require_tile
+from ._args import const_bool, require_tile
 from ._common import dtype_of, promote, shape_code, tile_shape
 
 NON_FP32 = {"float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "int8", "uint8", "float64"}
@@ -49,10 +49,11 @@ FP8 = ("float8_e4m3fn", "float8_e5m2")
 
 
 def fp8_accumulation(x, y) -> str:
-    """`, max_num_imprecise_acc=0` where the operands may be fp8. On sm_90 Triton lets an fp8
-    product accumulate in the wgmma accumulator, which keeps fewer bits than fp32 (up to 4.6e-4
-    relative on cuTile's BatchMatMul sample); 0 promotes to fp32 after every step, as exact as
-    cuTile's product. Other dtypes ignore the argument; operands known not to be fp8 omit it."""
+    """`, max_num_imprecise_acc=0` where the operands may be fp8. On sm_90, where Triton
+    multiplies fp8 on wgmma (K-major operands), it lets the product accumulate in the wgmma
+    accumulator, which keeps fewer bits than fp32; 0 promotes to fp32 after every step, as
+    cuTile's default (`use_fast_acc=False`) does. Other dtypes ignore the argument; operands
+    known not to be fp8 omit it."""
     maybe = [dtype_of(v) is None or dtype_of(v) in FP8 for v in (x, y)]
     return ", max_num_imprecise_acc=0" if all(maybe) else ""
 
@@ -259,13 +260,26 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
     ct.store(c, (0, 0, 0), ct.mma(x, y, acc))
 """, expect=["tl.reshape(tl.dot(tl.reshape(x, (TM, TK)), tl.reshape(y, (TK, TN)), "
              "tl.reshape(acc, (TM, TN))), (1, TM, TN))"]),
+        # use_fast_acc=True: Triton's own fp8 accumulation (no max_num_imprecise_acc)
+        Example("""
+@ct.kernel
+def k(a, b, c):
+    acc = ct.zeros((64, 32), dtype=ct.float32)
+    x = ct.load(a, (0, 0), (64, 32))
+    y = ct.load(b, (0, 0), (32, 32))
+    ct.store(c, (0, 0), ct.mma(x, y, acc, use_fast_acc=True))
+""", expect=['tl.dot(x, y, acc, input_precision="ieee")']),
     ]
 
     def lower(self, call, cx):
         x, y = require_tile(call, "x", cx), require_tile(call, "y", cx)
         acc = require_tile(call, "acc", cx)
         prec = precision(x, y)
-        extra = (f", input_precision={prec}" if prec else "") + fp8_accumulation(x, y)
+        # use_fast_acc=True: cuTile lets an fp8 product accumulate at the tensor cores' own
+        # precision on sm_90, which is Triton's default
+        fast = const_bool(call, cx, "use_fast_acc") is True
+        extra = (f", input_precision={prec}" if prec else "") + (
+            "" if fast else fp8_accumulation(x, y))
         cx.mark_dot(fma=prec == '"ieee"', tf32='"tf32"' in (prec or ""))
         # a tf32 product of tiles loaded straight from arrays: the launcher may lay B out
         # K-major, the only layout wgmma reads tf32 operands in (docs/performance.md)

@@ -346,6 +346,28 @@ def test_products_that_may_be_fp8_accumulate_in_fp32(tmp_path):
     assert "tl.dot(" in text and "max_num_imprecise_acc" not in text
 
 
+def test_use_fast_acc_takes_tritons_own_fp8_accumulation(tmp_path):
+    """ct.mma(..., use_fast_acc=True) lets cuTile accumulate an fp8 product at the tensor
+    cores' precision on sm_90: the translation leaves Triton its default (no
+    max_num_imprecise_acc); False, the default, promotes. Both are exact on the CPU."""
+    sized = FP8_BMM.replace("TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]",
+                            "").replace("TM", "64").replace("TN", "32").replace("TK", "32")
+    fast = sized.replace("acc = ct.mma(a.reshape((64, 32)), b.reshape((32, 32)), acc)",
+                         "acc = ct.mma(a.reshape((64, 32)), b.reshape((32, 32)), acc, "
+                         "use_fast_acc=True)")
+    assert fast != sized
+    both = Both(tmp_path, fast, "fp8_bmm_fast")
+    assert "max_num_imprecise_acc" not in both.text and "tl.dot(" in both.text
+    assert "max_num_imprecise_acc=0" in translate(sized.replace(
+        "acc)", "acc, use_fast_acc=False)"))
+    a = torch.randn(2, 70, 100, generator=gen(10)).to(torch.float8_e4m3fn)
+    b = torch.randn(2, 100, 45, generator=gen(11)).to(torch.float8_e4m3fn)
+    c = torch.full((2, 70, 45), math.nan)
+    ref, got = both.run("bmm", (2, 2, 2), [a, b, c])
+    torch.testing.assert_close(got[2].double(), a.double() @ b.double(), atol=1e-5, rtol=1e-6)
+    torch.testing.assert_close(ref[2], got[2], atol=1e-5, rtol=1e-6)
+
+
 _PTX_FOR_SM90 = r"""
 import importlib.util, sys, torch
 from tile2triton.verify.inspection import compiling_for

@@ -90,3 +90,44 @@ def test_an_array_the_launch_reads_is_still_checked(mod):
         _run(mod, x, bias.float(), torch.empty(3), False, 1)
     with pytest.raises(ValueError, match=r"`x` must have 2 dimension\(s\)"):
         _run(mod, x[0], bias.float(), gain.float(), False, 0)
+
+
+# Issue 28, class 5: the held-out library's attention kernels pass a placeholder for an output
+# that only some specializations write (`lse_out` must have 3 dimension(s), got shape (1,)).
+LSE_SRC = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def rows_out(x, out, lse_out, RETURN_LSE: ct.Constant[bool], TN: ct.Constant[int]):
+    b = ct.bid(0)
+    t = ct.load(x, index=(b, 0), shape=(1, TN), padding_mode=ct.PaddingMode.NEG_INF)
+    m = ct.max(t, axis=1, keepdims=True)
+    p = ct.exp(t - m)
+    s = ct.sum(p, axis=1, keepdims=True)
+    ct.store(out, index=(b, 0), tile=p / s)
+    if RETURN_LSE:
+        ct.store(lse_out, index=(0, b, 0), tile=ct.reshape(m + ct.log(s), (1, 1, 1)))
+'''
+
+
+def test_a_placeholder_for_an_output_written_only_under_a_constant(tmp_path):
+    result = translate_source(LSE_SRC, "rows_out.py")
+    assert result.ok, [d.message for d in result.diagnostics()]
+    path = tmp_path / "rows_out_triton.py"
+    path.write_text(result.output)
+    m = load_module(path, "t2t_unread_rows_out")
+    x = torch.randn(7, 45, generator=torch.Generator().manual_seed(28), dtype=torch.float64)
+    want = torch.softmax(x, dim=1)
+    out = torch.full((7, 45), float("nan"))
+    m.launch_rows_out(None, (7,), x.float(), out, torch.empty(1), False, 64)
+    torch.testing.assert_close(out.double(), want, rtol=1e-5, atol=1e-6)
+    lse = torch.full((1, 7, 1), float("nan"))
+    out = torch.full((7, 45), float("nan"))
+    m.launch_rows_out(None, (7,), x.float(), out, lse, True, 64)
+    torch.testing.assert_close(out.double(), want, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(lse.double().reshape(7), torch.logsumexp(x, dim=1),
+                               rtol=1e-5, atol=1e-5)
+    # a launch that writes it still checks its rank
+    with pytest.raises(ValueError, match=r"`lse_out` must have 3 dimension\(s\), got shape \(1,\)"):
+        m.launch_rows_out(None, (7,), x.float(), out, torch.empty(1), True, 64)

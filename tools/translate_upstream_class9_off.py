@@ -5,12 +5,12 @@ import runpy
 import sys
 from pathlib import Path
 
-import tile2triton.emit.module as E
+import tile2triton.emit.host as E
 import tile2triton.recognize as R
 
 R._plain_tile_functions = lambda pm, found: []
-_leave = E._HostRewriter.leave_ClassDef
-E._HostRewriter.visit_ClassDef = lambda self, node: None
+_leave = E.HostRewriter.leave_ClassDef
+E.HostRewriter.visit_ClassDef = lambda self, node: None
 
 
 def leave(self, original, updated):
@@ -18,6 +18,6 @@ def leave(self, original, updated):
     return _leave(self, original, updated)
 
 
-E._HostRewriter.leave_ClassDef = leave
+E.HostRewriter.leave_ClassDef = leave
 sys.argv = ["translate_upstream.py"] + sys.argv[1:]
 runpy.run_path(str(Path(__file__).resolve().parent / "translate_upstream.py"), run_name="__main__")

@@ -4,7 +4,10 @@ A pattern claims one or more cuTile constructs by name (`"load"` for `ct.load`, 
 `ct.add` and the `+` operator), declares cuTile's signature as a Python function so that calls are
 bound exactly as cuTile binds them, and turns a bound call into Triton source. It talks to the
 engine only through the `LoweringContext` it is given (`cx`) and the `BoundCall` (`call`); it
-imports only this module and `model`.
+imports only this module and `model` of tile2triton. The user's syntax is part of the contract:
+`call.syntax(p)`, `call.node_of(p)` and the nodes `cx` takes are libcst nodes, so a pattern that
+reads the syntax as written (a format string, a lambda combiner, a tuple of indices) imports
+libcst too, and nothing else outside the standard library.
 
 Each pattern carries its own examples: small kernels with the Triton text they must produce, and
 invalid uses with the diagnostic code they must get. `tests/test_patterns.py` runs all of them and

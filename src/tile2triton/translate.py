@@ -19,14 +19,13 @@ from .lower import ModuleContext, lower_function
 from .emit.module_check import check_output
 from .model import FunctionInfo, ParamInfo, Specialization
 from .emit.host_names import rebinding_problem
+from .emit.host_references import HostErrors
 from .parse.names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
-from .rewrite.host_kernels import find_nested_kernels, node_of_local
 from .parse.packages import link_imports
 from .parse.source import MAX_SOURCE_CHARS, ParsedModule, parse_source
-from .rewrite.frozen_dataclasses import rewrite_nested_kernel, rewrite_records
 from .recognize import classify_params, find_cutile_functions, open_ranks
 from .registry import load_registry
-from .rewrite.tuple_params import split_tuple_params
+from . import rewrite
 
 
 @dataclass
@@ -214,8 +213,10 @@ def translate_source(text: str, path: str = "<input>",
     pm.kept_foreign = {local for local, k in pm.foreign_kernels.items() if k in kept_foreign}
     mc = ModuleContext(pm, load_registry())
     try:
-        # frozen dataclasses in kernels: one local per field (records.py)
-        record_failures = rewrite_records(pm, [f.name for f in find_cutile_functions(pm)])
+        # the module passes (rewrite/__init__.py): dataclass instances as fields, kernels of
+        # host functions found
+        rewrites = rewrite.run(rewrite.MODULE_PASSES, rewrite.Unit(
+            pm, roles=tuple(f.name for f in find_cutile_functions(pm))))
         functions = find_cutile_functions(pm)
     except Exception as e:  # noqa: BLE001 - reported with its location
         return ModuleResult(path, True, None,
@@ -226,8 +227,8 @@ def translate_source(text: str, path: str = "<input>",
     result = ModuleResult(path, True, None)
     units: dict[str, tuple] = {}
     rank_variants: dict[str, list] = {}
-    for fn in _kernels(pm, functions):
-        _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_variants)
+    for fn in _kernels(pm, functions, rewrites.hoisted):
+        _lower_kernel(mc, fn, specialize, rewrites.failures, result, units, rank_variants)
     failed = {k.kernel: k.diagnostics for k in result.kernels if k.status == "failed"}
     if failed and not keep_unconverted:
         return result
@@ -269,12 +270,11 @@ def _parse_module(text: str, path: str, keep_unconverted: bool):
     return pm, None
 
 
-def _kernels(pm, functions) -> list:
+def _kernels(pm, functions, hoisted: list) -> list:
     """The module's kernels, and those defined inside host functions (test functions,
-    factories), which are hoisted."""
+    factories; `hoisted`, rewrite/host_kernels.py), which are hoisted."""
     kernels = [f for f in functions if f.role == "kernel"]
-    taken = set(pm.functions) | set(pm.globals) | set(pm.imports)
-    for nk in find_nested_kernels(pm, taken):
+    for nk in hoisted:
         fn = FunctionInfo(nk.hoisted, nk.node, "kernel", decorator_options=nk.options,
                           nested=nk)
         kernels.append(fn)
@@ -306,7 +306,9 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
     try:
         if fn.name in record_failures and nk is None:
             raise record_failures[fn.name]      # (its dataclass uses did not rewrite)
-        fn.tuple_params = split_tuple_params(pm, fn)
+        # the kernel passes (rewrite/__init__.py): tuple parameters split, and a kernel of a
+        # host function's dataclass instances as fields
+        rewrite.run(rewrite.KERNEL_PASSES, rewrite.Unit(pm, fn=fn))
         spec = specialize if specialize is not None and specialize.kernel == fn.name \
             else None
         variants = _rank_variants(mc, fn) if spec is None and nk is None else None
@@ -316,8 +318,6 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
                 units[vfn.name] = (vfn, unit)
             rank_variants[fn.name] = [(chosen, vfn.name) for chosen, vfn, _ in variants]
             return
-        if nk is not None:      # (dataclass instances: one local per field)
-            fn.node = rewrite_nested_kernel(pm, nk.lowered or nk.node)
         fn.params = classify_params(pm, fn, spec)
         if nk is not None:      # the host function's constants fold, other names are
             pm.globals.update(nk.folded)        # constexpr parameters
@@ -356,7 +356,7 @@ def _emit_module(result, text, pm, mc, units, functions, rank_variants, failed, 
         result.kept = sorted(failed)
         result.module_diagnostics.extend(notes)
         result.runtime = shared.pieces if shared is not None else []
-    except emit.HostErrors as e:
+    except HostErrors as e:
         result.module_diagnostics.extend(err.diagnostic for err in e.errors)
     except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
         result.module_diagnostics.append(_failure(pm, e, pm.module, "the module"))

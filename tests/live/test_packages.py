@@ -82,3 +82,39 @@ def test_every_host_problem_is_reported_and_kernels_still_translate(tmp_path, ca
             "diagnostics": []} in rep["kernels"]
     host = [r for r in rep["kernels"] if r["kernel"] is None]
     assert [d["line"] for d in host[0]["diagnostics"]] == [11, 15]
+
+
+def test_an_enum_of_another_module_is_a_translation_time_value(tmp_path, capsys):
+    """`from util import Op` (a plain enum of the user's other module, as cuTile's tests
+    import AtomicOp from util.py): `Op(op_id)` of a ct.Constant and a table keyed by its
+    members fold per specialization, as the module's own enums do."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "util.py").write_text(
+        "from enum import Enum\n\n\nclass Op(Enum):\n    ADD = 0\n    MAX = 1\n")
+    (src / "kern.py").write_text(
+        "import cuda.tile as ct\nfrom util import Op\n\n"
+        "_FUNCS = {Op.ADD: ct.add, Op.MAX: ct.maximum}\n\n\n"
+        "@ct.kernel\ndef combine(x, y, out, T: ct.Constant[int], op_id: ct.Constant[int]):\n"
+        "    i = ct.bid(0)\n    func = ct.static_eval(_FUNCS[Op(op_id)])\n"
+        "    a = ct.load(x, index=(i,), shape=(T,))\n    b = ct.load(y, index=(i,), shape=(T,))\n"
+        "    ct.store(out, index=(i,), tile=func(a, b))\n\n\n"
+        "def run(x, y, out, op):\n"
+        "    ct.launch(None, (ct.cdiv(x.shape[0], 32),), combine, (x, y, out, 32, op.value))\n")
+    out = tmp_path / "out"
+    assert main(["convert", str(src), "-o", str(out)]) == 0, capsys.readouterr()
+    kern = (out / "kern.py").read_text()
+    assert "import cuda" not in kern and "op_id: tl.constexpr" in kern
+    script = ("import sys, torch\nsys.modules['cuda'] = sys.modules['cuda.tile'] = None\n"
+              "from util import Op\nfrom kern import run\n"
+              "g = torch.Generator().manual_seed(4)\n"
+              "x = torch.randn(301, generator=g)\ny = torch.randn(301, generator=g)\nres = []\n"
+              "for op in (Op.ADD, Op.MAX):\n    o = torch.full((301,), float('nan'))\n"
+              "    run(x, y, o, op)\n    res.append(o)\ntorch.save((x, y, res), 'res.pt')\n")
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(out))
+    p = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    x, y, res = torch.load(tmp_path / "res.pt")
+    torch.testing.assert_close(res[0].double(), x.double() + y.double(), atol=1e-6, rtol=1e-6)
+    torch.testing.assert_close(res[1].double(), torch.maximum(x, y).double(), atol=0, rtol=0)

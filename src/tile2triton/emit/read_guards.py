@@ -16,8 +16,6 @@ conditions around it only.
 """
 from __future__ import annotations
 
-from typing import Optional
-
 import libcst as cst
 
 _COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan,

@@ -71,6 +71,8 @@ class Expressions:
                 return self.ct_ref(q, node)
             if q.split(".")[0] in pyconst.PY_MODULES:
                 return self.py_ref(q, node)
+            if name in self.pm.enums:       # an enum of the user's other module (packages.py)
+                return Lowered(name, EnumClassV(name))
             raise self.error(node, "T2T107",
                              f"`{name}` (imported from `{q}`) cannot be used inside a kernel",
                              help="kernels may only use cuda.tile constructs and Python operators")

@@ -9,9 +9,7 @@ from typing import Optional
 
 import libcst as cst
 
-from ..rewrite.closure_factories import ClosureInliner
-from ..rewrite.context_managers import ContextInliner
-from ..rewrite.exits import ExitRewriter, indent_suites
+from .. import rewrite
 from ..diagnostics import LocatedFailure, TranslationError
 from ..model import (
     ArrayV,
@@ -56,11 +54,10 @@ class Statements:
 
     # ---------------------------------------------------------------------------- function
     def lower_body(self) -> list[str]:
-        # one-line suites (`def f(x): return x`, `if c: a = 1`) are the blocks they stand for
-        body = indent_suites(self.fn.node.body, self.pm.origins)
-        body = ClosureInliner(self.pm, self.pm.names).function_body(body)
-        body = ContextInliner(self.pm, self.error, self.pm.names).function_body(body)
-        body = ExitRewriter(self.error, self.pm.origins, self.pm.names).function_body(body)
+        # the function-body rewrites (rewrite/__init__.py: suites, closures, context managers,
+        # exits)
+        body = rewrite.run(rewrite.BODY_PASSES, rewrite.Unit(
+            self.pm, body=self.fn.node.body, error=self.error)).body
         self.mutable = reassigned_names(body)
         self.loop_bound = reassigned_names(body, times=1 << 30)     # only those bound in loops
         self.straight = self.mutable - self.loop_bound - nested_bound_names(body)

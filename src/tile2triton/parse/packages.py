@@ -82,6 +82,12 @@ def link_imports(pm: ParsedModule) -> None:
         if path is None or str(path) == str(Path(pm.source.path).resolve()):
             continue
         other = _parse_file(path)
+        if other is not None and attr in other.enums and local == attr and local not in pm.enums:
+            # an enum class of the user's other module (`from util import AtomicOp`): its
+            # members are translation-time values in kernels, as the module's own enums are
+            pm.enums[local] = other.enums[attr]
+            pm.enum_bases[local] = other.enum_bases[attr]
+            continue
         if other is None or attr not in other.functions:
             continue
         fdef = other.functions[attr]

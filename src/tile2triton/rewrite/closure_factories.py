@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .context_managers import _locals, _Rename
+from ..parse.cst_tools import Rename, function_locals
 
 
 class ClosureInliner:
@@ -92,8 +92,8 @@ class ClosureInliner:
             return None
         fac = self.factories[call.func.value]
         prefix = self.names[f"_fz_{fac.name.value}_{target}"] + "_"
-        local, _stored = _locals(self.pm.module.code_for_node(fac))
-        renamer = _Rename({n: prefix + n for n in local}, self.pm.origins)
+        local, _stored = function_locals(self.pm.module.code_for_node(fac))
+        renamer = Rename({n: prefix + n for n in local}, self.pm.origins)
         out = self._bind(fac, call, prefix, renamer, line)
         ret = None
         for s in fac.body.body:
@@ -253,3 +253,8 @@ def _names(t):
     elif isinstance(t, (cst.Tuple, cst.List)):
         for el in t.elements:
             yield from _names(el.value)
+
+
+def rewrite_pass(unit) -> None:
+    """Body pass (rewrite/__init__.py): closures made by factory functions inlined."""
+    unit.body = ClosureInliner(unit.pm, unit.pm.names).function_body(unit.body)

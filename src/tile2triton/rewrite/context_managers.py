@@ -20,9 +20,9 @@ level (statements after a `break`/`continue` in the same block are unreachable),
 """
 from __future__ import annotations
 
-import ast
-
 import libcst as cst
+
+from ..parse.cst_tools import Rename, function_locals, walk
 
 _MAX_DEPTH = 16
 
@@ -168,13 +168,13 @@ class ContextInliner:
                                      help="name each parameter of the context manager once, "
                                           "spelled as in its definition")
                 bound[a.keyword.value] = a.value
-        local, stored = _locals(self.pm.module.code_for_node(gen))
+        local, stored = function_locals(self.pm.module.code_for_node(gen))
         # a parameter given a plain name the block does not assign, and that the generator
         # does not assign either, is that name (arrays cannot be re-bound in kernels)
         same = {p.name.value: bound[p.name.value].value for p in plist
                 if isinstance(bound.get(p.name.value), cst.Name)
                 and p.name.value not in stored and bound[p.name.value].value not in assigned}
-        renamer = _Rename({n: same.get(n, prefix + n) for n in local}, self.pm.origins)
+        renamer = Rename({n: same.get(n, prefix + n) for n in local}, self.pm.origins)
         if asname is not None and isinstance(asname.name, cst.Name):
             # a function of the generator yielded by name is defined under the `as` name
             yielded = _yielded_name(gen)
@@ -227,7 +227,7 @@ class ContextInliner:
         return index
 
     def _copy(self, stmt):
-        return stmt.visit(_Rename({}, self.pm.origins))
+        return stmt.visit(Rename({}, self.pm.origins))
 
 
 class _Router:
@@ -299,105 +299,11 @@ class _Router:
         return orelse
 
 
-class _Rename(cst.CSTTransformer):
-    """Respells the names of `mapping` (not attribute names after a dot, keyword names of
-    calls, or a nested function's own parameters) and records each new node's origin."""
-
-    def __init__(self, mapping: dict, origins: dict):
-        self.mapping = mapping
-        self.origins = origins
-        self.skip: set = set()
-        self.shadow: list = []
-
-    def visit_Attribute(self, node):
-        self.skip.add(id(node.attr))
-
-    def visit_Arg(self, node):
-        if node.keyword is not None:
-            self.skip.add(id(node.keyword))
-
-    def visit_FunctionDef(self, node):
-        self.shadow.append({p.name.value for p in _all_params(node.params)})
-
-    def leave_FunctionDef(self, original, updated):
-        self.shadow.pop()
-        return self._origin(original, updated)
-
-    def visit_Lambda(self, node):
-        self.shadow.append({p.name.value for p in _all_params(node.params)})
-
-    def leave_Lambda(self, original, updated):
-        self.shadow.pop()
-        return self._origin(original, updated)
-
-    def leave_Name(self, original, updated):
-        new = self.mapping.get(original.value)
-        if new is None or id(original) in self.skip or \
-                any(original.value in s for s in self.shadow):
-            return self._origin(original, updated)
-        return self._origin(original, updated.with_changes(value=new))
-
-    def on_leave(self, original, updated):
-        out = super().on_leave(original, updated)
-        if isinstance(out, cst.CSTNode) and out is not original:
-            self.origins.setdefault(out, original)
-        return out
-
-    def _origin(self, original, updated):
-        if updated is not original:
-            self.origins.setdefault(updated, original)
-        return updated
-
-
-def _all_params(params: cst.Parameters) -> list:
-    out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
-    for p in (params.star_arg, params.star_kwarg):
-        if isinstance(p, cst.Param):
-            out.append(p)
-    return out
-
-
-def _locals(source: str) -> set:
-    """The generator's parameters and the names it assigns (not inside nested functions or
-    comprehensions, but nested functions' own names)."""
-    import textwrap
-    tree = ast.parse(textwrap.dedent(source))
-    fdef = tree.body[0]
-    a = fdef.args
-    out = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
-    out |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
-
-    def walk(node):
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                out.add(child.name)
-                continue
-            if isinstance(child, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
-                                  ast.GeneratorExp)):
-                continue
-            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
-                out.add(child.id)
-            walk(child)
-
-    params = set(out)
-    for stmt in fdef.body:
-        walk(ast.Module(body=[stmt], type_ignores=[]))
-    return out, out - params | _stored_params(fdef, params)
-
-
-def _stored_params(fdef, params) -> set:
-    out = set()
-    for node in ast.walk(fdef):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in params:
-            out.add(node.id)
-    return out
-
-
 def _assigned(stmts: list) -> set:
     """Names a block assigns (anywhere in it, nested functions included: conservative)."""
     out = set()
     for s in stmts:
-        for node in _walk_all(s):
+        for node in walk(s):
             targets = []
             if isinstance(node, cst.AssignTarget):
                 targets.append(node.target)
@@ -408,14 +314,8 @@ def _assigned(stmts: list) -> set:
             elif isinstance(node, cst.AsName):
                 targets.append(node.name)
             for t in targets:
-                out |= {n.value for n in _walk_all(t) if isinstance(n, cst.Name)}
+                out |= {n.value for n in walk(t) if isinstance(n, cst.Name)}
     return out
-
-
-def _walk_all(node):
-    yield node
-    for c in node.children:
-        yield from _walk_all(c)
 
 
 def _has_with(node) -> bool:
@@ -466,19 +366,11 @@ def _find_yields(stmts: list, where: list, top: bool) -> None:
 
 def _find_returns(stmts: list, inliner, gen) -> None:
     for s in stmts:
-        for node in _walk_no_defs(s):
+        for node in walk(s, skip_defs=True):
             if isinstance(node, cst.Return):
                 raise inliner.error(node, "T2T105", "Returning from a generator-based context "
                                     f"manager (`{gen.name.value}`) is not supported",
                                     help="let the generator reach its `yield`")
-
-
-def _walk_no_defs(node):
-    yield node
-    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-        return
-    for c in node.children:
-        yield from _walk_no_defs(c)
 
 
 def _suites(s) -> list:
@@ -529,3 +421,8 @@ def _prune(stmts: list) -> list:
             new = s.with_changes(body=s.body.with_changes(body=_prune(list(s.body.body))))
         out.append(new)
     return out
+
+
+def rewrite_pass(unit) -> None:
+    """Body pass (rewrite/__init__.py): `with` over generator context managers inlined."""
+    unit.body = ContextInliner(unit.pm, unit.error, unit.pm.names).function_body(unit.body)

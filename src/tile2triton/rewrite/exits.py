@@ -470,3 +470,14 @@ def _assigned_names(node) -> set:
 
     walk(node)
     return out
+
+
+def indent_pass(unit) -> None:
+    """Body pass (rewrite/__init__.py): one-line suites (`def f(x): return x`, `if c: a = 1`)
+    are the blocks they stand for."""
+    unit.body = indent_suites(unit.body, unit.pm.origins)
+
+
+def rewrite_pass(unit) -> None:
+    """Body pass (rewrite/__init__.py): `break`, `continue` and early `return` as flags."""
+    unit.body = ExitRewriter(unit.error, unit.pm.origins, unit.pm.names).function_body(unit.body)

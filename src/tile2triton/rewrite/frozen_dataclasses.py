@@ -29,6 +29,7 @@ from typing import Optional
 import libcst as cst
 
 from ..diagnostics import TranslationError
+from ..parse.cst_tools import names_in, walk
 
 
 @dataclass
@@ -187,7 +188,7 @@ def rewrite_records(pm, roles) -> dict:
     for c in classes.values():       # methods using cuda.tile are tile code: not host code
         for m in _own_methods(c):
             if any(isinstance(n, (cst.Name, cst.Attribute)) and pm.ct_name(n) is not None
-                   for n in _walk(m)):
+                   for n in walk(m)):
                 pm.device_methods[id(m)] = (c.name, [])
     mp = _ModulePass(pm, classes, instances)
     pm.records_pass = mp        # (rewrite_nested_kernel: kernels of host functions)
@@ -324,7 +325,7 @@ class _ModulePass:
             if p.name.value in recs:
                 fp.env[p.name.value] = shape_of(recs[p.name.value])
         body = fp.block(fdef.body)
-        read = _names_in(body)
+        read = names_in(body)
         params, kept = [], []
         for p in fdef.params.params:
             if p.name.value in recs:
@@ -560,7 +561,7 @@ class _FunctionPass:
         # one assignment per field, unless a value reads a field assigned before it
         earlier, clash = set(), False
         for n, v in pairs:
-            clash = clash or bool(_names_in(v) & earlier)
+            clash = clash or bool(names_in(v) & earlier)
             earlier.add(n)
         if clash:
             new = cst.Assign([cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(n))
@@ -766,24 +767,6 @@ def _own_methods(c: RecordClass) -> list:
     return [s for s in body if isinstance(s, cst.FunctionDef)]
 
 
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
-
-
-def _names_in(node) -> set:
-    out, stack = set(), [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name):
-            out.add(n.value)
-        stack.extend(n.children)
-    return out
-
-
 class _Exprs(cst.CSTTransformer):
     """Expression rewriting: fields, constants, methods, properties and dunders of instances;
     any other use of an instance is refused."""
@@ -890,3 +873,17 @@ class _Exprs(cst.CSTTransformer):
         if original in self.repl:
             return self.repl[original]
         return super().on_leave(original, updated)
+
+
+def rewrite_pass(unit) -> None:
+    """Module pass (rewrite/__init__.py): the functions that `unit.roles` reach rewritten;
+    the kernels whose rewrite failed in `unit.failures`."""
+    unit.failures.update(rewrite_records(unit.pm, unit.roles))
+
+
+def kernel_pass(unit) -> None:
+    """Kernel pass (rewrite/__init__.py): a kernel defined in a host function rewritten as
+    the module pass rewrote the module's kernels."""
+    nk = unit.fn.nested
+    if nk is not None:
+        unit.fn.node = rewrite_nested_kernel(unit.pm, nk.lowered or nk.node)

@@ -435,3 +435,10 @@ def _targets(t):
     elif isinstance(t, (cst.Tuple, cst.List)):
         for e in t.elements:
             yield from _targets(e.value)
+
+
+def rewrite_pass(unit) -> None:
+    """Module pass (rewrite/__init__.py): the kernels defined inside host functions, in
+    `unit.hoisted`, named apart from every module-level name."""
+    pm = unit.pm
+    unit.hoisted = find_nested_kernels(pm, set(pm.functions) | set(pm.globals) | set(pm.imports))

@@ -199,3 +199,9 @@ def _is_tuple_type(a: cst.Subscript) -> bool:
     if isinstance(inner, cst.Subscript):
         inner = inner.value
     return isinstance(inner, cst.Name) and inner.value in ("tuple", "Tuple")
+
+
+def rewrite_pass(unit) -> None:
+    """Kernel pass (rewrite/__init__.py): `unit.fn`'s tuple parameters split into their
+    leaves, recorded in `fn.tuple_params`."""
+    unit.fn.tuple_params = split_tuple_params(unit.pm, unit.fn)

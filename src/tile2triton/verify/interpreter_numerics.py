@@ -52,39 +52,47 @@ def enable() -> bool:
     B = I.InterpreterBuilder
     if getattr(B, "_t2t_bf16", False):
         return True
-    bf16, f32 = tl.bfloat16, tl.float32
-    Handle = I.TensorHandle
+    bf = _Bfloat16(np, torch, tl, I)
+    _patch_casts(bf)
+    _patch_arithmetic(bf)
+    _patch_dot(bf)
+    _patch_reductions(bf)
+    B._t2t_bf16 = True
+    return True
 
-    def is_bf16(h):
-        return isinstance(h, Handle) and h.dtype.scalar == bf16
 
-    def widen_data(data):
+class _Bfloat16:
+    """The interpreter's bfloat16 handles and their exact float32 values, both ways."""
+
+    def __init__(self, np, torch, tl, I):
+        self.np, self.torch, self.tl, self.I = np, torch, tl, I
+        self.B = I.InterpreterBuilder
+        self.Handle = I.TensorHandle
+        self.bf16, self.f32 = tl.bfloat16, tl.float32
+
+    def is_bf16(self, h):
+        return isinstance(h, self.Handle) and h.dtype.scalar == self.bf16
+
+    def widen_data(self, data):
+        np = self.np
         bits = np.ascontiguousarray(data).view(np.uint16).astype(np.uint32) << 16
         return bits.view(np.float32)
 
-    def narrow_data(data):
+    def narrow_data(self, data):
+        np, torch = self.np, self.torch
         t = torch.from_numpy(np.ascontiguousarray(data, dtype=np.float32)).to(torch.bfloat16)
         return t.view(torch.int16).numpy().view(np.uint16).reshape(np.shape(data))
 
-    def widen(h):
-        return Handle(widen_data(h.data), f32) if is_bf16(h) else h
+    def widen(self, h):
+        return self.Handle(self.widen_data(h.data), self.f32) if self.is_bf16(h) else h
 
-    def narrow(h):
-        return Handle(narrow_data(h.data), bf16) if h.dtype.scalar == f32 else h
+    def narrow(self, h):
+        return self.Handle(self.narrow_data(h.data), self.bf16) if h.dtype.scalar == self.f32 \
+            else h
 
-    def computing_wide(name, compare=False):
-        original = getattr(B, name)
 
-        def op(self, *args):
-            if not any(is_bf16(a) for a in args):
-                return original(self, *args)
-            out = original(self, *(widen(a) for a in args))
-            if compare:     # the truth values
-                return Handle(out.data.astype(bool), tl.int1)
-            return narrow(out)
-        op.__name__ = name
-        return op
-
+def _patch_casts(bf: _Bfloat16) -> None:
+    B, bf16, f32, Handle = bf.B, bf.bf16, bf.f32, bf.Handle
     original_cast = B.cast_impl
 
     def cast_impl(self, src, dst_type):
@@ -92,22 +100,41 @@ def enable() -> bool:
         rounded to nearest even, as `.to(tl.bfloat16)` rounds on the GPU (the interpreter
         truncates float32, and converts float16 and integers as if bfloat16 were uint16)."""
         dst = dst_type.scalar
-        if is_bf16(src):
+        if bf.is_bf16(src):
             if dst == bf16:
                 return src
-            return original_cast(self, widen(src), dst_type)
+            return original_cast(self, bf.widen(src), dst_type)
         if dst == bf16 and (src.dtype.scalar.is_floating() or src.dtype.scalar.is_int()):
             wide = original_cast(self, src, f32) if src.dtype.scalar != f32 else src
-            return Handle(narrow_data(wide.data), bf16)
+            return Handle(bf.narrow_data(wide.data), bf16)
         return original_cast(self, src, dst_type)
     B.cast_impl = cast_impl
     for name in ("create_si_to_fp", "create_ui_to_fp", "create_fp_to_si", "create_fp_to_ui",
                  "create_fp_ext", "create_fp_trunc"):
         setattr(B, name, lambda self, src, dst_type: self.cast_impl(src, dst_type))
-
     if not hasattr(B, "get_bf16"):      # a bfloat16 constant (tl.where(m, x, 0.0) of a bf16 x)
         B.get_bf16 = lambda self, value: Handle(
-            narrow_data(np.array([value], dtype=np.float32)), bf16)
+            bf.narrow_data(bf.np.array([value], dtype=bf.np.float32)), bf16)
+
+
+def _patch_arithmetic(bf: _Bfloat16) -> None:
+    """The binary, comparison, unary and ternary operations on bfloat16 computed on float32
+    values, the result rounded once."""
+    B, tl = bf.B, bf.tl
+
+    def computing_wide(name, compare=False):
+        original = getattr(B, name)
+
+        def op(self, *args):
+            if not any(bf.is_bf16(a) for a in args):
+                return original(self, *args)
+            out = original(self, *(bf.widen(a) for a in args))
+            if compare:     # the truth values
+                return bf.Handle(out.data.astype(bool), tl.int1)
+            return bf.narrow(out)
+        op.__name__ = name
+        return op
+
     for name in _BINARY + _UNARY + _TERNARY:
         if hasattr(B, name):
             setattr(B, name, computing_wide(name))
@@ -115,6 +142,12 @@ def enable() -> bool:
         if hasattr(B, name):
             setattr(B, name, computing_wide(name, compare=True))
 
+
+def _patch_dot(bf: _Bfloat16) -> None:
+    """A floating-point dot: the product and the sum with the accumulator in float64,
+    rounded to the accumulator's type once."""
+    np, tl, I, B = bf.np, bf.tl, bf.I, bf.B
+    bf16, f32, Handle = bf.bf16, bf.f32, bf.Handle
     original_dot = B.create_dot
     fp8 = {t for t in (getattr(tl, n, None) for n in ("float8e5", "float8e5b16", "float8e4nv",
                                                       "float8e4b8", "float8e4b15")) if t}
@@ -125,7 +158,7 @@ def enable() -> bool:
         interpreter converts them); None for a type this does not know."""
         t = h.dtype.scalar
         if t == bf16:
-            return widen_data(h.data).astype(np.float64)
+            return bf.widen_data(h.data).astype(np.float64)
         if t in fp8:
             return I._convert_float(h.data, t, tl.float16, None).view(np.float16).astype(
                 np.float64)
@@ -141,12 +174,17 @@ def enable() -> bool:
             return original_dot(self, a, b, d, input_precision, max_num_imprecise_acc)
         out = np.matmul(wa, wb) + wd
         if acc == bf16:
-            return Handle(narrow_data(out.astype(np.float32)), bf16)
+            return Handle(bf.narrow_data(out.astype(np.float32)), bf16)
         return Handle(out.astype(exact[acc]), acc)
     B.create_dot = create_dot
 
+
+def _patch_reductions(bf: _Bfloat16) -> None:
+    """sum, min/max, cumsum and cumprod of bfloat16 computed on float32 values."""
+    tl, I, bf16, f32 = bf.tl, bf.I, bf.bf16, bf.f32
+
     def wide_tensor(t):
-        return tl.core.tensor(widen(t.handle), t.type.with_element_ty(f32)
+        return tl.core.tensor(bf.widen(t.handle), t.type.with_element_ty(f32)
                               if hasattr(t.type, "with_element_ty") else f32)
 
     def reduction(cls, name):
@@ -154,7 +192,7 @@ def enable() -> bool:
 
         def op(self, input, *args, **kwargs):
             x = input[0] if isinstance(input, tuple) else input
-            if not (isinstance(x, tl.core.tensor) and is_bf16(x.handle)):
+            if not (isinstance(x, tl.core.tensor) and bf.is_bf16(x.handle)):
                 return original(self, input, *args, **kwargs)
             out = original(self, wide_tensor(x), *args, **kwargs)
             return _narrowed(out)
@@ -166,12 +204,10 @@ def enable() -> bool:
             return type(out)(_narrowed(o) for o in out)
         if isinstance(out, tl.core.tensor) and out.handle.dtype.scalar == f32:
             ty = out.type.with_element_ty(bf16) if hasattr(out.type, "with_element_ty") else bf16
-            return tl.core.tensor(narrow(out.handle), ty)
+            return tl.core.tensor(bf.narrow(out.handle), ty)
         return out
 
     for name in ("sum", "min_max"):
         setattr(I.ReduceOps, name, reduction(I.ReduceOps, name))
     for name in ("cumsum", "cumprod"):
         setattr(I.ScanOps, name, reduction(I.ScanOps, name))
-    B._t2t_bf16 = True
-    return True

@@ -1,0 +1,80 @@
+"""emit: the text of each @triton.jit function: its signature (the array ABI's parameters),
+the divisibility restatements of its arrays' extents and strides, and its offset dtype."""
+from __future__ import annotations
+
+from ..model import OFFSET_DTYPE, USE_INT64, FunctionInfo
+from ..parse.source import ParsedModule
+from .layout import after_docstring
+
+
+def function_text(pm: ParsedModule, fn: FunctionInfo, params: list[str], body: str,
+                   debug: bool = False, no_specialize: tuple = ()) -> str:
+    # device asserts are compiled only in Triton's debug mode; a long signature is wrapped
+    # by layout.py with the rest of the generated code. `no_specialize`: integer arguments
+    # whose value changes from launch to launch (a grid size) and must not recompile
+    options = (["debug=True"] if debug else []) + (
+        ["do_not_specialize=[" + ", ".join(f'"{n}"' for n in no_specialize) + "]"]
+        if no_specialize else [])
+    lines = [f"@triton.jit({', '.join(options)})" if options else "@triton.jit",
+             f"def {fn.name}({', '.join(params)}):"]
+    return "\n".join(lines) + "\n" + body
+
+
+def kernel_params(params) -> list[str]:
+    out = []
+    for p in params:
+        if p.kind == "array":
+            a = p.array
+            static = {a.shape(i) for i in a.static_shapes} | {a.stride(i) for i in a.static_strides}
+            out.extend(f"{n}: tl.constexpr" if n in static else n for n in a.abi())
+        elif p.kind == "array_list":
+            out.extend(p.array_list.abi())
+        elif p.kind == "constexpr":
+            out.append(f"{p.name}: tl.constexpr")
+        else:
+            out.append(p.name)
+    return out
+
+
+def multiples_name(array) -> str:
+    return f"{array.abi_prefix}_div"
+
+
+def with_multiples(body: str, arrays: list) -> str:
+    """The kernel body with divisibility the launcher checked made visible to Triton.
+
+    Triton specializes an integer argument on being a multiple of 16, nothing less; a row
+    stride or row length that is a multiple of 8 but not 16 (K = 4088) leaves every row start
+    unproven 16-byte aligned and every load scalar (7.4x slower on the H200). The launcher
+    passes, per array, the largest of 16, 8, 4, 2, 1 dividing each stride, then each extent of
+    a contiguous dimension (`x_div`; 1 for the other extents); `v // d * d` is v itself, and
+    carries the multiple into the kernel (tl.multiple_of on an argument has no effect). Both
+    layouts count: a column-major array (a K-major matmul operand) is contiguous along its
+    first dimension, whose extent then bounds the vector loads."""
+    lines = []
+    for a in arrays:
+        d = multiples_name(a)
+        for i in range(a.rank):
+            if i not in a.static_strides:    # (a compile-time stride is known exactly)
+                lines.append(f"    {a.stride(i)} = {a.stride(i)} // {d}[{i}] * {d}[{i}]")
+        for i in range(a.rank):
+            j = a.rank + i
+            if i not in a.static_shapes:
+                lines.append(f"    {a.shape(i)} = {a.shape(i)} // {d}[{j}] * {d}[{j}]")
+    if not lines:
+        return body
+    text = body.split("\n")
+    at = after_docstring(text)
+    note = ["    # strides and row lengths are multiples the launcher checked (its *_div arguments)"]
+    return "\n".join(text[:at] + note + lines + text[at:])
+
+
+def with_offset_dtype(body: str, unit, names) -> str:
+    """The function body with its offset dtype (lowerer.offset_dtype) defined at its top, where
+    its inline tile accesses use one: the launcher's USE_INT64 choice, made once."""
+    if not unit.offset_dtype:
+        return body
+    text = body.split("\n")
+    at = after_docstring(text)
+    line = f"    {names[OFFSET_DTYPE]}: tl.constexpr = tl.int64 if {USE_INT64} else tl.int32"
+    return "\n".join(text[:at] + [line] + text[at:])

@@ -1,0 +1,284 @@
+"""emit: each kernel's host launcher `launch_<kernel>(stream, grid, *args)` (templates/
+launcher.py.j2), its hints from the @ct.kernel options, and the launcher choosing among a
+kernel's rank variants."""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..model import USE_INT64, FunctionInfo
+from ..parse.names import launcher_name, source_identifiers
+from ..parse.source import ParsedModule
+from ..recognize import read_only_arrays
+from .functions import multiples_name
+from .host import HostRewriter
+from .read_guards import negation, read_guards
+from .templates import render
+
+KNOWN_HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps")
+# cuda-tile 1.7 accepts these warp counts (a power of 2 in [1, 32]); Triton asserts a power of 2
+WORKER_WARPS = (1, 2, 4, 8, 16, 32)
+
+
+def kernel_hints(pm: ParsedModule, fn: FunctionInfo, features: set) -> dict:
+    """@ct.kernel(...) options as host-side Python source (ct.ByTarget -> _ByTarget)."""
+    out = {}
+    for key, value in fn.decorator_options.items():
+        if key not in KNOWN_HINTS:
+            raise pm.error(value, "T2T108", f"unknown @ct.kernel option `{key}`",
+                           help=f"cuTile kernel options are {', '.join(KNOWN_HINTS)}")
+        if key == "num_worker_warps" and isinstance(value, cst.Integer) \
+                and value.evaluated_value not in WORKER_WARPS:
+            raise pm.error(value, "T2T108", f"num_worker_warps={value.value}: cuTile takes a "
+                           "power of 2 between 1 and 32",
+                           help=f"use one of {', '.join(map(str, WORKER_WARPS))}")
+        rw = HostRewriter(pm, {}, {}, {})
+        out[key] = pm.module.code_for_node(value.visit(rw))
+        features |= rw.host_features
+    return out
+
+
+# Host helpers the launcher template calls, spelled per module (names.py)
+LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype",
+                    "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
+                    "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32",
+                    "_tma_descriptor", "_row_tiles", "_row_warps", "_walk_programs",
+                    "_ptxas_target", "_unread_array", "_callee_error", "_tf32_options")
+# The launcher's own locals
+LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
+                   "constexprs", "compiled", "grid_x", "grid_y", "grid_z", "grid_rest",
+                   "blocks", "walked", "blocks_per_program", "ptx_options", "float_dtypes",
+                   "row_tiles")
+# Kernel parameters of a coarsened kernel (coarsen.py): the launch's own grid size along axis 0
+# and the number of blocks each program runs
+GRID_X, PER_PROGRAM = "grid_x", "BLOCKS_PER_PROGRAM"
+# Kernel parameters and loop names of a walked kernel (coarsen.persistent_body), per grid axis
+WALKED_GRID, WALKED_BLOCKS = ("grid_x", "grid_y", "grid_z"), ("block_x", "block_y", "block_z")
+
+
+def tuple_code(items: list) -> str:
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def launcher_tile_elems(fn: FunctionInfo, unit) -> list:
+    """The kernel's tile sizes the launcher can evaluate (constants and constexprs)."""
+    constexprs = {p.name for p in fn.params if p.kind == "constexpr"}
+    elems = []
+    for e in unit.tile_elems:
+        if source_identifiers(e) <= constexprs and e not in elems:
+            elems.append(e)
+    return elems
+
+
+def launcher_signature(pm: ParsedModule, fn: FunctionInfo) -> tuple:
+    """(parameters, lines unpacking tuple parameters, spellings of its locals) of the
+    launcher of kernel `fn`."""
+    names = pm.names
+    h = {n: names[n] for n in LAUNCHER_HELPERS}
+    # The launcher's own locals avoid every name of the module (hint expressions may read
+    # module globals); its `stream` and `grid` parameters only the kernel's parameters, so
+    # they keep their usual spelling unless a kernel parameter is called that.
+    local = {n: names[n] for n in LAUNCHER_LOCALS}
+    # tuple parameters split into their parts (tuple_params.py): the launcher takes the tuple
+    leaf_of = {leaf: (name, path) for name, parts in fn.tuple_params for leaf, path in parts}
+    signature, unpack = [], []
+    for p in fn.params:
+        if p.name not in leaf_of:
+            signature.append(p.name)
+            continue
+        name, path = leaf_of[p.name]
+        if name not in signature:
+            signature.append(name)
+        unpack.append(f"{p.name} = len({name})" if path == ("len",) else
+                      f"{p.name} = {name}" + "".join(f"[{i}]" for i in path))
+    taken = {p.name for p in fn.params} | set(signature) | set(local.values()) | set(h.values())
+    for n in ("stream", "grid"):
+        spelled, k = n, 0
+        while spelled in taken:
+            k += 1
+            spelled = f"{n}_{k}"
+        local[n] = spelled
+        taken.add(spelled)
+    return signature, unpack, local
+
+
+def render_rank_dispatch(pm: ParsedModule, fn: FunctionInfo, variants: list,
+                         hinted: bool) -> str:
+    """The launcher of a kernel translated once per rank combination of the arrays it indexes
+    with several ranks (`variants`: [(((array, rank), ...), variant kernel name)]): it runs
+    the variant for its arguments' ranks."""
+    names = pm.names
+    signature, _, local = launcher_signature(pm, fn)
+    arrays = [a for a, _ in variants[0][0]]
+    launch = names[launcher_name(fn.name)]
+    table = names[f"_{fn.name.lstrip('_').upper()}_BY_RANK"]
+    key = tuple_code([f"len({a}.shape)" for a in arrays])
+    combos = [tuple_code([str(r) for _, r in chosen]) for chosen, _ in variants]
+    entries = "".join(f"    {c}: {names[launcher_name(v)]},\n"
+                      for c, (_, v) in zip(combos, variants))
+    params = ", ".join([local["stream"], local["grid"]] + signature)
+    shown = ", ".join(f"`{a}`" for a in arrays)
+    ranks = ", ".join(combos)
+    got = ", ".join(f"{{{a}.shape}}" for a in arrays)
+    comment = [f"# `{fn.name}` indexes {shown} with several ranks: one Triton kernel per rank",
+               f"# combination of {tuple_code(arrays)}, launched for the ranks of the arrays "
+               "passed"]
+    lines = [
+        f"{table} = {{\n{entries}}}",
+        "",
+        "",
+        f"def {launch}({params}, *, hints=None):",
+        f'    """Run `{fn.name}` like `ct.launch({local["stream"]}, {local["grid"]}, {fn.name}, '
+        f'({", ".join(signature)}{"," if len(signature) == 1 else ""}))`, through the '
+        f'translation for the ranks of {shown}."""',
+        f"    launcher = {table}.get({key})",
+        "    if launcher is None:",
+        "        raise ValueError(",
+        f'            f"{fn.name}: {shown} must have ranks {ranks}, got shapes {got}"',
+        "        )",
+        f"    launcher({params}, hints=hints)",
+    ]
+    if hinted:
+        lines += ["", "", f"{launch}.hints = {names[launcher_name(variants[0][1])]}.hints"]
+    lines += ["", "", f"# `{fn.name}` as a value of host code (a kernel chosen at run time)",
+              f"{fn.name} = {launch}"]
+    return comment, "\n".join(lines) + "\n"
+
+
+def callee_asserts(unit) -> bool:
+    """Whether a function the kernel calls has a tl.static_assert (a branch naming a construct
+    the installed cuda-tile lacks, a user's ct.static_assert): Triton's error for it names only
+    the call, so the launcher raises the function's own error instead."""
+    return unit.asserting_callees or any("tl.static_assert(" in s
+                                         for s in unit.helper_sources.values())
+
+
+def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
+                    coarse: bool = False, persistent: int = 0, direct: bool = False) -> str:
+    """The host launcher of kernel `fn`. It launches through Triton's public `kernel[grid](...)`;
+    with `direct` (a shared runtime, which checks the Triton version) a launch repeating an
+    earlier one's specialization may take the runtime's direct path instead."""
+    names = pm.names
+    arrays = [p.name for p in fn.params if p.kind == "array"]
+    ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array" and not p.array.flat}
+    lists = [(p.name, p.array_list) for p in fn.params if p.kind == "array_list"]
+    # arrays read only under branches on constants: a launch that does not take those
+    # branches may pass any array there (read_guards.py)
+    guards = read_guards(fn.node, [a for a in ranks if ranks[a]],
+                         [p.name for p in fn.params if p.kind == "constexpr"])
+    unread = [(a, negation(guards[a]), ranks[a]) for a in arrays if a in guards]
+    h = {n: names[n] for n in LAUNCHER_HELPERS}
+    signature, unpack, local = launcher_signature(pm, fn)
+    call_args = _call_args(fn)
+    # TMA descriptors of 2-D tiles that feed matrix products (lower/tma.py): built per launch,
+    # None where the array does not allow one (the kernel then loads through pointers)
+    tma = [(desc, array, "(" + ", ".join(block) + ")") for array, block, desc in unit.tma]
+    call_args += [desc for desc, _, _ in tma]
+    # a flat array (any shape, one dimension of numel elements): unit stride, no multiple
+    constexpr_args = [f"{multiples_name(p.array)}="
+                      + ("(1, 1)" if p.array.flat else f"{h['_multiples']}({p.name})")
+                      for p in fn.params if p.kind == "array" and p.array.rank]
+    if persistent:     # the walk over blocks: flattened when the launcher shrank the grid
+        constexpr_args.append(f"{unit.flatten}={local['walked']}")
+    elif unit.flatten:  # a persistent loop over TMA products: flattened when they are TMA
+        constexpr_args.append(f"{unit.flatten}=" + " or ".join(f"{d} is not None"
+                                                               for d, _, _ in tma))
+    # loops walking one row keep its tiles in registers (lower/resident_rows.py): per group,
+    # the launcher's call computing (tile count or 0, bytes kept), and the kernel's constexpr
+    row_tiles = _row_tiles(unit, arrays, h)
+    constexpr_args += [f"{constexpr}={local['row_tiles']}[{i}][0]"
+                       for i, (constexpr, _, _) in enumerate(unit.row_tiles)]
+    if coarse:      # the kernel's extra arguments (coarsen.py)
+        call_args.append(local["grid_x"])
+        constexpr_args.append(f"{names[PER_PROGRAM]}={local['blocks_per_program']}")
+    if persistent:  # the grid's extents along the axes the kernel walks (coarsen.py)
+        call_args += [local[g] for g in WALKED_GRID[:persistent]]
+    # what the direct launch path keys on (_launch_key), and num_ctas
+    known = _launch_key(fn, h) if direct else []
+    if known:
+        known.append(local["num_ctas"])
+        if persistent:  # (whether the blocks are walked, which also reads the grid)
+            known.append(local["walked"])
+        if row_tiles:   # (the overlap of arrays, which the key does not hold otherwise)
+            known.append(local["row_tiles"])
+    k_major = _k_major_copies(pm, fn, unit, arrays, ranks)
+    elems = launcher_tile_elems(fn, unit)
+    return render(
+        "launcher.py.j2", kernel=fn.name, launch=names[launcher_name(fn.name)], h=h, v=local,
+        params=signature, unpack=unpack, arrays=arrays, ranks=ranks, unread=unread,
+        call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
+        tma=tma,
+        tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
+        fma_dots=unit.fma_dots, tf32_dots=unit.tf32_dots, callee_asserts=callee_asserts(unit),
+        coarse=coarse, row_tiles=row_tiles, persistent=persistent,
+        lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
+        int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints,
+        # a launch can pass num_worker_warps only where the module spells it (the decorator,
+        # replace_hints, a tuning space): other launchers leave the warp choice to themselves
+        worker_warps="num_worker_warps" in pm.source.text).rstrip("\n")
+
+
+def _call_args(fn: FunctionInfo) -> list:
+    """The kernel's arguments as the launcher passes them: each array as its pointer, extents
+    and strides, each list of arrays as its tables, the rest (constexprs too) as they are, in
+    the kernel's parameter order."""
+    out = []
+    for p in fn.params:
+        if p.kind == "array" and p.array.flat:   # any shape: one dimension of numel elements
+            out.append(f"{p.name}, {p.name}.numel(), 1")
+        elif p.kind == "array":
+            out.append(f"{p.name}, *{p.name}.shape, *{p.name}.stride()")
+        elif p.kind == "array_list":
+            out.append(f"*{p.name}_tables")
+        else:
+            out.append(p.name)
+    return out
+
+
+def _row_tiles(unit, arrays: list, h: dict) -> list:
+    """Per group of loops walking one row (lower/resident_rows.py), the launcher's call
+    computing (tile count or 0, bytes kept)."""
+    out = []
+    for constexpr, count, cached in unit.row_tiles:
+        if cached:
+            tile_bytes = " + ".join(f"{a}.element_size() * " + (f"({e})" if " " in e else e)
+                                   for a, e in cached)
+            checks = [f"({a}, {tuple_code([o for o in arrays if o != a])})" for a, _ in cached]
+            out.append(f"{h['_row_tiles']}({count}, {tile_bytes}, {tuple_code(checks)})")
+        else:               # nothing to keep: the loops as written
+            out.append("(0, 0)")
+    return out
+
+
+def _launch_key(fn: FunctionInfo, h: dict) -> list:
+    """What the direct launch path keys on, per parameter: everything Triton specializes on
+    (dtypes, 16-byte alignment of pointers, integer values, constexprs) and what the
+    launcher's own choices read (shapes, strides, constants). Empty for a kernel taking a list
+    of arrays (the plain path)."""
+    known = []
+    for p in fn.params:
+        if p.kind == "array":
+            known.append(f"{p.name}.dtype, {p.name}.data_ptr() & 15, {p.name}.shape, "
+                         f"{p.name}.stride()")
+        elif p.kind == "constexpr":
+            known.append(p.name)
+        elif p.kind == "scalar":
+            known.append(f"{h['_scalar_key']}({p.name})")
+        else:
+            return []
+    return known
+
+
+def _k_major_copies(pm: ParsedModule, fn: FunctionInfo, unit, arrays: list, ranks: dict) -> list:
+    """tf32 products whose B operand (and A, for the row count) are loaded straight from array
+    parameters (the mma pattern notes them): B gets a K-major copy when the kernel only reads
+    it. [(B, A's row count, the other arrays)]."""
+    out, seen = [], set()
+    pairs = getattr(unit, "k_major", ())
+    readers = read_only_arrays(pm, fn, set(arrays)) if pairs else set()
+    for b, a in pairs:
+        if b in readers and a in ranks and a != b and b not in seen:  # x @ x: A stays
+            seen.add(b)
+            others = [x for x in arrays if x != b]
+            out.append((b, f"{a}.shape[-2]", ", ".join(others) + (
+                "," if len(others) == 1 else "")))
+    return out
