@@ -27,9 +27,9 @@ from ..model import (
     TileV,
     TupleV,
 )
+from ..parse.cst_tools import walk
 from ..parse.names import source_identifiers
 from .operators import AUGOP_SYMBOL
-from .statements import _walk
 
 # bind_single: the assignment is a plain one (None means "no line")
 _NOT_BOUND = object()
@@ -209,7 +209,7 @@ class Assignments:
                             for e, i in zip(els, low.items)):
             return None
         names = {e.value.value for e in els}
-        if names & {n.value for n in _walk(node.value) if isinstance(n, cst.Name)}:
+        if names & {n.value for n in walk(node.value) if isinstance(n, cst.Name)}:
             return None
         lines = []
         for e, item in zip(els, low.items):
@@ -247,7 +247,7 @@ class Assignments:
             raise self.error(target, "T2T105",
                              f"cannot unpack {len(items)} values into {len(els)} targets",
                              help="give as many targets as the value has items")
-        reads = {n.value for n in _walk(value) if isinstance(n, cst.Name)}
+        reads = {n.value for n in walk(value) if isinstance(n, cst.Name)}
         lines = []
         for el, item in zip(els, items):
             if isinstance(item.val, ConstV) and type(item.val.value) in (bool, int, float):

@@ -21,8 +21,9 @@ from ..model import (
     TileV,
     TupleV,
 )
+from ..parse.cst_tools import walk
 from ..parse.names import source_identifiers
-from .tables import _single_return
+from .tables import single_return
 
 
 class HelperCalls:
@@ -181,7 +182,7 @@ class HelperCalls:
             codes.append(USE_INT64)
         call = f"{unit.name}({', '.join(codes)})"
         folded = self.constant_return(name, args, self.mc.helper_returns.get(unit.name), call)
-        if folded is not None and _single_return(self.pm.functions[name]) is not None:
+        if folded is not None and single_return(self.pm.functions[name]) is not None:
             return folded           # the helper's value is all the caller needs of it
         self.result.merge(unit)
         if folded is not None:
@@ -196,7 +197,7 @@ class HelperCalls:
         the caller's arguments (`forward(leaf, foo=4)` -> `3 * 100 + 4 * 10`). Else None."""
         if ret is None or not isinstance(ret.val, (ConstV, ConstExprV)):
             return None
-        pure = _single_return(self.pm.functions[name]) is not None
+        pure = single_return(self.pm.functions[name]) is not None
         if isinstance(ret.val, ConstV):
             if not isinstance(ret.val.value, (bool, int, float)) or not (
                     pure or self.before(call)):
@@ -230,7 +231,7 @@ class HelperCalls:
         return fdef is not None and not fdef.decorators and name not in self.pm.hoisted \
             and name not in self.pm.foreign and not any(
                 isinstance(n, (cst.Name, cst.Attribute)) and self.pm.ct_name(n) is not None
-                for n in _walk(fdef))
+                for n in walk(fdef))
 
     def caller_view(self, name: str, args, ret):
         """The helper's return value as the caller sees it: a tile shape that names the
@@ -290,9 +291,3 @@ def _compile_time(v) -> bool:
     if isinstance(v, ConstExprV):
         return v.kind in ("int", "bool", "float")
     return isinstance(v, TupleV) and v.known and all(_compile_time(i) for i in v.items)
-
-
-def _walk(node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)

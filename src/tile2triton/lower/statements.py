@@ -26,6 +26,7 @@ from ..model import (
     TiledViewV,
     TupleV,
 )
+from ..parse.cst_tools import walk
 from .values import nested_bound_names, reassigned_names
 
 INDENT = "    "
@@ -87,7 +88,7 @@ class Statements:
         for node in nodes:
             if node is None:
                 continue
-            for sub in _walk(node):
+            for sub in walk(node):
                 if isinstance(sub, cst.Comment):
                     self.line(sub.value)
 
@@ -175,12 +176,6 @@ class Statements:
         raise self.error(node, "T2T101", f"`{kind}` statements are not supported in kernels",
                          help="rewrite it with supported statements: assignments, if, for over "
                               "range, while, with, helpers")
-
-
-def _walk(node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
 
 
 def returned_code(low: Lowered) -> str:

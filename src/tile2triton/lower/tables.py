@@ -292,7 +292,7 @@ class CompileTimeTables:
         method, a raw-memory view, a construct): evaluated in place, as cuTile does. None when
         it gives a runtime value (then it is translated as a Triton function)."""
         fdef = self.pm.functions[name]
-        expr = _single_return(fdef)
+        expr = single_return(fdef)
         ps = fdef.params
         # only expressions that can name a handle (`a.get_raw_memory().atomic_add_offset`,
         # `TABLE[k]`, a name): arithmetic and calls are runtime values, translated as functions
@@ -354,7 +354,7 @@ def _merge(vals: list):
     return first
 
 
-def _single_return(fdef: cst.FunctionDef):
+def single_return(fdef: cst.FunctionDef):
     """The expression of a body that is only `return <expr>` (a docstring aside), else None."""
     body = fdef.body
     stmts = list(body.body)
