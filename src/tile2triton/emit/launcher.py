@@ -41,7 +41,7 @@ LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
                     "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32",
                     "_tma_descriptor", "_row_tiles", "_row_warps", "_walk_programs",
-                    "_ptxas_target", "_unread_array", "_callee_error")
+                    "_ptxas_target", "_unread_array", "_callee_error", "_tf32_options")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
                    "constexprs", "compiled", "grid_x", "grid_y", "grid_z", "grid_rest",
@@ -207,7 +207,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tma=tma,
         tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
-        fma_dots=unit.fma_dots, callee_asserts=callee_asserts(unit),
+        fma_dots=unit.fma_dots, tf32_dots=unit.tf32_dots, callee_asserts=callee_asserts(unit),
         coarse=coarse, row_tiles=row_tiles, persistent=persistent,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
         int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints,

@@ -141,9 +141,10 @@ class Lowerer(Statements, Branches, Loops, Assignments, ArrayBindings, StaticIte
     def mark_debug(self) -> None:
         self.result.debug = True
 
-    def mark_dot(self, fma: bool = False) -> None:
+    def mark_dot(self, fma: bool = False, tf32: bool = False) -> None:
         self.result.uses_dot = True
         self.result.fma_dots |= fma
+        self.result.tf32_dots |= tf32
 
     def note_tf32_operands(self, b_array: str, a_array: str) -> None:
         if (b_array, a_array) not in self.result.k_major:

@@ -24,6 +24,9 @@ class UnitResult:
     # fp32 products on CUDA cores (input_precision="ieee"): compiled with ptxas -O1 when the
     # launch's float arrays are all float32 (docs/performance.md, FFT)
     fma_dots: bool = False
+    # products that may ask for tf32 (input_precision="tf32"): on GPUs whose Triton backend
+    # has no tf32 (AMD gfx90a) the launcher has them computed in fp32 (_tf32_options)
+    tf32_dots: bool = False
     # (B array, A array) of tf32 products whose operands are loaded straight from this
     # function's array parameters: candidates for a K-major copy of B (docs/performance.md)
     k_major: list = field(default_factory=list)
@@ -54,6 +57,7 @@ class UnitResult:
         self.tile_elems += callee.tile_elems
         self.uses_dot |= callee.uses_dot
         self.fma_dots |= callee.fma_dots
+        self.tf32_dots |= callee.tf32_dots
         self.debug |= callee.debug
         self.constexpr_functions |= callee.constexpr_functions
         self.asserting_callees |= callee.asserting_callees or "tl.static_assert(" in callee.text
