@@ -493,6 +493,23 @@ def _tma_target():
         return True
 
 
+def _tf32_options():
+    """Launch options for kernels whose products may ask for tf32. Triton's ROCm backend has
+    tf32 only for gfx942 (MI300, compute capability 9.4 in torch) and refuses the precision
+    elsewhere; on another AMD GPU the launch allows it, and the backend computes those
+    products with the GPU's fp32 matrix instructions (gfx90a: v_mfma_f32_32x32x2f32, as for
+    input_precision="ieee"): exact fp32 products, within what tf32 promises. NVIDIA GPUs and
+    the interpreter: no options."""
+    if torch.version.hip is None:
+        return {}
+    try:
+        if tuple(torch.cuda.get_device_capability()) == (9, 4):
+            return {}
+    except (AssertionError, RuntimeError):  # no GPU to ask: Triton's own choice
+        return {}
+    return {"allowed_dot_input_precisions": ("ieee", "tf32")}
+
+
 _LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time
 
 

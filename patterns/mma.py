@@ -280,7 +280,7 @@ def k(a, b, c):
         fast = const_bool(call, cx, "use_fast_acc") is True
         extra = (f", input_precision={prec}" if prec else "") + (
             "" if fast else fp8_accumulation(x, y))
-        cx.mark_dot(fma=prec == '"ieee"')
+        cx.mark_dot(fma=prec == '"ieee"', tf32='"tf32"' in (prec or ""))
         # a tf32 product of tiles loaded straight from arrays: the launcher may lay B out
         # K-major, the only layout wgmma reads tf32 operands in (docs/performance.md)
         b_src, a_src = getattr(y.val, "loaded_from", None), getattr(x.val, "loaded_from", None)
@@ -340,7 +340,7 @@ def k(a, b, c, TN: ct.Constant[int], TK: ct.Constant[int]):
         if vy:   # a 1-D right operand is a column (K, 1)
             y = _as_matrix(y, (str(sy0[0]), "1"))
         xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
-        cx.mark_dot(fma=exact == '"ieee"')
+        cx.mark_dot(fma=exact == '"ieee"', tf32='"tf32"' in (prec or ""))
         shape = out_shape(sx, sy)
         code = f"{cx.need(MATMUL)}({xc}, {yc}, {prec})"
         if vx or vy:

@@ -290,9 +290,7 @@ def _states_why(doc: str) -> bool:
 
 # Units over the limits that are not split yet (issue #25), each `file:qualified name`. The
 # test fails when one of them is split (or says why), so that the list only shrinks.
-NOT_YET_SPLIT = {
-    "rewrite/frozen_dataclasses.py:_FunctionPass",
-}
+NOT_YET_SPLIT: set = set()
 
 
 def test_units_stay_small():

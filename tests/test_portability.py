@@ -59,3 +59,23 @@ def test_kernels_compile_for(target, recorded, tmp_path):
     # TMA descriptors where the target has TMA, pointer loads elsewhere
     assert [x["tma"] for x in by_source["fp16_matmul.py:matmul"]] == [target == "sm_90"]
     assert not any(x["tma"] for x in by_source["vector_add_1d"])
+
+
+def test_tf32_products_compile_for_gfx90a_as_fp32_products(tmp_path):
+    """Triton's ROCm backend has tf32 only on gfx942 and refused tf32 products for gfx90a
+    (MI200), which left two corpus cases out of its portability run. The launcher now allows
+    the precision there (_tf32_options), and the backend computes those products with CDNA2's
+    fp32 matrix instructions: exact fp32 products, within what tf32 promises. gfx942 keeps
+    its tf32 (xf32) instructions."""
+    out = tmp_path / "records.json"
+    r = subprocess.run([sys.executable, "-m", "tile2triton.portability", "matmul_tf32",
+                        "--targets", "gfx90a,gfx942", "--json", str(out)],
+                       cwd=ROOT, env=_env(tmp_path), capture_output=True, text=True,
+                       timeout=300)
+    records = json.loads(out.read_text()) if out.exists() else []
+    assert r.returncode == 0 and records and all(x["ok"] for x in records), r.stdout + r.stderr
+    ops = {t: {op for x in records if x["target"] == t for op in x["matrix_ops"]}
+           for t in ("gfx90a", "gfx942")}
+    assert ops["gfx90a"] and all(op.endswith("f32") and "xf32" not in op
+                                 for op in ops["gfx90a"]), ops
+    assert any("xf32" in op for op in ops["gfx942"]), ops

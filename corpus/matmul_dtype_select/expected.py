@@ -16,6 +16,7 @@ from _t2t_corpus_runtime import (
     _needs_int64,
     _on_stream,
     _remember_launch,
+    _tf32_options,
     _tma_descriptor,
     _walk_programs,
 )
@@ -297,6 +298,7 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
                     num_warps=num_warps,
                     num_stages=num_stages,
                     num_ctas=num_ctas,
+                    **_tf32_options(),
                 )
                 break
             except triton.OutOfResources:

@@ -12,6 +12,7 @@ from _t2t_corpus_runtime import (
     _needs_int64,
     _on_stream,
     _remember_launch,
+    _tf32_options,
     _tma_descriptor,
     _walk_programs,
 )
@@ -289,6 +290,7 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
                     num_warps=num_warps,
                     num_stages=num_stages,
                     num_ctas=num_ctas,
+                    **_tf32_options(),
                 )
                 break
             except triton.OutOfResources:

@@ -134,9 +134,10 @@ class LoweringContext(Protocol):
     def mark_debug(self) -> None:
         """The function uses device asserts: emit it with @triton.jit(debug=True)."""
 
-    def mark_dot(self, fma: bool = False) -> None:
+    def mark_dot(self, fma: bool = False, tf32: bool = False) -> None:
         """The function uses tl.dot (the launcher picks matrix-kernel settings). `fma`: the dot
-        is an fp32 product without tensor cores (input_precision="ieee")."""
+        is an fp32 product without tensor cores (input_precision="ieee"); `tf32`: it may ask
+        for tf32 (the launcher lets GPUs without tf32 compute it in fp32)."""
 
     def note_tf32_operands(self, b_array: str, a_array: str) -> None:
         """A tf32 product's B and A operands are tiles loaded from these array parameters

@@ -24,7 +24,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 # name -> (Triton backend, architecture, warp size)
@@ -49,6 +49,9 @@ class Compiled:
     seconds: float
     error: str = ""
     tma: bool = False  # compiled with TMA descriptor arguments (the launcher chose TMA loads)
+    # the matrix instructions of the binary's assembly, each once (AMD: v_mfma_*, NVIDIA:
+    # mma.sync / wgmma): which precision a product got (gfx90a's tf32 products: fp32 MFMA)
+    matrix_ops: list = field(default_factory=list)
 
 
 class _TargetDriver:
@@ -117,13 +120,14 @@ class TargetCompiler:
                     out = triton.compile(src, target=compiler.target, options=options.__dict__)
                     binary = BINARY[compiler.target.backend]
                     err = "" if out.asm.get(binary) else f"no {binary} was produced"
+                    ops = _matrix_ops(out.asm)
                 except Exception as e:  # noqa: BLE001 - a compile error is the result
-                    err = f"{type(e).__name__}: {e}"
+                    err, ops = f"{type(e).__name__}: {e}", []
             if err and cap["text"].strip():
                 err += "\n" + "\n".join(cap["text"].strip().splitlines()[-12:])
             tma = any("tensordesc" in str(v) for v in signature.values())
             rec = Compiled(compiler.name, source, name, not err,
-                           round(time.perf_counter() - start, 3), err[:4000], tma)
+                           round(time.perf_counter() - start, 3), err[:4000], tma, ops)
             compiler._done[ck] = rec
             sink.append(rec)
             return None
@@ -168,6 +172,14 @@ class TargetCompiler:
             sink.append(Compiled(self.name, source, "(launcher)", False, 0.0,
                                  f"{type(e).__name__}: {e}"[:4000]))
         return sink
+
+
+def _matrix_ops(asm: dict) -> list:
+    """The matrix instructions of a compiled kernel, each once, sorted."""
+    import re
+    amd = re.findall(r"\bv_mfma_\w+", asm.get("amdgcn", "") or "")
+    ptx = re.findall(r"\b(?:wgmma\.mma_async|mma\.sync)\.[\w.]+", asm.get("ptx", "") or "")
+    return sorted(set(amd + ptx))
 
 
 # -- the corpus ---------------------------------------------------------------------------------

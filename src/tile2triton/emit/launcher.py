@@ -8,7 +8,6 @@ import libcst as cst
 from ..model import USE_INT64, FunctionInfo
 from ..parse.names import launcher_name, source_identifiers
 from ..parse.source import ParsedModule
-from ..recognize import read_only_arrays
 from .functions import multiples_name
 from .host import HostRewriter
 from .read_guards import negation, read_guards
@@ -42,7 +41,7 @@ LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
                     "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32",
                     "_tma_descriptor", "_row_tiles", "_row_warps", "_walk_programs",
-                    "_ptxas_target", "_unread_array", "_callee_error")
+                    "_ptxas_target", "_unread_array", "_callee_error", "_tf32_options")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
                    "constexprs", "compiled", "grid_x", "grid_y", "grid_z", "grid_rest",
@@ -215,7 +214,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tma=tma,
         tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
-        fma_dots=unit.fma_dots, callee_asserts=callee_asserts(unit),
+        fma_dots=unit.fma_dots, tf32_dots=unit.tf32_dots, callee_asserts=callee_asserts(unit),
         coarse=coarse, row_tiles=row_tiles, persistent=persistent,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
         int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints,
@@ -281,7 +280,7 @@ def _k_major_copies(pm: ParsedModule, fn: FunctionInfo, unit, arrays: list, rank
     it. [(B, A's row count, the other arrays)]."""
     out, seen = [], set()
     pairs = getattr(unit, "k_major", ())
-    readers = read_only_arrays(pm, fn, set(arrays)) if pairs else set()
+    readers = unit.read_only     # (the lowering scanned them: Lowerer.read_only_arrays)
     for b, a in pairs:
         if b in readers and a in ranks and a != b and b not in seen:  # x @ x: A stays
             seen.add(b)

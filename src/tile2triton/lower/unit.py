@@ -24,9 +24,16 @@ class UnitResult:
     # fp32 products on CUDA cores (input_precision="ieee"): compiled with ptxas -O1 when the
     # launch's float arrays are all float32 (docs/performance.md, FFT)
     fma_dots: bool = False
+    # products that may ask for tf32 (input_precision="tf32"): on GPUs whose Triton backend
+    # has no tf32 (AMD gfx90a) the launcher has them computed in fp32 (_tf32_options)
+    tf32_dots: bool = False
     # (B array, A array) of tf32 products whose operands are loaded straight from this
     # function's array parameters: candidates for a K-major copy of B (docs/performance.md)
     k_major: list = field(default_factory=list)
+    # the array parameters the function only reads (recognize.read_only_arrays), scanned once
+    # by the lowering (Lowerer.read_only_arrays) for its TMA and resident-row choices and for
+    # the launcher's K-major copies
+    read_only: frozenset = frozenset()
     # TMA descriptors the kernel may load through (lower/tma.py): (array parameter, tile shape
     # as source strings, the descriptor's parameter name); the launcher builds them
     tma: list = field(default_factory=list)
@@ -50,6 +57,7 @@ class UnitResult:
         self.tile_elems += callee.tile_elems
         self.uses_dot |= callee.uses_dot
         self.fma_dots |= callee.fma_dots
+        self.tf32_dots |= callee.tf32_dots
         self.debug |= callee.debug
         self.constexpr_functions |= callee.constexpr_functions
         self.asserting_callees |= callee.asserting_callees or "tl.static_assert(" in callee.text

@@ -350,7 +350,175 @@ class _ModulePass:
         return name
 
 
-class _FunctionPass:
+class _InstanceCalls:
+    """The calls of one function body that make or use instances: constructors (with their
+    `__post_init__`), `dataclasses.replace`, method calls and helpers called with instances.
+    A part of _FunctionPass, which sets the state these read (`mp`, `pm`, `env`, `pre`,
+    `posted`, `defer`, `deferred`)."""
+
+    def construct(self, call: cst.Call, module_scope=False) -> Rec:
+        cls = self.mp.classes[call.func.value]
+        if cls.problem is not None:
+            node, message = cls.problem
+            raise self.error(call, f"{message} (`{cls.name}`)", code="T2T105",
+                             help="create the instance with the fields its class declares")
+        fields = cls.field_names()
+        values: dict = {}
+        pos = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in call.args):
+            raise self.error(call, "`*`/`**` arguments are not supported when creating a "
+                             "dataclass instance", code="T2T102",
+                             help="pass each field as its own argument")
+        if len(pos) > len(fields):
+            raise self.error(call, f"`{cls.name}` takes {len(fields)} fields, {len(pos)} "
+                             "given", code="T2T102", help="pass one value per declared field")
+        for f, a in zip(fields, pos):
+            values[f] = a.value
+        for a in call.args:
+            if a.keyword is None:
+                continue
+            k = a.keyword.value
+            if k not in fields:
+                raise self.error(a, f"dataclass `{cls.name}` has no field `{k}`", code="T2T102",
+                                 help="use one of the dataclass's declared fields")
+            if k in values:
+                raise self.error(a, f"two values for field `{k}` of `{cls.name}`",
+                                 code="T2T102", help="give each field once")
+            values[k] = a.value
+        for f, default in cls.fields:
+            if f not in values:
+                if default is None:
+                    raise self.error(call, f"missing field `{f}` of `{cls.name}`",
+                                     code="T2T102",
+                                     help="give the field a value, or a default in the class")
+                values[f] = _deep(default)
+        out = {}
+        for f in fields:
+            v = values[f]
+            sub = self.rec(v)
+            out[f] = sub if sub is not None else (v if module_scope else self.expr(v))
+        rec = Rec(cls, out)
+        if not module_scope:
+            self.post_init(rec, call)
+        return rec
+
+    def post_init(self, rec: Rec, call) -> None:
+        """Queue the __post_init__ call of an instance made by `call` (once): in front of the
+        statement, or, for `name = <call>`, after the fields are bound (`bind`)."""
+        if "__post_init__" not in rec.cls.methods or id(call) in self.posted:
+            return
+        self.posted.add(id(call))
+        if call is self.defer:
+            self.deferred = (rec, call)
+            return
+        self.pre.append(cst.Expr(self.method_call(rec, "__post_init__", call, [])))
+
+    def replace(self, call: cst.Call) -> Rec:
+        if not call.args or call.args[0].keyword is not None:
+            raise self.error(call, "dataclasses.replace() takes the instance first",
+                             help="call dataclasses.replace(instance, field=value, ...)")
+        base = self.rec(call.args[0].value)
+        if base is None:
+            raise self.error(call.args[0], "dataclasses.replace() of something that is not a "
+                             "dataclass instance", code="T2T105",
+                             help="pass a dataclass instance created in the kernel or passed to "
+                                  "it")
+        values = dict(base.values)
+        for a in call.args[1:]:
+            if a.keyword is None:
+                raise self.error(a, "dataclasses.replace() takes the new field values as "
+                                 "keywords", code="T2T102",
+                                 help="pass the new values as `field=value`")
+            k = a.keyword.value
+            if k not in values:
+                raise self.error(a, f"dataclass `{base.cls.name}` has no field `{k}`",
+                                 code="T2T105", help="use one of the dataclass's declared fields")
+            sub = self.rec(a.value)
+            values[k] = sub if sub is not None else self.expr(a.value)
+        rec = Rec(base.cls, values)
+        self.post_init(rec, call)
+        return rec
+
+    def method_call(self, rec: Rec, method: str, node, args: list, keywords=()) -> cst.Call:
+        cls = rec.cls
+        fdef = cls.methods.get(method)
+        if fdef is None:
+            what = {"__call__": "called", "__getitem__": "indexed",
+                    "__setitem__": "assigned to by index"}.get(method)
+            raise self.error(node, f"`{cls.name}` instances cannot be {what} (it defines no "
+                             f"{method})" if what else f"`{cls.name}` has no method "
+                             f"`{method}`", code="T2T105",
+                             help="define the method on the dataclass, or compute the value with "
+                                  "a helper function")
+        kind = cls.kinds.get(method)
+        if kind == "static_def":
+            raise self.error(node, f"`{cls.name}.{method}` is a static_def (Python that cuTile "
+                             "runs while compiling), which tile2triton does not translate",
+                             help="write the method as ordinary kernel code")
+        owner = next((c for c in self.mp.classes.values()
+                      if any(m is fdef for m in _own_methods(c))), cls)
+        base = f"{owner.name}_{method.strip('_')}"
+        if kind == "static":
+            name = self.mp.specialize(base, fdef, {}, owner.name, True)
+            return cst.Call(cst.Name(name), [cst.Arg(a) for a in args] + list(keywords))
+        params = fdef.params.params
+        if not params:
+            raise self.error(fdef, f"method `{cls.name}.{method}` takes no `self`",
+                             help="give the method a `self` first parameter, or make it a "
+                                  "@staticmethod")
+        name = self.mp.specialize(base, fdef, {params[0].name.value: rec}, owner.name, True)
+        call = cst.Call(cst.Name(name), [cst.Arg(v) for v in self.mp.passed(name, self.flat(rec))]
+                        + [cst.Arg(a) for a in args] + list(keywords))
+        self.pm.origins[call] = node
+        return call
+
+    def _index(self, sub: cst.Subscript):
+        if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index):
+            return self.expr(sub.slice[0].slice.value)
+        return self.expr(cst.Tuple([cst.Element(e.slice.value) for e in sub.slice]))
+
+    def helper_call(self, node: cst.Call) -> Optional[cst.Call]:
+        """`h(fb, x)`: a module helper called with instances -> its specialization."""
+        f = node.func
+        if not (isinstance(f, cst.Name) and f.value in self.pm.functions):
+            return None
+        recs = [(i, a, self.rec(a.value)) for i, a in enumerate(node.args)]
+        if all(r is None for _, _, r in recs):
+            return None
+        fdef = self.pm.functions[f.value]
+        params = fdef.params.params
+        by_param, args = {}, []
+        for i, a, r in recs:
+            if a.star:
+                raise self.error(a, "`*` arguments holding dataclass instances are not "
+                                 "supported", code="T2T102", help="pass the instances one by one")
+            if a.keyword is not None:
+                pname = a.keyword.value
+            elif i < len(params):
+                pname = params[i].name.value
+            else:
+                raise self.error(a, f"too many arguments to `{f.value}`", code="T2T102",
+                                 help="pass at most as many arguments as the helper has "
+                                      "parameters")
+            if r is not None:
+                by_param[pname] = r
+        name = self.mp.specialize(f"{f.value}_{'_'.join(by_param)}", fdef, by_param,
+                                  f.value, False)
+        kept = iter(self.mp.kept.get(name, ()))
+        for i, a, r in recs:
+            if r is not None:
+                if a.keyword is not None:
+                    raise self.error(a, "pass dataclass instances to helpers positionally",
+                                     code="T2T102", help="pass the instance by position")
+                args += [cst.Arg(v) for v in self.flat(r) if next(kept, True)]
+            else:
+                args.append(a.with_changes(value=self.expr(a.value)))
+        call = node.with_changes(func=cst.Name(name), args=args)
+        self.pm.origins[call] = node
+        return call
+
+
+class _FunctionPass(_InstanceCalls):
     """One function's body: `env` maps a local name to the shape of the instance it holds."""
 
     def __init__(self, mp: _ModulePass, env: dict):
@@ -599,167 +767,6 @@ class _FunctionPass:
             if base is not None and isinstance(base.values.get(node.attr.value), Rec):
                 return base.values[node.attr.value]
         return None
-
-    def construct(self, call: cst.Call, module_scope=False) -> Rec:
-        cls = self.mp.classes[call.func.value]
-        if cls.problem is not None:
-            node, message = cls.problem
-            raise self.error(call, f"{message} (`{cls.name}`)", code="T2T105",
-                             help="create the instance with the fields its class declares")
-        fields = cls.field_names()
-        values: dict = {}
-        pos = [a for a in call.args if a.keyword is None]
-        if any(a.star for a in call.args):
-            raise self.error(call, "`*`/`**` arguments are not supported when creating a "
-                             "dataclass instance", code="T2T102",
-                             help="pass each field as its own argument")
-        if len(pos) > len(fields):
-            raise self.error(call, f"`{cls.name}` takes {len(fields)} fields, {len(pos)} "
-                             "given", code="T2T102", help="pass one value per declared field")
-        for f, a in zip(fields, pos):
-            values[f] = a.value
-        for a in call.args:
-            if a.keyword is None:
-                continue
-            k = a.keyword.value
-            if k not in fields:
-                raise self.error(a, f"dataclass `{cls.name}` has no field `{k}`", code="T2T102",
-                                 help="use one of the dataclass's declared fields")
-            if k in values:
-                raise self.error(a, f"two values for field `{k}` of `{cls.name}`",
-                                 code="T2T102", help="give each field once")
-            values[k] = a.value
-        for f, default in cls.fields:
-            if f not in values:
-                if default is None:
-                    raise self.error(call, f"missing field `{f}` of `{cls.name}`",
-                                     code="T2T102",
-                                     help="give the field a value, or a default in the class")
-                values[f] = _deep(default)
-        out = {}
-        for f in fields:
-            v = values[f]
-            sub = self.rec(v)
-            out[f] = sub if sub is not None else (v if module_scope else self.expr(v))
-        rec = Rec(cls, out)
-        if not module_scope:
-            self.post_init(rec, call)
-        return rec
-
-    def post_init(self, rec: Rec, call) -> None:
-        """Queue the __post_init__ call of an instance made by `call` (once): in front of the
-        statement, or, for `name = <call>`, after the fields are bound (`bind`)."""
-        if "__post_init__" not in rec.cls.methods or id(call) in self.posted:
-            return
-        self.posted.add(id(call))
-        if call is self.defer:
-            self.deferred = (rec, call)
-            return
-        self.pre.append(cst.Expr(self.method_call(rec, "__post_init__", call, [])))
-
-    def replace(self, call: cst.Call) -> Rec:
-        if not call.args or call.args[0].keyword is not None:
-            raise self.error(call, "dataclasses.replace() takes the instance first",
-                             help="call dataclasses.replace(instance, field=value, ...)")
-        base = self.rec(call.args[0].value)
-        if base is None:
-            raise self.error(call.args[0], "dataclasses.replace() of something that is not a "
-                             "dataclass instance", code="T2T105",
-                             help="pass a dataclass instance created in the kernel or passed to "
-                                  "it")
-        values = dict(base.values)
-        for a in call.args[1:]:
-            if a.keyword is None:
-                raise self.error(a, "dataclasses.replace() takes the new field values as "
-                                 "keywords", code="T2T102",
-                                 help="pass the new values as `field=value`")
-            k = a.keyword.value
-            if k not in values:
-                raise self.error(a, f"dataclass `{base.cls.name}` has no field `{k}`",
-                                 code="T2T105", help="use one of the dataclass's declared fields")
-            sub = self.rec(a.value)
-            values[k] = sub if sub is not None else self.expr(a.value)
-        rec = Rec(base.cls, values)
-        self.post_init(rec, call)
-        return rec
-
-    def method_call(self, rec: Rec, method: str, node, args: list, keywords=()) -> cst.Call:
-        cls = rec.cls
-        fdef = cls.methods.get(method)
-        if fdef is None:
-            what = {"__call__": "called", "__getitem__": "indexed",
-                    "__setitem__": "assigned to by index"}.get(method)
-            raise self.error(node, f"`{cls.name}` instances cannot be {what} (it defines no "
-                             f"{method})" if what else f"`{cls.name}` has no method "
-                             f"`{method}`", code="T2T105",
-                             help="define the method on the dataclass, or compute the value with "
-                                  "a helper function")
-        kind = cls.kinds.get(method)
-        if kind == "static_def":
-            raise self.error(node, f"`{cls.name}.{method}` is a static_def (Python that cuTile "
-                             "runs while compiling), which tile2triton does not translate",
-                             help="write the method as ordinary kernel code")
-        owner = next((c for c in self.mp.classes.values()
-                      if any(m is fdef for m in _own_methods(c))), cls)
-        base = f"{owner.name}_{method.strip('_')}"
-        if kind == "static":
-            name = self.mp.specialize(base, fdef, {}, owner.name, True)
-            return cst.Call(cst.Name(name), [cst.Arg(a) for a in args] + list(keywords))
-        params = fdef.params.params
-        if not params:
-            raise self.error(fdef, f"method `{cls.name}.{method}` takes no `self`",
-                             help="give the method a `self` first parameter, or make it a "
-                                  "@staticmethod")
-        name = self.mp.specialize(base, fdef, {params[0].name.value: rec}, owner.name, True)
-        call = cst.Call(cst.Name(name), [cst.Arg(v) for v in self.mp.passed(name, self.flat(rec))]
-                        + [cst.Arg(a) for a in args] + list(keywords))
-        self.pm.origins[call] = node
-        return call
-
-    def _index(self, sub: cst.Subscript):
-        if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index):
-            return self.expr(sub.slice[0].slice.value)
-        return self.expr(cst.Tuple([cst.Element(e.slice.value) for e in sub.slice]))
-
-    def helper_call(self, node: cst.Call) -> Optional[cst.Call]:
-        """`h(fb, x)`: a module helper called with instances -> its specialization."""
-        f = node.func
-        if not (isinstance(f, cst.Name) and f.value in self.pm.functions):
-            return None
-        recs = [(i, a, self.rec(a.value)) for i, a in enumerate(node.args)]
-        if all(r is None for _, _, r in recs):
-            return None
-        fdef = self.pm.functions[f.value]
-        params = fdef.params.params
-        by_param, args = {}, []
-        for i, a, r in recs:
-            if a.star:
-                raise self.error(a, "`*` arguments holding dataclass instances are not "
-                                 "supported", code="T2T102", help="pass the instances one by one")
-            if a.keyword is not None:
-                pname = a.keyword.value
-            elif i < len(params):
-                pname = params[i].name.value
-            else:
-                raise self.error(a, f"too many arguments to `{f.value}`", code="T2T102",
-                                 help="pass at most as many arguments as the helper has "
-                                      "parameters")
-            if r is not None:
-                by_param[pname] = r
-        name = self.mp.specialize(f"{f.value}_{'_'.join(by_param)}", fdef, by_param,
-                                  f.value, False)
-        kept = iter(self.mp.kept.get(name, ()))
-        for i, a, r in recs:
-            if r is not None:
-                if a.keyword is not None:
-                    raise self.error(a, "pass dataclass instances to helpers positionally",
-                                     code="T2T102", help="pass the instance by position")
-                args += [cst.Arg(v) for v in self.flat(r) if next(kept, True)]
-            else:
-                args.append(a.with_changes(value=self.expr(a.value)))
-        call = node.with_changes(func=cst.Name(name), args=args)
-        self.pm.origins[call] = node
-        return call
 
 
 def _own_methods(c: RecordClass) -> list:

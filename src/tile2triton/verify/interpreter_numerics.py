@@ -41,7 +41,7 @@ _TERNARY = ("create_fma", "create_clampf")
 
 def enable() -> bool:
     """Patch Triton's interpreter (for the rest of the process). False when it cannot be
-    imported."""
+    imported or is not laid out as Triton 3.6's (nothing is patched then)."""
     try:
         import numpy as np
         import torch
@@ -49,7 +49,9 @@ def enable() -> bool:
         from triton.runtime import interpreter as I
     except Exception:  # noqa: BLE001 - no interpreter: nothing to fix
         return False
-    B = I.InterpreterBuilder
+    B = getattr(I, "InterpreterBuilder", None)
+    if B is None or not _layout_known(I, B):
+        return False     # another interpreter layout (a later Triton): left as it is
     if getattr(B, "_t2t_bf16", False):
         return True
     bf = _Bfloat16(np, torch, tl, I)
@@ -59,6 +61,14 @@ def enable() -> bool:
     _patch_reductions(bf)
     B._t2t_bf16 = True
     return True
+
+
+def _layout_known(I, B) -> bool:
+    """Whether the interpreter has every part the patches replace or call (Triton 3.6's)."""
+    return (all(hasattr(I, n) for n in ("TensorHandle", "ReduceOps", "ScanOps", "_convert_float"))
+            and all(hasattr(B, n) for n in ("cast_impl", "create_dot", "create_fadd"))
+            and all(hasattr(I.ReduceOps, n) for n in ("sum", "min_max"))
+            and all(hasattr(I.ScanOps, n) for n in ("cumsum", "cumprod")))
 
 
 class _Bfloat16:
