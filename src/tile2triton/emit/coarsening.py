@@ -237,3 +237,66 @@ def _literal(expr: str):
     if not all(isinstance(f, ast.Constant) and type(f.value) is int for f in factors):
         return None
     return math.prod(f.value for f in factors)
+
+
+# ---------------------------------------------------------------- the same, from BodyFacts
+def _helper_blocks(f, block_ok: bool = False) -> bool:
+    """Whether a helper with facts `f` keeps its callers one block per program (a helper with
+    its own loop is fine, a spinning one is not); `block_ok`: reading tl.program_id(0) is."""
+    axes = f.block_axes - {0} if block_ok else f.block_axes
+    return f.atomics or f.grid_size or f.barriers or f.whiles or bool(axes)
+
+
+def coarsenable_facts(fn, unit, params: list, helpers: tuple = ()) -> bool:
+    from ..lower.unit import BodyFacts
+    devices = [BodyFacts.of(src) for src in unit.helper_sources.values()]
+    others = [h.facts for h in helpers] + devices
+    if any(f.returns > 1 for f in others):
+        return False
+    f = unit.facts
+    if unit.uses_dot or not unit.tile_elems or 0 not in f.block_axes:
+        return False
+    sizes = [_literal(e) for e in unit.tile_elems]
+    if all(n is not None for n in sizes) and max(sizes) >= MIN_WORK:
+        return False
+    if any(p.kind == "array_list" for p in fn.params):
+        return False
+    if f.atomics or f.grid_size or f.barriers or f.loops or f.returns or f.strings:
+        return False
+    if any(_helper_blocks(h) for h in others):
+        return False
+    names = {p.split(":")[0].strip() for p in params}
+    return not (f.assigned & names)
+
+
+def persistable_facts(fn, unit, params: list, helpers: dict) -> Optional[tuple]:
+    from ..lower.unit import BodyFacts
+    if not (unit.uses_dot and unit.tma) or unit.persistent_dots or unit.flatten:
+        return None
+    if any(p.kind == "array_list" for p in fn.params):
+        return None
+    facts = {n: h.facts for n, h in helpers.items()}
+    called = unit.facts.calls & facts.keys()
+    reached, seen = set(called), set()
+    while reached - seen:
+        name = (reached - seen).pop()
+        seen.add(name)
+        reached |= facts[name].calls & facts.keys()
+    if any(facts[n].block_axes & {1, 2} for n in reached):
+        return None
+    f = unit.facts
+    axes = 3 if 2 in f.block_axes else 2 if 1 in f.block_axes else 1
+    if f.atomics or f.grid_size or f.barriers or f.returns or f.strings:
+        return None
+    reading = {n for n in reached if 0 in facts[n].block_axes}
+    if reading - called or any(facts[n].calls & reading for n in reached):
+        return None
+    if 0 not in f.block_axes and not reading:
+        return None
+    devices = [BodyFacts.of(src) for src in unit.helper_sources.values()]
+    if any(_helper_blocks(facts[n]) for n in reached - reading) or any(
+            _helper_blocks(d) for d in devices) or any(
+            _helper_blocks(facts[n], block_ok=True) for n in reading):
+        return None
+    names = {p.split(":")[0].strip() for p in params}
+    return None if f.assigned & names else (reading, axes)

@@ -22,7 +22,7 @@ from ..parse.names import Renamer, comment_safe, launcher_name, rename_code, sou
 from ..parse.source import ParsedModule
 from ..recognize import tile_code_names
 from ..rewrite.host_kernels import node_of_local
-from .coarsening import (called_helpers, coarsenable, coarsened_body, persistable, persistent_body,
+from .coarsening import (called_helpers, coarsenable, coarsenable_facts, persistable_facts, coarsened_body, persistable, persistent_body,
                          walked_calls, walked_helper)
 from .functions import (function_text, kernel_params, multiples_name, with_multiples,
                         with_offset_dtype)
@@ -33,6 +33,9 @@ from .launcher import (GRID_X, PER_PROGRAM, WALKED_BLOCKS, WALKED_GRID, kernel_h
                        launcher_tile_elems, render_launcher, render_rank_dispatch)
 from .layout import lay_out
 from .templates import render_host_helpers
+
+
+MISMATCHES: list = []  # TEMPORARY check
 
 
 def _still_called(helper: str, kernel_texts: list, mc) -> bool:
@@ -238,6 +241,11 @@ def _render_kernel(pm: ParsedModule, mc, gen: _Generated, name: str, fn, unit, c
     coarse = coarsen and bool(launcher_tile_elems(fn, unit)) and coarsenable(
         fn, unit, kernel_params(fn.params),
         tuple(mc.helper_specs[spec][1].text for spec in mc.helper_order))
+    if coarsen and bool(launcher_tile_elems(fn, unit)):  # TEMPORARY check
+        _new = coarsenable_facts(fn, unit, kernel_params(fn.params),
+                                 tuple(mc.helper_specs[spec][1] for spec in mc.helper_order))
+        if _new != coarse:
+            MISMATCHES.append(("coarsen", name, _new, coarse))
     body, extra, per_program = unit.text, [], []
     if coarse:      # several small independent blocks per program (coarsen.py)
         body = coarsened_body(body, names["block_x"], names[GRID_X], names[PER_PROGRAM],
@@ -248,6 +256,11 @@ def _render_kernel(pm: ParsedModule, mc, gen: _Generated, name: str, fn, unit, c
     walk = None if coarse or not launcher_tile_elems(fn, unit) else persistable(
         fn, unit, kernel_params(fn.params),
         {spec: mc.helper_specs[spec][1].text for spec in mc.helper_order})
+    if not (coarse or not launcher_tile_elems(fn, unit)):  # TEMPORARY check
+        _new = persistable_facts(fn, unit, kernel_params(fn.params),
+                                 {spec: mc.helper_specs[spec][1] for spec in mc.helper_order})
+        if _new != walk:
+            MISMATCHES.append(("persist", name, _new, walk))
     persistent = 0 if walk is None else walk[1]    # the grid axes walked
     if persistent:  # a matrix kernel over TMA operands walks its blocks (coarsen.py)
         unit = dataclasses.replace(unit, flatten=names["FLATTEN"])

@@ -241,7 +241,7 @@ class ModuleContext:
                 lw.env[pname] = TableV([(k, lw.static_names.get(sub) or Lowered(sub, lw.env[sub]))
                                         for k, sub in subs])
             unit = lw.result
-            unit.text = "\n".join(lw.lower_body())
+            unit.finish("\n".join(lw.lower_body()))
             unit.uses_array_params = any(p.kind == "array" for p in params)
             ret_low = _helper_return_val(fdef, lw)
             ret = ret_low.val
@@ -289,7 +289,7 @@ class ModuleContext:
         lw.static_names.update(captured)
         lines = lw.lower_body()
         unit = lw.result
-        unit.text = "\n".join(lines)
+        unit.finish("\n".join(lines))
         caller.need_source(fname, f"@triton.jit\ndef {fname}({', '.join(names)}):\n" + unit.text)
         return unit
 
@@ -315,7 +315,7 @@ def view_dims(v: TiledViewV) -> list:
 def lower_function(mc: ModuleContext, fn: FunctionInfo, params: list[ParamInfo]) -> UnitResult:
     lw = Lowerer(mc, fn, params)
     lines = lw.lower_body()
-    lw.result.text = "\n".join(lines)
+    lw.result.finish("\n".join(lines))
     return lw.result
 
 

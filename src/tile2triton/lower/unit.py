@@ -1,10 +1,91 @@
 """What lowering one function produces, for emit and for the functions that call it."""
 from __future__ import annotations
 
+import ast
+import textwrap
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional
 
 from ..model import FunctionInfo
+
+
+@dataclass(frozen=True, slots=True)
+class BodyFacts:
+    """What a generated function body does that decides whether its blocks may be run several
+    per program or in a persistent walk (emit/coarsening.py), read from the body's syntax tree
+    once when the lowering produces it (`of`), so that emit asks these fields instead of
+    searching the text. Docstrings and comments are not code: they say nothing here."""
+    atomics: bool = False           # a tl.atomic_* call: a block may wait for another
+    grid_size: bool = False         # tl.num_programs: the block learns the grid's size
+    barriers: bool = False          # tl.debug_barrier or inline assembly
+    block_axes: frozenset = frozenset()  # the k of each tl.program_id(k) (ct.bid(k))
+    loops: bool = False             # a for or while loop, at any depth
+    whiles: bool = False            # a while loop, at any depth
+    returns: int = 0                # return statements, at any depth
+    strings: bool = False           # a string statement after the docstring (its lines would
+    # change if the body were indented; coarsening.coarsened_body)
+    assigned: frozenset = frozenset()  # names the body binds or deletes
+    calls: frozenset = frozenset()  # names it calls as `name(...)` (not `x.name(...)`)
+
+    @staticmethod
+    def of(text: str) -> "BodyFacts":
+        """The facts of generated code `text`: a function body (indented or not) or a whole
+        `@triton.jit` function (a device helper's source)."""
+        return _facts(text)
+
+
+@lru_cache(maxsize=4096)
+def _facts(text: str) -> BodyFacts:
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except SyntaxError:         # (not expected of generated code) nothing is assumed safe
+        return BodyFacts(atomics=True, grid_size=True, barriers=True, loops=True, whiles=True,
+                         returns=2, strings=True)
+    body = tree.body
+    if len(body) == 1 and isinstance(body[0], ast.FunctionDef):
+        body = body[0].body
+    if body and _is_string(body[0]):
+        body = body[1:]             # the docstring
+    atomics = grid = barriers = loops = whiles = strings = False
+    axes, assigned, calls, returns = set(), set(), set(), 0
+    for node in (n for stmt in body for n in ast.walk(stmt)):
+        if isinstance(node, (ast.For, ast.While)):
+            loops = True
+            whiles |= isinstance(node, ast.While)
+        elif isinstance(node, ast.Return):
+            returns += 1
+        elif _is_string(node):
+            strings = True
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            assigned.add(node.id)
+        elif isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Name):
+                calls.add(f.id)
+            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
+                    and f.value.id == "tl":
+                atomics |= f.attr.startswith("atomic_")
+                grid |= f.attr == "num_programs"
+                barriers |= f.attr == "debug_barrier" or f.attr.startswith("inline_asm")
+                if f.attr == "program_id":
+                    axes.add(_axis(node))
+    return BodyFacts(atomics, grid, barriers, frozenset(axes), loops, whiles, returns, strings,
+                     frozenset(assigned), frozenset(calls))
+
+
+def _is_string(node) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(
+        node.value.value, str)
+
+
+def _axis(call: ast.Call):
+    """The axis of a generated `tl.program_id(k)` (`axis=k` too); None where it is not a
+    literal (then no axis is known, and emit keeps one block per program)."""
+    args = list(call.args) + [k.value for k in call.keywords if k.arg == "axis"]
+    if len(args) == 1 and isinstance(args[0], ast.Constant) and type(args[0].value) is int:
+        return args[0].value
+    return None
 
 
 @dataclass(slots=True)  # slots: every field is declared here, none attached later
@@ -49,6 +130,14 @@ class UnitResult:
     constexpr_functions: set = field(default_factory=set)
     # a function it calls (or one they call) has a tl.static_assert (emit.callee_asserts)
     asserting_callees: bool = False
+    # what the body does, for emit's block coarsening and persistent walk (BodyFacts); set
+    # with the text (`finish`)
+    facts: BodyFacts = BodyFacts()
+
+    def finish(self, text: str) -> None:
+        """The function's generated body, and its facts."""
+        self.text = text
+        self.facts = BodyFacts.of(text)
 
     def merge(self, callee: "UnitResult") -> None:
         """What a called function needs, its caller needs too: the one way a helper's results
