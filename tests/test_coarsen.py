@@ -138,3 +138,27 @@ def k(x, out, TILE: ct.Constant[int]):
     trans.launch_k(None, (10,), x, o2, 32)
     torch.testing.assert_close(o2.double(), x.double() * 2.0)
     torch.testing.assert_close(o1.double(), x.double() * 2.0)
+
+
+def test_decision_reads_the_recorded_facts_not_the_text():
+    """Coarsening asks the facts the lowering recorded (lower/unit.py BodyFacts), read from the
+    generated body's syntax: a comment that names an atomic or a loop is not one, while a real
+    atomic (in a device helper) and a real loop keep one block per program."""
+    from tile2triton.lower.unit import BodyFacts
+    commented = SMALL_TILES.replace(
+        "    b = ct.bid(0)\n",
+        "    # for each block: no tl.atomic_add, no tl.num_programs, no while, no return\n"
+        "    b = ct.bid(0)\n")
+    out = _translate(commented)
+    assert "# for each block: no tl.atomic_add" in out
+    assert "for _blk in tl.static_range(BLOCKS_PER_PROGRAM):" in out
+    atomic = SMALL_TILES.replace("    ct.store(out,", "    ct.atomic_add(out, b, 1.0)\n"
+                                 "    ct.store(out,")
+    assert "tl.static_range(BLOCKS_PER_PROGRAM)" not in _translate(atomic)
+    looping = SMALL_TILES.replace("    ct.store(out,", "    for i in range(2):\n"
+                                  "        ty = ty + i\n    ct.store(out,")
+    assert "tl.static_range(BLOCKS_PER_PROGRAM)" not in _translate(looping)
+    f = BodyFacts.of("    '''doc: tl.atomic_add, return'''\n    i = tl.program_id(1)\n"
+                     "    while i < n:\n        i += tl.num_programs(0)\n    return i")
+    assert (f.atomics, f.grid_size, f.whiles, f.loops, f.returns) == (False, True, True, True, 1)
+    assert f.block_axes == {1} and f.assigned == {"i"} and not f.strings

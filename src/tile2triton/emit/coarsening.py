@@ -12,21 +12,22 @@ for kernels whose generated code has no atomics, no loops, no early return, no d
 `tl.num_programs`, and whose helpers do not read the block id themselves; the launcher then
 chooses how many blocks per program from the tile size (at least 256 elements of work per
 program, at most 8 blocks) and passes the original grid size, below which every block runs.
+
+The decisions (`coarsenable`, `persistable`) read the facts the lowering recorded on each
+function (`UnitResult.facts`, lower/unit.py `BodyFacts`: atomics, loops, returns, barriers,
+grid size, the block-id axes read, string statements, names bound, helpers called) and on
+each device helper (`BodyFacts.of` its source), never the generated text. Applying a decision
+still edits text, minimally: the body is indented under the new loop with `tl.program_id(k)`
+replaced by the loop's block (`coarsened_body`, `persistent_body`), and a walked helper's
+calls and definition gain the block as a last argument (`walked_calls`, `walked_helper`).
 """
 from __future__ import annotations
 
 import re
 from typing import Optional
 
+from ..lower.unit import BodyFacts
 from .layout import after_docstring
-
-# Kernel body lines that keep a kernel one block per program.
-_BLOCKERS = re.compile(
-    r"tl\.atomic_|tl\.num_programs|inline_asm|tl\.debug_barrier|^\s*(for|while|return)\b"
-    r"|'''|\"\"\"", re.M)
-# Device helper sources that do (a helper with its own loop is fine, a spinning one is not).
-_HELPER_BLOCKERS = re.compile(r"tl\.atomic_|tl\.program_id|tl\.num_programs|inline_asm"
-                              r"|tl\.debug_barrier|^\s*while\b", re.M)
 
 BLOCK_ID = "tl.program_id(0)"
 BLOCK_IDS = (BLOCK_ID, "tl.program_id(1)", "tl.program_id(2)")
@@ -34,43 +35,84 @@ BLOCK_IDS = (BLOCK_ID, "tl.program_id(1)", "tl.program_id(2)")
 MIN_WORK = 256
 
 
-def early_return(text: str) -> bool:
-    """Whether a device function's text may return early (more than one `return`): Triton
-    fails to compile such a function called inside the coarsening loop's `if` (sm_90,
-    PassManager::run failed), so a module with one keeps one block per program."""
-    return len(re.findall(r"^\s*return\b", text, re.M)) > 1
+def _helper_blocks(f, block_ok: bool = False) -> bool:
+    """Whether a helper with facts `f` keeps its callers one block per program (a helper with
+    its own loop is fine, a spinning one is not); `block_ok`: reading tl.program_id(0) is."""
+    axes = f.block_axes - {0} if block_ok else f.block_axes
+    return f.atomics or f.grid_size or f.barriers or f.whiles or bool(axes)
 
 
 def coarsenable(fn, unit, params: list, helpers: tuple = ()) -> bool:
     """Whether kernel `fn` (lowered to `unit`, with the Triton parameters `params`) may run
-    several blocks per program. `helpers`: the texts of the module's translated helpers."""
-    if any(early_return(t) for t in (*helpers, *unit.helper_sources.values())):
+    several blocks per program. `helpers`: the module's translated helpers (their
+    UnitResults); a device function that may return early (more than one `return`) keeps the
+    module one block per program, since Triton fails to compile such a function called inside
+    the coarsening loop's `if` (sm_90, PassManager::run failed)."""
+    devices = [BodyFacts.of(src) for src in unit.helper_sources.values()]
+    others = [h.facts for h in helpers] + devices
+    if any(f.returns > 1 for f in others):
         return False
-    if unit.uses_dot or not unit.tile_elems or BLOCK_ID not in unit.text:
+    f = unit.facts
+    if unit.uses_dot or not unit.tile_elems or 0 not in f.block_axes:
         return False
     sizes = [_literal(e) for e in unit.tile_elems]
     if all(n is not None for n in sizes) and max(sizes) >= MIN_WORK:
         return False                # tiles known to be large enough: leave the kernel as is
     if any(p.kind == "array_list" for p in fn.params):
         return False                # lists of arrays launch through their own tables
-    if _BLOCKERS.search(_without_docstring(unit.text)):
+    if f.atomics or f.grid_size or f.barriers or f.loops or f.returns or f.strings:
         return False
-    if any(_HELPER_BLOCKERS.search(src) for src in (*helpers, *unit.helper_sources.values())):
+    if any(_helper_blocks(h) for h in others):
         return False                # (the module's own helpers too: one may call ct.bid)
     # a parameter the body assigns (`n = 100.0` after a use of `n`) would carry the first
     # block's value into the next one: every other name is bound afresh in each block
     names = {p.split(":")[0].strip() for p in params}
-    return not (_assigned(unit.text) & names)
+    return not (f.assigned & names)
 
 
-def _assigned(body: str) -> set:
-    import ast
-    import textwrap
-    out = set()
-    for node in ast.walk(ast.parse(textwrap.dedent(body))):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.add(node.id)
-    return out
+def persistable(fn, unit, params: list, helpers: dict) -> Optional[tuple]:
+    """Whether matrix kernel `fn` may run persistently: each program a loop over blocks pid,
+    pid + programs, ... of the grid (numbered as the GPU starts them, axis 0 fastest), the
+    launcher running at most one program per SM when the kernel's operands come through TMA
+    descriptors. Why: Triton then pipelines across output tiles, as in a persistent kernel
+    written so; the fp16 matmul at cuTile's 128x128x64 tile measured 1.04-1.07x cuTile against
+    1.00-1.01x one block per program (GPU run 32, benchmarks/gemm_forms.py). Safe for the reason block coarsening is (module docstring): the
+    same blockers, loops allowed (they are the point), a kernel already persistent left alone.
+
+    `helpers`: the module's translated helpers, name -> UnitResult. Returns None, or the helpers
+    the kernel calls that read the block id themselves (upstream's `swizzle_2d`: each gets a
+    copy taking the block as an argument, `walked_helper`, called from the kernel instead) and
+    how many grid axes the kernel reads (1 to 3; `ct.bid(1)` of a 2-D grid of tiles)."""
+    if not (unit.uses_dot and unit.tma) or unit.persistent_dots or unit.flatten:
+        return None
+    if any(p.kind == "array_list" for p in fn.params):
+        return None
+    facts = {n: h.facts for n, h in helpers.items()}
+    called = unit.facts.calls & facts.keys()
+    reached, seen = set(called), set()
+    while reached - seen:              # what the kernel's helpers call in turn
+        name = (reached - seen).pop()
+        seen.add(name)
+        reached |= facts[name].calls & facts.keys()
+    if any(facts[n].block_axes & {1, 2} for n in reached):
+        return None                 # a helper reading another axis: its callers would need copies
+    f = unit.facts
+    axes = 3 if 2 in f.block_axes else 2 if 1 in f.block_axes else 1
+    # (a helper returning early is fine here: no `if` around the body, unlike coarsening)
+    if f.atomics or f.grid_size or f.barriers or f.returns or f.strings:
+        return None
+    reading = {n for n in reached if 0 in facts[n].block_axes}
+    if reading - called or any(facts[n].calls & reading for n in reached):
+        return None                 # read by a helper of a helper: its callers would need copies
+    if 0 not in f.block_axes and not reading:
+        return None
+    devices = [BodyFacts.of(src) for src in unit.helper_sources.values()]
+    if any(_helper_blocks(facts[n]) for n in reached - reading) or any(
+            _helper_blocks(d) for d in devices) or any(
+            _helper_blocks(facts[n], block_ok=True) for n in reading):
+        return None
+    names = {p.split(":")[0].strip() for p in params}
+    return None if f.assigned & names else (reading, axes)
 
 
 def coarsened_body(body: str, block: str, grid_x: str, per_program: str, step: str) -> str:
@@ -92,61 +134,8 @@ def coarsened_body(body: str, block: str, grid_x: str, per_program: str, step: s
     return "\n".join(lines[:at] + head + inner)
 
 
-# Kernel body lines that keep a matrix kernel one block per program: a block that waits for
-# another, learns the grid's size or returns early (which would end the program's later blocks).
-_PERSISTENT_BLOCKERS = re.compile(
-    r"tl\.atomic_|tl\.num_programs|inline_asm|tl\.debug_barrier|^\s*return\b|'''|\"\"\"", re.M)
-
-
-def persistable(fn, unit, params: list, helpers: dict) -> Optional[tuple]:
-    """Whether matrix kernel `fn` may run persistently: each program a loop over blocks pid,
-    pid + programs, ... of the grid (numbered as the GPU starts them, axis 0 fastest), the
-    launcher running at most one program per SM when the kernel's operands come through TMA
-    descriptors. Why: Triton then pipelines across output tiles, as in a persistent kernel
-    written so; the fp16 matmul at cuTile's 128x128x64 tile measured 1.04-1.07x cuTile against
-    1.00-1.01x one block per program (GPU run 32, benchmarks/gemm_forms.py). Safe for the reason block coarsening is (module docstring): the
-    same blockers, loops allowed (they are the point), a kernel already persistent left alone.
-
-    `helpers`: the module's translated helpers, name -> body text. Returns None, or the helpers
-    the kernel calls that read the block id themselves (upstream's `swizzle_2d`: each gets a
-    copy taking the block as an argument, `walked_helper`, called from the kernel instead) and
-    how many grid axes the kernel reads (1 to 3; `ct.bid(1)` of a 2-D grid of tiles)."""
-    if not (unit.uses_dot and unit.tma) or unit.persistent_dots or unit.flatten:
-        return None
-    if any(p.kind == "array_list" for p in fn.params):
-        return None
-    called = called_helpers(unit.text, helpers)
-    reached, seen = set(called), set()
-    while reached - seen:              # what the kernel's helpers call in turn
-        name = (reached - seen).pop()
-        seen.add(name)
-        reached |= called_helpers(helpers[name], helpers)
-    if any("tl.program_id(1)" in helpers[n] or "tl.program_id(2)" in helpers[n]
-           for n in reached):
-        return None                 # a helper reading another axis: its callers would need copies
-    axes = 3 if BLOCK_IDS[2] in unit.text else 2 if BLOCK_IDS[1] in unit.text else 1
-    # (a helper returning early is fine here: no `if` around the body, unlike coarsening)
-    if _PERSISTENT_BLOCKERS.search(_without_docstring(unit.text)):
-        return None
-    reading = {n for n in reached if BLOCK_ID in helpers[n]}
-    if reading - called or any(called_helpers(helpers[n], reading) for n in reached):
-        return None                 # read by a helper of a helper: its callers would need copies
-    if BLOCK_ID not in unit.text and not reading:
-        return None
-    others = [helpers[n] for n in reached - reading] + list(unit.helper_sources.values())
-    if any(_HELPER_BLOCKERS.search(src) for src in others) or any(
-            _HELPER_BLOCKERS.search(helpers[n].replace(BLOCK_ID, "")) for n in reading):
-        return None
-    names = {p.split(":")[0].strip() for p in params}
-    return None if _assigned(unit.text) & names else (reading, axes)
-
-
-def called_helpers(text: str, helpers) -> set:
-    """The names among `helpers` that `text` calls (`name(`, not `x.name(` or `other_name(`)."""
-    return {n for n in helpers if _call_of(n).search(text)}
-
-
 def _call_of(name: str):
+    """A call of `name` in generated text, for the edit that passes the block to it."""
     return re.compile(rf"(?<![\w.]){re.escape(name)}\(")
 
 
@@ -214,11 +203,6 @@ def persistent_body(body: str, blocks: list, grid: list, flatten: str, walk: str
     while inner and not inner[0]:
         inner.pop(0)
     return "\n".join(lines[:at] + head + inner)
-
-
-def _without_docstring(body: str) -> str:
-    lines = body.split("\n")
-    return "\n".join(lines[after_docstring(lines):])
 
 
 def _literal(expr: str):

@@ -22,8 +22,8 @@ from ..parse.names import Renamer, comment_safe, launcher_name, rename_code, sou
 from ..parse.source import ParsedModule
 from ..recognize import tile_code_names
 from ..rewrite.host_kernels import node_of_local
-from .coarsening import (called_helpers, coarsenable, coarsenable_facts, persistable_facts, coarsened_body, persistable, persistent_body,
-                         walked_calls, walked_helper)
+from .coarsening import (coarsenable, coarsened_body, persistable, persistent_body, walked_calls,
+                         walked_helper)
 from .functions import (function_text, kernel_params, multiples_name, with_multiples,
                         with_offset_dtype)
 from .host import HostRewriter
@@ -35,14 +35,12 @@ from .layout import lay_out
 from .templates import render_host_helpers
 
 
-MISMATCHES: list = []  # TEMPORARY check
-
-
-def _still_called(helper: str, kernel_texts: list, mc) -> bool:
-    """Whether a kernel's text or another helper's body calls `helper` by its own name (after
-    the persistent walk called its `_at_block` copy instead; coarsen.py)."""
-    return any(called_helpers(t, (helper,)) for t in kernel_texts) or any(
-        called_helpers(mc.helper_specs[spec][1].text, (helper,))
+def _still_called(helper: str, kernel_calls: set, mc) -> bool:
+    """Whether a kernel (`kernel_calls`: the names the kernels call as written, a walked
+    kernel's calls of its `_at_block` copies left out; coarsening.py) or another helper calls
+    `helper` by its own name."""
+    return helper in kernel_calls or any(
+        helper in mc.helper_specs[spec][1].facts.calls
         for spec in mc.helper_order if spec != helper)
 
 
@@ -162,6 +160,9 @@ class _Generated:
     features: set = dataclasses.field(default_factory=set)
     walked_helpers: dict = dataclasses.field(default_factory=dict)  # helper -> its copy taking
     # the block id (coarsening.py)
+    # the names the rendered kernels call as written (a walked kernel calls its helpers'
+    # copies taking the block id instead): _still_called
+    kernel_calls: set = dataclasses.field(default_factory=set)
 
 
 def render_module(pm: ParsedModule, mc, units: dict, functions: list,
@@ -240,12 +241,7 @@ def _render_kernel(pm: ParsedModule, mc, gen: _Generated, name: str, fn, unit, c
     hinted = [p.array for p in fn.params if p.kind == "array" and p.array.rank]
     coarse = coarsen and bool(launcher_tile_elems(fn, unit)) and coarsenable(
         fn, unit, kernel_params(fn.params),
-        tuple(mc.helper_specs[spec][1].text for spec in mc.helper_order))
-    if coarsen and bool(launcher_tile_elems(fn, unit)):  # TEMPORARY check
-        _new = coarsenable_facts(fn, unit, kernel_params(fn.params),
-                                 tuple(mc.helper_specs[spec][1] for spec in mc.helper_order))
-        if _new != coarse:
-            MISMATCHES.append(("coarsen", name, _new, coarse))
+        tuple(mc.helper_specs[spec][1] for spec in mc.helper_order))
     body, extra, per_program = unit.text, [], []
     if coarse:      # several small independent blocks per program (coarsen.py)
         body = coarsened_body(body, names["block_x"], names[GRID_X], names[PER_PROGRAM],
@@ -255,12 +251,7 @@ def _render_kernel(pm: ParsedModule, mc, gen: _Generated, name: str, fn, unit, c
     # (the walk needs the tile size at launch: only tiles that fill an SM are walked)
     walk = None if coarse or not launcher_tile_elems(fn, unit) else persistable(
         fn, unit, kernel_params(fn.params),
-        {spec: mc.helper_specs[spec][1].text for spec in mc.helper_order})
-    if not (coarse or not launcher_tile_elems(fn, unit)):  # TEMPORARY check
-        _new = persistable_facts(fn, unit, kernel_params(fn.params),
-                                 {spec: mc.helper_specs[spec][1] for spec in mc.helper_order})
-        if _new != walk:
-            MISMATCHES.append(("persist", name, _new, walk))
+        {spec: mc.helper_specs[spec][1] for spec in mc.helper_order})
     persistent = 0 if walk is None else walk[1]    # the grid axes walked
     if persistent:  # a matrix kernel over TMA operands walks its blocks (coarsen.py)
         unit = dataclasses.replace(unit, flatten=names["FLATTEN"])
@@ -270,6 +261,7 @@ def _render_kernel(pm: ParsedModule, mc, gen: _Generated, name: str, fn, unit, c
         for helper in sorted(walk[0]):  # helpers reading the block id: a copy taking it
             walked = gen.walked_helpers.setdefault(helper, names[f"{helper}_at_block"])
             body = walked_calls(body, helper, walked, names["block_x"])
+    gen.kernel_calls |= unit.facts.calls - (walk[0] if persistent else set())
     descriptors = [desc for _, _, desc in unit.tma]   # TMA descriptors or None (tma.py)
     params = (kernel_params(fn.params) + descriptors + extra
               + [f"{multiples_name(a)}: tl.constexpr" for a in hinted] + per_program
@@ -303,7 +295,7 @@ def _render_helpers(pm: ParsedModule, mc, gen: _Generated) -> None:
         text = function_text(pm, unit.fn, params, with_offset_dtype(unit.text, unit, names),
                              unit.debug)
         if spec in gen.walked_helpers:
-            if _still_called(spec, gen.texts, mc):
+            if _still_called(spec, gen.kernel_calls, mc):
                 # the helper as written, and its copy taking the block id
                 walked = walked_helper(text, unit.fn.name, gen.walked_helpers[spec],
                                        names["block_x"])
