@@ -2,6 +2,10 @@
 rank 2 in another, as cuTile's samples/BlockScaledMatMul.py does with its scales) is
 translated once per rank combination; its launcher runs the translation for the ranks it is
 given (issue 21 item 2)."""
+import os
+import subprocess
+import sys
+
 import pytest
 import torch
 
@@ -85,3 +89,58 @@ def test_the_module_has_one_kernel_per_combination_and_the_kernel_name_launches(
                        for s in ((21, 13), (21, 13), (1, 13)))
     got = mod.run(x.float(), scale.float(), shift.float())
     torch.testing.assert_close(got.double(), x * scale + shift, rtol=1e-5, atol=1e-5)
+
+
+KEEPDIMS_FACTORY = '''
+import cuda.tile as ct
+import torch
+
+
+def make_row_reduce(reduce_op):
+    @ct.kernel
+    def kernel(x, out, B: ct.Constant[int], N: ct.Constant[int], keepdims: ct.Constant[bool]):
+        px = ct.bid(0)
+        t = reduce_op(ct.load(x, index=(px, 0), shape=(B, N)), axis=1, keepdims=keepdims)
+        if keepdims:
+            ct.store(out, index=(px, 0), tile=t)
+        else:
+            ct.store(out, index=(px,), tile=t)
+    return kernel
+
+
+OPS = {"max": ct.max, "sum": ct.sum}
+
+
+def run(x, keepdims, op):
+    y = torch.full((x.shape[0], 1) if keepdims else (x.shape[0],), float("nan"))
+    ct.launch(None, (ct.cdiv(x.shape[0], 16),), make_row_reduce(OPS[op]),
+              (x, y, 16, x.shape[1], keepdims))
+    return y
+'''
+
+
+def test_a_bool_constant_that_decides_ranks_gets_one_translation_per_value(tmp_path):
+    """cuTile's test_reduction.py style: `keepdims=keepdims` of a ct.Constant[bool] and a
+    store whose rank follows it. The kernel translates once per value (and the ranks that
+    value leaves); the launcher chooses by the launch's value and the output's rank."""
+    res = translate_source(KEEPDIMS_FACTORY, "keepdims.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    out = res.output
+    assert "def kernel_keepdims_0_1d(" in out and "def kernel_keepdims_1_2d(" in out
+    assert "_KERNEL_BY_VALUE.get((bool(keepdims), len(out.shape)))" in out
+    (tmp_path / "keepdims_triton.py").write_text(out)
+    script = ("import sys, torch\nsys.modules['cuda'] = sys.modules['cuda.tile'] = None\n"
+              "import keepdims_triton as mod\ng = torch.Generator().manual_seed(12)\n"
+              "x = torch.randn(203, 32, generator=g)\nres = []\n"
+              "for kd in (False, True):\n    for op in ('max', 'sum'):\n"
+              "        res.append(mod.run(x, kd, op))\n"
+              "torch.save((x, res), 'res.pt')\n")
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(tmp_path))
+    p = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    x, res = torch.load(tmp_path / "res.pt")
+    xd = x.double()
+    refs = [xd.amax(1), xd.sum(1), xd.amax(1, keepdim=True), xd.sum(1, keepdim=True)]
+    for got, ref in zip(res, refs):
+        torch.testing.assert_close(got.double(), ref, atol=1e-5, rtol=1e-5)

@@ -410,3 +410,5 @@ class FunctionInfo:
     nested: Optional[object] = None
     # tuple parameters split into their parts (tuple_params.py): [(name, [(part, path)])]
     tuple_params: list = field(default_factory=list)
+    # one of a kernel's translations per rank combination (translate._rank_variants)
+    rank_variant: bool = False

@@ -311,19 +311,23 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
         rewrite.run(rewrite.KERNEL_PASSES, rewrite.Unit(pm, fn=fn))
         spec = specialize if specialize is not None and specialize.kernel == fn.name \
             else None
-        variants = _rank_variants(mc, fn) if spec is None and nk is None else None
-        if variants:
-            fn.params = variants[0][1].params
-            for chosen, vfn, unit in variants:
-                units[vfn.name] = (vfn, unit)
-            rank_variants[fn.name] = [(chosen, vfn.name) for chosen, vfn, _ in variants]
-            return
-        fn.params = classify_params(pm, fn, spec)
-        if nk is not None:      # the host function's constants fold, other names are
+        extra = []
+        if nk is not None:      # the host function's constants fold, its other names are
             pm.globals.update(nk.folded)        # constexpr parameters
-            fn.params = fn.params + [ParamInfo(c, "constexpr", choices=nk.choices.get(c))
-                                     for c in nk.closure]
-        unit = lower_function(mc, fn, fn.params)
+            extra = [ParamInfo(c, "constexpr", choices=nk.choices.get(c)) for c in nk.closure]
+        variants = _rank_variants(mc, fn, extra) if spec is None else None
+        if variants:
+            return _add_variants(fn, variants, units, rank_variants)
+        try:
+            fn.params = classify_params(pm, fn, spec) + extra
+            unit = lower_function(mc, fn, fn.params)
+        except TranslationError:
+            # (what the failed attempt requested goes: the variants request their own)
+            mc.helper_specs, mc.helper_order = dict(saved_specs), list(saved_order)
+            variants = _value_variants(mc, fn, extra) if spec is None else None
+            if not variants:
+                raise
+            return _add_variants(fn, variants, units, rank_variants)
         units[fn.name] = (fn, unit)
     except Exception as e:  # noqa: BLE001 - every failure becomes a located diagnostic
         report.status = "failed"
@@ -366,13 +370,17 @@ def _emit_module(result, text, pm, mc, units, functions, rank_variants, failed, 
 MAX_RANK_VARIANTS = 8
 
 
-def _rank_variants(mc, fn: FunctionInfo) -> Optional[list]:
+def _rank_variants(mc, fn: FunctionInfo, extra=()) -> Optional[list]:
     """A kernel whose own indexing leaves the ranks of some arrays open (open_ranks: `x` is
     indexed with rank 2 in one compile-time branch and rank 4 in another) is translated once
     per rank combination, as cuTile compiles one specialization per launch's ranks:
     [(((array, rank), ...), variant FunctionInfo, lowered unit)]. None for any other kernel,
     and where the combinations are too many or an open array is part of a tuple parameter
-    (then classify_params reports the ranks)."""
+    (then classify_params reports the ranks). `extra`: parameters of a kernel of a host
+    function (its closure names), after the kernel's own. In a variant, a branch on constants
+    that cannot take the variant's ranks (`if keepdims:` stores a rank-2 `out`, else a rank-1
+    one) is a compile-time error of the launches that take it (lower/branches.py), as cuTile
+    rejects such a launch while compiling it."""
     pm = mc.pm
     ranks = open_ranks(pm, fn)
     leaves = {leaf for _, parts in fn.tuple_params for leaf, _ in parts}
@@ -384,13 +392,70 @@ def _rank_variants(mc, fn: FunctionInfo) -> Optional[list]:
     for combo in product(*ranks.values()):
         chosen = tuple(zip(ranks, combo))
         variant = dataclasses.replace(
-            fn, name=pm.names[fn.name + "".join(f"_{r}d" for r in combo)], params=[])
+            fn, name=pm.names[fn.name + "".join(f"_{r}d" for r in combo)], params=[],
+            rank_variant=True)
         try:
-            variant.params = classify_params(pm, variant, Specialization(variant.name, chosen))
+            variant.params = classify_params(pm, variant, Specialization(
+                variant.name, chosen)) + list(extra)
             out.append((chosen, variant, lower_function(mc, variant, variant.params)))
         except TranslationError:
             # a rank that some use cannot take (the ranks conflict outside compile-time
             # branches): the kernel's rank conflict is reported as it is
+            mc.helper_specs, mc.helper_order = saved
+            return None
+    return out
+
+
+def _add_variants(fn, variants, units, rank_variants) -> None:
+    """Kernel `fn` as its variants (_rank_variants, _value_variants), which its launcher
+    chooses among."""
+    fn.params = variants[0][1].params
+    for _, vfn, unit in variants:
+        units[vfn.name] = (vfn, unit)
+    rank_variants[fn.name] = [(chosen, vfn.name) for chosen, vfn, _ in variants]
+
+
+# At most this many ct.Constant[bool] parameters are translated once per value
+MAX_BOOL_VARIANTS = 3
+
+
+def _value_variants(mc, fn: FunctionInfo, extra=()) -> Optional[list]:
+    """A kernel that does not translate until its `ct.Constant[bool]` parameters are known
+    (`keepdims=keepdims` of a reduction, `if keepdims:` storing a rank-2 `out` and else a
+    rank-1 one) is translated once per combination of their values, as cuTile compiles one
+    specialization per launch's constants: [(((param, value), ...), variant, unit)], the
+    launcher choosing by the launch's values (emit.render_rank_dispatch). None when the
+    kernel has no such parameter, too many, or some combination still does not translate."""
+    pm = mc.pm
+    bools = [p.name.value for p in fn.node.params.params if p.annotation is not None
+             and pm.module.code_for_node(p.annotation.annotation).replace(" ", "").endswith(
+                 "Constant[bool]")]
+    if not bools or len(bools) > MAX_BOOL_VARIANTS:
+        return None
+    ranks = open_ranks(pm, fn) or {}
+    if prod(len(r) for r in ranks.values()) * 2 ** len(bools) > 4 * MAX_RANK_VARIANTS:
+        return None
+    out = []
+    saved = dict(mc.helper_specs), list(mc.helper_order)
+    for combo in product((False, True), repeat=len(bools)):
+        values = tuple(zip(bools, combo))
+        found = False
+        for rcombo in product(*ranks.values()):     # (the ranks those values leave)
+            chosen = values + tuple(zip(ranks, rcombo))
+            variant = dataclasses.replace(
+                fn, name=pm.names[fn.name + "".join(f"_{n}_{int(v)}" for n, v in values)
+                                  + "".join(f"_{r}d" for r in rcombo)],
+                params=[], rank_variant=True)
+            try:
+                variant.params = classify_params(pm, variant, Specialization(
+                    variant.name, ranks=tuple(zip(ranks, rcombo)), values=values)) \
+                    + list(extra)
+                unit = lower_function(mc, variant, variant.params)
+            except TranslationError:
+                continue            # ranks these values do not give
+            out.append((chosen, variant, unit))
+            found = True
+        if not found:
             mc.helper_specs, mc.helper_order = saved
             return None
     return out

@@ -8,7 +8,6 @@ import libcst as cst
 from ..model import USE_INT64, FunctionInfo
 from ..parse.names import launcher_name, source_identifiers
 from ..parse.source import ParsedModule
-from ..recognize import read_only_arrays
 from .functions import multiples_name
 from .host import HostRewriter
 from .read_guards import negation, read_guards
@@ -109,19 +108,26 @@ def render_rank_dispatch(pm: ParsedModule, fn: FunctionInfo, variants: list,
     names = pm.names
     signature, _, local = launcher_signature(pm, fn)
     arrays = [a for a, _ in variants[0][0]]
+    by_value = any(isinstance(r, bool) for _, r in variants[0][0])   # (_value_variants)
     launch = names[launcher_name(fn.name)]
-    table = names[f"_{fn.name.lstrip('_').upper()}_BY_RANK"]
-    key = tuple_code([f"len({a}.shape)" for a in arrays])
+    table = names[f"_{fn.name.lstrip('_').upper()}_BY_{'VALUE' if by_value else 'RANK'}"]
+    key = tuple_code([f"bool({a})" if isinstance(r, bool) else f"len({a}.shape)"
+                      for a, r in variants[0][0]])
     combos = [tuple_code([str(r) for _, r in chosen]) for chosen, _ in variants]
     entries = "".join(f"    {c}: {names[launcher_name(v)]},\n"
                       for c, (_, v) in zip(combos, variants))
     params = ", ".join([local["stream"], local["grid"]] + signature)
     shown = ", ".join(f"`{a}`" for a in arrays)
     ranks = ", ".join(combos)
-    got = ", ".join(f"{{{a}.shape}}" for a in arrays)
+    got = ", ".join(f"{{{a}!r}}" if isinstance(r, bool) else f"{{{a}.shape}}"
+                    for a, r in variants[0][0])
+    must = "be" if by_value else "have ranks"
+    got = got if by_value else f"shapes {got}"
     comment = [f"# `{fn.name}` indexes {shown} with several ranks: one Triton kernel per rank",
                f"# combination of {tuple_code(arrays)}, launched for the ranks of the arrays "
-               "passed"]
+               "passed"] if not by_value else [
+        f"# `{fn.name}` translates only for known values (and ranks) of {shown}: one Triton",
+        f"# kernel per combination of {tuple_code(arrays)}, launched for those passed"]
     lines = [
         f"{table} = {{\n{entries}}}",
         "",
@@ -129,11 +135,11 @@ def render_rank_dispatch(pm: ParsedModule, fn: FunctionInfo, variants: list,
         f"def {launch}({params}, *, hints=None):",
         f'    """Run `{fn.name}` like `ct.launch({local["stream"]}, {local["grid"]}, {fn.name}, '
         f'({", ".join(signature)}{"," if len(signature) == 1 else ""}))`, through the '
-        f'translation for the ranks of {shown}."""',
+        f'translation for the {"values and ranks" if by_value else "ranks"} of {shown}."""',
         f"    launcher = {table}.get({key})",
         "    if launcher is None:",
         "        raise ValueError(",
-        f'            f"{fn.name}: {shown} must have ranks {ranks}, got shapes {got}"',
+        f'            f"{fn.name}: {shown} must {must} {ranks}, got {got}"',
         "        )",
         f"    launcher({params}, hints=hints)",
     ]
@@ -274,7 +280,7 @@ def _k_major_copies(pm: ParsedModule, fn: FunctionInfo, unit, arrays: list, rank
     it. [(B, A's row count, the other arrays)]."""
     out, seen = [], set()
     pairs = getattr(unit, "k_major", ())
-    readers = read_only_arrays(pm, fn, set(arrays)) if pairs else set()
+    readers = unit.read_only     # (the lowering scanned them: Lowerer.read_only_arrays)
     for b, a in pairs:
         if b in readers and a in ranks and a != b and b not in seen:  # x @ x: A stays
             seen.add(b)

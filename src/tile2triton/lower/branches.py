@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .installed import lacks
+from ..diagnostics import TranslationError
 from ..model import PREC, ConstExprV, ConstV, EnumV, Lowered, TileV, TupleV
 from .values import reassigned_names
 
@@ -71,6 +72,8 @@ class Branches:
         (`ct.sigmoid` in cuda-tile 1.7.0) cannot compile in cuTile either: it becomes a
         compile-time error of the launches that take it, naming the construct."""
         missing = self.lacking_construct(body) if isinstance(test.val, ConstExprV) else None
+        if missing is None and isinstance(test.val, ConstExprV) and self.fn.rank_variant:
+            return self.rank_variant_branch(body, test_node)
         if missing is None:
             return self.block(body)
         name, version = missing
@@ -81,6 +84,27 @@ class Branches:
         self.depth += 1
         self.line(f"tl.static_assert(False, {_string_literal(first)} {_string_literal(second)})")
         self.depth -= 1
+
+    def rank_variant_branch(self, body, test_node) -> None:
+        """A branch on constants in one rank variant of a kernel (translate._rank_variants):
+        where its uses of an array cannot take the variant's rank (T2T105: the branch is
+        for launches of other ranks), it is a compile-time error of the launches that take
+        it, as cuTile rejects such a launch when compiling it."""
+        mark, env, shadow, depth = len(self.out), dict(self.env), dict(self.shadow), self.depth
+        try:
+            return self.block(body)
+        except TranslationError as e:
+            if e.diagnostic.code != "T2T105":
+                raise
+            del self.out[mark:]
+            self.env, self.shadow, self.depth = env, shadow, depth
+            cond = self.pm.module.code_for_node(test_node)
+            first = f"this launch takes the branch of `if {cond}`, which "
+            second = f"does not fit the ranks of its arrays: {e.diagnostic.message}"
+            self.depth += 1
+            self.line(f"tl.static_assert(False, {_string_literal(first)} "
+                      f"{_string_literal(second)})")
+            self.depth -= 1
 
     def lacking_construct(self, body):
         """(name, installed version) of the first `ct.<name>` the branch uses that the

@@ -71,7 +71,8 @@ class Lowerer(Statements, Branches, Loops, Assignments, ArrayBindings, StaticIte
         self.taken_names = {n.value for n in _names(fn.node)} | {
             a for p in params if p.array is not None for a in p.array.abi()}
         self.body = fn.node.body  # the body as lowered, after lower_body's rewrites
-        self._tma_facts = None  # (dot operand loads, read-only arrays), computed when asked
+        self._tma_facts = None  # the dot operand loads, computed when asked
+        self._read_only = None  # the read-only array parameters, computed when asked
         self.compile_time = 0   # > 0 while lowering an expression cuTile evaluates compiling
         # lambdas made in tuple comprehensions: hoisted name -> {captured comprehension
         # variable: its last item} (the comprehension's scope ends; Python's closures then see
@@ -148,6 +149,17 @@ class Lowerer(Statements, Branches, Loops, Assignments, ArrayBindings, StaticIte
     def note_tf32_operands(self, b_array: str, a_array: str) -> None:
         if (b_array, a_array) not in self.result.k_major:
             self.result.k_major.append((b_array, a_array))
+            self.read_only_arrays()         # (the launcher copies only read-only arrays)
+
+    def read_only_arrays(self) -> frozenset:
+        """The array parameters this function only reads (recognize.read_only_arrays),
+        scanned once and kept on the result, where the launcher reads them."""
+        if self._read_only is None:
+            from ..recognize import read_only_arrays
+            arrays = {p.name for p in self.params if p.kind == "array"}
+            self._read_only = frozenset(read_only_arrays(self.pm, self.fn, arrays))
+            self.result.read_only = self._read_only
+        return self._read_only
 
     def tensor_descriptor(self, call_node, array, shape) -> Optional[str]:
         """The kernel parameter of a TMA descriptor for 2-D tiles of `shape` loaded from
@@ -161,11 +173,8 @@ class Lowerer(Statements, Branches, Loops, Assignments, ArrayBindings, StaticIte
         if param is None:
             return None
         if self._tma_facts is None:
-            from ..recognize import read_only_arrays
-            arrays = {p.name for p in self.params if p.kind == "array"}
-            self._tma_facts = (dot_operand_loads(self.pm, self.body),
-                               read_only_arrays(self.pm, self.fn, arrays))
-        feeds_dot, read_only = self._tma_facts
+            self._tma_facts = dot_operand_loads(self.pm, self.body)
+        feeds_dot, read_only = self._tma_facts, self.read_only_arrays()
         if id(call_node) not in feeds_dot or param.name not in read_only:
             return None
         constexprs = {p.name for p in self.params if p.kind == "constexpr"}

@@ -93,9 +93,8 @@ class ResidentRows:
     def _cached_loads(self, group: RowGroup, body) -> None:
         """The ct.load calls of `group` worth caching: one at the top of some walk's body,
         the same call again in a later walk."""
-        from ..recognize import read_only_arrays
         arrays = {n for n, p in self._row_params.items() if p.kind == "array"}
-        read_only = read_only_arrays(self.pm, self.fn, arrays)
+        read_only = self.read_only_arrays() & arrays
         seen: dict = {}     # call code -> [(loop index, call node, at the body's top level)]
         for i, loop in enumerate(group.loops):
             for call, top in _calls(loop.body):

@@ -30,6 +30,10 @@ class UnitResult:
     # (B array, A array) of tf32 products whose operands are loaded straight from this
     # function's array parameters: candidates for a K-major copy of B (docs/performance.md)
     k_major: list = field(default_factory=list)
+    # the array parameters the function only reads (recognize.read_only_arrays), scanned once
+    # by the lowering (Lowerer.read_only_arrays) for its TMA and resident-row choices and for
+    # the launcher's K-major copies
+    read_only: frozenset = frozenset()
     # TMA descriptors the kernel may load through (lower/tma.py): (array parameter, tile shape
     # as source strings, the descriptor's parameter name); the launcher builds them
     tma: list = field(default_factory=list)
