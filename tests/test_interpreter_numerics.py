@@ -1,12 +1,19 @@
 """verify.interpreter_numerics: bfloat16 arithmetic and dot products in Triton's interpreter
 computed as a GPU computes them (what `tile2triton run --cpu` runs kernels with)."""
+import pytest
 import torch
 import triton
 import triton.language as tl
 
 from tile2triton.verify import interpreter_numerics
 
-interpreter_numerics.enable()
+
+@pytest.fixture(autouse=True, scope="module")
+def _gpu_numerics():
+    """On for these tests only: the rest of the suite runs Triton's interpreter as shipped."""
+    assert interpreter_numerics.enable()
+    yield
+    interpreter_numerics.disable()
 
 
 @triton.jit
@@ -68,3 +75,15 @@ def test_dot_rounds_once_per_call_and_bfloat16_operands_are_values():
         exact = a.double() @ b.double()
         # 4 roundings to fp32 of sums below 2**6 in size: well within 1e-5
         torch.testing.assert_close(c.double(), exact, atol=1e-5, rtol=0)
+
+
+def test_disable_gives_back_the_interpreter_as_shipped():
+    from triton.runtime import interpreter as I
+    patched = I.InterpreterBuilder.create_fmul
+    interpreter_numerics.disable()
+    try:
+        assert I.InterpreterBuilder.create_fmul is not patched
+        assert not getattr(I.InterpreterBuilder, "_t2t_bf16", False)
+    finally:
+        assert interpreter_numerics.enable()
+    assert I.InterpreterBuilder.create_fmul is not patched   # a fresh patch, on again

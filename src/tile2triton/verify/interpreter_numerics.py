@@ -54,6 +54,8 @@ def enable() -> bool:
         return False     # another interpreter layout (a later Triton): left as it is
     if getattr(B, "_t2t_bf16", False):
         return True
+    global _SAVED
+    _SAVED = {cls: dict(vars(cls)) for cls in _patched_classes(I, B)}
     bf = _Bfloat16(np, torch, tl, I)
     _patch_casts(bf)
     _patch_arithmetic(bf)
@@ -61,6 +63,25 @@ def enable() -> bool:
     _patch_reductions(bf)
     B._t2t_bf16 = True
     return True
+
+
+_SAVED: dict = {}
+
+
+def _patched_classes(I, B):
+    return [c for c in (B, getattr(I, "ReduceOps", None), getattr(I, "ScanOps", None)) if c]
+
+
+def disable() -> None:
+    """Undo enable(): the interpreter computes as Triton ships it again (tests that enable
+    these numerics for themselves leave the rest of the process as they found it)."""
+    for cls, saved in _SAVED.items():
+        for name in [n for n in vars(cls) if n not in saved]:
+            delattr(cls, name)
+        for name, value in saved.items():
+            if vars(cls).get(name) is not value:
+                setattr(cls, name, value)
+    _SAVED.clear()
 
 
 def _layout_known(I, B) -> bool:
