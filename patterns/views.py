@@ -247,6 +247,19 @@ def k(x, TILE: ct.Constant[int]):
         return call.forward(Load(), extra)
 
 
+def _require_broadcastable(call, cx, param, what, ushape, shape):
+    """cuTile rejects a tile stored into a view whose tile shape it does not broadcast to;
+    sizes spelled differently (`TM`, `16`) are left to Triton's broadcast."""
+    ok = len(ushape) <= len(shape) and not any(
+        u.isdigit() and v.isdigit() and u not in ("1", v)
+        for u, v in zip(reversed(ushape), reversed(shape)))
+    if not ok:
+        raise cx.error(call.node_of(param), "T2T105",
+                       f"{what} of shape {shape_code(ushape)} is not broadcastable to the "
+                       f"view's tile shape {shape_code(shape)}",
+                       help="give it the view's tile shape (or a shape that broadcasts to it)")
+
+
 class TiledViewStore(Pattern):
     constructs = ("TiledView.store",)
     summary = "store a tile at `index` of a tiled view"
@@ -261,7 +274,12 @@ def k(x, TILE: ct.Constant[int]):
     tv = x.tiled_view((TILE,))
     tv.store((0,), ct.full((TILE,), 1.0, dtype=ct.float32))
 """, expect=["tl.store(x_ptr + offs_x0 * x_stride0, tl.full((TILE,), 1.0, tl.float32)"
-             ".to(x_ptr.dtype.element_ty), mask=mask_x)"])]
+             ".to(x_ptr.dtype.element_ty), mask=mask_x)"]),
+        Example("""
+@ct.kernel
+def k(x, y):
+    x.tiled_view(16).store(0, y.tiled_view(32).load(0))
+""", error="T2T105", message="(32,) is not broadcastable to the view's tile shape (16,)")]
 
     def lower(self, call, cx):
         view = _view(call, cx)
@@ -272,6 +290,8 @@ def k(x, TILE: ct.Constant[int]):
         shape = tuple(view.tile_shape)
         if shape and isinstance(tile.val, TileV) and tile.val.shape is not None \
                 and tuple(str(d) for d in tile.val.shape) != shape:
+            _require_broadcastable(call, cx, "tile", "TiledView.store: a tile",
+                                   [str(d) for d in tile.val.shape], [str(d) for d in shape])
             # a smaller tile (a scalar, size-1 axes) is broadcast to the view's tile shape
             extra["tile"] = Lowered(f"tl.broadcast_to({tile.code}, {shape_code(list(shape))})",
                                     TileV(shape=shape, dtype=tile.val.dtype))
@@ -365,17 +385,8 @@ def k(x, y):
         ushape = update.val.shape if isinstance(update.val, TileV) else None
         if ushape:
             ushape = [str(d) for d in ushape]
-            # sizes spelled differently (`TM`, `16`) are left to Triton's broadcast
-            ok = len(ushape) <= rank and not any(
-                u.isdigit() and v.isdigit() and u not in ("1", v)
-                for u, v in zip(reversed(ushape), reversed(shape)))
-            if not ok:
-                raise cx.error(call.node_of("update"), "T2T105",
-                               f"TiledView.atomic_store_{op}: an update of shape "
-                               f"{shape_code(ushape)} is not broadcastable to the view's tile "
-                               f"shape {shape_code(shape)}",
-                               help="give the update the view's tile shape (or a shape that "
-                                    "broadcasts to it)")
+            _require_broadcastable(call, cx, "update", f"TiledView.atomic_store_{op}: an update",
+                                   ushape, shape)
             if len(ushape) < rank:      # tl.broadcast_to needs equal ranks: add leading axes
                 pad = ", ".join(["None"] * (rank - len(ushape)) + [":"] * len(ushape))
                 code = f"{update.wrap(100)}[{pad}]"

@@ -9,7 +9,6 @@ import torch
 
 import tile2triton
 from tile2triton import interp
-from tile2triton.diagnostics import TranslationError
 from tile2triton.live import launch_specialization
 from tile2triton.verify.intercept import Unjudged, translate_launched
 
@@ -41,18 +40,18 @@ def test_ranks_and_branches_follow_the_launch(ct, keep):
     x = torch.randn(45, 50, generator=g, dtype=torch.float64).float()
     out = torch.zeros((45, 1) if keep else (45,))
     args = (x, out, 16, 64, keep)
-    with pytest.raises(TranslationError) as e:        # on its own: which rank has `out`?
-        tile2triton.translate_kernel(k)
-    assert e.value.diagnostic.code == "T2T105"
-    t = tile2triton.translate_kernel(k, args)
-    assert ("out_stride1" in t.source) == keep          # the ABI of the launched rank
+    # `out`'s rank follows `keep`: the kernel translates on its own, one variant per value of
+    # the bool constant (and rank of `out`), and a launch takes the one its arguments name
+    t = tile2triton.translate_kernel(k)
+    assert "def rows_keep_0_1d(" in t.source and "def rows_keep_1_2d(" in t.source
+    assert tile2triton.translate_kernel(k, args) is t
     t(None, (3,), *args)
     ref = x.double().sum(dim=1, keepdim=keep)
     torch.testing.assert_close(out.double(), ref, atol=1e-5, rtol=1e-5)
-    # cached per launch specialization; the other keepdims gets its own translation
-    assert tile2triton.translate_kernel(k, args) is t
-    other = (x, torch.zeros((45,) if keep else (45, 1)), 16, 64, not keep)
-    assert tile2triton.translate_kernel(k, other) is not t
+    other = torch.zeros((45,) if keep else (45, 1))
+    t(None, (3,), x, other, 16, 64, not keep)
+    ref = x.double().sum(dim=1, keepdim=not keep)
+    torch.testing.assert_close(other.double(), ref, atol=1e-5, rtol=1e-5)
 
 
 def test_keepdims_from_a_constant_parameter(ct):
@@ -114,7 +113,9 @@ def test_the_checker_translates_each_launch(ct):
     plan(None, (3,), x, out, 8, 32, False)
     xp = torch.nn.functional.pad(x, (0, 2))             # the zero padding of the last tile
     torch.testing.assert_close(out, xp.amin(dim=1))
-    assert isinstance(translate_launched(k), Unjudged)  # no launch: no rank for `out`
+
+    # without a launch too: one variant per value of `keep` and rank of `out`
+    assert not isinstance(translate_launched(k), Unjudged)
 
 
 def test_unknown_rank_comes_from_the_launch(ct):
