@@ -116,6 +116,29 @@ def test_fuzzer_reports_hangs_and_crashes(monkeypatch):
     assert sum(res["counts"].values()) == 6
 
 
+def test_lines_written_together_are_read_without_waiting():
+    """The CI failure of stop 30: a worker's "start" and "done" lines that reach the pipe in one
+    write were read into a buffer select() does not see, and the input was called a hang."""
+    import os
+    import time
+    r, w = os.pipe()
+    try:
+        os.write(w, b'{"start": 0}\n{"done": 0}\npartial')
+        lines = fuzz._WorkerLines(r)
+        t0 = time.monotonic()
+        assert lines.next(5) == '{"start": 0}'
+        assert lines.next(5) == '{"done": 0}'
+        assert time.monotonic() - t0 < 2
+        assert lines.next(0.2) is None  # an unfinished line is not a line
+        os.close(w)
+        w = None
+        assert lines.next(5) == ""  # end of output
+    finally:
+        os.close(r)
+        if w is not None:
+            os.close(w)
+
+
 def test_mutations_are_reproducible():
     seeds = fuzz.seed_files()
     assert len(seeds) >= 20

@@ -443,6 +443,30 @@ def _worker(args) -> int:
     return 0
 
 
+class _WorkerLines:
+    """Lines from a worker's stdout with a timeout. Reads the raw descriptor and keeps its own
+    buffer: select() on a buffered file misses lines already read into the buffer (a worker that
+    printed "start" and "done" together looked silent, and its input was reported as a hang)."""
+
+    def __init__(self, fd: int):
+        self.fd, self.buf = fd, b""
+
+    def next(self, timeout: float):
+        """The next line (str), "" at end of output, None after `timeout` s without one."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([self.fd], [], [], max(left, 0))
+            if not ready:
+                return None
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return ""
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode("utf-8", "replace")
+
+
 def run(n: int, seed: int = 0, start: int = 0, extra: list = (), timeout: float = 20.0,
         batch: int = 500, save: str | None = None, progress: bool = False) -> dict:
     """Fuzz inputs start..start+n-1 of run `seed` in worker subprocesses; counts and findings."""
@@ -459,19 +483,18 @@ def run(n: int, seed: int = 0, start: int = 0, extra: list = (), timeout: float 
         for d in extra:
             cmd += ["--extra", d]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+                                bufsize=0, env={**os.environ, "PYTHONHASHSEED": "0"})
+        lines = _WorkerLines(proc.stdout.fileno())
         current, started = None, False
         while True:
             # a new worker first imports the translator: allow for a loaded machine
-            ready, _, _ = select.select([proc.stdout], [], [], timeout if started else
-                                        max(timeout, 120))
+            line = lines.next(timeout if started else max(timeout, 120))
             started = True
-            if not ready:  # silent for `timeout` seconds: the current input hangs
+            if line is None:  # silent for `timeout` seconds: the current input hangs
                 proc.kill()
                 proc.wait()
                 outcome, detail = "hang", f"no progress for {timeout:.0f} s"
                 break
-            line = proc.stdout.readline()
             if not line:
                 rc = proc.wait()
                 outcome, detail = ("crash", f"worker exit status {rc}") if rc else (None, "")
