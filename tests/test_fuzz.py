@@ -121,18 +121,21 @@ def test_lines_written_together_are_read_without_waiting():
     write were read into a buffer select() does not see, and the input was called a hang."""
     import os
     import time
+
+    from tile2triton.verify.pipe_lines import PipeLines
     r, w = os.pipe()
     try:
         os.write(w, b'{"start": 0}\n{"done": 0}\npartial')
-        lines = fuzz._WorkerLines(r)
+        lines = PipeLines(r)
         t0 = time.monotonic()
-        assert lines.next(5) == '{"start": 0}'
-        assert lines.next(5) == '{"done": 0}'
+        assert lines.next(t0 + 5) == b'{"start": 0}'
+        assert lines.next(t0 + 5) == b'{"done": 0}'
         assert time.monotonic() - t0 < 2
-        assert lines.next(0.2) is None  # an unfinished line is not a line
+        assert lines.next(time.monotonic() + 0.2) is None  # an unfinished line is not a line
         os.close(w)
         w = None
-        assert lines.next(5) == ""  # end of output
+        with pytest.raises(EOFError):
+            lines.next(time.monotonic() + 5)
     finally:
         os.close(r)
         if w is not None:

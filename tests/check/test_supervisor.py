@@ -34,7 +34,9 @@ def kernel():
 
 @pytest.fixture(scope="module")
 def sup():
-    s = Supervisor(backend="cpu", workers=1, timeout=4.0, race=True)
+    # 12 s: a launch of this kernel takes well under a second, but CI runs two test processes
+    # on two cores and a 4 s limit timed out the passing launches there
+    s = Supervisor(backend="cpu", workers=1, timeout=12.0, race=True)
     yield s
     s.close()
 

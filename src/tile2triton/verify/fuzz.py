@@ -37,12 +37,13 @@ import json
 import os
 import random
 import re
-import select
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from .pipe_lines import PipeLines
 
 BUGS = ("internal", "exception", "bad-output", "hang", "crash")
 
@@ -443,30 +444,6 @@ def _worker(args) -> int:
     return 0
 
 
-class _WorkerLines:
-    """Lines from a worker's stdout with a timeout. Reads the raw descriptor and keeps its own
-    buffer: select() on a buffered file misses lines already read into the buffer (a worker that
-    printed "start" and "done" together looked silent, and its input was reported as a hang)."""
-
-    def __init__(self, fd: int):
-        self.fd, self.buf = fd, b""
-
-    def next(self, timeout: float):
-        """The next line (str), "" at end of output, None after `timeout` s without one."""
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([self.fd], [], [], max(left, 0))
-            if not ready:
-                return None
-            chunk = os.read(self.fd, 65536)
-            if not chunk:
-                return ""
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return line.decode("utf-8", "replace")
-
-
 def run(n: int, seed: int = 0, start: int = 0, extra: list = (), timeout: float = 20.0,
         batch: int = 500, save: str | None = None, progress: bool = False) -> dict:
     """Fuzz inputs start..start+n-1 of run `seed` in worker subprocesses; counts and findings."""
@@ -484,20 +461,21 @@ def run(n: int, seed: int = 0, start: int = 0, extra: list = (), timeout: float 
             cmd += ["--extra", d]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                 bufsize=0, env={**os.environ, "PYTHONHASHSEED": "0"})
-        lines = _WorkerLines(proc.stdout.fileno())
+        lines = PipeLines(proc.stdout.fileno())
         current, started = None, False
         while True:
             # a new worker first imports the translator: allow for a loaded machine
-            line = lines.next(timeout if started else max(timeout, 120))
+            try:
+                line = lines.next(time.monotonic() + (timeout if started else max(timeout, 120)))
+            except EOFError:
+                rc = proc.wait()
+                outcome, detail = ("crash", f"worker exit status {rc}") if rc else (None, "")
+                break
             started = True
             if line is None:  # silent for `timeout` seconds: the current input hangs
                 proc.kill()
                 proc.wait()
                 outcome, detail = "hang", f"no progress for {timeout:.0f} s"
-                break
-            if not line:
-                rc = proc.wait()
-                outcome, detail = ("crash", f"worker exit status {rc}") if rc else (None, "")
                 break
             msg = json.loads(line)
             if "start" in msg:

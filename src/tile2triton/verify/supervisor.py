@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import queue
-import select
 import shutil
 import signal
 import subprocess
@@ -21,6 +20,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from .pipe_lines import PipeLines
 
 TRANSLATION_STAGES = ("translation", "translation-race", "translation-poisoned",
                       "translation-canary")
@@ -101,7 +102,7 @@ class _WorkerProc:
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.log, env=env,
                                      start_new_session=True, cwd=sup.cwd)
-        self.buf = b""
+        self.lines = PipeLines(self.proc.stdout.fileno())
         sup._procs.add(self)
         msg = self.read(time.monotonic() + sup.startup_timeout)
         if not msg or msg.get("type") != "ready":
@@ -115,20 +116,8 @@ class _WorkerProc:
 
     def read(self, deadline):
         """Next message; None on timeout; raises EOFError when the worker is gone."""
-        fd = self.proc.stdout.fileno()
-        while b"\n" not in self.buf:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            r, _, _ = select.select([fd], [], [], left)
-            if not r:
-                return None
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                raise EOFError
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
+        line = self.lines.next(deadline)
+        return None if line is None else json.loads(line)
 
     def alive(self):
         return self.proc.poll() is None
