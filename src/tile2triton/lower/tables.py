@@ -350,7 +350,10 @@ def _merge(vals: list):
         same = lambda f: all(getattr(v, f) == getattr(first, f) for v in vals)  # noqa: E731
         return TileV(shape=first.shape if same("shape") else None,
                      dtype=first.dtype if same("dtype") else None,
-                     nonneg=all(v.nonneg for v in vals))
+                     nonneg=all(v.nonneg for v in vals),
+                     # (an astype to tfloat32 per rounding mode: still tf32, rounded on leaving)
+                     tf32=first.tf32 if same("tf32") else False,
+                     numeric=all(v.numeric for v in vals))
     return first
 
 
