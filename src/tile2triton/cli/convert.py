@@ -291,9 +291,8 @@ def _refuse_file_folder_clashes(inputs, targets, by_target: dict) -> None:
                                  "distinct folders)")
 
 
-def cmd_convert(args) -> int:
-    from .inputs import discover, make_patterns
-
+def _refuse_conflicting_modes(args) -> None:
+    """The write modes exclude each other: one UsageError naming the pair."""
     if args.in_place and args.output:
         raise UsageError("--in-place rewrites inputs where they are; it cannot be combined "
                          "with -o")
@@ -304,6 +303,12 @@ def cmd_convert(args) -> int:
                          f"{'--in-place' if args.in_place else '-o'}")
     if args.diff and args.output:
         raise UsageError("--diff writes nothing; it cannot be combined with -o")
+
+
+def _settings(args):
+    """(output format, worker count, gitignore choice, exclude patterns) from the options and
+    [tool.tile2triton]."""
+    from .inputs import make_patterns
     settings = load_config(args, args.paths)
     fmt = args.output_format or settings.output_format or "text"
     if fmt not in FORMATS:
@@ -312,26 +317,35 @@ def cmd_convert(args) -> int:
     jobs = args.jobs if args.jobs is not None else (settings.jobs or 1)
     if jobs < 0:
         raise UsageError("-j/--jobs must be 0 (one per CPU) or more")
-    jobs = jobs or os.cpu_count() or 1
     gitignore = args.respect_gitignore if args.respect_gitignore is not None \
         else settings.respect_gitignore
     patterns = make_patterns(settings, args.exclude, args.extend_exclude)
+    return fmt, jobs or os.cpu_count() or 1, gitignore, patterns
+
+
+def _inputs(args, patterns, gitignore) -> list:
+    """The input files, each once (a/k.py and ./a/k.py, or a file inside a named folder)."""
+    from .inputs import discover
     missing: list[str] = []
     inputs = discover(args.paths, patterns, gitignore, on_missing=missing.append)
     if missing:
         raise UsageError(f"no such file or directory: {', '.join(missing)}")
-    # the same file named twice (a/k.py and ./a/k.py, or a file inside a named folder) once
     seen, unique = set(), []
     for inp in inputs:
         key = "-" if inp.path == "-" else os.path.realpath(inp.path)
         if key not in seen:
             seen.add(key)
             unique.append(inp)
-    inputs = unique
-    if not inputs:
+    if not unique:
         raise UsageError("no Python files found in the given paths (see --exclude)")
-    if sum(1 for i in inputs if i.path == "-") and len(inputs) > 1 and args.in_place:
+    if sum(1 for i in unique if i.path == "-") and len(unique) > 1 and args.in_place:
         raise UsageError("- (stdin) cannot be rewritten in place")
+    return unique
+
+
+def _refuse_shared_stdout(args, inputs, fmt) -> None:
+    """Only one thing goes to stdout: the translation, the diff, the JSON report or a machine
+    format."""
     printing = not (args.output or args.in_place or args.check or args.diff)
     if printing and len(inputs) > 1:
         raise UsageError("several inputs need -o OUT (a folder), --in-place, --diff or --check")
@@ -341,110 +355,35 @@ def cmd_convert(args) -> int:
     if len(stdout_users) > 1:
         raise UsageError(f"{' and '.join(stdout_users)} would both be printed on stdout; "
                          "send one to a file")
+
+
+def cmd_convert(args) -> int:
+    _refuse_conflicting_modes(args)
+    fmt, jobs, gitignore, patterns = _settings(args)
+    inputs = _inputs(args, patterns, gitignore)
+    _refuse_shared_stdout(args, inputs, fmt)
     out = Path(args.output) if args.output else None
     targets = _plan(args, inputs, out)
     runtime_path = _runtime_path(args, inputs, out, targets)
     if args.json:
         check_report_path("--json", args.json, [i.path for i in inputs if i.path != "-"],
                           [t for t in targets if t is not None])
-
-    verbose = verbosity(args)
-    progress = Progress(len(inputs), args)
-    machine: list[Diagnostic] = []
-
-    def say(text: str) -> None:
-        progress.clear()
-        print(text, file=sys.stderr, flush=True)
-
-    printer = DiagnosticPrinter(show_all=verbose > 0)
-    records, pending, runtime = [], [], []
-    n_kernels = n_files = n_bad = n_problems = n_would = 0
-    internal = False
+    batch = _Batch(args, fmt, targets, Progress(len(inputs), args))
     shared = runtime_imports(runtime_path, targets) if runtime_path is not None else None
-    n_written = n_unwritten = n_partial = n_left = 0
-    keep = args.keep_unconverted
     # a module importing launchers from the user's other modules waits until those are known
     # (launcher_links.py); the others are reported and queued as they come
     produced: dict = {}
     deferred: list = []
-
-    def handle(o) -> None:
-        nonlocal n_kernels, n_files, n_bad, n_problems, n_would, internal
-        nonlocal n_written, n_unwritten, n_partial, n_left
-        diags = [o.problem] if o.problem else (o.result.diagnostics() if o.result else [])
-        for d in diags:
-            internal |= is_internal(d)
-        if fmt == "text":
-            for block in printer.file_text(diags):
-                say(block)
-        else:
-            machine.extend(diags)
-        if o.problem is not None:
-            n_problems += 1
-            records.append({"file": o.display, "kernel": None, "line": o.problem.line,
-                            "status": "failed", "diagnostics": [o.problem.as_json()]})
-            return
-        result, src = o.result, o.source
-        records.extend(_records(result))
-        if result.has_cutile:
-            n_files += 1
-        n_kernels += sum(1 for k in result.kernels if k.status == "translated")
-        n_bad += sum(1 for k in result.kernels if k.status == "failed") + (
-            1 if result.module_diagnostics else 0)
-        n_left += sum(1 for k in result.kernels if k.status == "failed")
-        if not _writable(result, keep):
-            n_unwritten += result.has_cutile
-            return
-        if result.has_cutile:
-            n_written += 1
-            n_partial += not result.ok
-        if args.check or args.diff:
-            if result.has_cutile:
-                n_would += 1
-                if args.check:
-                    say(f"would convert {o.display}")
-                if args.diff:
-                    sys.stdout.flush()
-                    sys.stdout.buffer.write(git_diff(src, result.output, diff_path(o.path)
-                                                     if o.path != "-" else "stdin.py"))
-                    sys.stdout.flush()
-            elif verbose > 0:
-                say(f"unchanged {o.display} (no cuTile kernels)")
-            return
-        target = targets[o.index]
-        if target is None:
-            if args.in_place and o.path != "-":
-                if verbose > 0:
-                    say(f"unchanged {o.display} (no cuTile kernels)")
-                return
-            sys.stdout.flush()
-            sys.stdout.buffer.write(src.encode(result.output))
-            sys.stdout.flush()
-            return
-        if args.in_place and not result.has_cutile:
-            if verbose > 0:
-                say(f"unchanged {o.display} (no cuTile kernels)")
-            return
-        data = src.encode(result.output) if result.has_cutile else src.raw
-        # in place: replaced only if the file still holds what was read (item 9 of issue 22)
-        pending.append((target, data, o.display, src.raw if args.in_place else None))
-        runtime.extend(result.runtime)
-
-    for o in _outcomes(inputs, jobs, progress, shared, keep):
+    for o in _outcomes(inputs, jobs, batch.progress, shared, args.keep_unconverted):
         if o.path != "-":
-            written_text = None
-            if o.result is not None and o.problem is None and _writable(o.result, keep):
-                written_text = o.result.output if o.result.has_cutile else o.source.text
-            elif args.in_place and o.source is not None:
-                written_text = o.source.text
-            produced[launcher_links._key(o.path)] = written_text
+            produced[launcher_links._key(o.path)] = _text_on_disk(o, args)
         links = launcher_links.pending_links(o.path, o.source.text, o.result.output) if (
             o.problem is None and o.result is not None and o.result.output is not None
             and o.result.has_cutile) else []
         if links:
             deferred.append([o, links])
             continue
-        handle(o)
+        batch.handle(o)
 
     def retranslate(o, kept):
         from ..translate import translate_source
@@ -452,58 +391,172 @@ def cmd_convert(args) -> int:
                                 shared[o.index] if shared is not None else None,
                                 keep_unconverted=True, kept_foreign=kept)
 
-    launcher_links.settle(deferred, produced, args.in_place, retranslate if keep else None)
+    launcher_links.settle(deferred, produced, args.in_place,
+                          retranslate if args.keep_unconverted else None)
     for o, *_ in deferred:
-        handle(o)
-    progress.clear()
-    if runtime:
+        batch.handle(o)
+    batch.progress.clear()
+    batch.queue_runtime(runtime_path)
+    return batch.finish()
+
+
+def _text_on_disk(o, args):
+    """The text input `o`'s path will hold after the batch (what other modules' launcher
+    links see), or None when nothing is written there."""
+    if o.result is not None and o.problem is None and _writable(o.result, args.keep_unconverted):
+        return o.result.output if o.result.has_cutile else o.source.text
+    if args.in_place and o.source is not None:
+        return o.source.text
+    return None
+
+
+class _Batch:
+    """One `convert` run: reports each outcome, queues what is written, counts for the
+    summary, then writes and prints the summary (`finish`)."""
+
+    def __init__(self, args, fmt: str, targets: list, progress: Progress):
+        self.args, self.fmt, self.targets, self.progress = args, fmt, targets, progress
+        self.keep = args.keep_unconverted
+        self.verbose = verbosity(args)
+        self.printer = DiagnosticPrinter(show_all=self.verbose > 0)
+        self.machine: list[Diagnostic] = []
+        self.records, self.pending, self.runtime = [], [], []
+        self.n_kernels = self.n_files = self.n_bad = self.n_problems = self.n_would = 0
+        self.n_written = self.n_unwritten = self.n_partial = self.n_left = 0
+        self.internal = False
+
+    def say(self, text: str) -> None:
+        self.progress.clear()
+        print(text, file=sys.stderr, flush=True)
+
+    def handle(self, o) -> None:
+        diags = [o.problem] if o.problem else (o.result.diagnostics() if o.result else [])
+        for d in diags:
+            self.internal |= is_internal(d)
+        if self.fmt == "text":
+            for block in self.printer.file_text(diags):
+                self.say(block)
+        else:
+            self.machine.extend(diags)
+        if o.problem is not None:
+            self.n_problems += 1
+            self.records.append({"file": o.display, "kernel": None, "line": o.problem.line,
+                                 "status": "failed", "diagnostics": [o.problem.as_json()]})
+            return
+        result = o.result
+        self.records.extend(_records(result))
+        failed = sum(1 for k in result.kernels if k.status == "failed")
+        self.n_files += bool(result.has_cutile)
+        self.n_kernels += sum(1 for k in result.kernels if k.status == "translated")
+        self.n_bad += failed + (1 if result.module_diagnostics else 0)
+        self.n_left += failed
+        if not _writable(result, self.keep):
+            self.n_unwritten += result.has_cutile
+            return
+        if result.has_cutile:
+            self.n_written += 1
+            self.n_partial += not result.ok
+        if self.args.check or self.args.diff:
+            self._would_write(o)
+        else:
+            self._queue(o)
+
+    def _unchanged(self, o) -> None:
+        if self.verbose > 0:
+            self.say(f"unchanged {o.display} (no cuTile kernels)")
+
+    def _would_write(self, o) -> None:
+        """--check and --diff: say what would be written."""
+        if not o.result.has_cutile:
+            return self._unchanged(o)
+        self.n_would += 1
+        if self.args.check:
+            self.say(f"would convert {o.display}")
+        if self.args.diff:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(git_diff(o.source, o.result.output, diff_path(o.path)
+                                             if o.path != "-" else "stdin.py"))
+            sys.stdout.flush()
+
+    def _queue(self, o) -> None:
+        """Print the translation (no target) or queue it for writing."""
+        result, src = o.result, o.source
+        target = self.targets[o.index]
+        if target is None:
+            if self.args.in_place and o.path != "-":
+                return self._unchanged(o)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(src.encode(result.output))
+            sys.stdout.flush()
+            return
+        if self.args.in_place and not result.has_cutile:
+            return self._unchanged(o)
+        data = src.encode(result.output) if result.has_cutile else src.raw
+        # in place: replaced only if the file still holds what was read (item 9 of issue 22)
+        self.pending.append((target, data, o.display, src.raw if self.args.in_place else None))
+        self.runtime.extend(result.runtime)
+
+    def queue_runtime(self, runtime_path) -> None:
+        """--shared-runtime: the helpers the queued modules import, as one module."""
+        if not self.runtime:
+            return
         from ..emit import module as emit
         collected = emit.SharedRuntime(RUNTIME_MODULE)
-        collected.pieces = runtime
+        collected.pieces = self.runtime
         try:
             text = emit.render_shared_runtime(collected, __version__)
         except ValueError as e:  # two modules needed different helpers under one name
-            internal = True
-            say(Diagnostic("T2T900", f"internal error: {e}", path=str(runtime_path),
-                           help="this is a tile2triton bug; please report it with the batch "
-                           "(converting without --shared-runtime avoids it)").format())
+            self.internal = True
+            self.say(Diagnostic("T2T900", f"internal error: {e}", path=str(runtime_path),
+                                help="this is a tile2triton bug; please report it with the "
+                                "batch (converting without --shared-runtime avoids it)").format())
         else:
-            pending.append((runtime_path, text.encode("utf-8"), "--shared-runtime", None))
+            self.pending.append((runtime_path, text.encode("utf-8"), "--shared-runtime", None))
 
-    written, failed = _write_all(pending, say, verbose)
-    if args.json:
-        try:
-            write_report(args.json, json.dumps({"kernels": records}, indent=2) + "\n")
-        except OSError as e:
-            failed.append((args.json, e.strerror or str(e)))
-            say(f"tile2triton: cannot write {args.json}: {e.strerror or e}")
-    if fmt != "text":
-        sys.stdout.write(render(fmt, machine, __version__))
-        sys.stdout.flush()
-    if failed:
-        lines = [f"tile2triton: {len(failed)} file(s) not written:"]
-        lines += [f"  {t}: {why}" for t, why in failed]
-        lines.append(f"{len(written)} written" + (":" if written else ""))
-        lines += [f"  {t}" for t in written]
-        say("\n".join(lines))
-    if verbose >= 0 and printer.statistics():
-        say(printer.statistics())
-    n_attention = n_bad + n_problems + len(failed)  # a file not written needs attention too
-    if verbose >= 0:
+    def finish(self) -> int:
+        """Write what is queued, the JSON report and the summary; the exit status."""
+        args = self.args
+        written, failed = _write_all(self.pending, self.say, self.verbose)
+        if args.json:
+            try:
+                write_report(args.json, json.dumps({"kernels": self.records}, indent=2) + "\n")
+            except OSError as e:
+                failed.append((args.json, e.strerror or str(e)))
+                self.say(f"tile2triton: cannot write {args.json}: {e.strerror or e}")
+        if self.fmt != "text":
+            sys.stdout.write(render(self.fmt, self.machine, __version__))
+            sys.stdout.flush()
+        if failed:
+            lines = [f"tile2triton: {len(failed)} file(s) not written:"]
+            lines += [f"  {t}: {why}" for t, why in failed]
+            lines.append(f"{len(written)} written" + (":" if written else ""))
+            lines += [f"  {t}" for t in written]
+            self.say("\n".join(lines))
+        if self.verbose >= 0:
+            self._summary(len(failed))
+        if self.internal:
+            return EXIT_INTERNAL
+        if (args.check and self.n_would) or self.n_bad or self.n_problems or failed:
+            return EXIT_ATTENTION
+        return EXIT_OK
+
+    def _summary(self, n_not_written: int) -> None:
+        if self.printer.statistics():
+            self.say(self.printer.statistics())
+        # a file not written needs attention too
+        n_attention = self.n_bad + self.n_problems + n_not_written
+        n_kernels, n_files = self.n_kernels, self.n_files
         summary = (f"Translated {n_kernels} kernel{'s' if n_kernels != 1 else ''} in {n_files} "
                    f"file{'s' if n_files != 1 else ''}; {n_attention} "
                    f"need{'s' if n_attention == 1 else ''} attention")
-        if args.check and n_would:
-            summary += f"; {n_would} file{'s' if n_would != 1 else ''} would be converted"
-        say(summary)
-        if n_unwritten or n_left or keep:
-            say(files_summary(n_written, n_unwritten, n_partial, n_left, keep,
-                              writes=not (args.check or args.diff)))
-    if internal:
-        return EXIT_INTERNAL
-    if (args.check and n_would) or n_bad or n_problems or failed:
-        return EXIT_ATTENTION
-    return EXIT_OK
+        if self.args.check and self.n_would:
+            summary += f"; {self.n_would} file{'s' if self.n_would != 1 else ''} would be " \
+                "converted"
+        self.say(summary)
+        if self.n_unwritten or self.n_left or self.keep:
+            self.say(files_summary(self.n_written, self.n_unwritten, self.n_partial,
+                                   self.n_left, self.keep,
+                                   writes=not (self.args.check or self.args.diff)))
 
 
 def files_summary(written: int, unwritten: int, partial: int, left: int, keep: bool,
