@@ -30,7 +30,7 @@ from ..diagnostics import TranslationError
 from ..pattern_api import bind
 from ..rewrite.host_kernels import ENUM_KEYWORDS
 from .memory_order import Access, access_of, barrier
-from .tables import _is_rejected
+from .tables import is_rejected
 
 
 class Calls:
@@ -180,7 +180,7 @@ class Calls:
             except TranslationError as e:
                 first_error = first_error or e
                 results.append((cond, self._rejected(e)))
-        if all(_is_rejected(r) for _, r in results):
+        if all(is_rejected(r) for _, r in results):
             raise first_error
         same: dict = {}     # members the construct lowers alike: one branch
         for cond, r in results:
