@@ -15,42 +15,32 @@ _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
 def _as_tensor(x):
-    """Launchers take torch tensors and any DLPack array (CuPy, JAX, numba, ...). Triton has no
-    float8_e8m0fnu (block scales): such arrays travel as their bytes."""
+    """A tensor for `x` (any DLPack array); float8_e8m0fnu, which Triton lacks, as bytes."""
     if type(x) is not torch.Tensor:
         x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
-    if _E8M0 is not None and x.dtype is _E8M0:
-        x = x.view(torch.uint8)
-    return x
+    return x.view(torch.uint8) if _E8M0 is not None and x.dtype is _E8M0 else x
 
 
-def _check_ndim(kernel, name, x, ndim):
+def _check_ndim(k, name, x, ndim):
     if x.dim() != ndim:
-        raise ValueError(
-            f"{kernel}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}"
-        )
+        raise ValueError(f"{k}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
 
 
 def _needs_int64(*arrays):
-    """True when some element offset of some array reaches 2**31: offsets are then computed
-    in int64, otherwise in int32 (cheaper)."""
+    """Whether some element offset reaches 2**31: offsets in int64, else in int32 (cheaper)."""
     for x in arrays:
         if x.numel() < 2**31 - 1 and x.is_contiguous():  # the common case, without a loop
             continue
-        span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0)
-        if span >= 2**31 - 1:
+        if sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride()) if n > 0) >= 2**31 - 1:
             return True
     return False
 
 
 def _multiples(x):
-    """For each stride of `x`, then for each extent, the largest of 16, 8, 4, 2, 1 dividing it
-    (an extent only where its dimension is the contiguous one, else 1): the kernel relies on
-    these (see its `*_div` arguments) to vectorize, whichever dimension is contiguous."""
-    strides = x.stride()
-    return tuple(_multiple(s) for s in strides) + tuple(
-        _multiple(n) if s == 1 else 1 for n, s in zip(x.shape, strides)
-    )
+    """The kernel's `*_div`: per stride, then per extent of a unit-stride dimension (else 1),
+    the largest of 16, 8, 4, 2, 1 dividing it (the kernel vectorizes on them)."""
+    s = x.stride()
+    return (*map(_multiple, s), *(_multiple(n) if d == 1 else 1 for n, d in zip(x.shape, s)))
 
 
 def _multiple(v):
@@ -84,20 +74,16 @@ _SAME_STREAM = contextlib.nullcontext()
 
 
 def _on_stream(stream):
-    """The stream a cuTile launch names: a torch stream, an object with __cuda_stream__, a raw
-    handle, or None for the current stream. Naming the stream that is already current (as
-    cuTile code usually does) switches nothing, which keeps the launch cheap."""
+    """A context on `stream` (torch, __cuda_stream__, a handle or None); the current one: none."""
     if stream is None:
         return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
-        if stream == torch.cuda.current_stream(stream.device):
-            return _SAME_STREAM
-        return torch.cuda.stream(stream)
+        current = stream == torch.cuda.current_stream(stream.device)
+        return _SAME_STREAM if current else torch.cuda.stream(stream)
     if not torch.cuda.is_available():
         return _SAME_STREAM
-    if hasattr(stream, "__cuda_stream__"):
-        stream = stream.__cuda_stream__()[1]
-    return torch.cuda.stream(torch.cuda.ExternalStream(int(stream)))
+    handle = stream.__cuda_stream__()[1] if hasattr(stream, "__cuda_stream__") else stream
+    return torch.cuda.stream(torch.cuda.ExternalStream(int(handle)))
 
 
 # (id of the Triton kernel, launch key) -> (the kernel, its compiled kernel, device, the launch's
@@ -190,8 +176,7 @@ class _Uncached:
 
 
 def _ptxas_target():
-    """Whether ptxas options apply: NVIDIA GPUs (and Triton's interpreter, which takes every
-    option and uses none); ROCm's backend refuses the keyword."""
+    """Whether ptxas options apply (not on ROCm, which refuses them)."""
     return torch.version.hip is None
 
 
@@ -300,9 +285,8 @@ def _list_layout(arrays, ndim):
 
 
 def _row_tiles(count, tile_bytes, cached):
-    """(count, bytes) where a row of `count` tiles of `tile_bytes` fits in registers (at most
-    16 tiles and 64 KiB) and no cached array shares memory with another array
-    argument (`cached`: (array, the others) pairs); else (0, 0): the loops run as written."""
+    """(count, bytes) where a row of `count` tiles fits in registers (16 tiles, 64 KiB) and no
+    kept array (`cached`: (array, the others)) overlaps another; else (0, 0)."""
     if not 0 < count <= 16 or count * tile_bytes > 65536:
         return 0, 0
     for x, others in cached:
@@ -315,7 +299,6 @@ def _row_tiles(count, tile_bytes, cached):
 
 
 def _extent(x):
-    """The bytes an array's elements span: [first, end)."""
     if x.numel() == 0:
         return 0, 0
     span = sum((n - 1) * abs(s) for n, s in zip(x.shape, x.stride())) + 1
@@ -323,29 +306,21 @@ def _extent(x):
 
 
 def _row_warps(num_warps, row_tiles):
-    """Warps for a kernel keeping rows in registers: a warp per 4 KiB kept (at most 16, at
-    least what the launcher chose), so that no thread holds more than about 32 registers of
-    row (measured: 8 warps for 32 KiB rows, the launcher's 4 for 8-16 KiB). Rounded down to a
-    power of two, which Triton requires (a row of 3 tiles of 4 KiB: 2 warps, not 3)."""
+    """A warp per 4 KiB of row kept in registers (measured), a power of two from `num_warps`
+    to 16."""
     kept = max(b for _, b in row_tiles)
     warps = min(16, kept // 4096)
     return max(num_warps, 1 << warps.bit_length() - 1) if warps else num_warps
 
 
-# A tf32 matrix product's B operand gets a K-major copy when it has at least this many
-# elements and its product at least this many rows (the copy costs one read and one write of
-# B; a row-major B costs every block's wgmma one 4-byte copy per element).
+# A tf32 product's B operand gets a K-major copy from this many elements and product rows
 _K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
 
 
 def _k_major_tf32(stream, b, rows, others):
-    """`b`, or a copy of it with the same shape and values stored K-major, for a float32 array
-    whose tiles feed the B operand of tf32 matrix products (x @ b, K x N tiles) and that the
-    kernel never writes. On sm_90 wgmma reads tf32 operands only K-major from shared memory;
-    over a row-major B (N contiguous) Triton fills that buffer with one 4-byte copy per element
-    (82 TFLOP/s at 4096^3 on the H200, against 260 over a K-major B). Not copied: small
-    products, arrays already K-major, other GPUs, and an array sharing memory with another
-    argument (the copy would hide the kernel's writes through that one)."""
+    """`b`, a float32 B operand of tf32 products the kernel only reads, or a K-major copy of it
+    where sm_90's wgmma would read it row-major (82 TFLOP/s at 4096^3 on the H200, K-major 260);
+    not for small products, nor for an array sharing memory with another argument."""
     if (
         b.dtype is not torch.float32
         or b.dim() < 2
@@ -365,13 +340,11 @@ def _k_major_tf32(stream, b, rows, others):
 
 
 def _wgmma_device(device):
-    """Hopper (sm_90), where wgmma takes tf32 operands only K-major."""
     return device.type == "cuda" and torch.cuda.get_device_capability(device)[0] == 9
 
 
 def _k_major_copy(b):
-    """A copy of `b` (..., K, N) with the same shape and values, K contiguous; rows of the
-    copy padded to 32 elements so that each starts 128-byte aligned."""
+    """`b` (..., K, N) with K contiguous, rows padded to 32 elements (128-byte aligned)."""
     k, n = b.shape[-2], b.shape[-1]
     copy = torch.empty((*b.shape[:-2], n, -(-k // 32) * 32), dtype=b.dtype, device=b.device)[
         ..., :k
@@ -379,8 +352,7 @@ def _k_major_copy(b):
     if b.dim() > 3:
         copy.copy_(b.transpose(-1, -2))
         return copy.transpose(-1, -2)
-    # torch's copy of a transposed view moves about 1 TB/s on the H200, a
-    # quarter of what a tiled transpose reaches: the copy is a Triton kernel
+    # a tiled transpose: torch's copy of a transposed view is 4x slower on the H200
     src, dst = (b, copy) if b.dim() == 3 else (b[None], copy[None])
     grid = (triton.cdiv(k, 64), triton.cdiv(n, 64), src.shape[0])
     _k_major_copy_kernel[grid](
@@ -393,7 +365,6 @@ def _k_major_copy(b):
 def _k_major_copy_kernel(
     src, dst, K, N, src_sb, src_sk, src_sn, dst_sb, dst_sn, BK: tl.constexpr, BN: tl.constexpr
 ):
-    """dst[i, n, k] = src[i, k, n] over one BK x BN block (dst's last stride is 1)."""
     k = tl.program_id(0).to(tl.int64) * BK + tl.arange(0, BK)
     n = tl.program_id(1).to(tl.int64) * BN + tl.arange(0, BN)
     i = tl.program_id(2).to(tl.int64)
@@ -402,8 +373,7 @@ def _k_major_copy_kernel(
     tl.store(dst + i * dst_sb + n[None, :] * dst_sn + k[:, None], x, mask=mask)
 
 
-# TMA loads: the dtypes they are used for (measured: fp16 products), and
-# per CUDA device index, whether Triton drives its TMA unit (sm_90 and later, not ROCm)
+# TMA loads: their dtypes (measured: fp16 products); per device, whether it has TMA
 _TMA_DTYPES = (torch.float16, torch.bfloat16)
 
 
@@ -417,11 +387,8 @@ _SM_COUNTS = {}
 
 
 def _walk_programs(blocks, x):
-    """How many programs walk `blocks` blocks persistently, on the GPU holding `x`: at most one
-    per SM, and no more than the walk's rounds need. 4096 blocks take 32 rounds on the H200's
-    132 SMs, which 128 programs finish as well: no SM is left with a round of its own, and the
-    others run cooler (8192^3 fp16 matmul: 1.035x cuTile against 1.018x). Under
-    Triton's interpreter (CPU tensors) 3 SMs, so that programs walk several blocks."""
+    """Programs walking `blocks` blocks: at most one per SM of `x`'s GPU (3 on a CPU), no more
+    than the rounds need (8192^3 fp16 matmul on the H200: 1.035x cuTile, 1.018x one per SM)."""
     if not x.is_cuda:
         sms = 3
     else:
@@ -435,12 +402,8 @@ def _walk_programs(blocks, x):
 
 
 def _tma_descriptor(x, block):
-    """A TMA descriptor of the 2-D array `x` for tiles of shape `block`, or None where TMA
-    would not read what the kernel's pointer loads read (the kernel then takes those): TMA
-    needs a 16-byte aligned base, 16-byte multiples for every stride but the last, a last
-    stride of 1, rows that do not overlap, and tile rows of at least 16 bytes; it fills
-    out-of-bounds elements with zeros. On a CPU (Triton's interpreter, or the compile probe
-    of `tile2triton inspect`) descriptors are used wherever the layout allows them."""
+    """A TMA descriptor of the 2-D `x` for `block` tiles, or None where TMA would not read what
+    the kernel's pointer loads read (alignment, strides, overlapping rows, narrow tiles)."""
     if x.dtype not in _TMA_DTYPES or x.dim() != 2:
         return None
     if x.is_cuda:
@@ -481,10 +444,7 @@ def _tma_descriptor(x, block):
 
 
 def _tma_target():
-    """For CPU tensors, which reach a launcher under Triton's interpreter or in a compile check
-    for a GPU that is not here: TMA where torch reports a GPU that has it (sm_90 and later,
-    not ROCm), and where it reports none (the interpreter: descriptors wherever the layout
-    allows them)."""
+    """For CPU tensors (the interpreter, a compile check): TMA unless torch names a GPU without."""
     if torch.version.hip is not None:
         return False
     try:
@@ -494,12 +454,8 @@ def _tma_target():
 
 
 def _tf32_options():
-    """Launch options for kernels whose products may ask for tf32. Triton's ROCm backend has
-    tf32 only for gfx942 (MI300, compute capability 9.4 in torch) and refuses the precision
-    elsewhere; on another AMD GPU the launch allows it, and the backend computes those
-    products with the GPU's fp32 matrix instructions (gfx90a: v_mfma_f32_32x32x2f32, as for
-    input_precision="ieee"): exact fp32 products, within what tf32 promises. NVIDIA GPUs and
-    the interpreter: no options."""
+    """Options for tf32 products: ROCm has tf32 only on gfx942; elsewhere the launch allows it
+    and the backend multiplies in exact fp32 (gfx90a: v_mfma_f32_32x32x2f32)."""
     if torch.version.hip is None:
         return {}
     try:
@@ -514,9 +470,7 @@ _LAUNCHERS = {}  # Triton kernel -> its launcher, for kernels chosen at run time
 
 
 def _launcher_of(kernel):
-    """What launches `kernel`, a kernel value of host code: a Triton kernel of this module or
-    of another translated one (its launcher, from that module's table or by name), a
-    launcher, or a launcher with hints (replace_hints)."""
+    """The launcher of `kernel` (a translated Triton kernel, a launcher, a replace_hints one)."""
     if isinstance(kernel, triton.KernelInterface):  # (also under TRITON_INTERPRET)
         launcher = _LAUNCHERS.get(kernel)
         if launcher is None:
@@ -546,9 +500,7 @@ def _launch(stream, grid, kernel, args):
 
 
 def _callee_error(e):
-    """Triton reports an error in a function that a kernel calls at the call only, with no
-    message; the function's own error (a failed tl.static_assert, with its message) is the
-    exception's cause. That error again, to raise from the launch."""
+    """The error of a function the kernel calls (Triton reports only the call): its cause."""
     inner = e
     while isinstance(inner.__cause__, triton.CompilationError):
         inner = inner.__cause__
@@ -591,15 +543,9 @@ _L2_SCRATCH = {}
 
 
 def _time_us(fn, flush_l2):
-    """Per-launch times in microseconds. On a GPU, after 3 warm-up calls, one launch between
-    CUDA events per sample, in batches of 5 until the mean is known to 1 % or 0.5 us (95 %
-    confidence), or after 1000 samples or 5 s of kernel time: the stopping rule ct.tune
-    documents, so that a search takes about as long as cuTile's (a fixed 125 ms per config
-    through triton.testing.do_bench took 4x as long). With `flush_l2`, four L2
-    sizes are zeroed before each sample: L2 is emptied, and the GPU is still busy with that
-    while the host launches, so that the events time the kernel and not the launcher's host
-    time (which made samples noisy and searches long). Elsewhere wall clock
-    (TRITON_INTERPRET: exercises the search, times nothing)."""
+    """Per-launch microseconds: on a GPU, CUDA events until the mean is known to 1 % or 0.5 us
+    (ct.tune's rule), after zeroing 4 L2 sizes with `flush_l2` (the GPU busy while the host
+    launches: the events time the kernel only); elsewhere wall clock."""
     if torch.cuda.is_available():
         device = torch.cuda.current_device()
         scratch = None

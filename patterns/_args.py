@@ -146,6 +146,39 @@ def axis_list(call, param: str, cx, rank, negative_ok: bool = False):
     return sorted(set(axes))
 
 
+def launch_axes(call, param: str, cx, rank):
+    """Reduction axes that ct.Constant[int] parameters give (`axis=(a1, a2)`), known only per
+    launch: (the axes as written, each as Triton code, and each made non-negative as a Triton
+    constexpr expression, `(a1 % 3)`), or None where no axis is such a parameter (axis_list
+    reads those). Triton specializes on the parameters, so the expressions fold per launch;
+    the tile's rank must be known here, to make the axes non-negative."""
+    low = call.arg(param)
+    v = low.val
+    if isinstance(v, ConstExprV):
+        items = [low]
+    elif isinstance(v, TupleV) and v.known:
+        items = tuple_items(low) or []
+    else:
+        return None
+
+    def literal(it):
+        return isinstance(it.val, ConstV) and isinstance(it.val.value, int) \
+            and not isinstance(it.val.value, bool)
+
+    if not any(isinstance(it.val, ConstExprV) for it in items) or not all(
+            literal(it) or isinstance(it.val, ConstExprV) and it.val.kind == "int"
+            for it in items):
+        return None
+    if rank is None:
+        raise cx.error(call.node_of(param), "T2T105",
+                       f"ct.{call.name}: axes given by ct.Constant parameters on a tile whose "
+                       "rank is unknown here",
+                       help="give the tile a known rank, or write the axes as literals")
+    written = [repr(it.val.value) if literal(it) else it.code for it in items]
+    return written, [str(it.val.value % rank) if literal(it) else f"({it.code} % {rank})"
+                     for it in items]
+
+
 # ---------------------------------------------------------------- arrays and indices
 
 

@@ -2,13 +2,14 @@
 
 cuTile takes `axis` as None, an int or a tuple and spells `keepdims`; Triton reduces one axis at
 a time and spells `keep_dims`. Tuple axes become nested reductions from the highest axis down,
-so the remaining axis numbers stay valid. cuTile keeps the input dtype: tl.sum promotes fp16,
+so the remaining axis numbers stay valid. Axes that ct.Constant[int] parameters give stay
+constexpr expressions that Triton folds per specialization (`(a1 % 3)`). cuTile keeps the input dtype: tl.sum promotes fp16,
 bf16 and small integers, so those go through `_sum`, which casts back.
 """
 from tile2triton.model import INT_DTYPES, WIDE_DTYPES, ConstV, Lowered, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
-from ._args import axis_list, const_bool, require_tile
+from ._args import axis_list, const_bool, launch_axes, require_tile
 from ._common import dtype_of, shape_code, tile_shape
 
 
@@ -157,6 +158,59 @@ def reduced_shape(shape, axes, keep):
                  if keep or i not in axes)
 
 
+def _launch_axes_source(n):
+    axes = ", ".join(f"A{k}: tl.constexpr" for k in range(n))
+    lines = ["@triton.jit", f"def _launch_axes_{n}(x, RANK: tl.constexpr, {axes}):",
+             '    """Reduction axes given by ct.Constant parameters, checked per specialization '
+             'as cuTile checks them while compiling."""']
+    for k in range(n):
+        lines.append(f'    tl.static_assert(-RANK <= A{k} and A{k} < RANK, '
+                     f'"reduction axis out of range for the tile\'s rank")')
+    for k in range(n):
+        for j in range(k):
+            lines.append(f'    tl.static_assert((A{j} - A{k}) % RANK != 0, '
+                         f'"repeated reduction axis")')
+    lines.append("    return x")
+    return "\n".join(lines) + "\n"
+
+
+LAUNCH_AXES = DeviceHelper("_launch_axes_{n}", lambda n: _launch_axes_source(n))
+
+
+def descending(norm, j):
+    """Triton code of the j-th largest of the distinct axes `norm` (constexpr expressions):
+    the axis that exactly j of the others exceed."""
+    if len(norm) == 1:
+        return norm[0]
+    code = norm[-1]
+    for m in range(len(norm) - 2, -1, -1):
+        greater = " + ".join(f"({o} > {norm[m]})" for i, o in enumerate(norm) if i != m)
+        code = f"({norm[m]} if {greater} == {j} else {code})"
+    return code
+
+
+def launch_reduced_shape(shape, norm, keep):
+    """The shape of a reduction over the axes `norm` (constexpr expressions): each extent a
+    constexpr expression choosing, per specialization, the extent it keeps (1 with keepdims)."""
+    def reduced(i):
+        return " or ".join(f"{a} == {i}" for a in norm)
+
+    if keep:
+        return tuple(s if str(s) == "1" else f"(1 if {reduced(i)} else {s})"
+                     for i, s in enumerate(shape))
+    out = []
+    for j in range(len(shape) - len(norm)):
+        # result extent j is source extent i where i is not reduced and i - j axes below it are
+        cands = list(range(j, min(j + len(norm), len(shape) - 1) + 1))
+        code = str(shape[cands[-1]])
+        for i in reversed(cands[:-1]):
+            below = " + ".join(f"({a} < {i})" for a in norm)
+            kept = f"not ({reduced(i)})" + (f" and {below} == {i - j}" if i else "")
+            code = f"({shape[i]} if {kept} else {code})"
+        out.append(code)
+    return tuple(out)
+
+
 class Reduce(Pattern):
     constructs = ("sum", "max", "min", "prod")
     summary = "reductions over None / an axis / a tuple of axes, with keepdims"
@@ -202,13 +256,21 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int], FLAT: ct.Constant[bool])
         a = ct.load(x, (0, 0), (TM, TN))
     ct.store(y, (0,), ct.max(a, axis=-1, keepdims=True).astype(ct.float32))
 """, expect=["tl.max(a, axis=-1, keep_dims=True)"]),
+        Example("""
+@ct.kernel
+def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int], A: ct.Constant[int]):
+    a = ct.load(x, (0, 0), (TM, TN))
+    ct.store(y, (0, 0), ct.max(a, axis=A, keepdims=True))
+""", expect=["tl.static_assert(-RANK <= A0 and A0 < RANK",
+             "tl.max(_launch_axes_1(a, 2, A), axis=(A % 2), keep_dims=True)"]),
     ]
 
     def lower(self, call, cx):
         x = require_tile(call, "x", cx)
         shape = tile_shape(x)
         rank = len(shape) if shape is not None else None
-        axes = axis_list(call, "axis", cx, rank, negative_ok=True)
+        at_launch = launch_axes(call, "axis", cx, rank)
+        axes = None if at_launch else axis_list(call, "axis", cx, rank, negative_ok=True)
         keep_v = call.val("keepdims")
         if not isinstance(keep_v, ConstV):
             raise cx.error(call.node_of("keepdims"), "T2T103",
@@ -217,6 +279,8 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int], FLAT: ct.Constant[bool])
         keep = bool(keep_v.value)
         d = dtype_of(x)
         nan = propagate_nan(call, cx)
+        if at_launch:
+            return self.lower_launch_axes(call, cx, x, shape, at_launch, keep, d, nan)
         if axes and axes[0] < 0:       # a tile of unknown rank: from the first axis on
             code = x.code
             for a in axes:
@@ -248,6 +312,29 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int], FLAT: ct.Constant[bool])
             if call.name in ("max", "min"):
                 code = f"{code}.to(tl.int32)"
         return Lowered(code, TileV(shape=reduced_shape(shape, axes, keep), dtype=d))
+
+    def lower_launch_axes(self, call, cx, x, shape, at_launch, keep, d, nan):
+        """Axes that ct.Constant[int] parameters give (`axis=(a1, a2)`): one translation for
+        every value, Triton folding the axis expressions per specialization (a translation
+        per value would be one per axis combination, unbounded by the module). A helper
+        checks the axes as cuTile does while compiling (in range, none repeated); without
+        keepdims the axes are reduced from the highest down, so the others stay valid."""
+        written, norm = at_launch
+        check = cx.need(LAUNCH_AXES, n=len(norm))
+        code = f"{check}({x.code}, {len(shape)}, {', '.join(written)})"
+        order = norm if keep else [descending(norm, j) for j in range(len(norm))]
+        for a in order:
+            if nan is not False and call.name in ("max", "min") and d not in INT_DTYPES \
+                    and d != "bool_":
+                cx.need(NAN_COMBINE[call.name])
+                code = f"{cx.need(EXTREMUM_NAN, name=call.name)}({code}, {a}, {keep}, {nan})"
+            else:
+                code = self.one(call.name, code, a, keep, d, cx)
+        if d == "bool_":        # cuTile reduces booleans as int32
+            d = "int32"
+            if call.name in ("max", "min"):
+                code = f"{code}.to(tl.int32)"
+        return Lowered(code, TileV(shape=launch_reduced_shape(shape, norm, keep), dtype=d))
 
     @staticmethod
     def one(name, code, axis, keep, dtype, cx):

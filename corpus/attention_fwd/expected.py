@@ -384,36 +384,13 @@ def flash_attn_fwd_kernel(
 def launch_flash_attn_fwd_kernel(
     stream, grid, q, k, v, out, sm_scale, TQ, TK, D, CAUSAL, *, hints=None
 ):
-    """Run `flash_attn_fwd_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, flash_attn_fwd_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    q = _as_tensor(q)
-    k = _as_tensor(k)
-    v = _as_tensor(v)
-    out = _as_tensor(out)
+    q, k, v, out = _as_tensor(q), _as_tensor(k), _as_tensor(v), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        q,
-        *q.shape,
-        *q.stride(),
-        k,
-        *k.shape,
-        *k.stride(),
-        v,
-        *v.shape,
-        *v.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        sm_scale,
-        TQ,
-        TK,
-        D,
-        CAUSAL,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (q, *q.shape, *q.stride(), k, *k.shape, *k.stride(), v, *v.shape, *v.stride())
+    args += (out, *out.shape, *out.stride(), sm_scale, TQ, TK, D, CAUSAL)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         q.dtype,
         q.data_ptr() & 15,
@@ -463,14 +440,11 @@ def launch_flash_attn_fwd_kernel(
         )
         * D,
     )
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
-    # larger tiles need more warps and a deeper software pipeline.
+    # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     float_dtypes = {t.dtype for t in [q, k, v, out] if t.dtype.is_floating_point}
-    # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
-    # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (an FFT's products: 2.7 ms against 10.3 on the H200); on NVIDIA GPUs only
+    # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
     ptx_options = (
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
@@ -494,8 +468,7 @@ def launch_flash_attn_fwd_kernel(
                 )
                 break
             except triton.OutOfResources:
-                # large tiles: a software pipeline one stage shorter, until its buffers fit in
-                # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
+                # large tiles: one stage fewer until the pipeline fits in shared memory
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

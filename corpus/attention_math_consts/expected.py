@@ -379,35 +379,13 @@ def attention_exp2_kernel(
 
 
 def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *, hints=None):
-    """Run `attention_exp2_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, attention_exp2_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    Q = _as_tensor(Q)
-    K = _as_tensor(K)
-    V = _as_tensor(V)
-    O = _as_tensor(O)
+    Q, K, V, O = _as_tensor(Q), _as_tensor(K), _as_tensor(V), _as_tensor(O)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        Q,
-        *Q.shape,
-        *Q.stride(),
-        K,
-        *K.shape,
-        *K.stride(),
-        V,
-        *V.shape,
-        *V.stride(),
-        O,
-        *O.shape,
-        *O.stride(),
-        scale,
-        BQ,
-        BK,
-        HD,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (Q, *Q.shape, *Q.stride(), K, *K.shape, *K.stride(), V, *V.shape, *V.stride())
+    args += (O, *O.shape, *O.stride(), scale, BQ, BK, HD)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         Q.dtype,
         Q.data_ptr() & 15,
@@ -438,14 +416,11 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
     _check_ndim("attention_exp2_kernel", "V", V, 3)
     _check_ndim("attention_exp2_kernel", "O", O, 3)
     tile_elems = max(BQ * HD, BQ, BK * HD, BQ * BK, BK)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
-    # larger tiles need more warps and a deeper software pipeline.
+    # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     float_dtypes = {t.dtype for t in [Q, K, V, O] if t.dtype.is_floating_point}
-    # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
-    # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (an FFT's products: 2.7 ms against 10.3 on the H200); on NVIDIA GPUs only
+    # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
     ptx_options = (
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
@@ -469,8 +444,7 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
                 )
                 break
             except triton.OutOfResources:
-                # large tiles: a software pipeline one stage shorter, until its buffers fit in
-                # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
+                # large tiles: one stage fewer until the pipeline fits in shared memory
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

@@ -177,36 +177,18 @@ def outer_kernel(
 
 
 def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
-    """Run `outer_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, outer_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    u = _as_tensor(u)
-    v = _as_tensor(v)
-    out = _as_tensor(out)
+    u, v, out = _as_tensor(u), _as_tensor(v), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
     tile_elems = max(TM, TN, TM * TN)
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (
-        u,
-        *u.shape,
-        *u.stride(),
-        v,
-        *v.shape,
-        *v.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        TM,
-        TN,
-        grid_x,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (u, *u.shape, *u.stride(), v, *v.shape, *v.stride(), out, *out.shape, *out.stride(), TM)
+    args += (TN, grid_x)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         u.dtype,
         u.data_ptr() & 15,
@@ -229,8 +211,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
     _check_ndim("outer_kernel", "u", u, 1)
     _check_ndim("outer_kernel", "v", v, 1)
     _check_ndim("outer_kernel", "out", out, 2)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
@@ -327,26 +308,12 @@ def pool_permute_kernel(
 
 
 def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
-    """Run `pool_permute_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, pool_permute_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    out = _as_tensor(out)
+    x, out = _as_tensor(x), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        TB,
-        TM,
-        TH,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), TB, TM, TH)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -366,15 +333,10 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
     _check_ndim("pool_permute_kernel", "x", x, 3)
     _check_ndim("pool_permute_kernel", "out", out, 3)
     tile_elems = max(TB * TM * (2 * TH), TH * TB * TM)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
-    constexprs = dict(
-        x_div=_multiples(x),
-        out_div=_multiples(out),
-        USE_INT64=_needs_int64(x, out),
-    )
+    constexprs = dict(x_div=_multiples(x), out_div=_multiples(out), USE_INT64=_needs_int64(x, out))
     with _on_stream(stream):
         compiled = pool_permute_kernel[_grid(grid)](
             *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas

@@ -180,37 +180,24 @@ def col_stats(
 
 
 def launch_col_stats(stream, grid, x, q, col_sum, col_absmax, col_min, TM, TN, *, hints=None):
-    """Run `col_stats` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, col_stats, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    q = _as_tensor(q)
-    col_sum = _as_tensor(col_sum)
-    col_absmax = _as_tensor(col_absmax)
-    col_min = _as_tensor(col_min)
+    x, q, col_sum = _as_tensor(x), _as_tensor(q), _as_tensor(col_sum)
+    col_absmax, col_min = _as_tensor(col_absmax), _as_tensor(col_min)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        q,
-        *q.shape,
-        *q.stride(),
+    args = (x, *x.shape, *x.stride(), q, *q.shape, *q.stride())
+    args += (
         col_sum,
         *col_sum.shape,
         *col_sum.stride(),
+    )
+    args += (
         col_absmax,
         *col_absmax.shape,
         *col_absmax.stride(),
-        col_min,
-        *col_min.shape,
-        *col_min.stride(),
-        TM,
-        TN,
     )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args += (col_min, *col_min.shape, *col_min.stride(), TM, TN)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -244,8 +231,7 @@ def launch_col_stats(stream, grid, x, q, col_sum, col_absmax, col_min, TM, TN, *
     _check_ndim("col_stats", "col_absmax", col_absmax, 1)
     _check_ndim("col_stats", "col_min", col_min, 1)
     tile_elems = max(TM * TN, TN, TM)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

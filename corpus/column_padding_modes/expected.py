@@ -142,33 +142,15 @@ def column_stats_kernel(
 
 
 def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, TN, *, hints=None):
-    """Run `column_stats_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, column_stats_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    col_max = _as_tensor(col_max)
-    col_min = _as_tensor(col_min)
+    x, col_max, col_min = _as_tensor(x), _as_tensor(col_max), _as_tensor(col_min)
     col_sum = _as_tensor(col_sum)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        col_max,
-        *col_max.shape,
-        *col_max.stride(),
-        col_min,
-        *col_min.shape,
-        *col_min.stride(),
-        col_sum,
-        *col_sum.shape,
-        *col_sum.stride(),
-        TM,
-        TN,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), col_max, *col_max.shape, *col_max.stride())
+    args += (col_min, *col_min.shape, *col_min.stride(), col_sum, *col_sum.shape, *col_sum.stride())
+    args += (TM, TN)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -197,8 +179,7 @@ def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, T
     _check_ndim("column_stats_kernel", "col_min", col_min, 1)
     _check_ndim("column_stats_kernel", "col_sum", col_sum, 1)
     tile_elems = max(TM * TN, TN)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

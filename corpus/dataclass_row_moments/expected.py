@@ -258,26 +258,12 @@ def standardize_rows(
 
 
 def launch_standardize_rows(stream, grid, x, y, n_cols, TM, TN, *, hints=None):
-    """Run `standardize_rows` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, standardize_rows, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    y = _as_tensor(y)
+    x, y = _as_tensor(x), _as_tensor(y)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        y,
-        *y.shape,
-        *y.stride(),
-        n_cols,
-        TM,
-        TN,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), y, *y.shape, *y.stride(), n_cols, TM, TN)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -297,15 +283,10 @@ def launch_standardize_rows(stream, grid, x, y, n_cols, TM, TN, *, hints=None):
     _check_ndim("standardize_rows", "x", x, 2)
     _check_ndim("standardize_rows", "y", y, 2)
     tile_elems = TM
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
-    constexprs = dict(
-        x_div=_multiples(x),
-        y_div=_multiples(y),
-        USE_INT64=_needs_int64(x, y),
-    )
+    constexprs = dict(x_div=_multiples(x), y_div=_multiples(y), USE_INT64=_needs_int64(x, y))
     with _on_stream(stream):
         compiled = standardize_rows[_grid(grid)](
             *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas

@@ -129,39 +129,20 @@ def bucket_kernel(
 
 
 def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hints=None):
-    """Run `bucket_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, bucket_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    keys = _as_tensor(keys)
-    bucket = _as_tensor(bucket)
-    slot = _as_tensor(slot)
+    keys, bucket, slot = _as_tensor(keys), _as_tensor(bucket), _as_tensor(slot)
     weight = _as_tensor(weight)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
     tile_elems = TILE
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (
-        keys,
-        *keys.shape,
-        *keys.stride(),
-        bucket,
-        *bucket.shape,
-        *bucket.stride(),
-        slot,
-        *slot.shape,
-        *slot.stride(),
-        weight,
-        *weight.shape,
-        *weight.stride(),
-        TILE,
-        grid_x,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (keys, *keys.shape, *keys.stride(), bucket, *bucket.shape, *bucket.stride())
+    args += (slot, *slot.shape, *slot.stride(), weight, *weight.shape, *weight.stride(), TILE)
+    args += (grid_x,)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         keys.dtype,
         keys.data_ptr() & 15,
@@ -188,8 +169,7 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
     _check_ndim("bucket_kernel", "bucket", bucket, 1)
     _check_ndim("bucket_kernel", "slot", slot, 1)
     _check_ndim("bucket_kernel", "weight", weight, 1)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -89,30 +89,13 @@ def scale_live_rows(
 
 
 def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN, *, hints=None):
-    """Run `scale_live_rows` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, scale_live_rows, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    lengths = _as_tensor(lengths)
-    out = _as_tensor(out)
+    x, lengths, out = _as_tensor(x), _as_tensor(lengths), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        lengths,
-        *lengths.shape,
-        *lengths.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        n_valid,
-        scale,
-        TN,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), lengths, *lengths.shape, *lengths.stride())
+    args += (out, *out.shape, *out.stride(), n_valid, scale, TN)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -137,8 +120,7 @@ def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN, *,
     _check_ndim("scale_live_rows", "lengths", lengths, 1)
     _check_ndim("scale_live_rows", "out", out, 2)
     tile_elems = TN
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -327,40 +327,30 @@ def math_kernel(
 def launch_math_kernel(
     stream, grid, x, y, out_explog, out_trig, out_round, out_misc, TILE, *, hints=None
 ):
-    """Run `math_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, math_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    y = _as_tensor(y)
-    out_explog = _as_tensor(out_explog)
-    out_trig = _as_tensor(out_trig)
-    out_round = _as_tensor(out_round)
+    x, y, out_explog = _as_tensor(x), _as_tensor(y), _as_tensor(out_explog)
+    out_trig, out_round = _as_tensor(out_trig), _as_tensor(out_round)
     out_misc = _as_tensor(out_misc)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        y,
-        *y.shape,
-        *y.stride(),
+    args = (x, *x.shape, *x.stride(), y, *y.shape, *y.stride())
+    args += (
         out_explog,
         *out_explog.shape,
         *out_explog.stride(),
+    )
+    args += (
         out_trig,
         *out_trig.shape,
         *out_trig.stride(),
+    )
+    args += (
         out_round,
         *out_round.shape,
         *out_round.stride(),
-        out_misc,
-        *out_misc.shape,
-        *out_misc.stride(),
-        TILE,
     )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args += (out_misc, *out_misc.shape, *out_misc.stride(), TILE)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -398,8 +388,7 @@ def launch_math_kernel(
     _check_ndim("math_kernel", "out_round", out_round, 1)
     _check_ndim("math_kernel", "out_misc", out_misc, 1)
     tile_elems = TILE
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -123,29 +123,13 @@ def embedding_kernel(
 
 
 def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None):
-    """Run `embedding_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, embedding_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    table = _as_tensor(table)
-    ids = _as_tensor(ids)
-    out = _as_tensor(out)
+    table, ids, out = _as_tensor(table), _as_tensor(ids), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        table,
-        *table.shape,
-        *table.stride(),
-        ids,
-        *ids.shape,
-        *ids.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        TT,
-        TD,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (table, *table.shape, *table.stride(), ids, *ids.shape, *ids.stride())
+    args += (out, *out.shape, *out.stride(), TT, TD)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known_1 = (
         table.dtype,
         table.data_ptr() & 15,
@@ -169,8 +153,7 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
     _check_ndim("embedding_kernel", "ids", ids, 1)
     _check_ndim("embedding_kernel", "out", out, 2)
     tile_elems = max(TT, TD, TT * TD)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -94,25 +94,12 @@ def first_match(
 
 
 def launch_first_match(stream, grid, x, out, threshold, TN, *, hints=None):
-    """Run `first_match` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, first_match, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    out = _as_tensor(out)
+    x, out = _as_tensor(x), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        threshold,
-        TN,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), threshold, TN)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -131,15 +118,10 @@ def launch_first_match(stream, grid, x, out, threshold, TN, *, hints=None):
     _check_ndim("first_match", "x", x, 2)
     _check_ndim("first_match", "out", out, 1)
     tile_elems = TN
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
-    constexprs = dict(
-        x_div=_multiples(x),
-        out_div=_multiples(out),
-        USE_INT64=_needs_int64(x, out),
-    )
+    constexprs = dict(x_div=_multiples(x), out_div=_multiples(out), USE_INT64=_needs_int64(x, out))
     with _on_stream(stream):
         compiled = first_match[_grid(grid)](
             *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas

@@ -116,35 +116,18 @@ def float_bits_kernel(
 
 
 def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None):
-    """Run `float_bits_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, float_bits_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    raw = _as_tensor(raw)
-    exponent = _as_tensor(exponent)
+    x, raw, exponent = _as_tensor(x), _as_tensor(raw), _as_tensor(exponent)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
     tile_elems = TILE
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        raw,
-        *raw.shape,
-        *raw.stride(),
-        exponent,
-        *exponent.shape,
-        *exponent.stride(),
-        TILE,
-        grid_x,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), raw, *raw.shape, *raw.stride())
+    args += (exponent, *exponent.shape, *exponent.stride(), TILE, grid_x)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -166,8 +149,7 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
     _check_ndim("float_bits_kernel", "x", x, 1)
     _check_ndim("float_bits_kernel", "raw", raw, 1)
     _check_ndim("float_bits_kernel", "exponent", exponent, 1)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -379,47 +379,20 @@ def functional_ops_kernel(
 
 
 def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, hints=None):
-    """Run `functional_ops_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, functional_ops_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    a = _as_tensor(a)
-    b = _as_tensor(b)
-    i = _as_tensor(i)
-    j = _as_tensor(j)
-    fres = _as_tensor(fres)
+    a, b, i, j, fres = _as_tensor(a), _as_tensor(b), _as_tensor(i), _as_tensor(j), _as_tensor(fres)
     ires = _as_tensor(ires)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
     tile_elems = TILE
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (
-        a,
-        *a.shape,
-        *a.stride(),
-        b,
-        *b.shape,
-        *b.stride(),
-        i,
-        *i.shape,
-        *i.stride(),
-        j,
-        *j.shape,
-        *j.stride(),
-        fres,
-        *fres.shape,
-        *fres.stride(),
-        ires,
-        *ires.shape,
-        *ires.stride(),
-        TILE,
-        grid_x,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), i, *i.shape, *i.stride())
+    args += (j, *j.shape, *j.stride(), fres, *fres.shape, *fres.stride())
+    args += (ires, *ires.shape, *ires.stride(), TILE, grid_x)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         a.dtype,
         a.data_ptr() & 15,
@@ -456,8 +429,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     _check_ndim("functional_ops_kernel", "j", j, 1)
     _check_ndim("functional_ops_kernel", "fres", fres, 2)
     _check_ndim("functional_ops_kernel", "ires", ires, 2)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

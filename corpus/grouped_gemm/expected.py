@@ -265,9 +265,7 @@ def grouped_gemm(
 
 
 def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
-    """Run `grouped_gemm` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, grouped_gemm, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
     num_ctas = _by_target(hints.get("num_ctas", 1))
     As = [_as_tensor(t) for t in As]
@@ -276,29 +274,17 @@ def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
     Bs_tables = _array_tables("grouped_gemm", "Bs", Bs, 2)
     Cs = [_as_tensor(t) for t in Cs]
     Cs_tables = _array_tables("grouped_gemm", "Cs", Cs, 2)
-    args = (
-        *As_tables,
-        *Bs_tables,
-        *Cs_tables,
-        TM,
-        TN,
-        TK,
-    )
+    args = (*As_tables, *Bs_tables, *Cs_tables, TM, TN, TK)
     tile_elems = max(TM * TN, TM * TK, TK * TN)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
-    # larger tiles need more warps and a deeper software pipeline.
+    # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     float_dtypes = {t.dtype for t in [*As, *Bs, *Cs] if t.dtype.is_floating_point}
-    # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
-    # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (an FFT's products: 2.7 ms against 10.3 on the H200); on NVIDIA GPUs only
+    # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
     ptx_options = (
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
-    constexprs = dict(
-        USE_INT64=_needs_int64(*As, *Bs, *Cs),
-    )
+    constexprs = dict(USE_INT64=_needs_int64(*As, *Bs, *Cs))
     with _on_stream(stream):
         while True:
             try:
@@ -312,8 +298,7 @@ def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
                 )
                 break
             except triton.OutOfResources:
-                # large tiles: a software pipeline one stage shorter, until its buffers fit in
-                # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
+                # large tiles: one stage fewer until the pipeline fits in shared memory
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

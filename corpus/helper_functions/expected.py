@@ -162,29 +162,13 @@ def swiglu_kernel(
 
 
 def launch_swiglu_kernel(stream, grid, gate, up, out, TM, TN, *, hints=None):
-    """Run `swiglu_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, swiglu_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    gate = _as_tensor(gate)
-    up = _as_tensor(up)
-    out = _as_tensor(out)
+    gate, up, out = _as_tensor(gate), _as_tensor(up), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        gate,
-        *gate.shape,
-        *gate.stride(),
-        up,
-        *up.shape,
-        *up.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        TM,
-        TN,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (gate, *gate.shape, *gate.stride(), up, *up.shape, *up.stride())
+    args += (out, *out.shape, *out.stride(), TM, TN)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         gate.dtype,
         gate.data_ptr() & 15,
@@ -208,8 +192,7 @@ def launch_swiglu_kernel(stream, grid, gate, up, out, TM, TN, *, hints=None):
     _check_ndim("swiglu_kernel", "up", up, 2)
     _check_ndim("swiglu_kernel", "out", out, 2)
     tile_elems = TM * TN
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -103,26 +103,12 @@ def histogram_kernel(
 
 
 def launch_histogram_kernel(stream, grid, x, hist, lo, hi, TILE, *, hints=None):
-    """Run `histogram_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, histogram_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    hist = _as_tensor(hist)
+    x, hist = _as_tensor(x), _as_tensor(hist)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        hist,
-        *hist.shape,
-        *hist.stride(),
-        lo,
-        hi,
-        TILE,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), hist, *hist.shape, *hist.stride(), lo, hi, TILE)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -142,14 +128,11 @@ def launch_histogram_kernel(stream, grid, x, hist, lo, hi, TILE, *, hints=None):
     _check_ndim("histogram_kernel", "x", x, 1)
     _check_ndim("histogram_kernel", "hist", hist, 1)
     tile_elems = TILE
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
-        x_div=_multiples(x),
-        hist_div=_multiples(hist),
-        USE_INT64=_needs_int64(x, hist),
+        x_div=_multiples(x), hist_div=_multiples(hist), USE_INT64=_needs_int64(x, hist)
     )
     with _on_stream(stream):
         compiled = histogram_kernel[_grid(grid)](

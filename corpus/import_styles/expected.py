@@ -79,29 +79,13 @@ def row_dot_kernel(
 
 
 def launch_row_dot_kernel(stream, grid, x, y, out, TM, TN, *, hints=None):
-    """Run `row_dot_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, row_dot_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    y = _as_tensor(y)
-    out = _as_tensor(out)
+    x, y, out = _as_tensor(x), _as_tensor(y), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        y,
-        *y.shape,
-        *y.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        TM,
-        TN,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), y, *y.shape, *y.stride(), out, *out.shape, *out.stride(), TM)
+    args += (TN,)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -125,8 +109,7 @@ def launch_row_dot_kernel(stream, grid, x, y, out, TM, TN, *, hints=None):
     _check_ndim("row_dot_kernel", "y", y, 2)
     _check_ndim("row_dot_kernel", "out", out, 1)
     tile_elems = max(TM, TM * TN)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

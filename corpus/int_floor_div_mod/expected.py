@@ -192,49 +192,20 @@ def floor_div_mod_kernel(
 
 
 def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, hints=None):
-    """Run `floor_div_mod_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, floor_div_mod_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    d = _as_tensor(d)
-    q = _as_tensor(q)
-    r = _as_tensor(r)
-    qs = _as_tensor(qs)
+    x, d, q, r, qs = _as_tensor(x), _as_tensor(d), _as_tensor(q), _as_tensor(r), _as_tensor(qs)
     rs = _as_tensor(rs)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
     tile_elems = TM * TN
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        d,
-        *d.shape,
-        *d.stride(),
-        q,
-        *q.shape,
-        *q.stride(),
-        r,
-        *r.shape,
-        *r.stride(),
-        qs,
-        *qs.shape,
-        *qs.stride(),
-        rs,
-        *rs.shape,
-        *rs.stride(),
-        s,
-        TM,
-        TN,
-        grid_x,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), d, *d.shape, *d.stride(), q, *q.shape, *q.stride())
+    args += (r, *r.shape, *r.stride(), qs, *qs.shape, *qs.stride(), rs, *rs.shape, *rs.stride(), s)
+    args += (TM, TN, grid_x)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -273,8 +244,7 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
     _check_ndim("floor_div_mod_kernel", "r", r, 2)
     _check_ndim("floor_div_mod_kernel", "qs", qs, 2)
     _check_ndim("floor_div_mod_kernel", "rs", rs, 2)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

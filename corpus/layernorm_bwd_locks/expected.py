@@ -308,53 +308,22 @@ def layernorm_bwd(
 def launch_layernorm_bwd(
     stream, grid, x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, GROUPS, TN, *, hints=None
 ):
-    """Run `layernorm_bwd` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, layernorm_bwd, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    dy = _as_tensor(dy)
-    w = _as_tensor(w)
-    mean = _as_tensor(mean)
-    rstd = _as_tensor(rstd)
-    dx = _as_tensor(dx)
-    dw_partial = _as_tensor(dw_partial)
-    db_partial = _as_tensor(db_partial)
-    locks = _as_tensor(locks)
+    x, dy, w, mean = _as_tensor(x), _as_tensor(dy), _as_tensor(w), _as_tensor(mean)
+    rstd, dx, dw_partial = _as_tensor(rstd), _as_tensor(dx), _as_tensor(dw_partial)
+    db_partial, locks = _as_tensor(db_partial), _as_tensor(locks)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        dy,
-        *dy.shape,
-        *dy.stride(),
-        w,
-        *w.shape,
-        *w.stride(),
-        mean,
-        *mean.shape,
-        *mean.stride(),
-        rstd,
-        *rstd.shape,
-        *rstd.stride(),
-        dx,
-        *dx.shape,
-        *dx.stride(),
-        dw_partial,
-        *dw_partial.shape,
-        *dw_partial.stride(),
+    args = (x, *x.shape, *x.stride(), dy, *dy.shape, *dy.stride(), w, *w.shape, *w.stride())
+    args += (mean, *mean.shape, *mean.stride(), rstd, *rstd.shape, *rstd.stride())
+    args += (dx, *dx.shape, *dx.stride(), dw_partial, *dw_partial.shape, *dw_partial.stride())
+    args += (
         db_partial,
         *db_partial.shape,
         *db_partial.stride(),
-        locks,
-        *locks.shape,
-        *locks.stride(),
-        GROUPS,
-        TN,
     )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args += (locks, *locks.shape, *locks.stride(), GROUPS, TN)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -408,8 +377,7 @@ def launch_layernorm_bwd(
     _check_ndim("layernorm_bwd", "db_partial", db_partial, 2)
     _check_ndim("layernorm_bwd", "locks", locks, 1)
     tile_elems = TN
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -201,19 +201,12 @@ def layernorm_fwd_kernel(
 def launch_layernorm_fwd_kernel(
     stream, grid, x, weight, bias, out, mean_out, rstd_out, eps, TILE_N, *, hints=None
 ):
-    """Run `layernorm_fwd_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, layernorm_fwd_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    weight = _as_tensor(weight)
-    bias = _as_tensor(bias)
-    out = _as_tensor(out)
-    mean_out = _as_tensor(mean_out)
-    rstd_out = _as_tensor(rstd_out)
+    x, weight, bias, out = _as_tensor(x), _as_tensor(weight), _as_tensor(bias), _as_tensor(out)
+    mean_out, rstd_out = _as_tensor(mean_out), _as_tensor(rstd_out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Loops walking the same row keep its tiles in registers where they fit: per group of
-    # loops, (tiles per row or 0 for the loops as written, bytes kept)
+    # rows kept in registers where they fit: per group of loops, (tiles or 0, bytes kept)
     row_tiles = (
         _row_tiles(
             triton.cdiv(x.shape[1], TILE_N),
@@ -221,30 +214,15 @@ def launch_layernorm_fwd_kernel(
             ((x, (weight, bias, out, mean_out, rstd_out)),),
         ),
     )
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        weight,
-        *weight.shape,
-        *weight.stride(),
-        bias,
-        *bias.shape,
-        *bias.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
+    args = (x, *x.shape, *x.stride(), weight, *weight.shape, *weight.stride())
+    args += (bias, *bias.shape, *bias.stride(), out, *out.shape, *out.stride())
+    args += (
         mean_out,
         *mean_out.shape,
         *mean_out.stride(),
-        rstd_out,
-        *rstd_out.shape,
-        *rstd_out.stride(),
-        eps,
-        TILE_N,
     )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args += (rstd_out, *rstd_out.shape, *rstd_out.stride(), eps, TILE_N)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -284,8 +262,7 @@ def launch_layernorm_fwd_kernel(
     _check_ndim("layernorm_fwd_kernel", "mean_out", mean_out, 1)
     _check_ndim("layernorm_fwd_kernel", "rstd_out", rstd_out, 1)
     tile_elems = TILE_N
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     num_warps = _row_warps(num_warps, row_tiles)

@@ -238,34 +238,15 @@ def grouped_col_sums(
 
 
 def launch_grouped_col_sums(stream, grid, x, partial, visits, locks, GROUPS, TM, TN, *, hints=None):
-    """Run `grouped_col_sums` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, grouped_col_sums, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    partial = _as_tensor(partial)
-    visits = _as_tensor(visits)
+    x, partial, visits = _as_tensor(x), _as_tensor(partial), _as_tensor(visits)
     locks = _as_tensor(locks)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        partial,
-        *partial.shape,
-        *partial.stride(),
-        visits,
-        *visits.shape,
-        *visits.stride(),
-        locks,
-        *locks.shape,
-        *locks.stride(),
-        GROUPS,
-        TM,
-        TN,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), partial, *partial.shape, *partial.stride())
+    args += (visits, *visits.shape, *visits.stride(), locks, *locks.shape, *locks.stride(), GROUPS)
+    args += (TM, TN)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -295,8 +276,7 @@ def launch_grouped_col_sums(stream, grid, x, partial, visits, locks, GROUPS, TM,
     _check_ndim("grouped_col_sums", "visits", visits, 1)
     _check_ndim("grouped_col_sums", "locks", locks, 1)
     tile_elems = max(TM * TN, TN)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

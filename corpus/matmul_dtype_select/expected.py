@@ -198,17 +198,12 @@ def gemm_select_kernel(
 
 
 def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
-    """Run `gemm_select_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, gemm_select_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    X = _as_tensor(X)
-    W = _as_tensor(W)
-    Y = _as_tensor(Y)
+    X, W, Y = _as_tensor(X), _as_tensor(W), _as_tensor(Y)
     # B operands of tf32 matrix products: a K-major copy where that pays
     W = _k_major_tf32(stream, W, X.shape[-2], (X, Y))
-    # Tiles of matrix products read through TMA descriptors where the arrays allow it (None:
-    # the kernel loads those tiles through pointers)
+    # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     X_desc = _tma_descriptor(X, (BM, BK))
     W_desc = _tma_descriptor(W, (BK, BN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
@@ -216,39 +211,17 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     grid_x, grid_y, *grid_rest = (*_grid(grid), 1)[:3]
     blocks = grid_x * grid_y
     if blocks >= 2**31:
-        raise ValueError(
-            f"gemm_select_kernel: a grid of {grid} is {blocks} blocks; "
-            "its translation numbers them in 32 bits (at most 2**31 - 1)"
-        )
-    # Matrix products over TMA operands in tiles that fill an SM: at most one program per SM,
-    # each walking blocks of the grid, pipelined across output tiles;
-    # otherwise one program per block, as launched
+        raise ValueError(f"gemm_select_kernel: {blocks} blocks, more than 2**31 - 1")
+    # TMA products in tiles that fill an SM: a program per SM walks the blocks (pipelined)
     walked = bool(
         (X_desc is not None or W_desc is not None)
         and tile_elems >= 128 * 128
         and all(g == 1 for g in grid_rest)
     )
     grid = (_walk_programs(blocks, X),) if walked else (blocks, *grid_rest)
-    args = (
-        X,
-        *X.shape,
-        *X.stride(),
-        W,
-        *W.shape,
-        *W.stride(),
-        Y,
-        *Y.shape,
-        *Y.stride(),
-        BM,
-        BN,
-        BK,
-        X_desc,
-        W_desc,
-        grid_x,
-        grid_y,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (X, *X.shape, *X.stride(), W, *W.shape, *W.stride(), Y, *Y.shape, *Y.stride(), BM, BN)
+    args += (BK, X_desc, W_desc, grid_x, grid_y)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         X.dtype,
         X.data_ptr() & 15,
@@ -273,13 +246,11 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     _check_ndim("gemm_select_kernel", "X", X, 2)
     _check_ndim("gemm_select_kernel", "W", W, 2)
     _check_ndim("gemm_select_kernel", "Y", Y, 2)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
-    # larger tiles need more warps and a deeper software pipeline.
+    # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     if tile_elems < 128 * 256 and (X_desc is not None or W_desc is not None):
-        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200: best of
-        # 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
+        # TMA operands: 4 warps, 4 stages (best of 8/3, 8/4, 4/4 on the H200)
         num_warps = 4
         num_stages = 4
     constexprs = dict(
@@ -302,8 +273,7 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
                 )
                 break
             except triton.OutOfResources:
-                # large tiles: a software pipeline one stage shorter, until its buffers fit in
-                # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
+                # large tiles: one stage fewer until the pipeline fits in shared memory
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

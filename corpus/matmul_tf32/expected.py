@@ -190,17 +190,12 @@ def matmul_tf32_kernel(
 
 
 def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
-    """Run `matmul_tf32_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, matmul_tf32_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    a = _as_tensor(a)
-    b = _as_tensor(b)
-    c = _as_tensor(c)
+    a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
     # B operands of tf32 matrix products: a K-major copy where that pays
     b = _k_major_tf32(stream, b, a.shape[-2], (a, c))
-    # Tiles of matrix products read through TMA descriptors where the arrays allow it (None:
-    # the kernel loads those tiles through pointers)
+    # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
@@ -208,39 +203,17 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     grid_x, grid_y, *grid_rest = (*_grid(grid), 1)[:3]
     blocks = grid_x * grid_y
     if blocks >= 2**31:
-        raise ValueError(
-            f"matmul_tf32_kernel: a grid of {grid} is {blocks} blocks; "
-            "its translation numbers them in 32 bits (at most 2**31 - 1)"
-        )
-    # Matrix products over TMA operands in tiles that fill an SM: at most one program per SM,
-    # each walking blocks of the grid, pipelined across output tiles;
-    # otherwise one program per block, as launched
+        raise ValueError(f"matmul_tf32_kernel: {blocks} blocks, more than 2**31 - 1")
+    # TMA products in tiles that fill an SM: a program per SM walks the blocks (pipelined)
     walked = bool(
         (a_desc is not None or b_desc is not None)
         and tile_elems >= 128 * 128
         and all(g == 1 for g in grid_rest)
     )
     grid = (_walk_programs(blocks, a),) if walked else (blocks, *grid_rest)
-    args = (
-        a,
-        *a.shape,
-        *a.stride(),
-        b,
-        *b.shape,
-        *b.stride(),
-        c,
-        *c.shape,
-        *c.stride(),
-        TM,
-        TN,
-        TK,
-        a_desc,
-        b_desc,
-        grid_x,
-        grid_y,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), c, *c.shape, *c.stride(), TM, TN)
+    args += (TK, a_desc, b_desc, grid_x, grid_y)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         a.dtype,
         a.data_ptr() & 15,
@@ -265,13 +238,11 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     _check_ndim("matmul_tf32_kernel", "a", a, 2)
     _check_ndim("matmul_tf32_kernel", "b", b, 2)
     _check_ndim("matmul_tf32_kernel", "c", c, 2)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
-    # larger tiles need more warps and a deeper software pipeline.
+    # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
-        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200: best of
-        # 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
+        # TMA operands: 4 warps, 4 stages (best of 8/3, 8/4, 4/4 on the H200)
         num_warps = 4
         num_stages = 4
     constexprs = dict(
@@ -294,8 +265,7 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
                 )
                 break
             except triton.OutOfResources:
-                # large tiles: a software pipeline one stage shorter, until its buffers fit in
-                # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
+                # large tiles: one stage fewer until the pipeline fits in shared memory
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

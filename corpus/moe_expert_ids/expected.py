@@ -379,42 +379,24 @@ def expert_up_kernel(
 def launch_expert_up_kernel(
     stream, grid, X, W, Y, row_token, block_expert, gate, TILE_T, TILE_H, TILE_D, *, hints=None
 ):
-    """Run `expert_up_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, expert_up_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    X = _as_tensor(X)
-    W = _as_tensor(W)
-    Y = _as_tensor(Y)
-    row_token = _as_tensor(row_token)
-    block_expert = _as_tensor(block_expert)
-    gate = _as_tensor(gate)
+    X, W, Y, row_token = _as_tensor(X), _as_tensor(W), _as_tensor(Y), _as_tensor(row_token)
+    block_expert, gate = _as_tensor(block_expert), _as_tensor(gate)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        X,
-        *X.shape,
-        *X.stride(),
-        W,
-        *W.shape,
-        *W.stride(),
-        Y,
-        *Y.shape,
-        *Y.stride(),
+    args = (X, *X.shape, *X.stride(), W, *W.shape, *W.stride(), Y, *Y.shape, *Y.stride())
+    args += (
         row_token,
         *row_token.shape,
         *row_token.stride(),
+    )
+    args += (
         block_expert,
         *block_expert.shape,
         *block_expert.stride(),
-        gate,
-        *gate.shape,
-        *gate.stride(),
-        TILE_T,
-        TILE_H,
-        TILE_D,
     )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args += (gate, *gate.shape, *gate.stride(), TILE_T, TILE_H, TILE_D)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         X.dtype,
         X.data_ptr() & 15,
@@ -454,16 +436,13 @@ def launch_expert_up_kernel(
     _check_ndim("expert_up_kernel", "block_expert", block_expert, 1)
     _check_ndim("expert_up_kernel", "gate", gate, 2)
     tile_elems = max(TILE_T, TILE_T * TILE_H, TILE_D, TILE_T * TILE_D, TILE_D * TILE_H, TILE_H)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
-    # larger tiles need more warps and a deeper software pipeline.
+    # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     float_dtypes = {
         t.dtype for t in [X, W, Y, row_token, block_expert, gate] if t.dtype.is_floating_point
     }
-    # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
-    # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (an FFT's products: 2.7 ms against 10.3 on the H200); on NVIDIA GPUs only
+    # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
     ptx_options = (
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
@@ -489,8 +468,7 @@ def launch_expert_up_kernel(
                 )
                 break
             except triton.OutOfResources:
-                # large tiles: a software pipeline one stage shorter, until its buffers fit in
-                # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
+                # large tiles: one stage fewer until the pipeline fits in shared memory
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

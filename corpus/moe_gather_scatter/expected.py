@@ -360,38 +360,15 @@ def moe_expert_matmul_kernel(
 def launch_moe_expert_matmul_kernel(
     stream, grid, x, w, order, offsets, out, TM, TN, TK, *, hints=None
 ):
-    """Run `moe_expert_matmul_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, moe_expert_matmul_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    w = _as_tensor(w)
-    order = _as_tensor(order)
-    offsets = _as_tensor(offsets)
+    x, w, order, offsets = _as_tensor(x), _as_tensor(w), _as_tensor(order), _as_tensor(offsets)
     out = _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        w,
-        *w.shape,
-        *w.stride(),
-        order,
-        *order.shape,
-        *order.stride(),
-        offsets,
-        *offsets.shape,
-        *offsets.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        TM,
-        TN,
-        TK,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), w, *w.shape, *w.stride())
+    args += (order, *order.shape, *order.stride(), offsets, *offsets.shape, *offsets.stride())
+    args += (out, *out.shape, *out.stride(), TM, TN, TK)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -426,14 +403,11 @@ def launch_moe_expert_matmul_kernel(
     _check_ndim("moe_expert_matmul_kernel", "offsets", offsets, 1)
     _check_ndim("moe_expert_matmul_kernel", "out", out, 2)
     tile_elems = max(TM, TM * TN, TK, TM * TK, TK * TN, TN)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
-    # larger tiles need more warps and a deeper software pipeline.
+    # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     float_dtypes = {t.dtype for t in [x, w, order, offsets, out] if t.dtype.is_floating_point}
-    # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
-    # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (an FFT's products: 2.7 ms against 10.3 on the H200); on NVIDIA GPUs only
+    # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
     ptx_options = (
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
@@ -458,8 +432,7 @@ def launch_moe_expert_matmul_kernel(
                 )
                 break
             except triton.OutOfResources:
-                # large tiles: a software pipeline one stage shorter, until its buffers fit in
-                # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
+                # large tiles: one stage fewer until the pipeline fits in shared memory
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

@@ -93,37 +93,18 @@ def residual(
 
 
 def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
-    """Run `residual` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, residual, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    y = _as_tensor(y)
-    out = _as_tensor(out)
+    x, y, out = _as_tensor(x), _as_tensor(y), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
     tile_elems = TM * tile_n
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        y,
-        *y.shape,
-        *y.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        TM,
-        alpha,
-        tile_n,
-        grid_x,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), y, *y.shape, *y.stride(), out, *out.shape, *out.stride(), TM)
+    args += (alpha, tile_n, grid_x)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -147,8 +128,7 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     _check_ndim("residual", "x", x, 2)
     _check_ndim("residual", "y", y, 2)
     _check_ndim("residual", "out", out, 2)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
@@ -229,30 +209,17 @@ def clip_rows(
 
 
 def launch_clip_rows(stream, grid, src, dst, *, hints=None):
-    """Run `clip_rows` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, clip_rows, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    src = _as_tensor(src)
-    dst = _as_tensor(dst)
+    src, dst = _as_tensor(src), _as_tensor(dst)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
     tile_elems = 64
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (
-        src,
-        *src.shape,
-        *src.stride(),
-        dst,
-        *dst.shape,
-        *dst.stride(),
-        grid_x,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (src, *src.shape, *src.stride(), dst, *dst.shape, *dst.stride(), grid_x)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         src.dtype,
         src.data_ptr() & 15,
@@ -268,8 +235,7 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
         return
     _check_ndim("clip_rows", "src", src, 2)
     _check_ndim("clip_rows", "dst", dst, 2)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -165,33 +165,13 @@ def gather_rows(
 
 
 def launch_gather_rows(stream, grid, x, perm, scale, y, TILE_R, TILE_C, *, hints=None):
-    """Run `gather_rows` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, gather_rows, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    perm = _as_tensor(perm)
-    scale = _as_tensor(scale)
-    y = _as_tensor(y)
+    x, perm, scale, y = _as_tensor(x), _as_tensor(perm), _as_tensor(scale), _as_tensor(y)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        perm,
-        *perm.shape,
-        *perm.stride(),
-        scale,
-        *scale.shape,
-        *scale.stride(),
-        y,
-        *y.shape,
-        *y.stride(),
-        TILE_R,
-        TILE_C,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), perm, *perm.shape, *perm.stride())
+    args += (scale, *scale.shape, *scale.stride(), y, *y.shape, *y.stride(), TILE_R, TILE_C)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -220,8 +200,7 @@ def launch_gather_rows(stream, grid, x, perm, scale, y, TILE_R, TILE_C, *, hints
     _check_ndim("gather_rows", "scale", scale, 1)
     _check_ndim("gather_rows", "y", y, 2)
     tile_elems = max(TILE_R, TILE_R * TILE_C)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
@@ -305,29 +284,13 @@ def scatter_rows(
 
 
 def launch_scatter_rows(stream, grid, x, perm, z, TILE_R, TILE_C, *, hints=None):
-    """Run `scatter_rows` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, scatter_rows, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    perm = _as_tensor(perm)
-    z = _as_tensor(z)
+    x, perm, z = _as_tensor(x), _as_tensor(perm), _as_tensor(z)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        perm,
-        *perm.shape,
-        *perm.stride(),
-        z,
-        *z.shape,
-        *z.stride(),
-        TILE_R,
-        TILE_C,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), perm, *perm.shape, *perm.stride(), z, *z.shape, *z.stride())
+    args += (TILE_R, TILE_C)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -351,8 +314,7 @@ def launch_scatter_rows(stream, grid, x, perm, z, TILE_R, TILE_C, *, hints=None)
     _check_ndim("scatter_rows", "perm", perm, 1)
     _check_ndim("scatter_rows", "z", z, 2)
     tile_elems = max(TILE_R, TILE_R * TILE_C)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -129,30 +129,13 @@ def persistent_axpy_kernel(
 
 
 def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN, *, hints=None):
-    """Run `persistent_axpy_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, persistent_axpy_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    y = _as_tensor(y)
-    out = _as_tensor(out)
+    x, y, out = _as_tensor(x), _as_tensor(y), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        y,
-        *y.shape,
-        *y.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        alpha,
-        TM,
-        TN,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), y, *y.shape, *y.stride(), out, *out.shape, *out.stride())
+    args += (alpha, TM, TN)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -177,8 +160,7 @@ def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN, *, hin
     _check_ndim("persistent_axpy_kernel", "y", y, 2)
     _check_ndim("persistent_axpy_kernel", "out", out, 2)
     tile_elems = TM * TN
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

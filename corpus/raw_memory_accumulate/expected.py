@@ -52,31 +52,17 @@ def reset_kernel(
 
 
 def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
-    """Run `reset_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, reset_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    cells = _as_tensor(cells)
-    last_writer = _as_tensor(last_writer)
+    cells, last_writer = _as_tensor(cells), _as_tensor(last_writer)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
     tile_elems = TILE
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (
-        cells,
-        *cells.shape,
-        *cells.stride(),
-        last_writer,
-        last_writer.numel(),
-        1,
-        TILE,
-        grid_x,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (cells, *cells.shape, *cells.stride(), last_writer, last_writer.numel(), 1, TILE, grid_x)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         cells.dtype,
         cells.data_ptr() & 15,
@@ -92,8 +78,7 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     if _launch_known(reset_kernel, known, stream, grid, args):
         return
     _check_ndim("reset_kernel", "cells", cells, 2)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
@@ -158,32 +143,15 @@ def accumulate_kernel(
 def launch_accumulate_kernel(
     stream, grid, cells, last_writer, offsets, values, TILE, *, hints=None
 ):
-    """Run `accumulate_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, accumulate_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    cells = _as_tensor(cells)
-    last_writer = _as_tensor(last_writer)
-    offsets = _as_tensor(offsets)
+    cells, last_writer, offsets = _as_tensor(cells), _as_tensor(last_writer), _as_tensor(offsets)
     values = _as_tensor(values)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        cells,
-        cells.numel(),
-        1,
-        last_writer,
-        last_writer.numel(),
-        1,
-        offsets,
-        *offsets.shape,
-        *offsets.stride(),
-        values,
-        *values.shape,
-        *values.stride(),
-        TILE,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (cells, cells.numel(), 1, last_writer, last_writer.numel(), 1)
+    args += (offsets, *offsets.shape, *offsets.stride(), values, *values.shape, *values.stride())
+    args += (TILE,)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         cells.dtype,
         cells.data_ptr() & 15,
@@ -209,8 +177,7 @@ def launch_accumulate_kernel(
     _check_ndim("accumulate_kernel", "offsets", offsets, 1)
     _check_ndim("accumulate_kernel", "values", values, 1)
     tile_elems = TILE
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

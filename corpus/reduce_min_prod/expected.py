@@ -92,29 +92,13 @@ def min_prod_kernel(
 
 
 def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hints=None):
-    """Run `min_prod_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, min_prod_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    row_min = _as_tensor(row_min)
-    row_prod = _as_tensor(row_prod)
+    x, row_min, row_prod = _as_tensor(x), _as_tensor(row_min), _as_tensor(row_prod)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        row_min,
-        *row_min.shape,
-        *row_min.stride(),
-        row_prod,
-        *row_prod.shape,
-        *row_prod.stride(),
-        TM,
-        TILE_N,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), row_min, *row_min.shape, *row_min.stride())
+    args += (row_prod, *row_prod.shape, *row_prod.stride(), TM, TILE_N)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -138,8 +122,7 @@ def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hi
     _check_ndim("min_prod_kernel", "row_min", row_min, 1)
     _check_ndim("min_prod_kernel", "row_prod", row_prod, 1)
     tile_elems = max(TM * TILE_N, TM, TILE_N)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

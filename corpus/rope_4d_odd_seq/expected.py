@@ -299,33 +299,13 @@ def rope_bshd(
 
 
 def launch_rope_bshd(stream, grid, x, cos, sin, out, TS, HALF, *, hints=None):
-    """Run `rope_bshd` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, rope_bshd, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    cos = _as_tensor(cos)
-    sin = _as_tensor(sin)
-    out = _as_tensor(out)
+    x, cos, sin, out = _as_tensor(x), _as_tensor(cos), _as_tensor(sin), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        cos,
-        *cos.shape,
-        *cos.stride(),
-        sin,
-        *sin.shape,
-        *sin.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        TS,
-        HALF,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), cos, *cos.shape, *cos.stride())
+    args += (sin, *sin.shape, *sin.stride(), out, *out.shape, *out.stride(), TS, HALF)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -354,8 +334,7 @@ def launch_rope_bshd(stream, grid, x, cos, sin, out, TS, HALF, *, hints=None):
     _check_ndim("rope_bshd", "sin", sin, 2)
     _check_ndim("rope_bshd", "out", out, 4)
     tile_elems = TS * HALF
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

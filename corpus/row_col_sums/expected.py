@@ -70,25 +70,12 @@ def row_sum_kernel(
 
 
 def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
-    """Run `row_sum_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, row_sum_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    row_sums = _as_tensor(row_sums)
+    x, row_sums = _as_tensor(x), _as_tensor(row_sums)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        row_sums,
-        *row_sums.shape,
-        *row_sums.stride(),
-        TM,
-        TN,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), row_sums, *row_sums.shape, *row_sums.stride(), TM, TN)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -107,14 +94,11 @@ def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
     _check_ndim("row_sum_kernel", "x", x, 2)
     _check_ndim("row_sum_kernel", "row_sums", row_sums, 2)
     tile_elems = max(TM, TM * TN)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
-        x_div=_multiples(x),
-        row_sums_div=_multiples(row_sums),
-        USE_INT64=_needs_int64(x, row_sums),
+        x_div=_multiples(x), row_sums_div=_multiples(row_sums), USE_INT64=_needs_int64(x, row_sums)
     )
     with _on_stream(stream):
         compiled = row_sum_kernel[_grid(grid)](
@@ -182,25 +166,12 @@ def col_sum_kernel(
 
 
 def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
-    """Run `col_sum_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, col_sum_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    col_sums = _as_tensor(col_sums)
+    x, col_sums = _as_tensor(x), _as_tensor(col_sums)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        col_sums,
-        *col_sums.shape,
-        *col_sums.stride(),
-        TM,
-        TN,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), col_sums, *col_sums.shape, *col_sums.stride(), TM, TN)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -219,14 +190,11 @@ def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
     _check_ndim("col_sum_kernel", "x", x, 2)
     _check_ndim("col_sum_kernel", "col_sums", col_sums, 2)
     tile_elems = max(TN, TM * TN)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
-        x_div=_multiples(x),
-        col_sums_div=_multiples(col_sums),
-        USE_INT64=_needs_int64(x, col_sums),
+        x_div=_multiples(x), col_sums_div=_multiples(col_sums), USE_INT64=_needs_int64(x, col_sums)
     )
     with _on_stream(stream):
         compiled = col_sum_kernel[_grid(grid)](

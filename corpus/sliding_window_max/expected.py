@@ -141,29 +141,13 @@ def window_max(
 
 
 def launch_window_max(stream, grid, x, out, counts, W, STEP, *, hints=None):
-    """Run `window_max` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, window_max, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    out = _as_tensor(out)
-    counts = _as_tensor(counts)
+    x, out, counts = _as_tensor(x), _as_tensor(out), _as_tensor(counts)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        counts,
-        *counts.shape,
-        *counts.stride(),
-        W,
-        STEP,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride())
+    args += (counts, *counts.shape, *counts.stride(), W, STEP)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -187,8 +171,7 @@ def launch_window_max(stream, grid, x, out, counts, W, STEP, *, hints=None):
     _check_ndim("window_max", "out", out, 2)
     _check_ndim("window_max", "counts", counts, 1)
     tile_elems = W
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

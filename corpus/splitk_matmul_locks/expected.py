@@ -318,45 +318,18 @@ def splitk_matmul_locked(
 def launch_splitk_matmul_locked(
     stream, grid, a, b, c, locks, counts, TM, TN, TK, SPLIT_K, *, hints=None
 ):
-    """Run `splitk_matmul_locked` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, splitk_matmul_locked, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    a = _as_tensor(a)
-    b = _as_tensor(b)
-    c = _as_tensor(c)
-    locks = _as_tensor(locks)
+    a, b, c, locks = _as_tensor(a), _as_tensor(b), _as_tensor(c), _as_tensor(locks)
     counts = _as_tensor(counts)
-    # Tiles of matrix products read through TMA descriptors where the arrays allow it (None:
-    # the kernel loads those tiles through pointers)
+    # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        a,
-        *a.shape,
-        *a.stride(),
-        b,
-        *b.shape,
-        *b.stride(),
-        c,
-        *c.shape,
-        *c.stride(),
-        locks,
-        *locks.shape,
-        *locks.stride(),
-        counts,
-        *counts.shape,
-        *counts.stride(),
-        TM,
-        TN,
-        TK,
-        SPLIT_K,
-        a_desc,
-        b_desc,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), c, *c.shape, *c.stride())
+    args += (locks, *locks.shape, *locks.stride(), counts, *counts.shape, *counts.stride(), TM, TN)
+    args += (TK, SPLIT_K, a_desc, b_desc)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         a.dtype,
         a.data_ptr() & 15,
@@ -392,19 +365,15 @@ def launch_splitk_matmul_locked(
     _check_ndim("splitk_matmul_locked", "locks", locks, 1)
     _check_ndim("splitk_matmul_locked", "counts", counts, 1)
     tile_elems = max(TM * TN, TM * TK, TK * TN)
-    # Matrix kernels: 4 warps and 3 stages up to 128x128 tiles (measured best on the H200);
-    # larger tiles need more warps and a deeper software pipeline.
+    # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
     if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
-        # TMA operands: 4 warps and 4 stages (hand-written TMA matmuls on the H200: best of
-        # 8/3, 8/4 and 4/4 at 4096^3, 8192^3 and K = 4088, persistent ones too)
+        # TMA operands: 4 warps, 4 stages (best of 8/3, 8/4, 4/4 on the H200)
         num_warps = 4
         num_stages = 4
     float_dtypes = {t.dtype for t in [a, b, c, locks, counts] if t.dtype.is_floating_point}
-    # fp32 products on CUDA cores (input_precision="ieee") become long straight-line FMA code,
-    # for which ptxas -O3 keeps 32 registers and spills; -O1 allocates what the code needs
-    # (an FFT's products: 2.7 ms against 10.3 on the H200); on NVIDIA GPUs only
+    # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
     ptx_options = (
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
@@ -429,8 +398,7 @@ def launch_splitk_matmul_locked(
                 )
                 break
             except triton.OutOfResources:
-                # large tiles: a software pipeline one stage shorter, until its buffers fit in
-                # shared memory (upstream's 128x256x128 batched matmul needs 352 KB at 4 stages)
+                # large tiles: one stage fewer until the pipeline fits in shared memory
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

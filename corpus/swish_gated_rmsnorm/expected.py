@@ -163,41 +163,18 @@ def swish_gated_rmsnorm(
 
 
 def launch_swish_gated_rmsnorm(stream, grid, x, gate, w, out, eps, TN, FAST, *, hints=None):
-    """Run `swish_gated_rmsnorm` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, swish_gated_rmsnorm, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    gate = _as_tensor(gate)
-    w = _as_tensor(w)
-    out = _as_tensor(out)
+    x, gate, w, out = _as_tensor(x), _as_tensor(gate), _as_tensor(w), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
     tile_elems = TN
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        gate,
-        *gate.shape,
-        *gate.stride(),
-        w,
-        *w.shape,
-        *w.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        eps,
-        TN,
-        FAST,
-        grid_x,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), gate, *gate.shape, *gate.stride(), w, *w.shape, *w.stride())
+    args += (out, *out.shape, *out.stride(), eps, TN, FAST, grid_x)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -226,8 +203,7 @@ def launch_swish_gated_rmsnorm(stream, grid, x, gate, w, out, eps, TN, FAST, *, 
     _check_ndim("swish_gated_rmsnorm", "gate", gate, 2)
     _check_ndim("swish_gated_rmsnorm", "w", w, 1)
     _check_ndim("swish_gated_rmsnorm", "out", out, 2)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
@@ -244,7 +220,7 @@ def launch_swish_gated_rmsnorm(stream, grid, x, gate, w, out, eps, TN, FAST, *, 
                 *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
             )
         except triton.CompilationError as e:
-            # a compile-time assertion of a function the kernel calls: its own message
+            # a failed tl.static_assert of a callee: its own message
             raise _callee_error(e) from e
         _remember_launch(swish_gated_rmsnorm, known, compiled, args, constexprs)
 

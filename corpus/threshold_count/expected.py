@@ -90,30 +90,13 @@ def threshold_kernel(
 
 
 def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN, *, hints=None):
-    """Run `threshold_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, threshold_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    clipped = _as_tensor(clipped)
-    counts = _as_tensor(counts)
+    x, clipped, counts = _as_tensor(x), _as_tensor(clipped), _as_tensor(counts)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        clipped,
-        *clipped.shape,
-        *clipped.stride(),
-        counts,
-        *counts.shape,
-        *counts.stride(),
-        thr,
-        TM,
-        TN,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), clipped, *clipped.shape, *clipped.stride())
+    args += (counts, *counts.shape, *counts.stride(), thr, TM, TN)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -138,8 +121,7 @@ def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN, *, hi
     _check_ndim("threshold_kernel", "clipped", clipped, 2)
     _check_ndim("threshold_kernel", "counts", counts, 1)
     tile_elems = max(TM, TM * TN)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

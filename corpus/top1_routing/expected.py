@@ -107,36 +107,18 @@ def top1_router_kernel(
 
 
 def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hints=None):
-    """Run `top1_router_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, top1_router_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    logits = _as_tensor(logits)
-    expert = _as_tensor(expert)
-    gate = _as_tensor(gate)
+    logits, expert, gate = _as_tensor(logits), _as_tensor(expert), _as_tensor(gate)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
     tile_elems = max(TT * TE, TT)
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (
-        logits,
-        *logits.shape,
-        *logits.stride(),
-        expert,
-        *expert.shape,
-        *expert.stride(),
-        gate,
-        *gate.shape,
-        *gate.stride(),
-        TT,
-        TE,
-        grid_x,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (logits, *logits.shape, *logits.stride(), expert, *expert.shape, *expert.stride())
+    args += (gate, *gate.shape, *gate.stride(), TT, TE, grid_x)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         logits.dtype,
         logits.data_ptr() & 15,
@@ -159,8 +141,7 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
     _check_ndim("top1_router_kernel", "logits", logits, 2)
     _check_ndim("top1_router_kernel", "expert", expert, 1)
     _check_ndim("top1_router_kernel", "gate", gate, 1)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

@@ -66,35 +66,18 @@ def vector_add_kernel(
 
 
 def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
-    """Run `vector_add_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, vector_add_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    a = _as_tensor(a)
-    b = _as_tensor(b)
-    out = _as_tensor(out)
+    a, b, out = _as_tensor(a), _as_tensor(b), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
     tile_elems = TILE
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (
-        a,
-        *a.shape,
-        *a.stride(),
-        b,
-        *b.shape,
-        *b.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        TILE,
-        grid_x,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), out, *out.shape, *out.stride())
+    args += (TILE, grid_x)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         a.dtype,
         a.data_ptr() & 15,
@@ -116,8 +99,7 @@ def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
     _check_ndim("vector_add_kernel", "a", a, 1)
     _check_ndim("vector_add_kernel", "b", b, 1)
     _check_ndim("vector_add_kernel", "out", out, 1)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

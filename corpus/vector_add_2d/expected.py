@@ -84,36 +84,18 @@ def add_2d_kernel(
 
 
 def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
-    """Run `add_2d_kernel` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, add_2d_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    a = _as_tensor(a)
-    b = _as_tensor(b)
-    out = _as_tensor(out)
+    a, b, out = _as_tensor(a), _as_tensor(b), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
     tile_elems = TM * TN
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (
-        a,
-        *a.shape,
-        *a.stride(),
-        b,
-        *b.shape,
-        *b.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        TM,
-        TN,
-        grid_x,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), out, *out.shape, *out.stride(), TM)
+    args += (TN, grid_x)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         a.dtype,
         a.data_ptr() & 15,
@@ -136,8 +118,7 @@ def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
     _check_ndim("add_2d_kernel", "a", a, 2)
     _check_ndim("add_2d_kernel", "b", b, 2)
     _check_ndim("add_2d_kernel", "out", out, 2)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(

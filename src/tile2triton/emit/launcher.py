@@ -210,6 +210,10 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     elems = launcher_tile_elems(fn, unit)
     return render(
         "launcher.py.j2", kernel=fn.name, launch=names[launcher_name(fn.name)], h=h, v=local,
+        doc=launcher_doc(fn.name, local),
+        args_lines=packed_lines(f"{local['args']} = ", f"{local['args']} += ", call_args),
+        tensor_lines=[f"{', '.join(part)} = " + ", ".join(f"{h['_as_tensor']}({a})" for a in part)
+                      for part in _assignment_parts(arrays, h['_as_tensor'])],
         params=signature, unpack=unpack, arrays=arrays, ranks=ranks, unread=unread,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tma=tma,
@@ -221,6 +225,40 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         # a launch can pass num_worker_warps only where the module spells it (the decorator,
         # replace_hints, a tuning space): other launchers leave the warp choice to themselves
         worker_warps="num_worker_warps" in pm.source.text).rstrip("\n")
+
+
+def packed_lines(first: str, more: str, items: list, width: int = 100) -> list:
+    """`first(items)` as lines of at most `width` columns at indent 4, the tuple built in parts:
+    `more(rest)` adds what does not fit (ruff format would put a tuple too long for one line
+    one item per line)."""
+    lines, part = [], []
+    for item in items:
+        head = more if lines else first
+        if part and len(f"    {head}({', '.join(part + [item])})") > width:
+            lines.append(head + tuple_code(part))
+            part = []
+        part.append(item)
+    if part:
+        lines.append((more if lines else first) + tuple_code(part))
+    return lines or [first + "()"]
+
+
+def _assignment_parts(arrays: list, fn: str) -> list:
+    """`arrays` in groups each converted by one `a, b = fn(a), fn(b)` line within 100 columns."""
+    parts, part = [], []
+    for a in arrays:
+        line = ", ".join(part + [a]) + " = " + ", ".join(f"{fn}({x})" for x in part + [a])
+        if part and len(line) + 4 > 100:
+            parts.append(part)
+            part = []
+        part.append(a)
+    return parts + ([part] if part else [])
+
+
+def launcher_doc(kernel: str, local: dict) -> str:
+    """The launcher's docstring, within 100 columns."""
+    doc = f"`ct.launch({local['stream']}, {local['grid']}, {kernel}, args)`; `hints`: cuTile kernel hints."
+    return doc if len(doc) <= 90 else f"`ct.launch` of `{kernel}`."
 
 
 def _call_args(fn: FunctionInfo) -> list:

@@ -106,41 +106,18 @@ def scaled_add_rows(
 
 
 def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=None):
-    """Run `scaled_add_rows` on `grid` as `ct.launch` does, with the kernel's arguments.
-    `hints` are cuTile kernel hints (as in `replace_hints`): num_ctas becomes Triton's num_ctas;
-    occupancy and opt_level have no Triton equivalent and are accepted without effect."""
+    """`ct.launch(stream, grid, scaled_add_rows, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
-    x = _as_tensor(x)
-    y = _as_tensor(y)
-    w = _as_tensor(w)
-    out = _as_tensor(out)
+    x, y, w, out = _as_tensor(x), _as_tensor(y), _as_tensor(w), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    # Small independent blocks: each program runs several consecutive ones, for at least 256
-    # elements of work per program
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
     tile_elems = max(TM * TN, TM)
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (
-        x,
-        *x.shape,
-        *x.stride(),
-        y,
-        *y.shape,
-        *y.stride(),
-        w,
-        *w.shape,
-        *w.stride(),
-        out,
-        *out.shape,
-        *out.stride(),
-        alpha,
-        TM,
-        TN,
-        grid_x,
-    )
-    # A launch that repeats an earlier one's specialization goes straight to the kernel Triton
-    # compiled for it, without Triton's per-call dispatch.
+    args = (x, *x.shape, *x.stride(), y, *y.shape, *y.stride(), w, *w.shape, *w.stride())
+    args += (out, *out.shape, *out.stride(), alpha, TM, TN, grid_x)
+    # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
         x.data_ptr() & 15,
@@ -169,8 +146,7 @@ def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=N
     _check_ndim("scaled_add_rows", "y", y, 2)
     _check_ndim("scaled_add_rows", "w", w, 1)
     _check_ndim("scaled_add_rows", "out", out, 2)
-    # Elementwise and reduction tiles: about 8 elements per thread, 1 to 8 warps (the fixed
-    # 4 warps left a 128-wide row with one element per thread).
+    # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
