@@ -275,7 +275,6 @@ def expert_up_kernel(
     gate_shape0,
     gate_shape1,
     gate_stride0,
-    gate_stride1,
     TILE_T: tl.constexpr,
     TILE_H: tl.constexpr,
     TILE_D: tl.constexpr,
@@ -307,7 +306,6 @@ def expert_up_kernel(
     block_expert_stride0 = block_expert_stride0 // block_expert_div[0] * block_expert_div[0]
     block_expert_shape0 = block_expert_shape0 // block_expert_div[1] * block_expert_div[1]
     gate_stride0 = gate_stride0 // gate_div[0] * gate_div[0]
-    gate_stride1 = gate_stride1 // gate_div[1] * gate_div[1]
     gate_shape0 = gate_shape0 // gate_div[2] * gate_div[2]
     gate_shape1 = gate_shape1 // gate_div[3] * gate_div[3]
     blk = tl.program_id(0)
@@ -395,7 +393,7 @@ def launch_expert_up_kernel(
         *block_expert.shape,
         *block_expert.stride(),
     )
-    args += (gate, *gate.shape, *gate.stride(), TILE_T, TILE_H, TILE_D)
+    args += (gate, *gate.shape, gate.stride(0), TILE_T, TILE_H, TILE_D)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         X.dtype,
