@@ -178,3 +178,56 @@ def test_a_function_defining_a_kernel_is_host_code_not_tile_code(tmp_path):
     out.write_text(r.output)
     mod = load_module(out, "test_nested_out")
     mod.test_triple()        # runs the translation under TRITON_INTERPRET on random data
+
+
+# A wrapper that uses no construct itself but calls a device helper (it computes an index and
+# hands on): before, it was host code calling a tile function, T2T109, and the whole file was
+# not written (a paged-attention module whose kernels call the helper directly).
+WRAPPED = '''import cuda.tile as ct
+
+
+def load_row(x, row, TILE):
+    return ct.load(x, index=(row,), shape=(TILE,))
+
+
+def load_row_of(x, block, step, TILE):
+    row = block * 2 + step
+    return load_row(x, row, TILE)
+
+
+@ct.kernel
+def pair_sum(x, y, TILE: ct.Constant[int]):
+    b = ct.bid(0)
+    ct.store(y, index=(b,), tile=load_row(x, b * 2, TILE) + load_row(x, b * 2 + 1, TILE))
+
+
+def pair_sums(x, y):
+    ct.launch(None, (ct.cdiv(y.shape[0], 64),), pair_sum, (x, y, 64))
+'''
+
+
+def test_a_wrapper_of_a_device_helper_that_nothing_calls_is_left_out(tmp_path):
+    r = translate_source(WRAPPED, "wrapped.py")
+    assert r.ok, [d.format() for d in r.diagnostics()]
+    assert "# `load_row_of` is tile code (it calls tile helpers) that nothing here calls: " \
+        "not translated." in r.output
+    path = tmp_path / "wrapped_triton.py"
+    path.write_text(r.output)
+    m = load_module(path, "t2t_wrapped")
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(6 * 64, generator=g, dtype=torch.float64).float()
+    y = torch.full((3 * 64 - 7,), math.nan)    # the last tile partly outside
+    m.pair_sums(x, y)
+    ref = x.double().reshape(3, 2, 64).sum(1).reshape(-1)[:3 * 64 - 7]
+    torch.testing.assert_close(y.double(), ref, rtol=1e-6, atol=1e-6)
+
+
+def test_host_code_calling_a_wrapper_of_tile_code_is_still_reported():
+    r = translate_source(WRAPPED + '''
+
+def first_row(x):
+    return load_row_of(x, 0, 0, 64)
+''', "wrapped_host.py")
+    assert not r.ok     # the wrapper is host code then, and its call of the helper is located
+    assert [(d.code, d.line) for d in r.diagnostics()] == [("T2T109", 10)]
+    assert "`load_row`, a tile function" in r.diagnostics()[0].message

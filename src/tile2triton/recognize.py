@@ -101,10 +101,12 @@ def _plain_tile_functions(pm: ParsedModule, found: list) -> list:
     which reports it (T2T109). A function that kernels or helpers call is a helper, as before,
     whatever the host does."""
     named = {f.name for f in found}
-    candidates = {name: fdef for name, fdef in pm.functions.items()
-                  if name not in named and name not in pm.foreign and not any(
-                      pm.decorator_role(d)[0] for d in fdef.decorators)
-                  and tile_code_names(pm, fdef)}
+    plain = {name: fdef for name, fdef in pm.functions.items()
+             if name not in named and name not in pm.foreign and not any(
+                 pm.decorator_role(d)[0] for d in fdef.decorators)}
+    candidates = {name: fdef for name, fdef in plain.items() if tile_code_names(pm, fdef)}
+    candidates.update((name, fdef) for name, fdef in _tile_callers(pm, plain, found).items()
+                      if name not in candidates)
     if not candidates:
         return []
     device = named | set(candidates)
@@ -139,6 +141,35 @@ def _plain_tile_functions(pm: ParsedModule, found: list) -> list:
             continue
         role = "kernel" if name in value_refs else "tile_code"
         out.append(FunctionInfo(name, candidates[name], role))
+    return out
+
+
+def _tile_callers(pm: ParsedModule, plain: dict, found: list) -> dict:
+    """Plain functions that use no construct themselves but call, by name, a device helper
+    (a function that kernels or @ct.function helpers call, transitively): a wrapper computing
+    an index, then calling a tile helper. They are tile code too, classified like other tile
+    code (one nothing calls is left out with a note, not a host call of a tile function,
+    T2T109). A function that launches kernels is host code whatever it calls."""
+    def called(fdef) -> set:
+        return {c.func.value for c in _walk_calls(fdef.body) if isinstance(c.func, cst.Name)}
+
+    device, todo = set(), [f.node for f in found if f.role in ("kernel", "function")]
+    while todo:
+        for name in called(todo.pop()):
+            if name in plain and name not in device:
+                device.add(name)
+                todo.append(plain[name])
+    out: dict = {}
+    grew = True
+    while grew:
+        grew = False
+        for name, fdef in plain.items():
+            if name in device or name in out or not called(fdef) & (device | set(out)):
+                continue
+            if any(pm.ct_name(c.func) == "launch" for c in _walk_calls(fdef.body)):
+                continue
+            out[name] = fdef
+            grew = True
     return out
 
 

@@ -17,6 +17,7 @@ from .emit import keep_unconverted as keep_mod
 from .diagnostics import Diagnostic, LocatedFailure, TranslationError
 from .lower import ModuleContext, lower_function
 from .emit.module_check import check_output
+from .emit.probes import probe_rewrite
 from .model import FunctionInfo, ParamInfo, Specialization
 from .emit.host_names import rebinding_problem
 from .emit.host_references import HostErrors
@@ -257,6 +258,9 @@ def _parse_module(text: str, path: str, keep_unconverted: bool):
             "T2T900", f"internal error while parsing: {type(e).__name__}: {e}", path, 1, 1,
             help="this is a tile2triton bug; please report it with this file")])
     if not pm.uses_cuda_tile():
+        probed = probe_rewrite(text) if "cuda" in text else None
+        if probed is not None:   # `try: import cuda.tile` only to ask whether it is there
+            return None, ModuleResult(path, True, probed)
         hidden = hidden_cutile_import(text, path, pm.source)
         if hidden is not None:   # cuTile code that would otherwise pass `--check` unseen
             # (--keep-unconverted: the module stays cuTile code as a whole, under the note)

@@ -352,7 +352,8 @@ def _uncalled_notes(pm: ParsedModule, functions: list, device_stmts: dict) -> di
     uncalled = {}
     for fn in functions:
         if fn.role == "tile_code" and fn.name not in device_stmts:
-            used = ", ".join(f"ct.{n}" for n in tile_code_names(pm, fn.node)[:4])
+            used = ", ".join(f"ct.{n}" for n in tile_code_names(pm, fn.node)[:4]) \
+                or "it calls tile helpers"
             uncalled[fn.name] = (f"# `{fn.name}` is tile code ({used}) that nothing here "
                                  "calls: not translated.")
         if fn.role == "function" and fn.name not in device_stmts:

@@ -39,6 +39,7 @@ class Loops:
         nonneg = all(self.is_nonneg(a) for a in args[:2]) and (
             len(args) < 3 or (isinstance(args[2].val, ConstV) and args[2].val.value > 0))
         self.env[var] = TileV(shape=(), dtype="int32", nonneg=nonneg)
+        var = self.renames.get(var, var)    # an `else` branch's own loop variable (`i_2`)
         head, late = len(self.out), len(self.order.late)
         group = self.start_row_loop(node)
         self.line(f"for {var} in range({', '.join(a.code for a in args)}):",

@@ -115,7 +115,7 @@ class StaticIteration:
             else:
                 self.static_names.pop(name, None)
                 self.env[name] = item.val
-                lines.append(f"{name} = {item.code}")
+                lines.append(f"{self.renames.get(name, name)} = {item.code}")
             return
         if isinstance(target, (cst.Tuple, cst.List)):
             parts = self.tuple_items(target, item)
