@@ -6,7 +6,7 @@ so the remaining axis numbers stay valid. Axes that ct.Constant[int] parameters 
 constexpr expressions that Triton folds per specialization (`(a1 % 3)`). cuTile keeps the input dtype: tl.sum promotes fp16,
 bf16 and small integers, so those go through `_sum`, which casts back.
 """
-from tile2triton.model import INT_DTYPES, WIDE_DTYPES, ConstV, Lowered, TileV
+from tile2triton.model import INT_DTYPES, WIDE_DTYPES, ConstV, EnumV, Lowered, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import axis_list, const_bool, launch_axes, require_tile
@@ -211,6 +211,11 @@ def launch_reduced_shape(shape, norm, keep):
     return tuple(out)
 
 
+# the rounding modes cuTile's sum and prod take (those of its add and mul); Triton rounds
+# to nearest even, which the others approximate
+CUTILE_RD = ("RN", "RZ", "RM", "RP")
+
+
 class Reduce(Pattern):
     constructs = ("sum", "max", "min", "prod")
     summary = "reductions over None / an axis / a tuple of axes, with keepdims"
@@ -279,6 +284,12 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int], A: ct.Constant[int]):
         keep = bool(keep_v.value)
         d = dtype_of(x)
         nan = propagate_nan(call, cx)
+        rm = call.val("rounding_mode")
+        if isinstance(rm, EnumV) and rm.enum == "RoundingMode" and rm.member not in CUTILE_RD:
+            raise cx.error(call.node_of("rounding_mode"), "T2T102",
+                           f"ct.{call.name}: rounding_mode=RoundingMode.{rm.member} is not "
+                           "supported (cuTile rejects it for reductions)",
+                           help="use RoundingMode.RN, RZ, RM or RP, or drop the argument")
         if at_launch:
             return self.lower_launch_axes(call, cx, x, shape, at_launch, keep, d, nan)
         if axes and axes[0] < 0:       # a tile of unknown rank: from the first axis on

@@ -243,3 +243,29 @@ def test_tune_reports_failures_and_the_fastest(tmp_path):
     assert res.best in res.successes
     torch.testing.assert_close(out, x * 3)
     assert launching._specialization_key((x, 3.0, 2)) == (1, (float, 3.0), (int, 2))
+
+
+OUT_PRODUCTS = '''
+import torch
+g = torch.Generator().manual_seed(3)
+a = torch.randn(37, 29, generator=g, dtype=torch.float64)
+b = torch.randn(29, 19, generator=g, dtype=torch.float64)
+exact = (a.bfloat16().double() @ b.bfloat16().double()).bfloat16()
+for name, op in [("mm", torch.mm), ("matmul", torch.matmul)]:
+    c = torch.full((37, 19), float("nan"), dtype=torch.bfloat16, device="cuda")
+    r = op(a.bfloat16().cuda(), b.bfloat16().cuda(), out=c)
+    assert r is c, name
+    assert torch.equal(c, exact), (name, (c.double() - exact.double()).abs().max())
+print("out ok")
+'''
+
+
+def test_products_into_out_tensors_write_them_on_the_cpu(tmp_path):
+    """`torch.mm(x, w, out=buf)` on 16-bit floats (a chunked cross-entropy's logits buffer):
+    widened to float64, the result went into a copy of `buf`, and `buf` kept what
+    torch.empty left in it (NaN losses)."""
+    prog = tmp_path / "out_products.py"
+    prog.write_text(OUT_PRODUCTS)
+    r = _run([sys.executable, "-m", "tile2triton", "run", "--cpu", "--", "python", str(prog)],
+             tmp_path)
+    assert r.returncode == 0 and "out ok" in r.stdout, r.stderr[-3000:]

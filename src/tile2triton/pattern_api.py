@@ -164,6 +164,12 @@ class BoundCall:
         self._cx = cx
         self._cache: dict = dict(pre_lowered or {})
 
+    def with_value(self, param: str, low: Lowered) -> "BoundCall":
+        """The same call with `param` already lowered to `low` (the arguments lowered so far
+        are shared, not lowered again)."""
+        return BoundCall(self.node, self.name, self._nodes, self._defaults, self._cx,
+                         {**self._cache, param: low})
+
     def has(self, param: str) -> bool:
         """Whether the call passes `param` (or it was supplied already lowered)."""
         return self._nodes.get(param) is not None or param in self._cache

@@ -17,15 +17,20 @@ from ..model import (
     CtRefV,
     DTypeV,
     EnumClassV,
+    EnumV,
     FuncV,
     Lowered,
+    NoneV,
     PyRefV,
     TableV,
     TileV,
     TupleV,
 )
+from ..diagnostics import TranslationError
 from ..pattern_api import bind
+from ..rewrite.host_kernels import ENUM_KEYWORDS
 from .memory_order import Access, access_of, barrier
+from .tables import is_rejected
 
 
 class Calls:
@@ -145,7 +150,44 @@ class Calls:
                          else None, depth=self.depth, scalar=scalar)
             if self.order.note(acc):
                 self.before(barrier(acc.array))
+        enum_choice = self.enum_choice_of(call)
+        if enum_choice is not None:
+            return self.construct_per_member(pattern, call, *enum_choice)
         return pattern.lower(call, self)
+
+    def enum_choice_of(self, call):
+        """(parameter, ChoiceV) where `call` passes a cuTile enum member chosen at launch (a
+        host function's `rounding_mode` handed to its kernel: rewrite/host_kernels.py), else
+        None."""
+        for param in ENUM_KEYWORDS:
+            if isinstance(call.syntax(param), cst.Name):
+                v = call.val(param)
+                if isinstance(v, ChoiceV) and any(isinstance(o.val, EnumV)
+                                                  for _, o in v.options) and all(
+                        isinstance(o.val, (EnumV, NoneV)) for _, o in v.options):
+                    return param, v
+        return None
+
+    def construct_per_member(self, pattern, call, param, choice):
+        """The construct lowered once per member `param` may hold, as one choice Triton
+        folds per specialization; a member the construct refuses is a compile-time error of
+        the launches passing it (as cuTile rejects them while compiling)."""
+        results, first_error, sub = [], None, call
+        for cond, option in choice.options:
+            sub = sub.with_value(param, option)
+            try:
+                results.append((cond, pattern.lower(sub, self)))
+            except TranslationError as e:
+                first_error = first_error or e
+                results.append((cond, self._rejected(e)))
+        if all(is_rejected(r) for _, r in results):
+            raise first_error
+        same: dict = {}     # members the construct lowers alike: one branch
+        for cond, r in results:
+            same.setdefault(r.code, ([], r))[0].append(cond)
+        if len(same) == 1:
+            return results[0][1]        # (the construct ignores the member)
+        return self.choice_value([(" or ".join(conds), r) for conds, r in same.values()])
 
     def builtin_call(self, name: str, node: cst.Call) -> Lowered:
         if name == "tuple":

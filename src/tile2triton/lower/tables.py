@@ -257,7 +257,7 @@ class CompileTimeTables:
         p = PREC["ifexp"]
         for cond, o in reversed(options):
             code = f"{o.wrap(p + 1)} if {cond} else {code}"
-        vals = [o.val for _, o in options if not _is_rejected(o)]
+        vals = [o.val for _, o in options if not is_rejected(o)]
         return Lowered(code, _merge(vals), p)
 
     def choice_call(self, node: cst.Call, choice: ChoiceV) -> Lowered:
@@ -270,7 +270,7 @@ class CompileTimeTables:
                 # cuTile would reject this entry, at compile time, if it were selected
                 first_error = first_error or e
                 results.append((cond, self._rejected(e)))
-        if first_error is not None and all(_is_rejected(r) for _, r in results):
+        if first_error is not None and all(is_rejected(r) for _, r in results):
             raise first_error
         if not results:
             raise self.error(node, "T2T105", "no entry of the table can be selected here",
@@ -335,7 +335,7 @@ def _key(v):
     return v.value
 
 
-def _is_rejected(low: Lowered) -> bool:
+def is_rejected(low: Lowered) -> bool:
     return isinstance(low.val, NoneV) and low.code.endswith("()")
 
 
@@ -350,7 +350,10 @@ def _merge(vals: list):
         same = lambda f: all(getattr(v, f) == getattr(first, f) for v in vals)  # noqa: E731
         return TileV(shape=first.shape if same("shape") else None,
                      dtype=first.dtype if same("dtype") else None,
-                     nonneg=all(v.nonneg for v in vals))
+                     nonneg=all(v.nonneg for v in vals),
+                     # (an astype to tfloat32 per rounding mode: still tf32, rounded on leaving)
+                     tf32=first.tf32 if same("tf32") else False,
+                     numeric=all(v.numeric for v in vals))
     return first
 
 

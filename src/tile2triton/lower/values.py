@@ -22,14 +22,24 @@ def choice_name(candidate: str) -> str:
     return candidate[len("cuda.tile."):] if candidate.startswith("cuda.tile.") else candidate
 
 
+def _candidate(c: str) -> Lowered:
+    """A value a choice parameter may hold: a cuTile enum member, a construct or a helper."""
+    enum, _, member = c[len("cuda.tile."):].partition(".")
+    if c.startswith("cuda.tile.") and member in ENUM_MEMBERS.get(enum, ()):
+        return Lowered(f"{enum}.{member}", EnumV(enum, member))
+    return Lowered(c, CtRefV(c) if c.startswith("cuda.tile.") else FuncV(c))
+
+
 def initial_env(params: list[ParamInfo], mutable: frozenset = frozenset()) -> dict:
     """The value kinds of a function's parameters (a ct.Constant parameter whose launch value is
     known, and that the body never rebinds, is that constant)."""
     env: dict[str, Val] = {}
     for p in params:
         if p.kind == "constexpr" and p.choices:
-            env[p.name] = ChoiceV([(f"{p.name} == {choice_name(c)!r}", Lowered(
-                c, CtRefV(c) if c.startswith("cuda.tile.") else FuncV(c))) for c in p.choices])
+            env[p.name] = ChoiceV([(f"{p.name} is None", Lowered("None", NoneV()))
+                                   if c == "None" else
+                                   (f"{p.name} == {choice_name(c)!r}", _candidate(c))
+                                   for c in p.choices])
         elif p.kind == "constexpr" and p.launch_value is not None and p.name not in mutable:
             env[p.name] = ConstV(p.launch_value[0])
         elif p.kind == "array":

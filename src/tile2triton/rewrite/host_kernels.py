@@ -224,9 +224,12 @@ def _function_kernels(pm: ParsedModule, stmt: cst.FunctionDef, taken: set,
                     nk.closure.append(n)
         called = {n.func.value for n in _walk_nodes(node) if isinstance(n, cst.Call)
                   and isinstance(n.func, cst.Name)}
+        enums = _enum_arguments(node)
         for c in nk.closure:
             if c in called:     # a function value the host function hands its kernel
                 nk.choices[c] = choice_candidates(pm)
+            elif c in enums:    # a cuTile enum member (`rounding_mode=rounding_mode`)
+                nk.choices[c] = enum_candidates(enums[c])
         if nk.helpers:      # the kernel as lowered: calls the helpers by their hoisted names
             renames = {h: hn for h, (hn, _) in nk.helpers.items() if h != hn}
             if renames:
@@ -311,6 +314,34 @@ def _walk_nodes(node):
         n = stack.pop()
         yield n
         stack.extend(n.children)
+
+
+# keywords of cuTile constructs that take a member of a cuTile enum
+ENUM_KEYWORDS = {"rounding_mode": "RoundingMode", "padding_mode": "PaddingMode",
+                 "memory_order": "MemoryOrder", "memory_scope": "MemoryScope"}
+
+
+def _enum_arguments(fdef) -> dict:
+    """Names the kernel passes as a keyword argument that takes a cuTile enum member
+    (`ct.sum(t, rounding_mode=rm)`, `x.astype(T, rounding_mode=rm)`): name -> the enum."""
+    out = {}
+    for n in _walk_nodes(fdef):
+        if isinstance(n, cst.Call):
+            for a in n.args:
+                if a.keyword is not None and a.keyword.value in ENUM_KEYWORDS \
+                        and isinstance(a.value, cst.Name):
+                    out.setdefault(a.value.value, ENUM_KEYWORDS[a.keyword.value])
+    return out
+
+
+def enum_candidates(enum: str) -> tuple:
+    """What a cuTile enum member that a host function hands its kernel can be: None (the
+    constructs' default) or any member of its enum ("cuda.tile.RoundingMode.RZ", ...; at most
+    eight). The parameter holds the launched member's name ("RoundingMode.RZ") and each
+    construct taking it is a choice Triton folds per specialization, as for function values
+    (choice_candidates)."""
+    from ..model import ENUM_MEMBERS
+    return ("None",) + tuple(f"cuda.tile.{enum}.{m}" for m in ENUM_MEMBERS[enum])
 
 
 def choice_candidates(pm: ParsedModule) -> tuple:

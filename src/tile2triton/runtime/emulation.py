@@ -149,6 +149,13 @@ def _gpu_library_numerics_mode():
             if name in _WIDENED and not _STATE["inside"][0]:
                 w = widened(args, kwargs)
                 if w is not None:
+                    out = kwargs.get("out")
+                    if isinstance(out, torch.Tensor):
+                        # `torch.mm(a, b, out=c)`: the wide result goes into the caller's
+                        # tensor (widened, `out` was a float64 copy that nothing kept)
+                        w[1].pop("out")
+                        out.copy_(func(*w[0], **w[1]))
+                        return out
                     return func(*w[0], **w[1]).to(w[2])
             return func(*args, **kwargs)
 

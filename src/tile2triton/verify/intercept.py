@@ -23,6 +23,8 @@ import threading
 import time
 from pathlib import Path
 
+from ..model import ENUM_MEMBERS
+
 ENV_SPOOL = "T2T_CHECK_SPOOL"
 ENV_BACKEND = "T2T_CHECK_BACKEND"
 ENV_LABEL = "T2T_CHECK_LABEL"
@@ -335,7 +337,8 @@ def _static_plan(kernel, func, name, kfile):
 def _closure_values(func, names, choices=()):
     """The values a nested kernel reads from its host function, as JSON, or why not. A
     function value the kernel calls (`choices`: a factory's `reduce_op`) is passed by its
-    name, which the translation chooses by (`_choice_name` in the translated module)."""
+    name, and a cuTile enum member it passes on by its own ("RoundingMode.RZ"), which the
+    translation chooses by (`_choice_name` in the translated module)."""
     cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
     out = {}
     for n in names:
@@ -346,6 +349,9 @@ def _closure_values(func, names, choices=()):
                 "function, is not known"
         if n in choices and callable(v) and isinstance(getattr(v, "__name__", None), str):
             v = v.__name__
+        elif n in choices and type(v).__name__ in ENUM_MEMBERS and isinstance(
+                getattr(v, "name", None), str):
+            v = f"{type(v).__name__}.{v.name}"      # a cuTile enum member, as _choice_name
         if not _plain(v):
             return f"`{n}` = {v!r}, which kernel `{func.__name__}` reads from its host " \
                 "function, cannot be passed to the checker's worker"
