@@ -97,19 +97,25 @@ class LanguageSnapshot:
         import triton.language as tl
         self.spaces = [tl, tl.core, tl.math, tl.core.tensor, tl.core.tensor_descriptor_base]
         self.saved = [dict(vars(space)) for space in self.spaces]
+        # what each class name resolved to (inherited included): a restore that writes an
+        # inherited value back into the class itself changed nothing
+        self.resolved = [{n: getattr(space, n, _MISSING) for n in dir(space)}
+                         if isinstance(space, type) else {} for space in self.spaces]
 
     def restore(self) -> list:
         """Put back every changed attribute, and remove those added to the tensor classes
         (modules may grow attributes of their own); the names that were changed."""
         changed = []
-        for space, saved in zip(self.spaces, self.saved):
+        for space, saved, resolved in zip(self.spaces, self.saved, self.resolved):
             now = vars(space)
-            added = [n for n in now if n not in saved] if isinstance(space, type) else []
+            added = [n for n in now if n not in saved and n != "__annotations__"
+                     and now[n] is not resolved.get(n)] if isinstance(space, type) else []
             for name in added:
                 delattr(space, name)
                 changed.append(name)
             for name, value in saved.items():
-                if not isinstance(space, type) and name.startswith("__"):
+                if name == "__annotations__" or (not isinstance(space, type)
+                                                 and name.startswith("__")):
                     continue    # a module's own (__annotations__ appears when first read)
                 if now.get(name, _MISSING) is not value:
                     setattr(space, name, value)
