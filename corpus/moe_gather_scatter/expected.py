@@ -141,68 +141,38 @@ def _dot_by_sum(x, y, ACC: tl.constexpr):
 
 @triton.jit
 def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
-    # tl.dot needs M, N >= 16 and K >= 16 (32 for 8-bit operands); cuTile's mma takes any
-    # size. A smaller dimension is spread over the minimum, each element repeated (along the
-    # depth all but the first copy zeroed); a row or column of the result is then one of its
-    # equal copies. out_dtype: tl.dot requires it to be the accumulator's dtype (fp64, int32
-    # and fp16 accumulators are not its default).
-    M: tl.constexpr = x.shape[0]
-    K: tl.constexpr = x.shape[1]
-    N: tl.constexpr = y.shape[1]
+    # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
+    # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
+    # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
+    # result's equal copies kept. (max_num_imprecise_acc=0: fp8 accumulates in fp32 on sm_90)
+    M: tl.constexpr = x.shape[-2]
+    K: tl.constexpr = x.shape[-1]
+    N: tl.constexpr = y.shape[-1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
-    if len(x.shape) == 3:
-        # batched: tl.dot takes 3-D tiles of the same minimum sizes; below them (upstream's
-        # FFT sample multiplies 2 x 2 matrices) the products are summed elementwise
-        if (
-            x.dtype == y.dtype
-            and x.dtype != tl.uint8
-            and x.shape[1] >= 16
-            and y.shape[2] >= 16
-            and x.shape[2] >= MIN_K
-        ):
-            return tl.dot(
-                x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=0
-            )
-        else:
-            return acc + _dot_by_sum(x, y, acc.dtype)
-    elif x.dtype != y.dtype:
-        # tl.dot takes one dtype for both operands (cuTile mixes int8 with uint8)
-        return acc + _dot_by_sum(x, y, acc.dtype)
-    elif x.dtype == tl.uint8:
-        # tl.dot takes int8 but not uint8 integer operands
-        return acc + _dot_by_sum(x, y, acc.dtype)
-    elif M >= 16 and N >= 16 and K >= MIN_K:
-        # (max_num_imprecise_acc=0: an fp8 product accumulates in fp32 on sm_90, as in cuTile)
+    if M >= 16 and N >= 16 and K >= MIN_K and x.dtype == y.dtype and x.dtype != tl.uint8:
         return tl.dot(
             x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=0
         )
+    elif x.dtype != y.dtype or x.dtype == tl.uint8 or len(x.shape) == 3:
+        return acc + _dot_by_sum(x, y, acc.dtype)
     else:
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        # an operand whose own dimensions are large enough goes to tl.dot as it is: a loaded
-        # tile (decode attention's keys and values against 4 query rows) then takes the path
-        # of any dot operand, pipelined through shared memory, with no copies to mask
+        # (an operand large enough reaches tl.dot as it is, pipelined as any dot operand)
         xs = x
         if RM > 1 or RK > 1:
             xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
             if RK > 1:
-                # copies along the depth: all but the first zeroed, each product counted once
                 xs = tl.where((tl.arange(0, K * RK) % RK == 0)[None, :], xs, tl.zeros_like(xs))
         ys = y
         if RN > 1 or RK > 1:
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
+        zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(
-            xs,
-            ys,
-            tl.zeros((M * RM, N * RN), acc.dtype),
-            input_precision=PRECISION,
-            out_dtype=acc.dtype,
-            max_num_imprecise_acc=0,
+            xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=0
         )
         if RM > 1 or RN > 1:
-            # the copies of a row (and of a column) of the result are equal: their maximum is
-            # that value, exactly
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
 

@@ -19,27 +19,18 @@ def reset_kernel(
     cells_ptr,
     cells_shape0,
     cells_shape1,
-    cells_stride0,
-    cells_stride1,
     last_writer_ptr,
-    last_writer_shape0,
-    last_writer_stride0,
     TILE: tl.constexpr,
     grid_x,
     cells_div: tl.constexpr,
-    last_writer_div: tl.constexpr,
     BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """Zero the cells and mark every cell as written by no block (-1), through raw memory:
     offsets count elements from the base pointer, whatever the arrays' shapes."""
     # strides and row lengths are multiples the launcher checked (its *_div arguments)
-    cells_stride0 = cells_stride0 // cells_div[0] * cells_div[0]
-    cells_stride1 = cells_stride1 // cells_div[1] * cells_div[1]
     cells_shape0 = cells_shape0 // cells_div[2] * cells_div[2]
     cells_shape1 = cells_shape1 // cells_div[3] * cells_div[3]
-    last_writer_stride0 = last_writer_stride0 // last_writer_div[0] * last_writer_div[0]
-    last_writer_shape0 = last_writer_shape0 // last_writer_div[1] * last_writer_div[1]
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
@@ -61,7 +52,7 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
-    args = (cells, *cells.shape, *cells.stride(), last_writer, last_writer.numel(), 1, TILE, grid_x)
+    args = (cells, *cells.shape, last_writer, TILE, grid_x)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         cells.dtype,
@@ -83,7 +74,6 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     num_stages = 2
     constexprs = dict(
         cells_div=_multiples(cells),
-        last_writer_div=(1, 1),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(cells, last_writer),
     )
@@ -97,11 +87,7 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
 @triton.jit
 def accumulate_kernel(
     cells_ptr,
-    cells_shape0,
-    cells_stride0,
     last_writer_ptr,
-    last_writer_shape0,
-    last_writer_stride0,
     offsets_ptr,
     offsets_shape0,
     offsets_stride0,
@@ -109,8 +95,6 @@ def accumulate_kernel(
     values_shape0,
     values_stride0,
     TILE: tl.constexpr,
-    cells_div: tl.constexpr,
-    last_writer_div: tl.constexpr,
     offsets_div: tl.constexpr,
     values_div: tl.constexpr,
     USE_INT64: tl.constexpr,
@@ -118,10 +102,6 @@ def accumulate_kernel(
     """Scatter-add `values` into a 2-D grid of cells at flat element offsets, and record per
     cell the highest block that wrote to it. Lanes past the end of `offsets` are masked off."""
     # strides and row lengths are multiples the launcher checked (its *_div arguments)
-    cells_stride0 = cells_stride0 // cells_div[0] * cells_div[0]
-    cells_shape0 = cells_shape0 // cells_div[1] * cells_div[1]
-    last_writer_stride0 = last_writer_stride0 // last_writer_div[0] * last_writer_div[0]
-    last_writer_shape0 = last_writer_shape0 // last_writer_div[1] * last_writer_div[1]
     offsets_stride0 = offsets_stride0 // offsets_div[0] * offsets_div[0]
     offsets_shape0 = offsets_shape0 // offsets_div[1] * offsets_div[1]
     values_stride0 = values_stride0 // values_div[0] * values_div[0]
@@ -148,9 +128,8 @@ def launch_accumulate_kernel(
     cells, last_writer, offsets = _as_tensor(cells), _as_tensor(last_writer), _as_tensor(offsets)
     values = _as_tensor(values)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (cells, cells.numel(), 1, last_writer, last_writer.numel(), 1)
-    args += (offsets, *offsets.shape, *offsets.stride(), values, *values.shape, *values.stride())
-    args += (TILE,)
+    args = (cells, last_writer, offsets, *offsets.shape, *offsets.stride())
+    args += (values, *values.shape, *values.stride(), TILE)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         cells.dtype,
@@ -181,8 +160,6 @@ def launch_accumulate_kernel(
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_stages = 2
     constexprs = dict(
-        cells_div=(1, 1),
-        last_writer_div=(1, 1),
         offsets_div=_multiples(offsets),
         values_div=_multiples(values),
         USE_INT64=_needs_int64(cells, last_writer, offsets, values),

@@ -214,11 +214,14 @@ def translate_source(text: str, path: str = "<input>",
     pm.kept_foreign = {local for local, k in pm.foreign_kernels.items() if k in kept_foreign}
     mc = ModuleContext(pm, load_registry())
     try:
-        # the module passes (rewrite/__init__.py): dataclass instances as fields, kernels of
-        # host functions found
-        rewrites = rewrite.run(rewrite.MODULE_PASSES, rewrite.Unit(
-            pm, roles=tuple(f.name for f in find_cutile_functions(pm))))
         functions = find_cutile_functions(pm)
+        # the module passes (rewrite/__init__.py): dataclass instances as fields, kernels of
+        # host functions found. They replace function definitions, never roles: each
+        # recognized function takes its rewritten definition.
+        rewrites = rewrite.run(rewrite.MODULE_PASSES, rewrite.Unit(
+            pm, roles=tuple(f.name for f in functions)))
+        for f in functions:
+            f.node = pm.functions[f.name]
     except Exception as e:  # noqa: BLE001 - reported with its location
         return ModuleResult(path, True, None,
                             module_diagnostics=[_failure(pm, e, pm.module, "the module")])

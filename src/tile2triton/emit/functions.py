@@ -2,6 +2,8 @@
 the divisibility restatements of its arrays' extents and strides, and its offset dtype."""
 from __future__ import annotations
 
+import re
+
 from ..model import OFFSET_DTYPE, USE_INT64, FunctionInfo
 from ..parse.source import ParsedModule
 from .layout import after_docstring
@@ -20,13 +22,15 @@ def function_text(pm: ParsedModule, fn: FunctionInfo, params: list[str], body: s
     return "\n".join(lines) + "\n" + body
 
 
-def kernel_params(params) -> list[str]:
+def kernel_params(params, unread: frozenset = frozenset()) -> list[str]:
+    """The kernel's parameters; `unread`: extents and strides it leaves out (unread_extents)."""
     out = []
     for p in params:
         if p.kind == "array":
             a = p.array
             static = {a.shape(i) for i in a.static_shapes} | {a.stride(i) for i in a.static_strides}
-            out.extend(f"{n}: tl.constexpr" if n in static else n for n in a.abi())
+            out.extend(f"{n}: tl.constexpr" if n in static else n for n in a.abi()
+                       if n not in unread)
         elif p.kind == "array_list":
             out.extend(p.array_list.abi())
         elif p.kind == "constexpr":
@@ -40,7 +44,29 @@ def multiples_name(array) -> str:
     return f"{array.abi_prefix}_div"
 
 
-def with_multiples(body: str, arrays: list) -> str:
+def unread_extents(params, body: str) -> frozenset:
+    """The extents and strides of the kernel's arrays that its body never names: the kernel
+    does not take them (an argument it does not read compiles to nothing either way)."""
+    named = set(re.findall(r"\w+", body))
+    return frozenset(n for p in params if p.kind == "array" and p.array.rank
+                     for n in p.array.abi()[1:] if n not in named)
+
+
+def _restatements(a, unread: frozenset) -> list:
+    d = multiples_name(a)
+    lines = [f"    {a.stride(i)} = {a.stride(i)} // {d}[{i}] * {d}[{i}]" for i in range(a.rank)
+             if i not in a.static_strides and a.stride(i) not in unread]
+    return lines + [f"    {a.shape(i)} = {a.shape(i)} // {d}[{a.rank + i}] * {d}[{a.rank + i}]"
+                    for i in range(a.rank)
+                    if i not in a.static_shapes and a.shape(i) not in unread]
+
+
+def restated(a, unread: frozenset) -> bool:
+    """Whether the kernel reads `a`'s multiples (its `*_div` argument)."""
+    return bool(_restatements(a, unread))
+
+
+def with_multiples(body: str, arrays: list, unread: frozenset = frozenset()) -> str:
     """The kernel body with divisibility the launcher checked made visible to Triton.
 
     Triton specializes an integer argument on being a multiple of 16, nothing less; a row
@@ -51,16 +77,8 @@ def with_multiples(body: str, arrays: list) -> str:
     carries the multiple into the kernel (tl.multiple_of on an argument has no effect). Both
     layouts count: a column-major array (a K-major matmul operand) is contiguous along its
     first dimension, whose extent then bounds the vector loads."""
-    lines = []
-    for a in arrays:
-        d = multiples_name(a)
-        for i in range(a.rank):
-            if i not in a.static_strides:    # (a compile-time stride is known exactly)
-                lines.append(f"    {a.stride(i)} = {a.stride(i)} // {d}[{i}] * {d}[{i}]")
-        for i in range(a.rank):
-            j = a.rank + i
-            if i not in a.static_shapes:
-                lines.append(f"    {a.shape(i)} = {a.shape(i)} // {d}[{j}] * {d}[{j}]")
+    # (a compile-time extent or stride is known exactly; one the kernel does not take, unread)
+    lines = [line for a in arrays for line in _restatements(a, unread)]
     if not lines:
         return body
     text = body.split("\n")

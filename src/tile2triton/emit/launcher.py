@@ -8,7 +8,7 @@ import libcst as cst
 from ..model import USE_INT64, FunctionInfo
 from ..parse.names import launcher_name, source_identifiers
 from ..parse.source import ParsedModule
-from .functions import multiples_name
+from .functions import multiples_name, restated
 from .host import HostRewriter
 from .read_guards import negation, read_guards
 from .templates import render
@@ -159,7 +159,8 @@ def callee_asserts(unit) -> bool:
 
 
 def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
-                    coarse: bool = False, persistent: int = 0, direct: bool = False) -> str:
+                    coarse: bool = False, persistent: int = 0, direct: bool = False,
+                    unread_abi: frozenset = frozenset()) -> str:
     """The host launcher of kernel `fn`. It launches through Triton's public `kernel[grid](...)`;
     with `direct` (a shared runtime, which checks the Triton version) a launch repeating an
     earlier one's specialization may take the runtime's direct path instead."""
@@ -174,7 +175,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     unread = [(a, negation(guards[a]), ranks[a]) for a in arrays if a in guards]
     h = {n: names[n] for n in LAUNCHER_HELPERS}
     signature, unpack, local = launcher_signature(pm, fn)
-    call_args = _call_args(fn)
+    call_args = _call_args(fn, unread_abi)
     # TMA descriptors of 2-D tiles that feed matrix products (lower/tma.py): built per launch,
     # None where the array does not allow one (the kernel then loads through pointers)
     tma = [(desc, array, "(" + ", ".join(block) + ")") for array, block, desc in unit.tma]
@@ -182,7 +183,8 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     # a flat array (any shape, one dimension of numel elements): unit stride, no multiple
     constexpr_args = [f"{multiples_name(p.array)}="
                       + ("(1, 1)" if p.array.flat else f"{h['_multiples']}({p.name})")
-                      for p in fn.params if p.kind == "array" and p.array.rank]
+                      for p in fn.params if p.kind == "array" and p.array.rank
+                      and restated(p.array, unread_abi)]
     if persistent:     # the walk over blocks: flattened when the launcher shrank the grid
         constexpr_args.append(f"{unit.flatten}={local['walked']}")
     elif unit.flatten:  # a persistent loop over TMA products: flattened when they are TMA
@@ -261,13 +263,24 @@ def launcher_doc(kernel: str, local: dict) -> str:
     return doc if len(doc) <= 90 else f"`ct.launch` of `{kernel}`."
 
 
-def _call_args(fn: FunctionInfo) -> list:
+def _call_args(fn: FunctionInfo, unread: frozenset = frozenset()) -> list:
     """The kernel's arguments as the launcher passes them: each array as its pointer, extents
-    and strides, each list of arrays as its tables, the rest (constexprs too) as they are, in
-    the kernel's parameter order."""
+    and strides (those the kernel reads: not `unread`), each list of arrays as its tables, the
+    rest (constexprs too) as they are, in the kernel's parameter order."""
     out = []
     for p in fn.params:
-        if p.kind == "array" and p.array.flat:   # any shape: one dimension of numel elements
+        a = p.array if p.kind == "array" else None
+        if a is not None and a.rank and unread & set(a.abi()):
+            shapes = [f"{p.name}.numel()" if a.flat else f"{p.name}.shape[{i}]"
+                      for i in range(a.rank) if a.shape(i) not in unread]
+            strides = ["1" if a.flat else f"{p.name}.stride({i})"
+                       for i in range(a.rank) if a.stride(i) not in unread]
+            if len(shapes) == a.rank and not a.flat:
+                shapes = [f"*{p.name}.shape"]
+            if len(strides) == a.rank and not a.flat:
+                strides = [f"*{p.name}.stride()"]
+            out.append(", ".join([p.name] + shapes + strides))
+        elif p.kind == "array" and p.array.flat:   # any shape: one dimension of numel elements
             out.append(f"{p.name}, {p.name}.numel(), 1")
         elif p.kind == "array":
             out.append(f"{p.name}, *{p.name}.shape, *{p.name}.stride()")

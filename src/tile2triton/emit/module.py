@@ -24,7 +24,8 @@ from ..recognize import tile_code_names
 from ..rewrite.host_kernels import node_of_local
 from .coarsening import (coarsenable, coarsened_body, persistable, persistent_body, walked_calls,
                          walked_helper)
-from .functions import (function_text, kernel_params, multiples_name, with_multiples,
+from .functions import (function_text, kernel_params, multiples_name, restated, unread_extents,
+                        with_multiples,
                         with_offset_dtype)
 from .host import HostRewriter
 from .host_references import HostErrors
@@ -263,16 +264,20 @@ def _render_kernel(pm: ParsedModule, mc, gen: _Generated, name: str, fn, unit, c
             body = walked_calls(body, helper, walked, names["block_x"])
     gen.kernel_calls |= unit.facts.calls - (walk[0] if persistent else set())
     descriptors = [desc for _, _, desc in unit.tma]   # TMA descriptors or None (tma.py)
-    params = (kernel_params(fn.params) + descriptors + extra
+    # extents and strides the kernel never names are not passed, nor unused multiples
+    unread = unread_extents(fn.params, body)
+    hinted = [a for a in hinted if restated(a, unread)]
+    params = (kernel_params(fn.params, unread) + descriptors + extra
               + [f"{multiples_name(a)}: tl.constexpr" for a in hinted] + per_program
               + ([f"{unit.flatten}: tl.constexpr"] if unit.flatten else [])
               + [f"{c}: tl.constexpr" for c, _, _ in unit.row_tiles]
               + [f"{USE_INT64}: tl.constexpr"])
     hints = kernel_hints(pm, fn, gen.features)
     body = with_offset_dtype(body, unit, names)
-    text = (function_text(pm, fn, params, with_multiples(body, hinted), unit.debug,
+    text = (function_text(pm, fn, params, with_multiples(body, hinted, unread), unit.debug,
                           tuple(extra)) + "\n"
-            + render_launcher(pm, fn, unit, hints, coarse, persistent, direct=direct))
+            + render_launcher(pm, fn, unit, hints, coarse, persistent, direct=direct,
+                              unread_abi=unread))
     gen.texts.append(text)
     stmts = _statements(text)
     gen.launchers[name] = stmts[-1]

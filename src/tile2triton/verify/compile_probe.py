@@ -63,16 +63,51 @@ def capture_fd2():
 
 @contextlib.contextmanager
 def interpreter_off():
-    """While active, @triton.jit makes compilable JITFunctions even under TRITON_INTERPRET=1."""
+    """While active, @triton.jit makes compilable JITFunctions even under TRITON_INTERPRET=1,
+    and triton.language's own @jit functions (tl.cdiv, tl.sigmoid, tensor.sum, ...) are
+    compilable too (_compilable_language)."""
     old = os.environ.get("TRITON_INTERPRET")
     os.environ["TRITON_INTERPRET"] = "0"
+    swapped = _compilable_language()
     try:
         yield
     finally:
+        for space, name, value in swapped:
+            setattr(space, name, value)
         if old is None:
             os.environ.pop("TRITON_INTERPRET", None)
         else:
             os.environ["TRITON_INTERPRET"] = old
+
+
+_COMPILABLE: dict = {}   # id(InterpretedFunction) -> (it, its JITFunction)
+
+
+def _compilable_language() -> list:
+    """Where triton.language was imported under TRITON_INTERPRET=1, its @jit functions are
+    interpreted functions, and a kernel compiled in this process that calls one (tl.cdiv in a
+    loop bound) ran it through the interpreter on compiler values, which failed ("'ir.value'
+    object has no attribute 'dtype'") whenever Triton's cache did not already hold the kernel.
+    Each is replaced, while compiling, by a JITFunction of the same function and options;
+    returns (namespace, name, interpreted function) to put back."""
+    try:
+        import triton.language as tl
+        import triton.language.standard as standard
+        from triton.runtime.interpreter import InterpretedFunction
+        from triton.runtime.jit import JITFunction
+    except ImportError:
+        return []
+    swapped = []
+    for space in (tl, standard, tl.core.tensor):
+        for name, value in list(vars(space).items()):
+            if isinstance(value, InterpretedFunction):
+                entry = _COMPILABLE.get(id(value))
+                if entry is None or entry[0] is not value:
+                    entry = _COMPILABLE[id(value)] = (value, JITFunction(value.fn,
+                                                                         **value.kwargs))
+                swapped.append((space, name, value))
+                setattr(space, name, entry[1])
+    return swapped
 
 
 class CompileProbe:

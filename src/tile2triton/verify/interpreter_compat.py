@@ -86,6 +86,46 @@ def device_calls_restore_the_language():
     return True
 
 
+class LanguageSnapshot:
+    """triton.language as it is now (the namespaces Triton's interpreter patches), to put back
+    later: a test process that interprets and compiles in turn restores it between tests, so
+    that a patch some path leaves behind (as device_calls_restore_the_language corrects for
+    one path) cannot fail an unrelated compile later with "'ir.value' object has no attribute
+    'dtype'"."""
+
+    def __init__(self):
+        import triton.language as tl
+        self.spaces = [tl, tl.core, tl.math, tl.core.tensor, tl.core.tensor_descriptor_base]
+        self.saved = [dict(vars(space)) for space in self.spaces]
+        # what each class name resolved to (inherited included): a restore that writes an
+        # inherited value back into the class itself changed nothing
+        self.resolved = [{n: getattr(space, n, _MISSING) for n in dir(space)}
+                         if isinstance(space, type) else {} for space in self.spaces]
+
+    def restore(self) -> list:
+        """Put back every changed attribute, and remove those added to the tensor classes
+        (modules may grow attributes of their own); the names that were changed."""
+        changed = []
+        for space, saved, resolved in zip(self.spaces, self.saved, self.resolved):
+            now = vars(space)
+            added = [n for n in now if n not in saved and n != "__annotations__"
+                     and now[n] is not resolved.get(n)] if isinstance(space, type) else []
+            for name in added:
+                delattr(space, name)
+                changed.append(name)
+            for name, value in saved.items():
+                if name == "__annotations__" or (not isinstance(space, type)
+                                                 and name.startswith("__")):
+                    continue    # a module's own (__annotations__ appears when first read)
+                if now.get(name, _MISSING) is not value:
+                    setattr(space, name, value)
+                    changed.append(name)
+        return changed
+
+
+_MISSING = object()
+
+
 def fp8_conversions_as_on_the_gpu():
     """Triton's interpreter converts floats to fp8 bit by bit, and gets two things wrong: a
     rounding that carries out of the mantissa does not reach the exponent (e4m3: 124.0 gives

@@ -328,6 +328,16 @@ def _t0_drift(findings, name, s, r, m, written):
             f"translation {fm.get('actual')}, original {fm.get('expected')}")))
 
 
+def _unwritten_finding(name, unwritten, orig_wrote) -> dict:
+    """Elements of `name` the original writes and the translation never does."""
+    n_un = int(unwritten.sum())
+    idx = [int(x) for x in torch.nonzero(unwritten)[0]]
+    return dict(kind="unwritten", array=name, count=n_un, of=int(orig_wrote.sum()),
+                first_index=idx, detail=(f"{n_un} element(s) of `{name}` that the original "
+                                         "writes are never written by the translation "
+                                         f"(first at index {tuple(idx)})"))
+
+
 def _poisoned_trials(findings, info, name, s, o, r, po, pr, t2, m, tol, flagged):
     """T1 (the written array poisoned: `po`, `pr`), decided by T2 where it ran (`t2`: the
     canary run's original, translation and canary values): elements the translation never
@@ -348,12 +358,7 @@ def _poisoned_trials(findings, info, name, s, o, r, po, pr, t2, m, tol, flagged)
     n_un, n_rf = int(unwritten.sum()), int(read_first.sum())
     info["unwritten"] = n_un
     if n_un:
-        idx = [int(x) for x in torch.nonzero(unwritten)[0]]
-        findings.append(dict(kind="unwritten", array=name, count=n_un,
-                             of=int(orig_wrote.sum()), first_index=idx, detail=(
-                                 f"{n_un} element(s) of `{name}` that the original "
-                                 f"writes are never written by the translation "
-                                 f"(first at index {tuple(idx)})")))
+        findings.append(_unwritten_finding(name, unwritten, orig_wrote))
         flagged = flagged | unwritten.reshape(flagged.shape)
     if n_rf:
         idx = [int(x) for x in torch.nonzero(read_first)[0]]
@@ -462,12 +467,7 @@ def _combined_trial(findings, info, name, o, co, cr, c, m, tol, flagged):
     n_un, n_st = int(unwritten.sum()), int(stale.sum())
     info["unwritten"] = n_un
     if n_un:
-        idx = [int(x) for x in torch.nonzero(unwritten)[0]]
-        findings.append(dict(kind="unwritten", array=name, count=n_un,
-                             of=int(orig_wrote.sum()), first_index=idx, detail=(
-                                 f"{n_un} element(s) of `{name}` that the original writes are "
-                                 f"never written by the translation (first at index "
-                                 f"{tuple(idx)})")))
+        findings.append(_unwritten_finding(name, unwritten, orig_wrote))
         flagged = flagged | unwritten.reshape(flagged.shape)
     if n_st:
         idx = [int(x) for x in torch.nonzero(stale)[0]]
