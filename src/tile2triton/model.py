@@ -277,18 +277,9 @@ class DTypeV(Val):
         return CT_TO_TL_DTYPE[self.name]
 
 
-# cuTile's enums and their members (cuda/tile/_stub.py, cuda-tile 1.7.0)
-ENUM_MEMBERS = {
-    "PaddingMode": ("UNDETERMINED", "ZERO", "NEG_ZERO", "NAN", "POS_INF", "NEG_INF"),
-    "RoundingMode": ("RN", "RZ", "RM", "RP", "RA", "FULL", "APPROX", "RZI"),
-    "MemoryOrder": ("WEAK", "RELAXED", "ACQUIRE", "RELEASE", "ACQ_REL"),
-    "MemoryScope": ("NONE", "BLOCK", "CLUSTER", "DEVICE", "SYS"),
-}
-
-
 @dataclass
 class EnumV(Val):
-    """A member of a cuTile enum such as PaddingMode.ZERO, or of an enum class of the user's
+    """A member of a cuTile enum such as PaddingMode.ZERO (parse.source.ENUM_MEMBERS), or of an enum class of the user's
     module (`user`, with the member's `value`)."""
     enum: str
     member: str

@@ -64,7 +64,7 @@ def load_patterns() -> dict:
 class Registry:
     """What the engine asks the patterns: which pattern lowers a construct, which Python operator
     is which construct, which methods tiles, arrays and views have, and where a construct's
-    array argument and index/shape arguments sit. (cuTile's enums are `model.ENUM_MEMBERS`.)"""
+    array argument and index/shape arguments sit. (cuTile's enums are `parse.ENUM_MEMBERS`.)"""
     constructs: dict  # construct name -> Pattern
     operators: dict  # Python operator symbol ("+", "<", "unary -") -> construct
     methods: dict  # "Tile.astype" / "Array.slice" / "TiledView.load" -> construct

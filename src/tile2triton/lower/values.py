@@ -8,10 +8,11 @@ import re
 import libcst as cst
 
 from ..model import (ARRAY_ATTRIBUTES, CT_TO_TL_DTYPE, ChoiceV,
-                     ENUM_MEMBERS, PREC, ArrayListV, ArrayV, ConstExprEnumV, ConstExprV, ConstV,
+                     PREC, ArrayListV, ArrayV, ConstExprEnumV, ConstExprV, ConstV,
                      CtRefV, DTypeV, EnumClassV, EnumV, TableV, FuncV, Lowered, NoneV, ParamInfo, PyRefV, RawMemoryV,
                      TiledViewV, TileV, TupleV, Val)
 from ..model import MAX_SEQUENCE
+from ..parse import ENUM_MEMBERS
 from .pyconst import TypedInt
 
 

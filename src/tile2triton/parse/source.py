@@ -20,6 +20,14 @@ from .prescan import MAX_DEPTH, too_deep
 
 CUDA_TILE = "cuda.tile"
 
+# cuTile's enums and their members, names the parse resolves like ct.* functions (cuda/tile/_stub.py, cuda-tile 1.7.0)
+ENUM_MEMBERS = {
+    "PaddingMode": ("UNDETERMINED", "ZERO", "NEG_ZERO", "NAN", "POS_INF", "NEG_INF"),
+    "RoundingMode": ("RN", "RZ", "RM", "RP", "RA", "FULL", "APPROX", "RZI"),
+    "MemoryOrder": ("WEAK", "RELAXED", "ACQUIRE", "RELEASE", "ACQ_REL"),
+    "MemoryScope": ("NONE", "BLOCK", "CLUSTER", "DEVICE", "SYS"),
+}
+
 
 def _public(qualname: str) -> str:
     """`cuda.tile._datatype.float16` (`from cuda.tile._datatype import float16`) is

@@ -340,7 +340,7 @@ def enum_candidates(enum: str) -> tuple:
     eight). The parameter holds the launched member's name ("RoundingMode.RZ") and each
     construct taking it is a choice Triton folds per specialization, as for function values
     (choice_candidates)."""
-    from ..model import ENUM_MEMBERS
+    from ..parse import ENUM_MEMBERS
     return ("None",) + tuple(f"cuda.tile.{enum}.{m}" for m in ENUM_MEMBERS[enum])
 
 

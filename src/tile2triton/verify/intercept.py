@@ -23,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 
-from ..model import ENUM_MEMBERS
+from ..parse import ENUM_MEMBERS
 
 ENV_SPOOL = "T2T_CHECK_SPOOL"
 ENV_BACKEND = "T2T_CHECK_BACKEND"
