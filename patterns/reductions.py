@@ -293,35 +293,10 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int], A: ct.Constant[int]):
         if at_launch:
             return self.lower_launch_axes(call, cx, x, shape, at_launch, keep, d, nan)
         if axes and axes[0] < 0:       # a tile of unknown rank: from the first axis on
-            code = x.code
-            for a in axes:
-                if nan is not False and call.name in ("max", "min") and d not in INT_DTYPES \
-                        and d != "bool_":
-                    cx.need(NAN_COMBINE[call.name])
-                    code = f"{cx.need(EXTREMUM_NAN, name=call.name)}({code}, {a}, {keep}, {nan})"
-                else:
-                    code = self.one(call.name, code, a, keep, d, cx)
-            if d == "bool_":
-                d = "int32"
-                if call.name in ("max", "min"):
-                    code = f"{code}.to(tl.int32)"
+            code, d = self.along(call.name, x.code, axes, keep, d, nan, cx)
             return Lowered(code, TileV(shape=None, dtype=d))
-        if nan is not False and call.name in ("max", "min") and d not in INT_DTYPES and \
-                d != "bool_":
-            cx.need(NAN_COMBINE[call.name])
-            helper = cx.need(EXTREMUM_NAN, name=call.name)
-            code = x.code
-            for a in ([None] if axes is None else sorted(axes, reverse=True)):
-                code = f"{helper}({code}, {a}, {keep}, {nan})"
-            return Lowered(code, TileV(shape=reduced_shape(shape, axes, keep), dtype=d))
-        code = x.code
         order = [None] if axes is None else sorted(axes, reverse=True)
-        for a in order:
-            code = self.one(call.name, code, a, keep, d, cx)
-        if d == "bool_":        # cuTile reduces booleans as int32
-            d = "int32"
-            if call.name in ("max", "min"):
-                code = f"{code}.to(tl.int32)"
+        code, d = self.along(call.name, x.code, order, keep, d, nan, cx)
         return Lowered(code, TileV(shape=reduced_shape(shape, axes, keep), dtype=d))
 
     def lower_launch_axes(self, call, cx, x, shape, at_launch, keep, d, nan):
@@ -334,18 +309,26 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int], A: ct.Constant[int]):
         check = cx.need(LAUNCH_AXES, n=len(norm))
         code = f"{check}({x.code}, {len(shape)}, {', '.join(written)})"
         order = norm if keep else [descending(norm, j) for j in range(len(norm))]
-        for a in order:
-            if nan is not False and call.name in ("max", "min") and d not in INT_DTYPES \
-                    and d != "bool_":
-                cx.need(NAN_COMBINE[call.name])
-                code = f"{cx.need(EXTREMUM_NAN, name=call.name)}({code}, {a}, {keep}, {nan})"
-            else:
-                code = self.one(call.name, code, a, keep, d, cx)
-        if d == "bool_":        # cuTile reduces booleans as int32
-            d = "int32"
-            if call.name in ("max", "min"):
-                code = f"{code}.to(tl.int32)"
+        code, d = self.along(call.name, code, order, keep, d, nan, cx)
         return Lowered(code, TileV(shape=launch_reduced_shape(shape, norm, keep), dtype=d))
+
+    def along(self, name, code, order, keep, d, nan, cx):
+        """(code, dtype) of `code` reduced along each axis of `order` in turn (None: all):
+        max and min of floats under a NaN rule through the NaN-aware helper; booleans reduce
+        as int32, as in cuTile."""
+        nan_aware = nan is not False and name in ("max", "min") and d not in INT_DTYPES \
+            and d != "bool_"
+        for a in order:
+            if nan_aware:
+                cx.need(NAN_COMBINE[name])
+                code = f"{cx.need(EXTREMUM_NAN, name=name)}({code}, {a}, {keep}, {nan})"
+            else:
+                code = self.one(name, code, a, keep, d, cx)
+        if d == "bool_":
+            d = "int32"
+            if name in ("max", "min"):
+                code = f"{code}.to(tl.int32)"
+        return code, d
 
     @staticmethod
     def one(name, code, axis, keep, dtype, cx):
