@@ -71,11 +71,17 @@ def test_importer_converted_without_its_kernel_module(tmp_path, capsys):
     lines = _t2t112(capsys.readouterr().err)
     assert len(lines) == 1 and "is not part of this run" in lines[0]
     assert not (out / "use.py").exists()
-    # a module outside the run that defines the launcher itself is accepted
+    # a module outside the run that defines the launcher itself is accepted: use.py is
+    # written, and since kern.py still imports cuda.tile, the run says that use.py needs it
+    # (T2T114, exit 1)
     (pkg / "kern.py").write_text(KERN.split("\n\n@ct.kernel\ndef bad")[0]
                                  + "\n\ndef launch_copy(*args):\n    pass\n")
-    assert main(["convert", str(pkg / "use.py"), "-o", str(out / "use.py"), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["convert", str(pkg / "use.py"), "-o", str(out / "use.py"), "-q"]) == 1
     assert "launch_copy" in (out / "use.py").read_text().split("def run")[0]
+    err = capsys.readouterr().err
+    assert "T2T112" not in err and "T2T114 imports `pkg.kern`, which is cuTile code outside " \
+        "this run" in err, err
 
 
 def test_chain_of_importers_is_settled_and_in_place_leaves_them(tmp_path, capsys):
@@ -122,3 +128,62 @@ def test_keep_unconverted_importer_launches_the_kept_kernel_with_cutile(tmp_path
             "    ct.launch(None, (3,), bad, (x, y, 128))") in text
     assert "    launch_copy(None, (3,), x, y, 128)" in text
     assert "not written" not in err.split("Files with cuTile code:")[1].split(";")[0]
+
+
+def test_modules_importing_a_module_that_stays_cutile_code_are_reported(tmp_path, capsys):
+    """TileGym's form, reduced: a host module that patches ct.launch cannot be converted
+    (T2T109), and the package's __init__ and an op module import it. Converted in place, they
+    were written without a word and the package did not import without cuda.tile; now each
+    such import is a T2T114 at its line in the input, the run needs attention, and the
+    modules are still written (they work where cuda.tile is installed)."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from . import launch_hooks\nfrom .ops import scale\n")
+    hooks = textwrap.dedent('''
+    import cuda.tile as ct
+
+    _original_launch = ct.launch
+
+
+    def marked(kernel):
+        kernel._marked = True
+        return kernel
+
+
+    def _counting_launch(stream, grid, kernel, args, /):
+        return _original_launch(stream, grid, kernel, args)
+
+
+    def install():
+        ct.launch = _counting_launch
+    ''')
+    (pkg / "launch_hooks.py").write_text(hooks)
+    (pkg / "ops.py").write_text(textwrap.dedent('''
+    import cuda.tile as ct
+
+    from .launch_hooks import marked
+
+
+    @ct.kernel
+    def scale_kernel(x, y, TILE: ct.Constant[int]):
+        t = ct.load(x, (ct.bid(0),), (TILE,))
+        ct.store(y, (ct.bid(0),), t * 2)
+
+
+    def scale(x, y):
+        ct.launch(None, (ct.cdiv(x.shape[0], 64),), scale_kernel, (x, y, 64))
+    '''))
+    assert main(["convert", str(pkg), "--in-place"]) == 1
+    err = capsys.readouterr().err
+    assert "T2T109" in err
+    found = sorted(line.split(" T2T114 ")[0].rsplit("/", 1)[-1]
+                   for line in err.splitlines() if ": T2T114 " in line)
+    assert found == ["__init__.py:1:1:", "ops.py:4:1:"], err
+    assert (pkg / "launch_hooks.py").read_text() == hooks       # refused: left as it was
+    assert "@triton.jit" in (pkg / "ops.py").read_text()          # converted all the same
+    # a run in which every imported module converts says nothing of the kind
+    (pkg / "launch_hooks.py").write_text("def marked(kernel):\n    return kernel\n")
+    (pkg / "ops2.py").write_text((pkg / "ops.py").read_text())
+    capsys.readouterr()
+    assert main(["convert", str(pkg), "--check"]) == 0
+    assert "T2T114" not in capsys.readouterr().err

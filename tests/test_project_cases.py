@@ -21,12 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROJECTS = ROOT / "corpus" / "projects"
 WITHOUT_CUTILE = ROOT / "tools" / "gpu" / "without_cutile.py"
 
-WAITING = {
-    "rowops_project::tests/test_rowops.py::test_the_variant_with_other_hints_computes_the_same":
-        "host (issue 21 item 3): replace_hints on a kernel held in a table of another module "
-        "converts to an attribute the Triton kernel lacks ('JITFunction' object has no "
-        "attribute 'replace_hints')",
-}
+WAITING: dict = {}
 TESTS = {
     "rowops_project": [
         "tests/test_rowops.py::test_scale_rows_with_bias[37-70]",

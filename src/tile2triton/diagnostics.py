@@ -28,6 +28,7 @@ CODES = {
     "T2T111": "host code the translation cannot carry over (the Triton module would not define a name it uses)",
     "T2T112": "a launcher the module imports from another of the user's modules would not exist (that module is not written, or does not define it)",
     "T2T113": "a value whose type depends on the path taken (cuTile rejects it too)",
+    "T2T114": "a written module imports one of the user's modules that stays cuTile code (not converted in this run, or outside it): it needs cuda.tile until that module is converted",
     "T2T120": "compile-time expression cannot be evaluated (division by zero, overflow, ...)",
     "T2T121": "a name the translated module needs (USE_INT64, tl, triton, torch, hints, the builtins its launchers call; star imports)",
     "T2T900": "internal error of the translator",

@@ -260,7 +260,7 @@ def _parse_module(text: str, path: str, keep_unconverted: bool):
         return None, ModuleResult(path, True, None, module_diagnostics=[Diagnostic(
             "T2T900", f"internal error while parsing: {type(e).__name__}: {e}", path, 1, 1,
             help="this is a tile2triton bug; please report it with this file")])
-    if not pm.uses_cuda_tile():
+    if not pm.uses_cuda_tile() and not _calls_kernel_api(pm, text):
         probed = probe_rewrite(text) if "cuda" in text else None
         if probed is not None:   # `try: import cuda.tile` only to ask whether it is there
             return None, ModuleResult(path, True, probed)
@@ -275,6 +275,17 @@ def _parse_module(text: str, path: str, keep_unconverted: bool):
     if bad is not None:
         return None, ModuleResult(path, True, None, module_diagnostics=[bad])
     return pm, None
+
+
+def _calls_kernel_api(pm, text: str) -> bool:
+    """Whether a module that does not import cuda.tile is host code of cuTile kernels all the
+    same: it imports a kernel of the user's other modules and calls a cuTile kernel method
+    (`.replace_hints`, as a table of kernel variants does), which the Triton kernel lacks.
+    Such a module is converted too, its calls becoming `_with_hints` (emit/host_references)."""
+    if ".replace_hints" not in text:
+        return False
+    link_imports(pm)
+    return bool(pm.foreign_kernels)
 
 
 def _kernels(pm, functions, hoisted: list) -> list:

@@ -395,6 +395,7 @@ def cmd_convert(args) -> int:
                           retranslate if args.keep_unconverted else None)
     for o, *_ in deferred:
         batch.handle(o)
+    batch.report_unconverted_imports(produced)
     batch.progress.clear()
     batch.queue_runtime(runtime_path)
     return batch.finish()
@@ -424,6 +425,9 @@ class _Batch:
         self.n_kernels = self.n_files = self.n_bad = self.n_problems = self.n_would = 0
         self.n_written = self.n_unwritten = self.n_partial = self.n_left = 0
         self.internal = False
+        # (path, display, input text, text after the run) of the modules the run leaves
+        # importable: translated, or without cuTile code
+        self.modules: list = []
 
     def say(self, text: str) -> None:
         self.progress.clear()
@@ -453,6 +457,8 @@ class _Batch:
         if not _writable(result, self.keep):
             self.n_unwritten += result.has_cutile
             return
+        self.modules.append((o.path, o.display, o.source.text,
+                             result.output if result.has_cutile else o.source.text))
         if result.has_cutile:
             self.n_written += 1
             self.n_partial += not result.ok
@@ -460,6 +466,24 @@ class _Batch:
             self._would_write(o)
         else:
             self._queue(o)
+
+    def report_unconverted_imports(self, produced: dict) -> None:
+        """T2T114 for the modules of the run (translated, or without cuTile code) that import
+        one of the user's modules that stays cuTile code (launcher_links.unconverted_imports):
+        written as they are, and counted as needing attention."""
+        for path, display, source, after in self.modules:
+            diags = launcher_links.unconverted_imports(path, display, source, after, produced)
+            if not diags:
+                continue
+            self.n_bad += 1
+            self.records.append({"file": display, "kernel": None, "line": diags[0].line,
+                                 "status": "failed",
+                                 "diagnostics": [d.as_json() for d in diags]})
+            if self.fmt == "text":
+                for block in self.printer.file_text(diags):
+                    self.say(block)
+            else:
+                self.machine.extend(diags)
 
     def _unchanged(self, o) -> None:
         if self.verbose > 0:

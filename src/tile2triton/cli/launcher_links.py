@@ -13,10 +13,18 @@ Otherwise the importing module is not written either (T2T112 at its import of th
 so on for the modules importing from it; with `--keep-unconverted` it is translated again, its
 launches of those kernels kept as cuTile code (cuTile launches the kernel its module kept)
 under T2T112 notes. Files are only read, never imported.
+
+Any other import of one of the user's modules that will still be cuTile code once the run is
+over (not written in this run, or outside it and not converted) is reported at the import
+(T2T114, `unconverted_imports`): the importing module is written, since it works where
+cuda.tile is installed, but the run needs attention, as the package will not import without
+cuda.tile until that module is converted.
 """
 from __future__ import annotations
 
+import ast
 import os
+import re
 from pathlib import Path
 
 from ..diagnostics import Diagnostic
@@ -111,3 +119,75 @@ def settle(deferred: list, produced: dict, in_place: bool, retranslate=None) -> 
 def _line_getter(text: str):
     lines = text.splitlines()
     return lambda n: lines[n - 1] if 0 < n <= len(lines) else None
+
+
+_USES_CUDA_TILE = re.compile(r"^[ \t]*(import[ \t]+cuda\.tile\b|from[ \t]+cuda(\.tile\b|[ \t]+import"
+                             r"[ \t]+tile\b))", re.M)
+
+
+def unconverted_imports(path, display: str, source: str, after: str, produced: dict) -> list:
+    """T2T114 per import in `after` (the text the run leaves at `path`) of one of the user's
+    modules that stays cuTile code: not written in this run (`produced`: real path -> text
+    once the run is written, None where the file gets none), or outside the run and still
+    importing cuda.tile. Located at the import in `source`, the input."""
+    if path == "-":
+        return []
+    try:
+        imports = _imports(ast.parse(after))
+        where = {(m, lv): node for m, lv, node in _imports(ast.parse(source))}
+    except SyntaxError:
+        return []
+    out, lines, seen = [], source.splitlines(), set()
+    for module, level, node in imports:
+        why = None if (module, level) in seen else _still_cutile(path, module, level, produced)
+        seen.add((module, level))
+        if why is None:
+            continue
+        at = where.get((module, level))
+        line, col = (at.lineno, at.col_offset + 1) if at is not None else (1, 1)
+        shown = "." * level + module
+        out.append(Diagnostic(
+            "T2T114", f"imports `{shown}`, which {why}: without cuda.tile this module cannot "
+            "be imported", display, line, col,
+            source_line=lines[line - 1] if 0 < line <= len(lines) else None,
+            help=f"convert `{shown}` too (its diagnostics say what stopped it), or keep "
+                 "cuda.tile installed until it is"))
+    return out
+
+
+def _imports(tree) -> list:
+    """(module, level, node) of each module an import statement of `tree` names: `from . import
+    ops` names the package and `.ops`."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            out.append((node.module or "", node.level, node))
+            if node.module is None or node.level:
+                out += [(f"{node.module}.{a.name}" if node.module else a.name, node.level, node)
+                        for a in node.names]
+        elif isinstance(node, ast.Import):
+            out += [(a.name, 0, node) for a in node.names]
+    return out
+
+
+def _still_cutile(path, module: str, level: int, produced: dict):
+    """Why `module` (as `path` imports it) is still cuTile code after the run, or None."""
+    from ..parse.packages import resolve_module
+    if not module.strip("."):
+        return None
+    target = resolve_module(str(path), module, level)
+    if target is None or _key(target) == _key(path):
+        return None
+    key = _key(target)
+    if key in produced:
+        text = produced[key]
+        if text is None:
+            return f"this run does not write as Triton code ({target})"
+        return f"stays cuTile code in this run ({target})" if _USES_CUDA_TILE.search(text) \
+            else None
+    try:
+        text = Path(target).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return f"is cuTile code outside this run ({target})" if _USES_CUDA_TILE.search(text) \
+        else None
