@@ -16,15 +16,12 @@ from ._common import shape_code
 TILE_MACROS = r'''{% macro dims(prefix, rank) %}{% for d in range(rank) %}{{ prefix }}{{ d }}{{ ", " if not loop.last }}{% endfor %}{% endmacro %}
 {#- var, scale and block are formats in which "#" stands for the dimension; the first element
     of the tile along d is var * scale (var alone when scale is empty). Under USE_INT64 the
-    index is widened before the multiply, so the product itself cannot overflow int32. -#}
+    index is widened before the multiply, so the product itself cannot overflow int32;
+    otherwise it keeps its own dtype (a cast to int32 would wrap an int64 index that is out
+    of bounds into the array). The condition is a constexpr: Triton compiles one side only. -#}
 {% macro offsets(rank, var, scale, block) %}
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
 {% for d in range(rank) %}
-        offs{{ d }} = tl.cast({{ var | replace("#", d|string) }}, tl.int64){% if scale %} * {{ scale | replace("#", d|string) }}{% endif %} + tl.arange(0, {{ block | replace("#", d|string) }})
-{% endfor %}
-    else:
-{% for d in range(rank) %}
-        offs{{ d }} = {{ var | replace("#", d|string) }}{% if scale %} * {{ scale | replace("#", d|string) }}{% endif %} + tl.arange(0, {{ block | replace("#", d|string) }})
+    offs{{ d }} = (tl.cast({{ var | replace("#", d|string) }}, tl.int64) if USE_INT64 else {{ var | replace("#", d|string) }}){% if scale %} * {{ scale | replace("#", d|string) }}{% endif %} + tl.arange(0, {{ block | replace("#", d|string) }})
 {% endfor %}
 {% endmacro %}
 {% macro bcast(d, rank) %}{% if rank == 1 %}offs{{ d }}{% else %}offs{{ d }}[{% for e in range(rank) %}{{ ":" if e == d else "None" }}{{ ", " if not loop.last }}{% endfor %}]{% endif %}{% endmacro %}
@@ -52,7 +49,8 @@ def _store_tile_{{ rank }}d(ptr, {{ dims("shape", rank) }}, {{ dims("stride", ra
 {{ " " * (18 + rank|string|length) }}USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
-{{ offsets(rank, "index#", "tile.shape[#]", "tile.shape[#]") }}{{ pointers(rank) }}
+    TILE: tl.constexpr = tile.shape
+{{ offsets(rank, "index#", "TILE[#]", "TILE[#]") }}{{ pointers(rank) }}
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
         tl.store(ptrs, value, mask={{ mask(rank) }})

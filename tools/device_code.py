@@ -7,12 +7,12 @@ TTGIR and PTX with what may legitimately differ taken out, and compare two such 
     python tools/device_code.py diff BEFORE.json AFTER.json
 
 (For the old translator, run `dump` from a checkout of the old commit with
-`PYTHONPATH=OLD/src`.) Taken out: source locations (line numbers move when lines go), the
-numbering of SSA values and PTX registers (renumbered in order of appearance), and the
-parameter list. Parameters are compared apart: every parameter of the new kernel must be one
-of the old kernel's, with the same type and attributes, and the body must refer to each by
-name (the PTX `k_param_N` becomes the name of the N-th TTGIR argument). Each case is compiled
-at its first CASES configuration.
+`PYTHONPATH=OLD/src`; its patterns/ are used too, not the installed ones.) Taken out: source
+locations (line numbers move when lines go), the numbering of SSA values and PTX registers
+(renumbered in order of appearance), and the parameter list. Parameters are compared apart:
+every parameter of the new kernel must be one of the old kernel's, with the same type and
+attributes, and the body must refer to each by name (the PTX `k_param_N` becomes the name of
+the N-th TTGIR argument). Each case is compiled at its first CASES configuration.
 """
 from __future__ import annotations
 
@@ -76,7 +76,27 @@ def _ptx(text: str, name: str, args: list):
     return params, body
 
 
+def _own_patterns():
+    """Translate with the patterns/ beside the imported tile2triton's src/: an editable install
+    maps `tile2triton.patterns` to its own tree, so an old checkout put first on PYTHONPATH
+    would otherwise be dumped with the new patterns."""
+    import importlib.util
+
+    import tile2triton
+    folder = Path(tile2triton.__file__).resolve().parents[2] / "patterns"
+    if (folder / "__init__.py").exists() and "tile2triton.patterns" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("tile2triton.patterns",
+                                                      folder / "__init__.py",
+                                                      submodule_search_locations=[str(folder)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["tile2triton.patterns"] = module
+        spec.loader.exec_module(module)
+    loaded = sys.modules.get("tile2triton.patterns")
+    return Path(loaded.__file__).parent if loaded else "the installed tile2triton.patterns"
+
+
 def dump(out: str, names: list) -> None:
+    print(f"patterns: {_own_patterns()}", file=sys.stderr)
     from tile2triton.verify.inspection import inspect_case
     root = Path("corpus")
     cases = sorted(p for p in root.iterdir() if (p / "kernel.py").exists())

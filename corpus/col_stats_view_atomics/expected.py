@@ -30,10 +30,7 @@ def _atomic_store_add_1d(
     dtype) into the BLOCK-shaped window whose first element is at `start`, one relaxed atomic
     per element at device scope (cuTile's order and scope for view atomics); out-of-bounds
     elements are left alone."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(start0, tl.int64) + tl.arange(0, BLOCK0)
-    else:
-        offs0 = start0 + tl.arange(0, BLOCK0)
+    offs0 = (tl.cast(start0, tl.int64) if USE_INT64 else start0) + tl.arange(0, BLOCK0)
     ptrs = ptr + offs0 * stride0
     mask = offs0 < shape0
     # tl.where broadcasts the update to the window (lanes outside it are never written) and
@@ -51,10 +48,7 @@ def _atomic_store_max_1d(
     dtype) into the BLOCK-shaped window whose first element is at `start`, one relaxed atomic
     per element at device scope (cuTile's order and scope for view atomics); out-of-bounds
     elements are left alone."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(start0, tl.int64) + tl.arange(0, BLOCK0)
-    else:
-        offs0 = start0 + tl.arange(0, BLOCK0)
+    offs0 = (tl.cast(start0, tl.int64) if USE_INT64 else start0) + tl.arange(0, BLOCK0)
     ptrs = ptr + offs0 * stride0
     mask = offs0 < shape0
     # tl.where broadcasts the update to the window (lanes outside it are never written) and
@@ -72,10 +66,7 @@ def _atomic_store_min_1d(
     dtype) into the BLOCK-shaped window whose first element is at `start`, one relaxed atomic
     per element at device scope (cuTile's order and scope for view atomics); out-of-bounds
     elements are left alone."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(start0, tl.int64) + tl.arange(0, BLOCK0)
-    else:
-        offs0 = start0 + tl.arange(0, BLOCK0)
+    offs0 = (tl.cast(start0, tl.int64) if USE_INT64 else start0) + tl.arange(0, BLOCK0)
     ptrs = ptr + offs0 * stride0
     mask = offs0 < shape0
     # tl.where broadcasts the update to the window (lanes outside it are never written) and

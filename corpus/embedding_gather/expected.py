@@ -18,10 +18,7 @@ from _t2t_corpus_runtime import (
 def _elem_index(index, USE_INT64: tl.constexpr):
     """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
     the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
-    if USE_INT64:
-        return tl.cast(index, tl.int64)
-    else:
-        return index + tl.zeros((), tl.int32)
+    return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit

@@ -46,10 +46,7 @@ def _mod(a, b):
 def _elem_index(index, USE_INT64: tl.constexpr):
     """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
     the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
-    if USE_INT64:
-        return tl.cast(index, tl.int64)
-    else:
-        return index + tl.zeros((), tl.int32)
+    return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
@@ -99,10 +96,8 @@ def _store_tile_1d(
 ):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    TILE: tl.constexpr = tile.shape
+    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * TILE[0] + tl.arange(0, TILE[0])
     ptrs = ptr + offs0 * stride0
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:

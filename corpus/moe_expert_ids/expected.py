@@ -28,10 +28,7 @@ from _t2t_corpus_runtime import (
 def _elem_index(index, USE_INT64: tl.constexpr):
     """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
     the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
-    if USE_INT64:
-        return tl.cast(index, tl.int64)
-    else:
-        return index + tl.zeros((), tl.int32)
+    return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
@@ -111,14 +108,9 @@ def _load_tile_3d(
 ):
     """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
     Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(index1, tl.int64) * BLOCK1 + tl.arange(0, BLOCK1)
-        offs2 = tl.cast(index2, tl.int64) * BLOCK2 + tl.arange(0, BLOCK2)
-    else:
-        offs0 = index0 * BLOCK0 + tl.arange(0, BLOCK0)
-        offs1 = index1 * BLOCK1 + tl.arange(0, BLOCK1)
-        offs2 = index2 * BLOCK2 + tl.arange(0, BLOCK2)
+    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * BLOCK0 + tl.arange(0, BLOCK0)
+    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * BLOCK1 + tl.arange(0, BLOCK1)
+    offs2 = (tl.cast(index2, tl.int64) if USE_INT64 else index2) * BLOCK2 + tl.arange(0, BLOCK2)
     ptrs = (
         ptr
         + offs0[:, None, None] * stride0

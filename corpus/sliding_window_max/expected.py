@@ -35,12 +35,8 @@ def _load_window_2d(
 ):
     """TiledView.load with traversal steps: the BLOCK-shaped window whose first element is at
     `start` (index * step: tiles may overlap or leave gaps)."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(start0, tl.int64) + tl.arange(0, BLOCK0)
-        offs1 = tl.cast(start1, tl.int64) + tl.arange(0, BLOCK1)
-    else:
-        offs0 = start0 + tl.arange(0, BLOCK0)
-        offs1 = start1 + tl.arange(0, BLOCK1)
+    offs0 = (tl.cast(start0, tl.int64) if USE_INT64 else start0) + tl.arange(0, BLOCK0)
+    offs1 = (tl.cast(start1, tl.int64) if USE_INT64 else start1) + tl.arange(0, BLOCK1)
     ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
     if CHECK_BOUNDS:
         return tl.load(
@@ -56,10 +52,8 @@ def _store_tile_1d(
 ):
     """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
     value is cast to the array's dtype."""
-    if USE_INT64:  # chosen at launch when some array spans 2**31 elements or more
-        offs0 = tl.cast(index0, tl.int64) * tile.shape[0] + tl.arange(0, tile.shape[0])
-    else:
-        offs0 = index0 * tile.shape[0] + tl.arange(0, tile.shape[0])
+    TILE: tl.constexpr = tile.shape
+    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * TILE[0] + tl.arange(0, TILE[0])
     ptrs = ptr + offs0 * stride0
     value = tile.to(ptr.dtype.element_ty)
     if CHECK_BOUNDS:
