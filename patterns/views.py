@@ -154,7 +154,14 @@ def k(x, TM: ct.Constant[int]):
                            f"{info.rank}",
                            help="give the tile shape one entry per axis of the array")
         steps = None
-        if not isinstance(call.val("traversal_steps"), NoneV):
+        open_steps = call.val("traversal_steps")
+        if isinstance(open_steps, ConstExprV) and open_steps.kind == "open_shape":
+            # a factory's value, None or one step per axis as the launch chooses: each axis
+            # steps by a constexpr expression Triton folds (the tile extent when it is None)
+            s = open_steps.name
+            steps = [f"({t} if {s} is None else {s}[{d}])"
+                     for d, t in enumerate(shape or ["1"] * info.rank)]
+        elif not isinstance(call.val("traversal_steps"), NoneV):
             steps = static_shape(call, "traversal_steps", cx)
             if len(steps) != info.rank:
                 raise cx.error(call.node_of("traversal_steps"), "T2T105",

@@ -246,7 +246,8 @@ class ConstV(Val):
 class ConstExprV(Val):
     """A compile-time constant whose value is only known at launch (ct.Constant parameter)."""
     name: str
-    # int | bool | float | other | python (what a @triton.constexpr_function returns)
+    # int | bool | float | other | python (what a @triton.constexpr_function returns) |
+    # open_shape (None or a tuple, chosen by the launch: ParamInfo.open_shape)
     kind: str = "int"
 
 
@@ -376,6 +377,9 @@ class ParamInfo:
     # constructs ("cuda.tile.sum") and helpers it may be; the parameter holds the name of the
     # one launched ("sum", a helper's name), and each call is a choice Triton folds
     choices: Optional[tuple] = None
+    # a host function's value given as a shape of the launch's choosing (`traversal_steps=`
+    # of a factory: None or a tuple): a constexpr the lowering reads per axis
+    open_shape: bool = False
 
 
 @dataclass(frozen=True)

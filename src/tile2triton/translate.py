@@ -332,7 +332,8 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
         extra = []
         if nk is not None:      # the host function's constants fold, its other names are
             pm.globals.update(nk.folded)        # constexpr parameters
-            extra = [ParamInfo(c, "constexpr", choices=nk.choices.get(c)) for c in nk.closure]
+            extra = [ParamInfo(c, "constexpr", choices=nk.choices.get(c),
+                               open_shape=c in nk.open_shapes) for c in nk.closure]
         variants = _rank_variants(mc, fn, extra) if spec is None else None
         if variants:
             return _add_variants(fn, variants, units, rank_variants)

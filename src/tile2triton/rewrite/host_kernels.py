@@ -43,6 +43,9 @@ class NestedKernel:
     lowered: Optional[cst.FunctionDef] = None   # `node` calling them by those names
     # closure names the kernel calls: the functions they may be (choice_candidates)
     choices: dict = field(default_factory=dict)
+    # closure names passed as a shape whose length the host decides (`traversal_steps=steps`:
+    # None or a tuple per launch): constexprs the lowering indexes per axis
+    open_shapes: set = field(default_factory=set)
 
     @property
     def outer_name(self) -> str:
@@ -230,6 +233,8 @@ def _function_kernels(pm: ParsedModule, stmt: cst.FunctionDef, taken: set,
                 nk.choices[c] = choice_candidates(pm)
             elif c in enums:    # a cuTile enum member (`rounding_mode=rounding_mode`)
                 nk.choices[c] = enum_candidates(enums[c])
+            elif c in _keyword_names(node, OPEN_SHAPE_KEYWORDS):
+                nk.open_shapes.add(c)
         if nk.helpers:      # the kernel as lowered: calls the helpers by their hoisted names
             renames = {h: hn for h, (hn, _) in nk.helpers.items() if h != hn}
             if renames:
@@ -334,6 +339,17 @@ def _enum_arguments(fdef) -> dict:
     return out
 
 
+# keywords of cuTile constructs that take None or a shape, one entry per axis of the array
+OPEN_SHAPE_KEYWORDS = ("traversal_steps",)
+
+
+def _keyword_names(fdef, keywords) -> set:
+    """Names the kernel passes as one of `keywords` (`traversal_steps=steps`)."""
+    return {a.value.value for n in _walk_nodes(fdef) if isinstance(n, cst.Call)
+            for a in n.args if a.keyword is not None and a.keyword.value in keywords
+            and isinstance(a.value, cst.Name)}
+
+
 def enum_candidates(enum: str) -> tuple:
     """What a cuTile enum member that a host function hands its kernel can be: None (the
     constructs' default) or any member of its enum ("cuda.tile.RoundingMode.RZ", ...; at most
@@ -356,7 +372,8 @@ def choice_candidates(pm: ParsedModule) -> tuple:
     from ..registry import load_registry
     constructs = load_registry().constructs
     helpers = {n for n, f in pm.functions.items()
-               if any(pm.decorator_role(d)[0] == "function" for d in f.decorators)}
+               if any(pm.decorator_role(d)[0] == "function" for d in f.decorators)
+               or _method_getter(pm, f)}
     callees, out = set(), set()
     for n in _walk_nodes(pm.module):
         if isinstance(n, cst.Call):
@@ -377,6 +394,19 @@ def choice_candidates(pm: ParsedModule) -> tuple:
     result = tuple(sorted(out))
     pm._choice_candidates = result
     return result
+
+
+def _method_getter(pm: ParsedModule, fdef: cst.FunctionDef) -> bool:
+    """A plain function of the module returning a method of its one parameter (`def
+    add_method(tv): return tv.atomic_store_add`, as cuTile's test_tiled_view.py hands its
+    factory): called in a kernel it is evaluated in place, giving the bound method
+    (Lowerer.inline_handle_helper), so it can be a function value's candidate too."""
+    from ..lower.tables import single_return
+    if fdef.decorators or len(fdef.params.params) != 1:
+        return False
+    expr = single_return(fdef)
+    return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
+        and expr.value.value == fdef.params.params[0].name.value
 
 
 def node_of_local(nk: NestedKernel, local: str):

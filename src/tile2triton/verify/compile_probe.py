@@ -239,7 +239,8 @@ def _probe_reply(req: dict, probe: CompileProbe, modules: dict, tmp) -> dict:
                        None) if mod else None
     if launcher is not None and meta.get("launcher_kwargs"):
         import functools
-        launcher = functools.partial(launcher, **meta["launcher_kwargs"])
+        from .worker import host_values
+        launcher = functools.partial(launcher, **host_values(meta["launcher_kwargs"]))
     if launcher is None:
         return {"records": []}
     pl = S.Placement(snap, device="cpu")
