@@ -205,6 +205,26 @@ def test_few_top_level_files():
     assert len(top) <= MAX_TOP_LEVEL, f"{len(top)} top-level files and folders: {top}"
 
 
+# Arrows between the package's rooms (a top-level file, or a top-level folder counted as one;
+# patterns/ is held to the contract above), as docs/design.md counts them with farm-studio:
+# the issue-25 bound. A new arrow means a stage reaches further than before: say why, or cut one.
+MAX_ROOM_ARROWS = 65
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_few_arrows_between_rooms():
+    rooms = {m: _room(m) for m in _graph()}
+    arrows = {(rooms[m], rooms[d]) for m, deps in _graph().items() for d in deps
+              if "patterns" not in (rooms[m], rooms[d]) and rooms[m] != rooms[d]}
+    assert len(arrows) <= MAX_ROOM_ARROWS, (
+        f"{len(arrows)} arrows between rooms (bound {MAX_ROOM_ARROWS}):\n"
+        + "\n".join(f"{a} -> {b}" for a, b in sorted(arrows)))
+
+
 def test_patterns_import_only_the_contract():
     allowed = {"tile2triton.pattern_api", "tile2triton.model"}
     for name, deps in _graph().items():

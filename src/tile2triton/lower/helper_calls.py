@@ -21,9 +21,8 @@ from ..model import (
     TileV,
     TupleV,
 )
-from ..parse.cst_tools import walk
+from ..parse.cst_tools import single_return, walk
 from ..parse.names import source_identifiers
-from .tables import single_return
 
 
 class HelperCalls:

@@ -20,6 +20,7 @@ from ..diagnostics import TranslationError
 from ..model import (PREC, ArrayV, ChoiceV, ConstExprEnumV, ConstExprV, ConstV, CtRefV,
                      EnumClassV, EnumV, FuncV, Lowered, NoneV, PyRefV, RawMemoryV, TableV,
                      TiledViewV, TileV)
+from ..parse.cst_tools import single_return
 
 # values that exist only at translation time (a helper returning one is inlined; calling a
 # choice of them gives a choice of the results)
@@ -355,22 +356,3 @@ def _merge(vals: list):
                      tf32=first.tf32 if same("tf32") else False,
                      numeric=all(v.numeric for v in vals))
     return first
-
-
-def single_return(fdef: cst.FunctionDef):
-    """The expression of a body that is only `return <expr>` (a docstring aside), else None."""
-    body = fdef.body
-    stmts = list(body.body)
-    smalls = []
-    for s in stmts:
-        if isinstance(s, cst.SimpleStatementLine):
-            smalls.extend(s.body)
-        elif isinstance(s, cst.BaseSmallStatement):
-            smalls.append(s)
-        else:
-            return None
-    smalls = [s for s in smalls if not (isinstance(s, cst.Expr) and isinstance(
-        s.value, (cst.SimpleString, cst.ConcatenatedString)))]
-    if len(smalls) == 1 and isinstance(smalls[0], cst.Return) and smalls[0].value is not None:
-        return smalls[0].value
-    return None

@@ -119,3 +119,22 @@ def function_locals(source: str) -> tuple[set, set]:
     stored = {n.id for n in ast.walk(fdef)
               if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in params}
     return out, out - params | stored
+
+
+def single_return(fdef: cst.FunctionDef):
+    """The expression of a body that is only `return <expr>` (a docstring aside), else None."""
+    body = fdef.body
+    stmts = list(body.body)
+    smalls = []
+    for s in stmts:
+        if isinstance(s, cst.SimpleStatementLine):
+            smalls.extend(s.body)
+        elif isinstance(s, cst.BaseSmallStatement):
+            smalls.append(s)
+        else:
+            return None
+    smalls = [s for s in smalls if not (isinstance(s, cst.Expr) and isinstance(
+        s.value, (cst.SimpleString, cst.ConcatenatedString)))]
+    if len(smalls) == 1 and isinstance(smalls[0], cst.Return) and smalls[0].value is not None:
+        return smalls[0].value
+    return None

@@ -23,6 +23,7 @@ from typing import Optional
 
 import libcst as cst
 
+from ..parse.cst_tools import single_return
 from ..parse.source import ParsedModule
 
 
@@ -401,7 +402,6 @@ def _method_getter(pm: ParsedModule, fdef: cst.FunctionDef) -> bool:
     add_method(tv): return tv.atomic_store_add`, as cuTile's test_tiled_view.py hands its
     factory): called in a kernel it is evaluated in place, giving the bound method
     (Lowerer.inline_handle_helper), so it can be a function value's candidate too."""
-    from ..lower.tables import single_return
     if fdef.decorators or len(fdef.params.params) != 1:
         return False
     expr = single_return(fdef)

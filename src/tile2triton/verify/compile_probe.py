@@ -239,8 +239,7 @@ def _probe_reply(req: dict, probe: CompileProbe, modules: dict, tmp) -> dict:
                        None) if mod else None
     if launcher is not None and meta.get("launcher_kwargs"):
         import functools
-        from .worker import host_values
-        launcher = functools.partial(launcher, **host_values(meta["launcher_kwargs"]))
+        launcher = functools.partial(launcher, **S.host_values(meta["launcher_kwargs"]))
     if launcher is None:
         return {"records": []}
     pl = S.Placement(snap, device="cpu")

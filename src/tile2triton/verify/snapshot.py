@@ -393,3 +393,11 @@ def save(path, meta: dict, snap: Snapshot) -> None:
 def load(path) -> tuple[dict, Snapshot]:
     data = torch.load(path, weights_only=False)
     return data["meta"], Snapshot.from_state(data["snapshot"])
+
+
+def host_values(values: dict) -> dict:
+    """A host function's values as its launcher is handed them: the JSON that carried them
+    made its tuples lists, which a Triton kernel does not take (`traversal_steps=(8, 8)`)."""
+    def tuples(v):
+        return tuple(tuples(x) for x in v) if isinstance(v, list) else v
+    return {k: tuples(v) for k, v in values.items()}

@@ -583,6 +583,7 @@ class _Job:
         if self.meta.get("launcher_kwargs"):
             # a kernel of a host function: its launcher takes that function's values
             import functools
+            from .snapshot import host_values
             launcher = functools.partial(launcher, **host_values(self.meta["launcher_kwargs"]))
         self.launcher = launcher
         return None
@@ -929,14 +930,6 @@ def main(argv=None) -> int:
     if a.one_shot:
         return one_shot(a.backend, a.one_shot, a.result, a.only)
     return serve(a.backend)
-
-
-def host_values(values: dict) -> dict:
-    """A host function's values as its launcher is handed them: the JSON that carried them
-    made its tuples lists, which a Triton kernel does not take (`traversal_steps=(8, 8)`)."""
-    def tuples(v):
-        return tuple(tuples(x) for x in v) if isinstance(v, list) else v
-    return {k: tuples(v) for k, v in values.items()}
 
 
 if __name__ == "__main__":
