@@ -274,6 +274,22 @@ def test_check_without_torch_says_what_to_install(tmp_path):
         "pip install -e '.[run]' in a tile2triton checkout"]
 
 
+@pytest.mark.parametrize("allow_cpu", [[], ["--allow-cpu"]])
+def test_bench_without_torch_says_what_to_install(tmp_path, allow_cpu):
+    """docs/cli.md: check, bench and inspect without torch print one line and exit 2 (bench
+    --allow-cpu used to end in an internal error, "this is a tile2triton bug")."""
+    fake = tmp_path / "fake"
+    (fake / "torch").mkdir(parents=True)
+    (fake / "torch" / "__init__.py").write_text("raise ImportError('No module named torch')\n")
+    env = {**ENV, "PYTHONPATH": f"{fake}{os.pathsep}{ROOT / 'src'}"}
+    p = run("bench", ROOT / "corpus" / "softmax_rows", *allow_cpu, env=env)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert p.stderr.strip().splitlines() == [
+        "tile2triton: error: bench needs torch (not installed): install the [run] extra: "
+        "pip install -e '.[run]' in a tile2triton checkout"]
+    assert p.stdout == ""
+
+
 def test_check_reports_never_overwrite_case_files(tmp_path):
     case = tmp_path / "case"
     shutil.copytree(ROOT / "corpus" / "softmax_rows", case)

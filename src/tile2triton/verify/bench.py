@@ -710,14 +710,16 @@ def add_bench_command(subparsers, common) -> None:
 def cmd_bench(args) -> int:
     from ..cli.common import check_report_path, verbosity, write_report
     from ..diagnostics import UsageError
-    from .cli import resolve_cases
+    from .cli import RUN_EXTRA_HINT, missing_run_dependencies, resolve_cases
     if not args.paths and not args.exec_cmds:
         raise UsageError("bench needs case folders or --exec \"python your_script.py\"")
-    try:
-        import torch
-        has_gpu = torch.cuda.is_available()
-    except ImportError:
-        has_gpu = False
+    # torch and triton first: without them even --allow-cpu cannot run (one line, exit 2, as
+    # check and inspect say it, not an internal error)
+    missing = missing_run_dependencies(("torch", "triton"))
+    if missing:
+        raise UsageError(f"bench needs {', '.join(missing)} (not installed): {RUN_EXTRA_HINT}")
+    import torch
+    has_gpu = torch.cuda.is_available()
     try:
         import cuda.tile  # noqa: F401
     except Exception:  # noqa: BLE001
