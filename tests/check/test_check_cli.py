@@ -49,6 +49,10 @@ def test_corpus_paths_with_a_planted_translation_and_reports(tmp_path, capsys):
     assert rc == 1
     text = capsys.readouterr().out
     assert "out-of-bounds-write" in text and "past the end" in text
+    # the skipped launch's reason is in the terminal report too, not only in the JSON and HTML
+    why = text[text.index("Not run or not judged, and why:"):]
+    assert "- skipped: vector_add_1d[n=4099,dtype=bfloat16] -: configuration marked cpu=False" \
+        in why
     data = json.loads(js.read_text())
     verdicts = [r["verdict"] for r in data["launches"]]
     assert verdicts.count("out-of-bounds-write") == 2 and verdicts.count("skipped") == 1
