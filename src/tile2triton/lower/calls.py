@@ -32,6 +32,26 @@ from ..rewrite.host_kernels import ENUM_KEYWORDS
 from .memory_order import Access, access_of, barrier
 from .tables import is_rejected
 
+# Arguments of constructs that Triton has no counterpart for, and what the translation does
+# instead; each one passed leaves a `# tile2triton:` note in the kernel (Calls.note_dropped_
+# arguments). Directed rounding modes are not here: they are translated or refused.
+DROPPED_ARGUMENTS = {
+    "latency": "Triton schedules memory itself",
+    "flush_to_zero": "Triton keeps subnormals",
+    "rounding_mode": "Triton's default precision",
+}
+
+
+def _takes_effect(param: str, val) -> bool:
+    """Whether the value passed for a DROPPED_ARGUMENTS parameter asks for anything."""
+    if isinstance(val, NoneV):
+        return False
+    if param == "flush_to_zero":
+        return not (isinstance(val, ConstV) and val.value is False)
+    if param == "rounding_mode":  # RN is what Triton does; FULL asks for no less than it
+        return getattr(val, "member", None) == "APPROX"
+    return True
+
 
 class Calls:
     """Mixin of `Lowerer`: calls, up to the helper call (helper_calls.py)."""
@@ -153,7 +173,23 @@ class Calls:
         enum_choice = self.enum_choice_of(call)
         if enum_choice is not None:
             return self.construct_per_member(pattern, call, *enum_choice)
-        return pattern.lower(call, self)
+        lowered = pattern.lower(call, self)
+        self.note_dropped_arguments(call)
+        return lowered
+
+    def note_dropped_arguments(self, call) -> None:
+        """A `# tile2triton:` line above the statement for each argument the translation leaves
+        out because Triton has no counterpart (a latency hint, flush-to-zero, an approximate
+        rounding mode), once per kernel and spelling: a reviewer sees what is gone."""
+        for param, why in DROPPED_ARGUMENTS.items():
+            node = call.syntax(param)
+            if not isinstance(node, cst.BaseExpression) or not _takes_effect(param, call.val(param)):
+                continue
+            text = self.source_of(node)
+            key = (call.name, param, text)
+            if key not in self.hint_notes and self.before(
+                    f"# tile2triton: {param}={text} of ct.{call.name} left out ({why})"):
+                self.hint_notes.add(key)
 
     def enum_choice_of(self, call):
         """(parameter, ChoiceV) where `call` passes a cuTile enum member chosen at launch (a

@@ -84,6 +84,8 @@ class Lowerer(Statements, Branches, Loops, Assignments, ArrayBindings, StaticIte
         self.row_loads: dict = {}
         self._row_lines: list = []
         self._row_params: dict = {}
+        # `# tile2triton:` notes already written for arguments with no Triton counterpart
+        self.hint_notes: set = set()
 
     # ------------------------------------------------- LoweringContext: services for patterns
     def error(self, node, code, message, help=None) -> TranslationError:
