@@ -103,6 +103,10 @@ def tree(root: Path, jobs: list, runs: int) -> None:
     for n in jobs:
         results = [_timed(cli + ["convert", str(root), "--check", "-q", "-j", str(n)], env)
                    for _ in range(runs)]
+        failed = sorted({r[2] for r in results} - {0, 1})   # 1: files to convert or refused
+        if failed:   # a usage or internal error: its time would be no measurement of convert
+            sys.exit(f"-j {n}: `tile2triton convert {root} --check -q -j {n}` exited "
+                     f"{failed[0]}; no time reported")
         walls = sorted(r[0] for r in results)
         cpus = sorted(r[1] for r in results)
         wall = statistics.median(walls)
