@@ -19,6 +19,17 @@ HOST_HELP = ("this is tile code: where it belongs to a kernel or a device helper
               "kernel.replace_hints, ct.tune.exhaustive_search and cuTile dtypes")
 
 
+# What a host annotation naming a cuTile type names in the translated module: its kernels and
+# device functions are Triton JITFunctions, its dtypes Triton's (host `ct.float16` becomes
+# `tl.float16`), its arrays torch tensors.
+ANNOTATION_TYPES = {
+    "cuda.tile.kernel": "triton.JITFunction",
+    "cuda.tile.function": "triton.JITFunction",
+    "cuda.tile.DType": "tl.dtype",
+    "cuda.tile.Array": "torch.Tensor",
+}
+
+
 class HostErrors(Exception):
     """Several host-code diagnostics of one module (translate.py reports each)."""
 
@@ -223,15 +234,96 @@ class HostReferences(cst.CSTTransformer):
         return cst.Name(self.names[target])
 
     def leave_Annotation(self, original, updated):
-        """Host annotations naming cuTile types (`compute_type: ct.DType`, `k: ct.kernel`)
-        become strings: they document the type without importing cuda.tile."""
+        """Host annotations naming cuTile types (`k: ct.kernel`, `dt: "ct.DType"`,
+        `n: ct.Constant[int]`) name what the translated module holds there instead
+        (ANNOTATION_TYPES): a string stays a string, an expression an expression, and no
+        annotation is left naming a `ct` the module no longer imports. One naming another
+        cuTile type becomes a string, documenting the type without importing cuda.tile."""
         self.annotations -= 1
-        if any(isinstance(n, (cst.Name, cst.Attribute)) and self.pm.ct_name(n) is not None
-               for n in walk(updated.annotation)):     # (host names are already rewritten)
-            code = self.pm.module.code_for_node(original.annotation)
+        ann = original.annotation
+        if isinstance(ann, cst.SimpleString) and isinstance(ann.evaluated_value, str):
+            try:
+                written = cst.parse_expression(ann.evaluated_value.strip())
+            except cst.ParserSyntaxError:
+                return updated
+            mapped = self._annotation_type(written)
+            if mapped is None or mapped is written:
+                return updated
+            code = cst.Module([]).code_for_node(mapped)
             quote = "'" if '"' in code else '"'
             return updated.with_changes(annotation=cst.SimpleString(f"{quote}{code}{quote}"))
-        return updated
+        code = self.pm.module.code_for_node(ann)
+        written = cst.parse_expression(code)
+        mapped = self._annotation_type(written)
+        if mapped is written:
+            return updated
+        if mapped is not None:
+            return updated.with_changes(annotation=mapped)
+        quote = "'" if '"' in code else '"'
+        return updated.with_changes(annotation=cst.SimpleString(f"{quote}{code}{quote}"))
+
+    def _annotation_type(self, expr: cst.BaseExpression):
+        """`expr` (an annotation, parsed on its own) with every cuTile type replaced by its
+        ANNOTATION_TYPES counterpart (or the host name that serves it, HOST_NAMES) and
+        `ct.Constant[T]` by `T`; `expr` itself when it names
+        no cuTile type; None when it names one without a counterpart."""
+        imports = self.pm.imports
+
+        def qualname(node):
+            parts = []
+            while isinstance(node, cst.Attribute):
+                parts.append(node.attr.value)
+                node = node.value
+            if not isinstance(node, cst.Name) or node.value not in imports:
+                return None
+            q = ".".join([imports[node.value], *reversed(parts)])
+            return q if q == "cuda.tile" or q.startswith("cuda.tile.") else None
+
+        class Types(cst.CSTTransformer):
+            def leave_Subscript(self, original, updated):
+                if qualname(original.value) == "cuda.tile.Constant" and len(updated.slice) == 1 \
+                        and isinstance(updated.slice[0].slice, cst.Index):
+                    return updated.slice[0].slice.value
+                return updated
+
+            def leave_Attribute(self, original, updated):
+                return self._type(original, updated)
+
+            def leave_Name(self, original, updated):
+                return self._type(original, updated)
+
+            def _type(self, original, updated):
+                q = qualname(original)
+                if q is None:
+                    return updated
+                if q in ANNOTATION_TYPES:
+                    return cst.parse_expression(ANNOTATION_TYPES[q])
+                if q[len("cuda.tile."):] in outer.HOST_NAMES:   # (`ct.tune.TuningResult`)
+                    return outer._host_name(q[len("cuda.tile."):])
+                return updated      # (what is left unmapped is found below)
+
+        pm, outer = self.pm, self
+
+        class Aliases(cst.CSTTransformer):
+            # `n: ConstInt` where `ConstInt = ct.Constant[int]` (an alias the module drops)
+            def leave_Name(self, original, updated):
+                if original.value in pm.globals and original.value not in imports:
+                    target = pm.unalias(original)
+                    if target is not original and any(
+                            qualname(n) for n in walk(target)
+                            if isinstance(n, (cst.Name, cst.Attribute))):
+                        return cst.parse_expression(pm.module.code_for_node(target))
+                return updated
+
+        written = expr
+        expr = expr.visit(Aliases())
+        if not any(qualname(n) for n in walk(expr) if isinstance(n, (cst.Name, cst.Attribute))):
+            return written
+        mapped = expr.visit(Types())
+        if any(qualname(n) for n in walk(mapped)
+                           if isinstance(n, (cst.Name, cst.Attribute))):
+            return None
+        return mapped
 
     def leave_Attribute(self, original, updated):
         if original.attr.value == "replace_hints" and id(original) not in self.called:

@@ -12,6 +12,7 @@ runs it last), in the spirit of libcst's RemoveImportsVisitor and an isort pass:
 """
 from __future__ import annotations
 
+import ast
 import sys
 
 import libcst as cst
@@ -41,9 +42,31 @@ def _bound(alias: cst.ImportAlias) -> str:
 
 
 def identifiers_used(statements) -> set:
-    """Identifiers the statements use, imports left out."""
+    """Identifiers the statements use, imports left out; those of string annotations
+    (`k: "triton.JITFunction"`) too, which ruff and type checkers resolve like code."""
     code = cst.Module(body=[s for s in statements if not _is_import(s)]).code
-    return source_identifiers(code) if code.strip() else set()
+    if not code.strip():
+        return set()
+    tree = ast.parse(code)
+    used = source_identifiers(tree)
+    for text in _string_annotations(tree):
+        try:
+            used |= source_identifiers(ast.parse(text.strip(), mode="eval"))
+        except SyntaxError:     # (a string annotation that is prose: it names nothing)
+            pass
+    return used
+
+
+def _string_annotations(tree) -> list:
+    notes = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg):
+            notes.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            notes.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            notes.append(node.annotation)
+    return [n.value for n in notes if isinstance(n, ast.Constant) and isinstance(n.value, str)]
 
 
 def drop_orphaned(body: list, original: str, generated: set, helpers=()) -> list:

@@ -183,7 +183,8 @@ class Calls:
         rounding mode), once per kernel and spelling: a reviewer sees what is gone."""
         for param, why in DROPPED_ARGUMENTS.items():
             node = call.syntax(param)
-            if not isinstance(node, cst.BaseExpression) or not _takes_effect(param, call.val(param)):
+            if not isinstance(node, cst.BaseExpression) \
+                    or not _takes_effect(param, call.val(param)):
                 continue
             text = self.source_of(node)
             key = (call.name, param, text)
