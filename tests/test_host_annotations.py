@@ -2,7 +2,8 @@
 (issue 21: a written module reads no name its input did not leave undefined; ruff, type
 checkers and `typing.get_type_hints` resolve annotations, string ones included):
 `ct.kernel` / `ct.function` -> `triton.JITFunction`, `ct.DType` -> `tl.dtype`, `ct.Array` ->
-`torch.Tensor`, `ct.Constant[T]` (or a module alias of it) -> `T`. A string stays a string; the
+`torch.Tensor`, an enum (`ct.PaddingMode`, whose members host code holds as strings) -> `str`,
+`ct.Constant[T]` (or a module alias of it) -> `T`. A string stays a string; the
 imports they need are made. A cuTile type without a counterpart stays documented as a string."""
 import typing
 
@@ -80,3 +81,12 @@ def test_a_cutile_type_without_a_counterpart_stays_a_string():
     res = translate_source(src, "types.py")
     assert res.ok, [d.format() for d in res.diagnostics()]
     assert 'dt: "ct.Tile"' in _signature_line(res.output, "describe")
+
+
+def test_cutile_enums_in_annotations_are_the_strings_host_code_holds():
+    src = HOST_ONLY.replace("import cuda.tile as ct\n", "import cuda.tile as ct\n"
+                            "from typing import Optional\nfrom cuda.tile import PaddingMode\n")
+    src = src.replace('dt: "ct.DType"', "dt: Optional[PaddingMode] = None")
+    res = translate_source(src, "types.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    assert "dt: Optional[str] = None" in _signature_line(res.output, "describe")

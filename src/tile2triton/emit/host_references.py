@@ -10,6 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..model import DTYPES
+from ..parse import ENUM_MEMBERS
 from ..parse.cst_tools import walk
 from ..parse.names import launcher_name
 
@@ -21,12 +22,13 @@ HOST_HELP = ("this is tile code: where it belongs to a kernel or a device helper
 
 # What a host annotation naming a cuTile type names in the translated module: its kernels and
 # device functions are Triton JITFunctions, its dtypes Triton's (host `ct.float16` becomes
-# `tl.float16`), its arrays torch tensors.
+# `tl.float16`), its arrays torch tensors, its enum members strings (`"PaddingMode.ZERO"`).
 ANNOTATION_TYPES = {
     "cuda.tile.kernel": "triton.JITFunction",
     "cuda.tile.function": "triton.JITFunction",
     "cuda.tile.DType": "tl.dtype",
     "cuda.tile.Array": "torch.Tensor",
+    **{f"cuda.tile.{enum}": "str" for enum in ENUM_MEMBERS},
 }
 
 
