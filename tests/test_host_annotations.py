@@ -3,7 +3,7 @@
 checkers and `typing.get_type_hints` resolve annotations, string ones included):
 `ct.kernel` / `ct.function` -> `triton.JITFunction`, `ct.DType` -> `tl.dtype`, `ct.Array` ->
 `torch.Tensor`, an enum (`ct.PaddingMode`, whose members host code holds as strings) -> `str`,
-`ct.Constant[T]` (or a module alias of it) -> `T`. A string stays a string; the
+`ct.Constant[T]` (or a module alias of it) -> `T`, a bare `ct.Constant` -> `object`. A string stays a string; the
 imports they need are made. A cuTile type without a counterpart stays documented as a string."""
 import typing
 
@@ -36,7 +36,7 @@ def run(x: torch.Tensor, kernel: "ct.kernel" = copy, dt: "ct.DType" = ct.float32
 HOST_ONLY = '''import cuda.tile as ct
 
 
-def describe(kernel: "ct.function", dt: "ct.DType") -> str:
+def describe(kernel: "ct.function", dt: "ct.DType", any_constant: ct.Constant = 0) -> str:
     return f"{kernel} {dt}"
 '''
 
@@ -74,6 +74,7 @@ def test_a_module_with_only_annotations_imports_what_they_name(tmp_path):
     mod = load_module(path, "types_triton_annotations")
     hints = typing.get_type_hints(mod.describe)
     assert hints["kernel"] is triton.JITFunction and hints["dt"] is tl.dtype
+    assert hints["any_constant"] is object
 
 
 def test_a_cutile_type_without_a_counterpart_stays_a_string():

@@ -28,6 +28,7 @@ ANNOTATION_TYPES = {
     "cuda.tile.function": "triton.JITFunction",
     "cuda.tile.DType": "tl.dtype",
     "cuda.tile.Array": "torch.Tensor",
+    "cuda.tile.Constant": "object",     # (bare: a constant of any type; Constant[T] is T)
     **{f"cuda.tile.{enum}": "str" for enum in ENUM_MEMBERS},
 }
 
