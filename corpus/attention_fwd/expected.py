@@ -234,6 +234,7 @@ def flash_attn_fwd_kernel(
     out_shape0 = out_shape0 // out_div[3] * out_div[3]
     out_shape1 = out_shape1 // out_div[4] * out_div[4]
     out_shape2 = out_shape2 // out_div[5] * out_div[5]
+    NEG_INF: tl.constexpr = float("-inf")
     qi = tl.program_id(0)
     bh = tl.program_id(1)
     seq_len = q_shape1
@@ -260,7 +261,7 @@ def flash_attn_fwd_kernel(
     )
     q_pos = qi * TQ + tl.arange(0, TQ)
 
-    m_i = tl.full((TQ, 1), float("-inf"), tl.float32)
+    m_i = tl.full((TQ, 1), NEG_INF, tl.float32)
     l_i = tl.zeros((TQ, 1), dtype=tl.float32)
     acc = tl.zeros((TQ, D), dtype=tl.float32)
 
@@ -316,7 +317,7 @@ def flash_attn_fwd_kernel(
         valid = k_pos[None, :] < seq_len  # (1, TK)
         if CAUSAL:
             valid = valid & (k_pos[None, :] <= q_pos[:, None])  # (TQ, TK)
-        s = tl.where(valid, s, float("-inf"))
+        s = tl.where(valid, s, NEG_INF)
 
         m_new = tl.maximum(m_i, tl.max(s, axis=1, keep_dims=True))
         alpha = tl.exp(m_i - m_new)  # rescales what was accumulated so far

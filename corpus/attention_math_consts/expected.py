@@ -246,10 +246,12 @@ def attention_exp2_kernel(
     O_shape0 = O_shape0 // O_div[3] * O_div[3]
     O_shape1 = O_shape1 // O_div[4] * O_div[4]
     O_shape2 = O_shape2 // O_div[5] * O_div[5]
+    LOG2_E: tl.constexpr = 1.4426950408889634
+    MASKED: tl.constexpr = float("-inf")
     qb = tl.program_id(0)
     head = tl.program_id(1)
     n_keys = K_shape1
-    scale2 = scale * 1.4426950408889634  # folded into the scores once, so the loop uses exp2 only
+    scale2 = scale * LOG2_E  # folded into the scores once, so the loop uses exp2 only
 
     q = tl.reshape(
         _load_tile_3d(
@@ -271,7 +273,7 @@ def attention_exp2_kernel(
         ),
         (BQ, HD),
     )
-    row_max = tl.full((BQ, 1), float("-inf"), tl.float32)
+    row_max = tl.full((BQ, 1), MASKED, tl.float32)
     row_sum = tl.full((BQ, 1), 0.0, tl.float32)
     acc = tl.full((BQ, HD), 0.0, tl.float32)
 
@@ -314,7 +316,7 @@ def attention_exp2_kernel(
         v = tl.reshape(v, (BK, HD))
         s = _dot_any_size(q, tl.trans(k), tl.full((BQ, BK), 0.0, tl.float32), "ieee") * scale2
         key_pos = kb * BK + tl.arange(0, BK)
-        s = tl.where(key_pos[None, :] < n_keys, s, float("-inf"))
+        s = tl.where(key_pos[None, :] < n_keys, s, MASKED)
         new_max = tl.maximum(row_max, tl.max(s, axis=1, keep_dims=True))
         p = _exp2(s - new_max)
         correction = _exp2(row_max - new_max)

@@ -95,6 +95,7 @@ def bucket_kernel(
     weight_stride0 = weight_stride0 // weight_div[0] * weight_div[0]
     weight_shape0 = weight_shape0 // weight_div[1] * weight_div[1]
     OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    BUCKET: tl.constexpr = 12
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
@@ -103,7 +104,7 @@ def bucket_kernel(
             offs_keys0 = tl.cast(i, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_keys = offs_keys0 < keys_shape0
             k = tl.load(keys_ptr + offs_keys0 * keys_stride0, mask=mask_keys)
-            b, s = (_floordiv(k, 12), _mod(k, 12))
+            b, s = (_floordiv(k, BUCKET), _mod(k, BUCKET))
             offs_bucket0 = tl.cast(i, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_bucket = offs_bucket0 < bucket_shape0
             tl.store(

@@ -60,6 +60,7 @@ def quantize_groups(
     scales_shape0 = scales_shape0 // scales_div[2] * scales_div[2]
     scales_shape1 = scales_shape1 // scales_div[3] * scales_div[3]
     OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
+    FP8_MAX: tl.constexpr = 448.0
     # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
     for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
@@ -75,8 +76,8 @@ def quantize_groups(
                 other=0.0,
             ).to(tl.float32)
             amax = tl.max(tl.abs(t), axis=1, keep_dims=True)
-            scale = tl.maximum(amax, 1e-10) / 448.0
-            v = tl.minimum(tl.maximum(t / scale, -448.0), 448.0)
+            scale = tl.maximum(amax, 1e-10) / FP8_MAX
+            v = tl.minimum(tl.maximum(t / scale, -FP8_MAX), FP8_MAX)
             offs_q0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
             offs_q1 = tl.cast(g, OFFSET_DTYPE) * G + tl.arange(0, G)
             mask_q = (offs_q0[:, None] < q_shape0) & (offs_q1[None, :] < q_shape1)

@@ -37,7 +37,7 @@ def test_package_converts_as_a_unit_and_runs(tmp_path, capsys):
     # imported (it stays importable from shop.kern)
     assert "from shop.kern import launch_ring_copy\n" in host
     assert "launch_ring_copy(stream," in host and "cuda.tile" not in host
-    assert 'compute_type: "ct.DType" = None' in host
+    assert "compute_type: tl.dtype = None" in host     # what host code holds for a ct dtype
     script = ("import torch\nfrom shop.host import run, Config\n"
               "g = torch.Generator().manual_seed(0)\n"
               "x = torch.randn(203, generator=g)\nout = torch.full((203,), float('nan'))\n"

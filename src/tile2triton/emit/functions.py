@@ -87,6 +87,18 @@ def with_multiples(body: str, arrays: list, unread: frozenset = frozenset()) -> 
     return "\n".join(text[:at] + note + lines + text[at:])
 
 
+def with_module_constants(body: str, unit) -> str:
+    """The function body with the module's number constants it reads (lowerer.module_global)
+    defined at its top as constexprs: Triton reads a module global only when it is a
+    `tl.constexpr` object, and the user's module keeps its plain number for host code."""
+    if not unit.module_constants:
+        return body
+    text = body.split("\n")
+    at = after_docstring(text)
+    lines = [f"    {name}: tl.constexpr = {code}" for name, code in unit.module_constants.items()]
+    return "\n".join(text[:at] + lines + text[at:])
+
+
 def with_offset_dtype(body: str, unit, names) -> str:
     """The function body with its offset dtype (lowerer.offset_dtype) defined at its top, where
     its inline tile accesses use one: the launcher's USE_INT64 choice, made once."""

@@ -25,8 +25,7 @@ from ..rewrite.host_kernels import node_of_local
 from .coarsening import (coarsenable, coarsened_body, persistable, persistent_body, walked_calls,
                          walked_helper)
 from .functions import (function_text, kernel_params, multiples_name, restated, unread_extents,
-                        with_multiples,
-                        with_offset_dtype)
+                        with_module_constants, with_multiples, with_offset_dtype)
 from .host import HostRewriter
 from .host_references import HostErrors
 from .imports import drop_orphaned, identifiers_used, sort_block
@@ -273,7 +272,7 @@ def _render_kernel(pm: ParsedModule, mc, gen: _Generated, name: str, fn, unit, c
               + [f"{c}: tl.constexpr" for c, _, _ in unit.row_tiles]
               + [f"{USE_INT64}: tl.constexpr"])
     hints = kernel_hints(pm, fn, gen.features)
-    body = with_offset_dtype(body, unit, names)
+    body = with_offset_dtype(with_module_constants(body, unit), unit, names)
     text = (function_text(pm, fn, params, with_multiples(body, hinted, unread), unit.debug,
                           tuple(extra)) + "\n"
             + render_launcher(pm, fn, unit, hints, coarse, persistent, direct=direct,
@@ -297,8 +296,8 @@ def _render_helpers(pm: ParsedModule, mc, gen: _Generated) -> None:
         params = kernel_params(unit.fn.params)
         if unit.uses_array_params:
             params.append(f"{USE_INT64}: tl.constexpr")
-        text = function_text(pm, unit.fn, params, with_offset_dtype(unit.text, unit, names),
-                             unit.debug)
+        text = function_text(pm, unit.fn, params, with_offset_dtype(
+            with_module_constants(unit.text, unit), unit, names), unit.debug)
         if spec in gen.walked_helpers:
             if _still_called(spec, gen.kernel_calls, mc):
                 # the helper as written, and its copy taking the block id

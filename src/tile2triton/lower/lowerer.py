@@ -84,6 +84,7 @@ class Lowerer(Statements, Branches, Loops, Assignments, ArrayBindings, StaticIte
         self.row_loads: dict = {}
         self._row_lines: list = []
         self._row_params: dict = {}
+        self._bound_here = None   # names the function binds (Values.keeps_constant_name)
         # `# tile2triton:` notes already written for arguments with no Triton counterpart
         self.hint_notes: set = set()
 

@@ -98,6 +98,10 @@ class Operators:
             return Lowered(f"not {operand.wrap(PREC['not'])}", operand.val, PREC["not"])
         if isinstance(node.operator, cst.Plus):
             return operand
+        if isinstance(node.operator, cst.Minus) and operand.code in self.result.module_constants \
+                and isinstance(operand.val, ConstV) and type(operand.val.value) in (int, float):
+            # `-FP8_MAX` keeps the constant's name (its value folds as Python would)
+            return Lowered(f"-{operand.code}", ConstV(-operand.val.value), PREC["unary"])
         return self.operator(UNARY_SYMBOL[type(node.operator)], node, operand)
 
     def x_Comparison(self, node: cst.Comparison) -> Lowered:

@@ -125,6 +125,9 @@ class UnitResult:
     row_tiles: list = field(default_factory=list)
     debug: bool = False  # uses device asserts: emit @triton.jit(debug=True)
     offset_dtype: bool = False  # accesses tiles inline: defines OFFSET_DTYPE at its top
+    # the module's number constants it reads, by name (value as code): defined at its top as
+    # constexprs (emit.with_module_constants), so the body keeps the user's names
+    module_constants: dict = field(default_factory=dict)
     # plain Python functions of the module called at compile time (ct.static_eval, static_assert
     # conditions): emitted with @triton.constexpr_function
     constexpr_functions: set = field(default_factory=set)

@@ -131,6 +131,10 @@ class Values:
                              "keep it a module constant that is never reassigned")
         value = self.pm.globals[name]
         low = self.expr(value)
+        if self.keeps_constant_name(name, low):
+            # the user's name, defined at the function's top (emit.with_module_constants)
+            self.result.module_constants[name] = low.code
+            return Lowered(name, low.val)
         if isinstance(low.val, (ConstV, EnumV, DTypeV, CtRefV, TupleV, NoneV, TableV,
                                 EnumClassV)):
             return low
@@ -142,6 +146,18 @@ class Values:
                          f"module-level `{name}` is not a compile-time constant",
                          help="kernels can read module constants (numbers, tuples, cuTile "
                               "dtypes and enums); pass anything else as a parameter")
+
+    def keeps_constant_name(self, name: str, low: Lowered) -> bool:
+        """Whether a kernel reading module constant `name` (value `low`) spells it by its name:
+        a number (bool, int, float) bound once at the top of this module by a plain `NAME =`
+        statement, that the function itself never binds. Others are inlined: tuples, dtypes
+        and enums are translation-time values, and a constant of another module is not a
+        name the translated module defines."""
+        if not (isinstance(low.val, ConstV) and type(low.val.value) in (bool, int, float)):
+            return False
+        if self._bound_here is None:
+            self._bound_here = reassigned_names(self.fn.node, times=1)
+        return name not in self._bound_here and top_level_bindings(self.pm, name) == 1
 
     def ct_ref(self, qualname: str, node) -> Lowered:
         short = qualname[len("cuda.tile."):] if qualname.startswith("cuda.tile.") else ""
@@ -329,6 +345,34 @@ def nested_bound_names(body) -> set:
         if not isinstance(stmt, cst.SimpleStatementLine):
             inner |= reassigned_names(stmt, times=1)
     return inner
+
+
+def top_level_bindings(pm, name: str) -> int:
+    """How many top-level statements of the module bind `name` (0 where it is only a plain
+    `NAME = value` the module does not hold itself: a linked module's constant)."""
+    count = 0
+    for stmt in pm.module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and stmt.name.value == name:
+                count += 1
+            elif isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try)) \
+                    and name in reassigned_names(stmt, times=1):
+                count += 1
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == name
+                    for t in small.targets):
+                count += 1
+            elif isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)) \
+                    and name in reassigned_names(small, times=1):
+                count += 2      # (a tuple target, an augmented or annotated binding)
+            elif isinstance(small, (cst.Import, cst.ImportFrom)) and name in {
+                    (a.asname.name.value if a.asname else a.name.value)
+                    for a in ([] if isinstance(small.names, cst.ImportStar) else small.names)
+                    if isinstance(a.asname.name if a.asname else a.name, cst.Name)}:
+                count += 2
+    return count
 
 
 def reassigned_names(body, times: int = 2) -> set:
