@@ -220,8 +220,9 @@ def test_extraction_writes_cuda_tile_for_the_runtime_module(tmp_path):
 
 
 def test_install_serves_cuda_tile_and_restores(monkeypatch):
-    from tile2triton.runtime import install
-    for name in ("cuda", "cuda.tile", "cuda.tile.tune", "cuda.tile.compilation"):
+    from tile2triton.runtime import install, private_modules
+    for name in ("cuda", "cuda.tile", "cuda.tile.tune", "cuda.tile.compilation",
+                 *private_modules.modules()):
         monkeypatch.delitem(sys.modules, name, raising=False)
     assert install.install()
     import cuda.tile as imported
@@ -229,6 +230,41 @@ def test_install_serves_cuda_tile_and_restores(monkeypatch):
     assert imported is ct and exhaustive_search is ct.tune.exhaustive_search
     with pytest.raises(ct.TileUnsupportedFeatureError):
         imported.compilation.export_kernel
+
+
+def test_private_modules_programs_import_answer_for_the_runtime(tmp_path):
+    """What real programs import from cuda.tile's private modules (cuTile's BlockScaledMatMul
+    sample, TileGym): served under `run`, so such a program takes the path it takes under
+    cuTile; the capability is the device's (under --cpu the emulated sm_80's)."""
+    prog = tmp_path / "private_imports.py"
+    prog.write_text(textwrap.dedent("""
+        from cuda.tile._bytecode.version import BytecodeVersion
+        from cuda.tile._cext import dev_features_enabled, get_compute_capability
+        from cuda.tile._compile import _get_max_supported_bytecode_version
+        from cuda.tile._datatype import float16
+        from cuda.tile._numeric_semantics import RoundingMode
+        import cuda.tile as ct
+        assert RoundingMode.RZ is ct.RoundingMode.RZ and float16 is ct.float16
+        version = _get_max_supported_bytecode_version("/tmp", allow_dev=dev_features_enabled())
+        assert version >= BytecodeVersion.V_13_3 and version.major() == 13
+        print("capability", tuple(get_compute_capability()))
+    """))
+    r = _run([sys.executable, "-m", "tile2triton", "run", "--cpu", "--", "python", str(prog)],
+             tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "capability (8, 0)" in r.stdout
+    r = _run([sys.executable, "-c", "import cuda.tile._cext"], tmp_path / "plain")  # no run: absent
+    assert r.returncode != 0
+
+
+def test_block_scaled_sample_skips_before_blackwell_as_under_cutile(tmp_path):
+    samples = Path(os.environ.get("T2T_CUTILE_SAMPLES", "/tmp/cutile/samples"))
+    if not (samples / "BlockScaledMatMul.py").is_file():
+        pytest.skip(f"no cuTile samples at {samples} (set T2T_CUTILE_SAMPLES)")
+    r = _run([sys.executable, "-m", "tile2triton", "run", "--cpu", "--", "python",
+              str(samples / "BlockScaledMatMul.py"), "--correctness-check"], tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "Skipped test" in r.stdout and "Blackwell or newer required" in r.stdout
 
 
 def test_tune_reports_failures_and_the_fastest(tmp_path):

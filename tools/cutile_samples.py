@@ -34,8 +34,8 @@ SIZES = {
                        "SEQ_LEN_KV": [128, 100]}, 3),
 }
 # Not here: AllGatherMatmul (several GPUs, NCCL and symmetric memory; without NCCL it prints
-# "Skipped test" and exits 0), BlockScaledMatMul (cuda.tile's private modules, sm_100 and
-# ct.mma_scaled, which the translator does not translate). docs/runtime.md says more.
+# "Skipped test" and exits 0), BlockScaledMatMul (needs sm_100: before Blackwell it skips itself,
+# under cuTile and the runtime alike, tests/test_runtime.py). docs/runtime.md says more.
 
 
 def resized(source: str, sizes: dict) -> str:

@@ -5,7 +5,7 @@ import os
 import sys
 import types
 
-from . import launching
+from . import launching, private_modules
 from .launching import ENV_CUDA_ON_CPU, ENV_KEEP_CUTILE
 
 
@@ -36,6 +36,8 @@ def install(keep_cutile: bool = False) -> bool:
     sys.modules["cuda.tile"] = ct
     sys.modules["cuda.tile.tune"] = ct.tune
     sys.modules["cuda.tile.compilation"] = ct.compilation
+    # the private modules programs import on the host (a capability query, an enum's home)
+    sys.modules.update(private_modules.modules())
     cuda.tile = ct
     return True
 
