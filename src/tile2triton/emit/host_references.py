@@ -266,67 +266,7 @@ class HostReferences(cst.CSTTransformer):
         return updated.with_changes(annotation=cst.SimpleString(f"{quote}{code}{quote}"))
 
     def _annotation_type(self, expr: cst.BaseExpression):
-        """`expr` (an annotation, parsed on its own) with every cuTile type replaced by its
-        ANNOTATION_TYPES counterpart (or the host name that serves it, HOST_NAMES) and
-        `ct.Constant[T]` by `T`; `expr` itself when it names
-        no cuTile type; None when it names one without a counterpart."""
-        imports = self.pm.imports
-
-        def qualname(node):
-            parts = []
-            while isinstance(node, cst.Attribute):
-                parts.append(node.attr.value)
-                node = node.value
-            if not isinstance(node, cst.Name) or node.value not in imports:
-                return None
-            q = ".".join([imports[node.value], *reversed(parts)])
-            return q if q == "cuda.tile" or q.startswith("cuda.tile.") else None
-
-        class Types(cst.CSTTransformer):
-            def leave_Subscript(self, original, updated):
-                if qualname(original.value) == "cuda.tile.Constant" and len(updated.slice) == 1 \
-                        and isinstance(updated.slice[0].slice, cst.Index):
-                    return updated.slice[0].slice.value
-                return updated
-
-            def leave_Attribute(self, original, updated):
-                return self._type(original, updated)
-
-            def leave_Name(self, original, updated):
-                return self._type(original, updated)
-
-            def _type(self, original, updated):
-                q = qualname(original)
-                if q is None:
-                    return updated
-                if q in ANNOTATION_TYPES:
-                    return cst.parse_expression(ANNOTATION_TYPES[q])
-                if q[len("cuda.tile."):] in outer.HOST_NAMES:   # (`ct.tune.TuningResult`)
-                    return outer._host_name(q[len("cuda.tile."):])
-                return updated      # (what is left unmapped is found below)
-
-        pm, outer = self.pm, self
-
-        class Aliases(cst.CSTTransformer):
-            # `n: ConstInt` where `ConstInt = ct.Constant[int]` (an alias the module drops)
-            def leave_Name(self, original, updated):
-                if original.value in pm.globals and original.value not in imports:
-                    target = pm.unalias(original)
-                    if target is not original and any(
-                            qualname(n) for n in walk(target)
-                            if isinstance(n, (cst.Name, cst.Attribute))):
-                        return cst.parse_expression(pm.module.code_for_node(target))
-                return updated
-
-        written = expr
-        expr = expr.visit(Aliases())
-        if not any(qualname(n) for n in walk(expr) if isinstance(n, (cst.Name, cst.Attribute))):
-            return written
-        mapped = expr.visit(Types())
-        if any(qualname(n) for n in walk(mapped)
-                           if isinstance(n, (cst.Name, cst.Attribute))):
-            return None
-        return mapped
+        return annotation_type(self.pm, expr, self.HOST_NAMES, self._host_name)
 
     def leave_Attribute(self, original, updated):
         if original.attr.value == "replace_hints" and id(original) not in self.called:
@@ -475,3 +415,66 @@ class HostReferences(cst.CSTTransformer):
             new_args.append(cst.Arg(kargs, star="*"))
         new_args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in new_args]
         return cst.Call(func=cst.Name(self.names[launcher_name(kernel.value)]), args=new_args)
+
+
+def annotation_type(pm, expr: cst.BaseExpression, host_names, host_name):
+    """`expr` (an annotation, parsed on its own) with every cuTile type replaced by its
+    ANNOTATION_TYPES counterpart (or the host name serving it: `host_name(short)` for a name
+    of `host_names`) and `ct.Constant[T]` by `T`; `expr` itself when it names no cuTile type;
+    None when it names one without a counterpart."""
+    imports = pm.imports
+
+    def qualname(node):
+        parts = []
+        while isinstance(node, cst.Attribute):
+            parts.append(node.attr.value)
+            node = node.value
+        if not isinstance(node, cst.Name) or node.value not in imports:
+            return None
+        q = ".".join([imports[node.value], *reversed(parts)])
+        return q if q == "cuda.tile" or q.startswith("cuda.tile.") else None
+
+    class Types(cst.CSTTransformer):
+        def leave_Subscript(self, original, updated):
+            if qualname(original.value) == "cuda.tile.Constant" and len(updated.slice) == 1 \
+                    and isinstance(updated.slice[0].slice, cst.Index):
+                return updated.slice[0].slice.value
+            return updated
+
+        def leave_Attribute(self, original, updated):
+            return self._type(original, updated)
+
+        def leave_Name(self, original, updated):
+            return self._type(original, updated)
+
+        def _type(self, original, updated):
+            q = qualname(original)
+            if q is None:
+                return updated
+            if q in ANNOTATION_TYPES:
+                return cst.parse_expression(ANNOTATION_TYPES[q])
+            if q[len("cuda.tile."):] in host_names:   # (`ct.tune.TuningResult`)
+                return host_name(q[len("cuda.tile."):])
+            return updated      # (what is left unmapped is found below)
+
+
+    class Aliases(cst.CSTTransformer):
+        # `n: ConstInt` where `ConstInt = ct.Constant[int]` (an alias the module drops)
+        def leave_Name(self, original, updated):
+            if original.value in pm.globals and original.value not in imports:
+                target = pm.unalias(original)
+                if target is not original and any(
+                        qualname(n) for n in walk(target)
+                        if isinstance(n, (cst.Name, cst.Attribute))):
+                    return cst.parse_expression(pm.module.code_for_node(target))
+            return updated
+
+    written = expr
+    expr = expr.visit(Aliases())
+    if not any(qualname(n) for n in walk(expr) if isinstance(n, (cst.Name, cst.Attribute))):
+        return written
+    mapped = expr.visit(Types())
+    if any(qualname(n) for n in walk(mapped)
+                       if isinstance(n, (cst.Name, cst.Attribute))):
+        return None
+    return mapped
