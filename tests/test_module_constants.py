@@ -68,3 +68,13 @@ def test_the_named_constants_compute_what_cutile_computes(tmp_path):
     assert mod.run(x, y) == 224.0
     want = (x.double() * 448.0).clamp(-448.0, 448.0) + 2
     torch.testing.assert_close(y.double(), want, rtol=1e-6, atol=1e-6)
+
+
+def test_a_constant_read_only_to_fold_another_leaves_no_line():
+    src = SRC.replace("TILE = 64\n", "TILE = 64\nHALF = 32\nDOUBLE = HALF * 2\n").replace(
+        "t = ct.minimum(", "t = t * DOUBLE\n    t = ct.minimum(")
+    res = translate_source(src, "clamp.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    kernel = _kernel_text(res.output)
+    assert "    DOUBLE: tl.constexpr = 64\n" in kernel and "t = t * DOUBLE" in kernel
+    assert "HALF" not in kernel         # read only to fold DOUBLE's value

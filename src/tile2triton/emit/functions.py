@@ -93,9 +93,16 @@ def with_module_constants(body: str, unit) -> str:
     `tl.constexpr` object, and the user's module keeps its plain number for host code."""
     if not unit.module_constants:
         return body
+    # only those the body reads, or a kept one's value names (a constant read only to fold
+    # another's value, `TILE2 = TILE * 2`, would be an unused line)
+    kept, used = [], set(re.findall(r"[A-Za-z_]\w*", body))
+    for name, code in reversed(unit.module_constants.items()):
+        if name in used:
+            kept.insert(0, (name, code))
+            used |= set(re.findall(r"[A-Za-z_]\w*", code))
     text = body.split("\n")
     at = after_docstring(text)
-    lines = [f"    {name}: tl.constexpr = {code}" for name, code in unit.module_constants.items()]
+    lines = [f"    {name}: tl.constexpr = {code}" for name, code in kept]
     return "\n".join(text[:at] + lines + text[at:])
 
 

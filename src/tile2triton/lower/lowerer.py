@@ -85,6 +85,7 @@ class Lowerer(Statements, Branches, Loops, Assignments, ArrayBindings, StaticIte
         self._row_lines: list = []
         self._row_params: dict = {}
         self._bound_here = None   # names the function binds (Values.keeps_constant_name)
+        self._top_bindings: dict = {}   # module constant -> its top-level bindings (the same)
         # `# tile2triton:` notes already written for arguments with no Triton counterpart
         self.hint_notes: set = set()
 

@@ -157,7 +157,11 @@ class Values:
             return False
         if self._bound_here is None:
             self._bound_here = reassigned_names(self.fn.node, times=1)
-        return name not in self._bound_here and top_level_bindings(self.pm, name) == 1
+        if name in self._bound_here:
+            return False
+        if name not in self._top_bindings:
+            self._top_bindings[name] = top_level_bindings(self.pm, name)
+        return self._top_bindings[name] == 1
 
     def ct_ref(self, qualname: str, node) -> Lowered:
         short = qualname[len("cuda.tile."):] if qualname.startswith("cuda.tile.") else ""
@@ -348,8 +352,9 @@ def nested_bound_names(body) -> set:
 
 
 def top_level_bindings(pm, name: str) -> int:
-    """How many top-level statements of the module bind `name` (0 where it is only a plain
-    `NAME = value` the module does not hold itself: a linked module's constant)."""
+    """How many times the module's top-level statements bind `name`: 1 for one plain
+    `NAME = value`; an import or a tuple, augmented or annotated target counts 2 (not a plain
+    constant); 0 for a name the module does not bind itself (a linked module's constant)."""
     count = 0
     for stmt in pm.module.body:
         if not isinstance(stmt, cst.SimpleStatementLine):
