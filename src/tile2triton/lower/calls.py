@@ -188,8 +188,11 @@ class Calls:
                 continue
             text = self.source_of(node)
             key = (call.name, param, text)
-            if key not in self.hint_notes and self.before(
-                    f"# tile2triton: {param}={text} of ct.{call.name} left out ({why})"):
+            note = f"# tile2triton: {param}={text} of ct.{call.name} left out"
+            # the reason on a line of its own where the note would pass 80 columns (100 at the
+            # indentation of a nested loop body: ruff's E501 on the converted module)
+            lines = [f"{note} ({why})"] if len(note) + len(why) <= 77 else [note, f"# ({why})"]
+            if key not in self.hint_notes and self.before(*lines):
                 self.hint_notes.add(key)
 
     def enum_choice_of(self, call):
