@@ -3,8 +3,9 @@
 checkers and `typing.get_type_hints` resolve annotations, string ones included):
 `ct.kernel` / `ct.function` -> `triton.JITFunction`, `ct.DType` -> `tl.dtype`, `ct.Array` ->
 `torch.Tensor`, an enum (`ct.PaddingMode`, whose members host code holds as strings) -> `str`,
-`ct.Constant[T]` (or a module alias of it) -> `T`, a bare `ct.Constant` -> `object`. A string stays a string; the
-imports they need are made. A cuTile type without a counterpart stays documented as a string."""
+`ct.Constant[T]` (or a module alias of it) -> `T`, a bare `ct.Constant` -> `object`. A string
+stays a string; the imports they need are made. A cuTile type without a counterpart stays
+documented as a string."""
 import typing
 
 import torch

@@ -457,7 +457,6 @@ def annotation_type(pm, expr: cst.BaseExpression, host_names, host_name):
                 return host_name(q[len("cuda.tile."):])
             return updated      # (what is left unmapped is found below)
 
-
     class Aliases(cst.CSTTransformer):
         # `n: ConstInt` where `ConstInt = ct.Constant[int]` (an alias the module drops)
         def leave_Name(self, original, updated):
@@ -469,12 +468,11 @@ def annotation_type(pm, expr: cst.BaseExpression, host_names, host_name):
                     return cst.parse_expression(pm.module.code_for_node(target))
             return updated
 
-    written = expr
-    expr = expr.visit(Aliases())
-    if not any(qualname(n) for n in walk(expr) if isinstance(n, (cst.Name, cst.Attribute))):
-        return written
-    mapped = expr.visit(Types())
-    if any(qualname(n) for n in walk(mapped)
-                       if isinstance(n, (cst.Name, cst.Attribute))):
-        return None
-    return mapped
+    def names_cutile(tree) -> bool:
+        return any(qualname(n) for n in walk(tree) if isinstance(n, (cst.Name, cst.Attribute)))
+
+    unaliased = expr.visit(Aliases())
+    if not names_cutile(unaliased):
+        return expr
+    mapped = unaliased.visit(Types())
+    return None if names_cutile(mapped) else mapped
