@@ -389,7 +389,14 @@ class HostRewriter(HostReferences):
                 names.append(cst.ImportAlias(cst.Name(launcher_name(kname)), asname=alias))
         if not names:
             return None
-        return node.with_changes(names=names)
+        linked = node.with_changes(names=names)
+        if len(names) > 1 and len(cst.Module([]).code_for_node(linked)) > 100:
+            # too long for one line: one name per line in parentheses, as ruff formats it
+            head = cst.Module([]).code_for_node(node.with_changes(
+                names=[names[0]], lpar=None, rpar=None)).split(" import ")[0]
+            items = "".join(f"    {cst.Module([]).code_for_node(a)},\n" for a in names)
+            linked = cst.parse_statement(f"{head} import (\n{items})\n").body[0]
+        return linked
 
     def _is_cuda_tile_import(self, node) -> bool:
         if isinstance(node, cst.Import):

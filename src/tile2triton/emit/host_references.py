@@ -181,6 +181,9 @@ class HostReferences(cst.CSTTransformer):
             return updated
         if name in self.HOST_NAMES:
             return self._host_name(name)
+        for prefix in self.HOST_NAME_PREFIXES:
+            if name.startswith(prefix) and name[len(prefix):].isidentifier():
+                return cst.Attribute(self._host_name(prefix[:-1]), cst.Name(name[len(prefix):]))
         if self.annotations or id(original) in self.called:
             return updated
         if name == "launch":
@@ -224,7 +227,16 @@ class HostReferences(cst.CSTTransformer):
     # host-side cuTile names and what they become in the translated module
     HOST_NAMES = {"ByTarget": "_ByTarget", "tune.exhaustive_search": "_exhaustive_search",
                   "tune.TuningResult": "_TuningResult", "tune.Measurement": "_Measurement",
-                  "cdiv": "triton.cdiv"}
+                  "cdiv": "triton.cdiv",
+                  # host queries of cuTile's private modules that programs make (the GPU's
+                  # compute capability, the TileIR bytecode version): answered for Triton
+                  "_cext.get_compute_capability": "_get_compute_capability",
+                  "_cext.dev_features_enabled": "_dev_features_enabled",
+                  "_compile._get_max_supported_bytecode_version":
+                      "_get_max_supported_bytecode_version",
+                  "_bytecode.version.BytecodeVersion": "_BytecodeVersion"}
+    # host names whose attributes are read (`BytecodeVersion.V_13_3`)
+    HOST_NAME_PREFIXES = ("_bytecode.version.BytecodeVersion.",)
 
     def _host_name(self, name: str):
         self.host_features.add(name)

@@ -4,7 +4,8 @@ runs it last), in the spirit of libcst's RemoveImportsVisitor and an isort pass:
   * an import the user wrote whose names the input module used and the translation no longer
     uses (`from contextlib import contextmanager` for an inlined context manager, a kernel
     imported from a sibling module that is now called through its launcher) is removed; an import
-    that was already unused in the input is the user's and stays;
+    that was already unused in the input is the user's and stays; a name the translation added
+    to an import (a sibling kernel's launcher) stays only where the module uses it;
   * the block of consecutive imports that holds the generated ones is grouped and ordered as
     `ruff check --select I` expects: __future__, standard library, third party, relative; within
     a group `import x` lines before `from x import y` lines, each sorted by module. A comment
@@ -75,9 +76,14 @@ def drop_orphaned(body: list, original: str, generated: set, helpers=()) -> list
     added; `helpers`: the helper statements that will join the module (what they use stays
     imported)."""
     try:
-        before = identifiers_used(cst.parse_module(original).body)
+        user_body = cst.parse_module(original).body
     except cst.ParserSyntaxError:   # (it parsed once: only for safety)
         return body
+    before = identifiers_used(user_body)
+    # names the user's own imports bind: any other name in an import was added with the
+    # translation (a sibling kernel's launcher) and stays only where the module uses it
+    user_bound = {_bound(a) for s in user_body if _is_import(s)
+                  and not isinstance(s.body[0].names, cst.ImportStar) for a in s.body[0].names}
     after = identifiers_used(list(body) + list(helpers))
     out = []
     for stmt in body:
@@ -89,11 +95,12 @@ def drop_orphaned(body: list, original: str, generated: set, helpers=()) -> list
                 isinstance(imp.names, cst.ImportStar) or _dotted(imp.module) == "__future__"):
             out.append(stmt)
             continue
-        keep = [a for a in imp.names if _bound(a) in after or _bound(a) not in before]
+        keep = [a for a in imp.names if _bound(a) in after
+                or (_bound(a) not in before and _bound(a) in user_bound)]
         if len(keep) == len(imp.names):
             out.append(stmt)
         elif keep:
-            keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            keep[-1] = keep[-1].with_changes(comma=imp.names[-1].comma)   # (its layout)
             out.append(stmt.with_changes(body=[imp.with_changes(names=keep)]))
         else:   # its comments and blank lines stay, on the next statement
             out.append(_Carry(stmt.leading_lines))

@@ -3,6 +3,8 @@ launcher.py.j2), its hints from the @ct.kernel options, and the launcher choosin
 kernel's rank variants."""
 from __future__ import annotations
 
+import textwrap
+
 import libcst as cst
 
 from ..model import USE_INT64, FunctionInfo
@@ -123,23 +125,30 @@ def render_rank_dispatch(pm: ParsedModule, fn: FunctionInfo, variants: list,
                     for a, r in variants[0][0])
     must = "be" if by_value else "have ranks"
     got = got if by_value else f"shapes {got}"
-    comment = [f"# `{fn.name}` indexes {shown} with several ranks: one Triton kernel per rank",
-               f"# combination of {tuple_code(arrays)}, launched for the ranks of the arrays "
-               "passed"] if not by_value else [
-        f"# `{fn.name}` translates only for known values (and ranks) of {shown}: one Triton",
-        f"# kernel per combination of {tuple_code(arrays)}, launched for those passed"]
+    comment = (f"`{fn.name}` indexes {shown} with several ranks: one Triton kernel per rank "
+               f"combination of {tuple_code(arrays)}, launched for the ranks of the arrays "
+               "passed") if not by_value else (
+        f"`{fn.name}` translates only for known values (and ranks) of {shown}: one Triton "
+        f"kernel per combination of {tuple_code(arrays)}, launched for those passed")
+    comment = textwrap.wrap(comment, 98, initial_indent="# ", subsequent_indent="# ",
+                            break_long_words=False, break_on_hyphens=False)
+    doc = (f'Run `{fn.name}` like `ct.launch({local["stream"]}, {local["grid"]}, {fn.name}, '
+           f'({", ".join(signature)}{"," if len(signature) == 1 else ""}))`, through the '
+           f'translation for the {"values and ranks" if by_value else "ranks"} of {shown}.')
+    doc = textwrap.wrap(doc, 97, initial_indent='    """', subsequent_indent="    ",
+                        break_long_words=False, break_on_hyphens=False)
     lines = [
         f"{table} = {{\n{entries}}}",
         "",
         "",
         f"def {launch}({params}, *, hints=None):",
-        f'    """Run `{fn.name}` like `ct.launch({local["stream"]}, {local["grid"]}, {fn.name}, '
-        f'({", ".join(signature)}{"," if len(signature) == 1 else ""}))`, through the '
-        f'translation for the {"values and ranks" if by_value else "ranks"} of {shown}."""',
+        *doc[:-1], doc[-1] + '"""',
         f"    launcher = {table}.get({key})",
         "    if launcher is None:",
         "        raise ValueError(",
-        f'            f"{fn.name}: {shown} must {must} {ranks}, got {got}"',
+        f'            f"{fn.name}: {shown} must {must} "',
+        f'            f"{ranks}, "',
+        f'            f"got {got}"',
         "        )",
         f"    launcher({params}, hints=hints)",
     ]
