@@ -464,3 +464,91 @@ def run(x):
     y, dt, pair = mod.run(x)
     assert (dt, pair) == (tl.float16, (tl.float32, tl.bfloat16))
     assert torch.equal(y, x.half() * 2)
+
+
+PRIVATE_QUERIES = KERNELS + '''
+import tempfile
+from functools import cache
+
+from cuda.tile._bytecode.version import BytecodeVersion
+from cuda.tile._cext import dev_features_enabled, get_compute_capability
+from cuda.tile._compile import _get_max_supported_bytecode_version
+
+
+@cache
+def tileiras_version():
+    return _get_max_supported_bytecode_version(tempfile.gettempdir(),
+                                               allow_dev=dev_features_enabled())
+
+
+def blackwell_only():
+    return get_compute_capability()[0] >= 10
+
+
+def run(x, y):
+    if tileiras_version() < BytecodeVersion.V_13_3:
+        raise RuntimeError("tileiras too old")
+    ct.launch(None, %s, copy, (x, y, %d))
+''' % (GRID, TILE)
+
+
+def test_private_host_queries_become_host_helpers(tmp_path):
+    """cuTile's samples ask cuda.tile's private modules for the GPU's compute capability and
+    the TileIR bytecode version (BlockScaledMatMul, test/kernels/kernel_utils.py). Before,
+    each query was a T2T109 and the file was not written; now each becomes a small host
+    helper of the module, and the module runs without cuda.tile."""
+    rc, out = _convert(tmp_path, PRIVATE_QUERIES, "private_queries")
+    assert rc == 0 and out.exists()
+    text = out.read_text()
+    assert "cuda.tile" not in text and not unbound_names(text)
+    for helper in ("def _get_compute_capability(", "def _dev_features_enabled(",
+                   "class _BytecodeVersion(enum.IntEnum):", "import enum"):
+        assert helper in text
+    assert "_BytecodeVersion.V_13_3" in text
+    mod = _load(out, "private_queries_converted")
+    assert mod.tileiras_version() >= mod._BytecodeVersion.V_13_3
+    x, y = _data()
+    mod.run(x, y)
+    torch.testing.assert_close(y, x)
+
+
+def test_added_launcher_import_left_out_where_unused(tmp_path):
+    """A module that imports a sibling's kernel only to choose it at run time
+    (`kernel = copy; ct.launch(..., kernel, ...)`, samples/templates/BlockScaledMatMul.py)
+    reaches its launcher through the kernel, so the launcher import the translation adds to
+    `from kernels import copy` would be unused (ruff F401): it is left out there, and kept
+    where a launch names the kernel."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "kernels.py").write_text(textwrap.dedent(KERNELS))
+    (pkg / "chooses.py").write_text(textwrap.dedent('''
+        import cuda.tile as ct
+        from kernels import copy, twice
+
+
+        def run(x, y, double):
+            kernel = twice if double else copy
+            ct.launch(None, %s, kernel, (x, y, %d))
+        ''' % (GRID, TILE)))
+    (pkg / "names.py").write_text(textwrap.dedent('''
+        import cuda.tile as ct
+        from kernels import copy
+
+
+        def run(x, y):
+            ct.launch(None, %s, copy, (x, y, %d))
+        ''' % (GRID, TILE)))
+    assert main(["convert", str(pkg), "--in-place", "-q"]) == 0
+    chooses, names = (pkg / "chooses.py").read_text(), (pkg / "names.py").read_text()
+    assert "from kernels import copy, twice\n" in chooses and "launch_copy" not in chooses
+    assert "launch_copy" in names and not unbound_names(names)
+    sys.path.insert(0, str(pkg))
+    try:
+        mod = _load(pkg / "chooses.py", "chooses_converted")
+        for double in (False, True):
+            x, y = _data()
+            mod.run(x, y, double)
+            torch.testing.assert_close(y, x * 2 if double else x)
+    finally:
+        sys.path.remove(str(pkg))
+        sys.modules.pop("kernels", None)
