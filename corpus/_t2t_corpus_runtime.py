@@ -317,26 +317,32 @@ def _row_warps(num_warps, row_tiles):
 _K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
 
 
-def _k_major_tf32(stream, b, rows, others):
-    """`b`, a float32 B operand of tf32 products the kernel only reads, or a K-major copy of it
-    where sm_90's wgmma would read it row-major (82 TFLOP/s at 4096^3 on the H200, K-major 260);
-    not for small products, nor for an array sharing memory with another argument."""
-    if (
-        b.dtype is not torch.float32
-        or b.dim() < 2
-        or b.stride(-1) != 1
-        or b.stride(-2) == 1
-        or b.shape[-1] < 2
-        or rows < _K_MAJOR_MIN_ROWS
-        or b.numel() < _K_MAJOR_MIN_ELEMENTS
-        or not _wgmma_device(b.device)
-    ):
-        return b
-    memory = b.untyped_storage().data_ptr()
-    if any(o.untyped_storage().data_ptr() == memory for o in others):
+def _k_major_tf32(stream, b, rows):
+    """`b`, a B operand of tf32 products the kernel only reads, as cuTile's tfloat32 holds
+    it: a float32 `b` becomes a copy rounded to nearest even (the tensor cores would drop the
+    low 13 bits; the kernel rounds A itself), laid out K-major where sm_90's wgmma would read
+    it row-major (82 TFLOP/s at 4096^3 on the H200, K-major 260)."""
+    if b.dtype is not torch.float32:
         return b
     with _on_stream(stream):
+        if (
+            b.dim() < 2
+            or b.stride(-1) != 1
+            or b.stride(-2) == 1
+            or b.shape[-1] < 2
+            or rows < _K_MAJOR_MIN_ROWS
+            or b.numel() < _K_MAJOR_MIN_ELEMENTS
+            or not _wgmma_device(b.device)
+        ):
+            return _tf32_rounded(b)
         return _k_major_copy(b)
+
+
+def _tf32_rounded(x):
+    """float32 `x` rounded to tf32's 10 mantissa bits, to nearest even; NaN and inf stay."""
+    bits = x.contiguous().view(torch.int32)
+    rounded = ((bits + 0xFFF + ((bits >> 13) & 1)) & -8192).view(torch.float32)
+    return torch.where(torch.isfinite(x), rounded.view(x.shape), x)
 
 
 def _wgmma_device(device):
@@ -344,13 +350,14 @@ def _wgmma_device(device):
 
 
 def _k_major_copy(b):
-    """`b` (..., K, N) with K contiguous, rows padded to 32 elements (128-byte aligned)."""
+    """`b` (..., K, N) rounded to tf32, with K contiguous, rows padded to 32 elements (128-byte
+    aligned)."""
     k, n = b.shape[-2], b.shape[-1]
     copy = torch.empty((*b.shape[:-2], n, -(-k // 32) * 32), dtype=b.dtype, device=b.device)[
         ..., :k
     ]
     if b.dim() > 3:
-        copy.copy_(b.transpose(-1, -2))
+        copy.copy_(_tf32_rounded(b).transpose(-1, -2))
         return copy.transpose(-1, -2)
     # a tiled transpose: torch's copy of a transposed view is 4x slower on the H200
     src, dst = (b, copy) if b.dim() == 3 else (b[None], copy[None])
@@ -370,6 +377,9 @@ def _k_major_copy_kernel(
     i = tl.program_id(2).to(tl.int64)
     mask = (k[:, None] < K) & (n[None, :] < N)
     x = tl.load(src + i * src_sb + k[:, None] * src_sk + n[None, :] * src_sn, mask=mask)
+    bits = x.to(tl.uint32, bitcast=True)  # rounded to tf32, to nearest even
+    rounded = ((bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000).to(tl.float32, bitcast=True)
+    x = tl.where(tl.abs(x) < float("inf"), rounded, x)
     tl.store(dst + i * dst_sb + n[None, :] * dst_sn + k[:, None], x, mask=mask)
 
 

@@ -1,7 +1,9 @@
 """Matrix products: ct.mma(x, y, acc), ct.matmul(x, y) and `x @ y`.
 
 cuTile computes float32 operands in true fp32; tl.dot defaults to tf32 for fp32, so every dot
-names its precision: "ieee" unless an operand went through astype(ct.tfloat32), then "tf32".
+names its precision: "ieee" unless an operand went through astype(ct.tfloat32), then "tf32",
+its tfloat32 operands rounded to nearest even first as cuTile rounds them (the tensor cores
+would truncate): A in registers, a B loaded straight from an array by the launcher's copy.
 ct.mma keeps the accumulator's dtype (tl.dot with acc does too). A 3-D operand with a 2-D one is
 broadcast over the batch axis, as cuTile does.
 
@@ -27,6 +29,7 @@ from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import const_bool, require_tile
 from ._common import dtype_of, promote, shape_code, tile_shape
+from .astype import ROUND_TF32
 
 NON_FP32 = {"float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "int8", "uint8", "float64"}
 
@@ -43,6 +46,19 @@ def precision(x, y):
         cond = " or ".join(sorted({c for c in (tx, ty) if c}))
         return f'"tf32" if {cond} else "ieee"'
     return '"ieee"'
+
+
+def rounded_tf32(low, cx):
+    """`low` as the tensor cores should see a tfloat32 operand: rounded to nearest even, as
+    cuTile rounds it. Triton's tf32 products drop the low 13 mantissa bits instead (GPU run
+    50: 42 % of a 1024x2048x1024 product's elements beyond 2e-4 of cuTile's; rounded first,
+    bit for bit cuTile's). An operand tf32 only for some dtypes rounds only for those."""
+    tf32 = getattr(low.val, "tf32", False)
+    if not tf32:
+        return low
+    call = f"{cx.need(ROUND_TF32)}({low.code})"
+    code = call if tf32 is True else f"({call} if {tf32} else {low.code})"
+    return Lowered(code, low.val)
 
 
 FP8 = ("float8_e4m3fn", "float8_e5m2")
@@ -220,7 +236,7 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
     x = ct.load(a, (0, 0), (TM, TK)).astype(ct.tfloat32)
     y = ct.load(b, (0, 0), (TK, TN)).astype(ct.tfloat32)
     ct.store(c, (0, 0), ct.mma(x, y, acc))
-""", expect=['_dot_any_size(x, y, acc, "tf32")']),
+""", expect=['_dot_any_size(_round_tf32(x), y, acc, "tf32")']),
         Example("""
 @ct.kernel
 def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
@@ -263,8 +279,18 @@ def k(a, b, c):
         # a tf32 product of tiles loaded straight from arrays: the launcher may lay B out
         # K-major, the only layout wgmma reads tf32 operands in (docs/performance.md)
         b_src, a_src = getattr(y.val, "loaded_from", None), getattr(x.val, "loaded_from", None)
-        if prec and "tf32" in prec and b_src and a_src:
-            cx.note_tf32_operands(b_src, a_src)
+        if prec and "tf32" in prec:
+            # tf32 operands rounded as cuTile rounds them: A in registers; B, where it is
+            # loaded straight from an array (not A's), in the launcher's copy of it, since a
+            # B rounded in registers leaves wgmma's shared-memory path (run 30: 0.53x)
+            # (the launcher rounds every float32 B it is handed: only where B is tf32 for
+            # every float32 dtype, not by some other constant's choice)
+            ty = getattr(y.val, "tf32", False)
+            x = rounded_tf32(x, cx)
+            if b_src and a_src and b_src != a_src and (ty is True or "dtype" in str(ty)):
+                cx.note_tf32_operands(b_src, a_src)
+            else:
+                y = rounded_tf32(y, cx)
         flat = unit_batch_dot(x, y, acc, tile_shape(x), tile_shape(y), tile_shape(acc), extra)
         xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
         shape = tile_shape(acc) or out_shape(sx, sy)
@@ -318,6 +344,8 @@ def k(a, b, c, TN: ct.Constant[int], TK: ct.Constant[int]):
             x = _as_matrix(x, ("1", str(sx0[0])))
         if vy:   # a 1-D right operand is a column (K, 1)
             y = _as_matrix(y, (str(sy0[0]), "1"))
+        if "tf32" in prec:
+            x, y = rounded_tf32(x, cx), rounded_tf32(y, cx)
         xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
         cx.mark_dot(fma=exact == '"ieee"', tf32='"tf32"' in (prec or ""))
         shape = out_shape(sx, sy)

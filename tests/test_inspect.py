@@ -132,7 +132,8 @@ def test_fp32_matmul_gets_a_k_major_b_and_16_byte_loads():
     reps, _ = inspect_case(SUITE / "matmul", bench_index=7)
     assert sorted(r["kernel"] for r in reps) == ["_k_major_copy_kernel", "matmul_kernel"]
     rep = next(r for r in reps if r["kernel"] == "matmul_kernel")
-    assert rep["wgmma_dots"] == rep["dots"] == 1
+    # (A, rounded to tf32 in registers, feeds wgmma from registers: one wgmma per K slice)
+    assert rep["dots"] >= 1 and rep["wgmma_dots"] == rep["dots"] and rep["mma_sync"] == 0
     assert set(rep["cp_async_bytes"]) | set(rep["load_bytes"]) == {"16"}
     # the copy itself is a Triton transpose: 16-byte loads, no dot
     copy = next(r for r in reps if r["kernel"] == "_k_major_copy_kernel")

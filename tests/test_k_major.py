@@ -3,9 +3,11 @@
 On sm_90 wgmma reads tf32 operands only K-major; over a row-major B Triton fills the K-major
 shared buffer with one 4-byte copy per element (82 against 230-307 TFLOP/s, GPU run 13). The
 launcher hands such a kernel a K-major copy of B when B is a float32 array the kernel only reads
-and the product is large. Here, on the CPU: which kernels get the copy, that the copy has B's
-shape and values, and that the translated kernel computes the same product through it (the
-interpreter, ragged shapes), with the GPU check stubbed to say "sm_90" and small thresholds.
+and the product is large. Every such float32 B is rounded to tf32 on the way (to nearest even, as
+cuTile rounds tfloat32 operands; the tensor cores would truncate), the kernel rounding A itself.
+Here, on the CPU: which kernels get the copy, that the copy has B's shape and rounded values,
+and that the translated kernel computes the product of the rounded operands (the interpreter,
+ragged shapes), with the GPU check stubbed to say "sm_90" and small thresholds.
 """
 from pathlib import Path
 
@@ -44,7 +46,7 @@ def _translate(src, tmp_path, name):
     return res.output, out
 
 
-LINE = "b = _k_major_tf32(stream, b, a.shape[-2], (a, c))"
+LINE = "b = _k_major_tf32(stream, b, a.shape[-2])"
 
 
 def test_tf32_product_of_loaded_tiles_gets_the_copy(tmp_path):
@@ -54,7 +56,7 @@ def test_tf32_product_of_loaded_tiles_gets_the_copy(tmp_path):
     for case in ("matmul", "persistent_matmul"):
         path = ROOT / "benchmarks" / "suite" / case / "kernel.py"
         out = translate_source(path.read_text(), str(path)).output
-        assert "B = _k_major_tf32(stream, B, A.shape[-2], (A, C))" in out, case
+        assert "B = _k_major_tf32(stream, B, A.shape[-2])" in out, case
 
 
 @pytest.mark.parametrize("change", [
@@ -80,24 +82,37 @@ def test_no_copy_where_it_is_unsound_or_useless(change, tmp_path):
     assert "_k_major_tf32(" not in text
 
 
-def test_k_major_copy_keeps_shape_and_values(tmp_path):
+def tf32(x):
+    """`x` rounded to 11 significant bits (tf32's 10 stored), ties to even: frexp and
+    torch.round (half to even), independent of the bit arithmetic under test."""
+    m, e = torch.frexp(x.double())
+    return (torch.round(m * 2048) / 2048 * torch.pow(2.0, e.double())).float()
+
+
+def test_k_major_copy_keeps_shape_and_rounds_values(tmp_path):
     _, path = _translate(TF32, tmp_path, "copy")
     m = load_module(path, "t2t_kmajor_copy")
     g = torch.Generator().manual_seed(0)
     b = torch.randn(50, 33, generator=g)
     k = m._k_major_copy(b)
-    assert k.shape == b.shape and torch.equal(k, b)
+    assert k.shape == b.shape and torch.equal(k, tf32(b)) and not torch.equal(k, b)
     assert k.stride() == (1, 64)            # K contiguous, rows padded to 32 elements
     batched = torch.randn(3, 40, 24, generator=g)
     kb = m._k_major_copy(batched)
-    assert torch.equal(kb, batched) and kb.stride()[1:] == (1, 64)
+    assert torch.equal(kb, tf32(batched)) and kb.stride()[1:] == (1, 64)
     # more than one batch dimension: torch's own copy
     deep = torch.randn(2, 3, 37, 21, generator=g)
     kd = m._k_major_copy(deep)
-    assert torch.equal(kd, deep) and kd.stride()[2:] == (1, 64)
+    assert torch.equal(kd, tf32(deep)) and kd.stride()[2:] == (1, 64)
     # a source that is a strided view (rows of a wider buffer)
     wide = torch.randn(45, 80, generator=g)[:, 5:62]
-    assert torch.equal(m._k_major_copy(wide), wide)
+    assert torch.equal(m._k_major_copy(wide), tf32(wide))
+    # ties go to even; inf and NaN stay
+    ties = torch.tensor([1 + 2.0 ** -11, 1 + 3 * 2.0 ** -11, -(1 + 2.0 ** -11), float("inf"),
+                         float("-inf"), float("nan")])
+    got = m._tf32_rounded(ties)
+    assert got[:5].tolist() == [1.0, 1 + 4 * 2.0 ** -11, -1.0, float("inf"), float("-inf")]
+    assert got[5].isnan()
 
 
 @pytest.fixture
@@ -123,39 +138,52 @@ def test_kernel_over_the_k_major_copy_computes_the_product(sm90_module, mnk, til
     m, n, k = mnk
     g = torch.Generator().manual_seed(m + n + k)
     a, b = torch.randn(m, k, generator=g), torch.randn(k, n, generator=g)
+    b0 = b.clone()
     c = torch.full((m, n), float("nan"))
     sm90_module.launch(None, a, b, c, tiles)
     assert sm90_module.copies == [(k, n)]
-    ref = a.double() @ b.double()
-    # tf32 products: 10-bit mantissas (the interpreter may compute in fp32: tighter still)
-    torch.testing.assert_close(c.double(), ref, atol=5e-2, rtol=1e-2)
-    assert b.is_contiguous()                # the caller's B is untouched
+    # cuTile's product of tfloat32 operands: both rounded to nearest even (GPU run 50: bit for
+    # bit cuTile's), then multiplied; the interpreter accumulates in fp32
+    ref = tf32(a).double() @ tf32(b).double()
+    torch.testing.assert_close(c.double(), ref, atol=1e-4, rtol=1e-5)
+    assert (c.double() - a.double() @ b.double()).abs().max() > 1e-3   # (not the exact one)
+    assert torch.equal(b, b0) and b.is_contiguous()     # the caller's B is untouched
 
 
-def test_no_copy_of_shared_memory_fp16_or_k_major_input(sm90_module):
+def test_rounded_copy_where_k_major_does_not_pay(sm90_module):
+    """Every float32 B is handed over rounded (the kernel rounds A); K-major only for a
+    row-major B: an aliased B is rounded too (the kernel only reads it), fp16 is left as it
+    is."""
     g = torch.Generator().manual_seed(1)
     a = torch.randn(40, 30, generator=g)
-    # b and c views of one buffer: a copy of b would not see the kernel's writes to c
+    # b and c views of one buffer (not overlapping)
     buf = torch.randn(30 * 20 + 40 * 20, generator=g)
     b, c = buf[:600].view(30, 20), buf[600:].view(40, 20)
     sm90_module.launch(None, a, b, c, (16, 16, 16))
-    # already K-major
+    torch.testing.assert_close(c.double(), tf32(a).double() @ tf32(b).double(),
+                               atol=1e-4, rtol=1e-5)
+    assert sm90_module.copies == [(30, 20)]
+    # already K-major: rounded in its own layout
     bt = torch.randn(20, 30, generator=g).T
-    sm90_module.launch(None, a, bt, torch.empty(40, 20), (16, 16, 16))
+    c2 = torch.empty(40, 20)
+    sm90_module.launch(None, a, bt, c2, (16, 16, 16))
+    torch.testing.assert_close(c2.double(), tf32(a).double() @ tf32(bt).double(),
+                               atol=1e-4, rtol=1e-5)
+    assert sm90_module.copies == [(30, 20)]
     # not float32
-    sm90_module.launch(None, a.half(), torch.randn(30, 20, generator=g).half(),
-                       torch.empty(40, 20, dtype=torch.float16), (16, 16, 16))
-    assert sm90_module.copies == []
+    half = torch.randn(30, 20, generator=g).half()
+    assert sm90_module._k_major_tf32(None, half, 40) is half
 
 
-def test_small_products_are_not_copied(tmp_path):
+def test_small_products_keep_their_layout(tmp_path):
     """The real thresholds: a 64 x 64 B (far below 2**20 elements) keeps its layout even on
-    sm_90."""
+    sm_90, rounded; a large one with many rows of A gets the K-major copy."""
     _, path = _translate(TF32, tmp_path, "small")
     m = load_module(path, "t2t_kmajor_small")
     m._wgmma_device = lambda device: True
     b = torch.randn(64, 64)
-    assert m._k_major_tf32(None, b, 4096, ()) is b
-    big = torch.empty(2048, 1024)
-    assert m._k_major_tf32(None, big, 4096, ()) is not big
-    assert m._k_major_tf32(None, big, 128, ()) is big      # few rows of A: not repaid
+    small = m._k_major_tf32(None, b, 4096)
+    assert small.stride() == b.stride() and torch.equal(small, tf32(b))
+    big = torch.randn(2048, 1024)
+    assert m._k_major_tf32(None, big, 4096).stride() == (1, 2048)
+    assert m._k_major_tf32(None, big, 128).stride() == big.stride()  # few rows of A

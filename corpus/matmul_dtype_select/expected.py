@@ -23,6 +23,14 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
+def _round_tf32(x):
+    # cuTile's tfloat32 keeps 10 mantissa bits, rounded to nearest even; NaN and inf stay
+    bits = x.to(tl.float32).to(tl.uint32, bitcast=True)
+    rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000
+    return tl.where(tl.abs(x) < float("inf"), rounded.to(tl.float32, bitcast=True), x)
+
+
+@triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
     # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
     # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
@@ -152,7 +160,11 @@ def gemm_select_kernel(
                 )
             )
             total = _dot_any_size(
-                x.to(compute),
+                (
+                    _round_tf32(x.to(compute))
+                    if X_ptr.dtype.element_ty == tl.float32
+                    else x.to(compute)
+                ),
                 w.to(compute),
                 total,
                 "tf32" if X_ptr.dtype.element_ty == tl.float32 else "ieee",
@@ -171,8 +183,9 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     """`ct.launch(stream, grid, gemm_select_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
     X, W, Y = _as_tensor(X), _as_tensor(W), _as_tensor(Y)
-    # B operands of tf32 matrix products: a K-major copy where that pays
-    W = _k_major_tf32(stream, W, X.shape[-2], (X, Y))
+    # B operands of tf32 matrix products: rounded to tf32 as cuTile rounds them (K-major
+    # where that pays)
+    W = _k_major_tf32(stream, W, X.shape[-2])
     # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     X_desc = _tma_descriptor(X, (BM, BK))
     W_desc = _tma_descriptor(W, (BK, BN))

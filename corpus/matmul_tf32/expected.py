@@ -19,6 +19,14 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
+def _round_tf32(x):
+    # cuTile's tfloat32 keeps 10 mantissa bits, rounded to nearest even; NaN and inf stay
+    bits = x.to(tl.float32).to(tl.uint32, bitcast=True)
+    rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000
+    return tl.where(tl.abs(x) < float("inf"), rounded.to(tl.float32, bitcast=True), x)
+
+
+@triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
     # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
     # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
@@ -148,7 +156,9 @@ def matmul_tf32_kernel(
                     other=0.0,
                 )
             )
-            acc = _dot_any_size(a_tile.to(tl.float32), b_tile.to(tl.float32), acc, "tf32")
+            acc = _dot_any_size(
+                _round_tf32(a_tile.to(tl.float32)), b_tile.to(tl.float32), acc, "tf32"
+            )
         offs_c0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
         offs_c1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
@@ -163,8 +173,9 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     """`ct.launch(stream, grid, matmul_tf32_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
     a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
-    # B operands of tf32 matrix products: a K-major copy where that pays
-    b = _k_major_tf32(stream, b, a.shape[-2], (a, c))
+    # B operands of tf32 matrix products: rounded to tf32 as cuTile rounds them (K-major
+    # where that pays)
+    b = _k_major_tf32(stream, b, a.shape[-2])
     # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))

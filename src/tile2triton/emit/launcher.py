@@ -217,7 +217,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
             known.append(local["walked"])
         if row_tiles:   # (the overlap of arrays, which the key does not hold otherwise)
             known.append(local["row_tiles"])
-    k_major = _k_major_copies(pm, fn, unit, arrays, ranks)
+    k_major = _k_major_copies(pm, fn, unit, ranks)
     elems = launcher_tile_elems(fn, unit)
     return render(
         "launcher.py.j2", kernel=fn.name, launch=names[launcher_name(fn.name)], h=h, v=local,
@@ -334,17 +334,15 @@ def _launch_key(fn: FunctionInfo, h: dict) -> list:
     return known
 
 
-def _k_major_copies(pm: ParsedModule, fn: FunctionInfo, unit, arrays: list, ranks: dict) -> list:
+def _k_major_copies(pm: ParsedModule, fn: FunctionInfo, unit, ranks: dict) -> list:
     """tf32 products whose B operand (and A, for the row count) are loaded straight from array
-    parameters (the mma pattern notes them): B gets a K-major copy when the kernel only reads
-    it. [(B, A's row count, the other arrays)]."""
+    parameters (the mma pattern notes them): B gets a copy rounded to tf32 (K-major for large
+    products on sm_90) when the kernel only reads it. [(B, A's row count)]."""
     out, seen = [], set()
     pairs = getattr(unit, "k_major", ())
     readers = unit.read_only     # (the lowering scanned them: Lowerer.read_only_arrays)
     for b, a in pairs:
         if b in readers and a in ranks and a != b and b not in seen:  # x @ x: A stays
             seen.add(b)
-            others = [x for x in arrays if x != b]
-            out.append((b, f"{a}.shape[-2]", ", ".join(others) + (
-                "," if len(others) == 1 else "")))
+            out.append((b, f"{a}.shape[-2]"))
     return out
