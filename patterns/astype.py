@@ -1,9 +1,11 @@
 """Conversions: ct.astype(x, dtype) and x.astype(dtype), including ct.tfloat32.
 
-A tfloat32 tile is held in fp32 registers, unrounded: a tf32 matrix product rounds its operands
-itself, so the common `astype(ct.tfloat32)` before ct.mma costs nothing. Where the tile leaves
-tfloat32 again (astype to fp32 or any other dtype) its values are rounded to tf32 first, as
-cuTile's conversion does (10 mantissa bits, round to nearest even).
+A tfloat32 tile is held in fp32 registers, unrounded, and rounded where it is used as tfloat32
+(10 mantissa bits, round to nearest even, as cuTile's conversion does): a matrix product rounds
+its operands (patterns/mma.py; the tensor cores themselves would truncate), and where the tile
+leaves tfloat32 again (astype to fp32 or any other dtype) its values are rounded first. Rounding
+at the product lets a B operand loaded from an array be rounded by the launcher's copy of it,
+off the kernel's registers.
 
 `rounding_mode=` RZ / RM / RP / RA on a float conversion that rounds (float64 -> float32,
 float16, bfloat16; float32 -> float16, bfloat16; to tfloat32) is computed in plain Triton, whose
