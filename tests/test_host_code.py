@@ -8,6 +8,7 @@ import importlib.util
 import os
 import sys
 import textwrap
+import types
 
 import pytest
 
@@ -552,3 +553,53 @@ def test_added_launcher_import_left_out_where_unused(tmp_path):
     finally:
         sys.path.remove(str(pkg))
         sys.modules.pop("kernels", None)
+
+
+def test_user_function_named_like_the_launcher(tmp_path):
+    """cuTile's test_dispatcher.py defines `launch_array_inc_1d(kernel, shape, tile)` beside
+    kernel `array_inc_1d`: the launcher is respelled `launch_array_inc_1d_1`, and before, both
+    the run-time lookup of a kernel chosen at run time and the checker's static mode found the
+    user's function by the usual spelling (GPU run 50: 31 launches `error`, "takes 3
+    positional arguments but 4 were given"). The respelled launcher is registered in the
+    module's table, and the checker takes the spelling from the translation."""
+    from tile2triton.verify.artifacts import module_artifact
+    text = KERNELS + '''
+
+def launch_copy(kernel, x, y):
+    ct.launch(None, %s, kernel, (x, y, %d))
+''' % (GRID, TILE)
+    rc, out = _convert(tmp_path, text, "named_like")
+    assert rc == 0
+    mod = _load(out, "named_like_converted")
+    x, y = _data()
+    mod.launch_copy(mod.copy, x, y)
+    torch.testing.assert_close(y, x)
+    src = tmp_path / "named_like.py"
+    artifact = module_artifact(str(src))
+    launched = types.SimpleNamespace(__qualname__="copy", __name__="copy")
+    report, launcher = artifact.find(launched)
+    assert report is not None and launcher == "launch_copy_1"
+    assert f"def {launcher}(stream, grid, x, y, TILE" in artifact.text
+
+
+def test_kernel_pyfunc_in_host_code(tmp_path):
+    """cuTile's kernels carry their Python function as `_pyfunc`; tests name parameters by it
+    (`id=kernel._pyfunc.__name__`, test_code_motion.py) and make a fresh kernel of it
+    (`ct.kernel(old._pyfunc)`, test_dispatcher.py). Before, the converted module kept
+    `._pyfunc`, which a JITFunction lacks: importing it failed (GPU run 50: 12 launches). It is
+    `.fn` now, and `ct.kernel(k._pyfunc)` is `k`."""
+    text = KERNELS + '''
+NAMES = [k._pyfunc.__name__ for k in (copy, twice)]
+
+
+def run(x, y):
+    fresh = ct.kernel(twice._pyfunc)
+    ct.launch(None, %s, fresh, (x, y, %d))
+''' % (GRID, TILE)
+    rc, out = _convert(tmp_path, text, "pyfunc")
+    assert rc == 0 and "_pyfunc" not in out.read_text()
+    mod = _load(out, "pyfunc_converted")
+    assert mod.NAMES == ["copy", "twice"]
+    x, y = _data()
+    mod.run(x, y)
+    torch.testing.assert_close(y, x * 2)

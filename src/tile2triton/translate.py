@@ -21,7 +21,8 @@ from .emit.probes import probe_rewrite
 from .model import FunctionInfo, ParamInfo, Specialization
 from .emit.host_names import rebinding_problem
 from .emit.host_references import HostErrors
-from .parse.names import RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, name_nodes
+from .parse.names import (RESERVED, RESERVED_IMPORTS, TRITON_LAUNCH_KEYWORDS, launcher_name,
+                          name_nodes)
 from .parse.packages import link_imports
 from .parse.source import MAX_SOURCE_CHARS, ParsedModule, parse_source
 from .recognize import classify_params, find_cutile_functions, open_ranks
@@ -42,6 +43,7 @@ class KernelReport:
     closure: list = field(default_factory=list)
     outer_kind: str = "function"    # "class": `outer` is a module-level class
     choices: list = field(default_factory=list)   # closure names that are function values
+    launcher: Optional[str] = None    # its launcher's name in the output (`launch_<kernel>`)
 
 
 @dataclass
@@ -376,6 +378,10 @@ def _emit_module(result, text, pm, mc, units, functions, rank_variants, failed, 
             result.module_diagnostics.extend(problems)
             return
         result.output = output
+        # the launcher's spelling (respelled where the user's module has that name already)
+        for report in result.kernels:
+            if report.status == "translated":
+                report.launcher = pm.names[launcher_name(report.kernel)]
         result.kept = sorted(failed)
         result.module_diagnostics.extend(notes)
         result.runtime = shared.pieces if shared is not None else []

@@ -281,6 +281,10 @@ class HostReferences(cst.CSTTransformer):
         return annotation_type(self.pm, expr, self.HOST_NAMES, self._host_name)
 
     def leave_Attribute(self, original, updated):
+        if original.attr.value == "_pyfunc":
+            # a cuTile kernel's Python function (`kernel._pyfunc.__name__`): a JITFunction's
+            # is its `.fn`
+            return updated.with_changes(attr=cst.Name("fn"))
         if original.attr.value == "replace_hints" and id(original) not in self.called:
             # `kernel.replace_hints` as a value: the function that gives the hints
             self.host_features.add("replace_hints")
@@ -376,9 +380,14 @@ class HostReferences(cst.CSTTransformer):
         if len(updated.args) >= 1 and updated.args[0].keyword is None \
                 and updated.args[0].star == "":
             # ct.kernel(fn) of a function given at run time (`def run(fn): ct.kernel(fn)`):
-            # the functions handed to it are translated kernels, found through _LAUNCHERS
+            # the functions handed to it are translated kernels, found through _LAUNCHERS;
+            # ct.kernel(k._pyfunc), a new kernel of k's function, is k itself
             self.host_features.add("launch")
             opts = [a for a in updated.args[1:] if a.keyword is not None]
+            first = original.args[0].value
+            if isinstance(first, cst.Attribute) and first.attr.value == "_pyfunc":
+                updated = updated.with_changes(args=[updated.args[0].with_changes(
+                    value=updated.args[0].value.value)] + list(updated.args[1:]))
             if not opts:
                 return updated.args[0].value
             self.host_features.add("replace_hints")

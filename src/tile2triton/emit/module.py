@@ -218,6 +218,14 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         raise rewriter.errors[0]
     gen.features |= rewriter.host_features
     runtime_table = bool(gen.features & {"launch", "replace_hints", "tune.exhaustive_search"})
+    # launchers respelled because the user's module has a `launch_<kernel>` of its own: the
+    # run-time lookup by name (`_launcher_of`, from any module) would find the user's
+    # function, so they are registered in the module's table, which that lookup reads first
+    respelled = {name for name in gen.launchers
+                 if pm.names[launcher_name(name)] != launcher_name(name)}
+    if respelled:
+        gen.features.add("respelled_launchers")
+        runtime_table = True
     lists = any(p.kind == "array_list" for fn, _ in units.values() for p in fn.params)
     body = _module_body(pm, new_module, rewriter, gen, runtime_table)
     # what the module refers to: the user's identifiers and the generated code's

@@ -71,14 +71,14 @@ class ModuleArtifact:
         if len(parts) == 1 and "." not in qual:
             rep = self.kernels.get(name)
             if rep is not None and rep.outer is None:
-                return rep, launcher_name(name)
+                return rep, rep.launcher or launcher_name(name)
             return None, f"`convert` found no module-level kernel `{name}` in {self.source_file}"
         if len(parts) == 1 and qual.count(".") == 1:      # a kernel of a module-level class
             cls, local = qual.split(".")
             found = [r for r in self.kernels.values() if r.outer == cls and r.local_name == local
                      and r.outer_kind == "class"]
             if found:
-                return found[0], launcher_name(found[0].kernel)
+                return found[0], found[0].launcher or launcher_name(found[0].kernel)
             return None, (f"`convert` did not translate kernel `{local}` defined in class "
                           f"`{cls}` of {self.source_file}")
         if len(parts) == 2 and parts[0].count(".") <= 1 and "." not in parts[1]:
@@ -90,7 +90,7 @@ class ModuleArtifact:
                 first = getattr(getattr(func, "__code__", None), "co_firstlineno", 0)
                 found = sorted(found, key=lambda r: abs(r.line - first))[:1]
             if found:
-                return found[0], launcher_name(found[0].kernel)
+                return found[0], found[0].launcher or launcher_name(found[0].kernel)
             return None, (f"`convert` did not translate kernel `{name}` defined in host "
                           f"function `{outer}` of {self.source_file}")
         return None, (f"kernel `{qual}` is defined where `convert` does not translate kernels "
