@@ -64,14 +64,23 @@ def rounded_tf32(low, cx):
 FP8 = ("float8_e4m3fn", "float8_e5m2")
 
 
+def maybe_fp8(x, y) -> bool:
+    return all(dtype_of(v) is None or dtype_of(v) in FP8 for v in (x, y))
+
+
 def fp8_accumulation(x, y) -> str:
-    """`, max_num_imprecise_acc=0` where the operands may be fp8. On sm_90, where Triton
-    multiplies fp8 on wgmma (K-major operands), it lets the product accumulate in the wgmma
-    accumulator, which keeps fewer bits than fp32; 0 promotes to fp32 after every step, as
-    cuTile's default (`use_fast_acc=False`) does. Other dtypes ignore the argument; operands
-    known not to be fp8 omit it."""
-    maybe = [dtype_of(v) is None or dtype_of(v) in FP8 for v in (x, y)]
-    return ", max_num_imprecise_acc=0" if all(maybe) else ""
+    """`, max_num_imprecise_acc=K` (the product's depth) where the operands may be fp8. On
+    sm_90, where Triton multiplies fp8 on wgmma (K-major operands), the wgmma accumulator keeps
+    fewer bits than fp32; cuTile's default (`use_fast_acc=False`), like cuBLAS's fp8 GEMM,
+    adds each ct.mma's product to the fp32 accumulator once (GPU runs 46-49: cuTile and
+    cuBLAS alike leave 22 % of BatchMatMul's elements beyond 2e-4 of the exact product), so
+    the dot promotes once, after its whole depth. Other dtypes ignore the argument; operands
+    known not to be fp8 omit it; a depth unknown here (a 3-D dot) promotes after every step."""
+    if not maybe_fp8(x, y):
+        return ""
+    sx = tile_shape(x)
+    depth = sx[-1] if sx else None
+    return f", max_num_imprecise_acc={depth if depth is not None else 0}"
 
 
 DOT_BY_SUM = DeviceHelper("_dot_by_sum", """
@@ -91,14 +100,15 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
     # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
     # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (max_num_imprecise_acc=0: fp8 accumulates in fp32 on sm_90)
+    # result's equal copies kept. (max_num_imprecise_acc: an fp8 product is added to the fp32
+    # accumulator once, as cuTile's ct.mma does on sm_90)
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
     if M >= 16 and N >= 16 and K >= MIN_K and x.dtype == y.dtype and x.dtype != tl.uint8:
         return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype,
-                      max_num_imprecise_acc=0)
+                      max_num_imprecise_acc=K)
     elif x.dtype != y.dtype or x.dtype == tl.uint8 or len(x.shape) == 3:
         return acc + _dot_by_sum(x, y, acc.dtype)
     else:
@@ -116,7 +126,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype,
-                      max_num_imprecise_acc=0)
+                      max_num_imprecise_acc=K * RK)
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
@@ -219,7 +229,7 @@ def k(a, b, c):
     x = ct.load(a, (0, 0), (64, 16))
     y = ct.load(b, (0, 0), (16, 32))
     ct.store(c, (0, 0), ct.mma(x, y, acc))
-""", expect=['tl.dot(x, y, acc, input_precision="ieee", max_num_imprecise_acc=0)']),
+""", expect=['tl.dot(x, y, acc, input_precision="ieee", max_num_imprecise_acc=16)']),
         Example("""
 @ct.kernel
 def k(a, b, c):
@@ -291,6 +301,10 @@ def k(a, b, c):
                 cx.note_tf32_operands(b_src, a_src)
             else:
                 y = rounded_tf32(y, cx)
+        elif maybe_fp8(x, y) and b_src and a_src and b_src != a_src:
+            # a product that may be fp8: the launcher lays an fp8 B out K-major, which wgmma
+            # needs to multiply fp8 at all (and to accumulate as cuTile does)
+            cx.note_tf32_operands(b_src, a_src, kind="fp8")
         flat = unit_batch_dot(x, y, acc, tile_shape(x), tile_shape(y), tile_shape(acc), extra)
         xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
         shape = tile_shape(acc) or out_shape(sx, sy)

@@ -187,3 +187,32 @@ def test_small_products_keep_their_layout(tmp_path):
     big = torch.randn(2048, 1024)
     assert m._k_major_tf32(None, big, 4096).stride() == (1, 2048)
     assert m._k_major_tf32(None, big, 128).stride() == big.stride()  # few rows of A
+
+
+FP8 = TF32.replace("x.astype(ct.tfloat32), y.astype(ct.tfloat32)", "x, y")
+
+
+def test_fp8_b_operand_gets_a_k_major_copy(tmp_path):
+    """wgmma multiplies fp8 only over a K-major B; over a row-major one Triton widens both
+    operands to fp16 and sums exactly, where cuTile's fp8 ct.mma (like cuBLAS's) accumulates
+    each product in the tensor cores' narrower accumulator (samples/BatchMatMul.py compares the
+    two at fp32's tolerance). A product whose dtypes are known only at launch may be fp8: its
+    launcher hands an fp8 B over K-major (large products, sm_90) and the dot adds each
+    product to the fp32 accumulator once (`max_num_imprecise_acc` = its depth)."""
+    text, path = _translate(FP8, tmp_path, "fp8")
+    assert "b = _k_major_fp8(stream, b, a.shape[-2])" in text
+    assert "max_num_imprecise_acc=K" in text     # (_dot_any_size: TK is not a literal)
+    m = load_module(path, "t2t_kmajor_fp8")
+    m._wgmma_device = lambda device: True
+    m._K_MAJOR_MIN_ELEMENTS, m._K_MAJOR_MIN_ROWS = 1, 1
+    g = torch.Generator().manual_seed(3)
+    b = torch.randn(70, 40, generator=g).to(torch.float8_e4m3fn)
+    k = m._k_major_fp8(None, b, 64)
+    assert k.dtype == b.dtype and k.shape == b.shape and k.stride() == (1, 96)
+    assert torch.equal(k.view(torch.uint8), b.view(torch.uint8))     # the same bytes
+    batched = torch.randn(3, 50, 20, generator=g).to(torch.float8_e5m2)
+    kb = m._k_major_fp8(None, batched, 64)
+    assert kb.stride()[1:] == (1, 64) and torch.equal(kb.view(torch.uint8),
+                                                      batched.view(torch.uint8))
+    for other in (torch.randn(70, 40, generator=g), torch.randn(70, 40, generator=g).half()):
+        assert m._k_major_fp8(None, other, 64) is other     # only fp8 is copied

@@ -136,14 +136,15 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
     # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
     # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (max_num_imprecise_acc=0: fp8 accumulates in fp32 on sm_90)
+    # result's equal copies kept. (max_num_imprecise_acc: an fp8 product is added to the fp32
+    # accumulator once, as cuTile's ct.mma does on sm_90)
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
     if M >= 16 and N >= 16 and K >= MIN_K and x.dtype == y.dtype and x.dtype != tl.uint8:
         return tl.dot(
-            x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=0
+            x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=K
         )
     elif x.dtype != y.dtype or x.dtype == tl.uint8 or len(x.shape) == 3:
         return acc + _dot_by_sum(x, y, acc.dtype)
@@ -162,7 +163,12 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(
-            xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=0
+            xs,
+            ys,
+            zero,
+            input_precision=PRECISION,
+            out_dtype=acc.dtype,
+            max_num_imprecise_acc=K * RK,
         )
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
