@@ -42,6 +42,7 @@ class KernelReport:
     closure: list = field(default_factory=list)
     outer_kind: str = "function"    # "class": `outer` is a module-level class
     choices: list = field(default_factory=list)   # closure names that are function values
+    dtypes: list = field(default_factory=list)    # closure names that are dtypes (launch's)
 
 
 @dataclass
@@ -317,6 +318,7 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
         report.closure = list(nk.closure)
         report.outer_kind = nk.outer_kind
         report.choices = sorted(c for c in nk.closure if nk.choices.get(c))
+        report.dtypes = sorted(c for c in nk.closure if c in nk.dtypes)
     result.kernels.append(report)
     saved_specs = dict(mc.helper_specs)
     saved_order = list(mc.helper_order)
@@ -333,7 +335,8 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
         if nk is not None:      # the host function's constants fold, its other names are
             pm.globals.update(nk.folded)        # constexpr parameters
             extra = [ParamInfo(c, "constexpr", choices=nk.choices.get(c),
-                               open_shape=c in nk.open_shapes) for c in nk.closure]
+                               open_shape=c in nk.open_shapes, dtype_value=c in nk.dtypes)
+                     for c in nk.closure]
         variants = _rank_variants(mc, fn, extra) if spec is None else None
         if variants:
             return _add_variants(fn, variants, units, rank_variants)

@@ -170,7 +170,7 @@ class HostReferences(cst.CSTTransformer):
         where = where if where is not None else original
         if id(original) in self.nested_refs:
             return updated
-        name = self.pm.ct_name(original)
+        name = self._host_ct_name(original)
         if name is None:
             if self.pm.qualname(original) == "cuda.tile" and not self.annotations:
                 self.errors.append(self.pm.error(
@@ -198,6 +198,17 @@ class HostReferences(cst.CSTTransformer):
             where, "T2T109", f"host code uses ct.{name}, which has no translation outside "
             "kernels", help=HOST_HELP))
         return updated
+
+    def _host_ct_name(self, node):
+        """pm.ct_name of `node` as host code reads it: a name the module binds only for the
+        helpers it links from other modules (`to_dtype`, which util.py imports from
+        cuda.tile) is no import of host code here, where it is a local or a parameter."""
+        root = node
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if isinstance(root, cst.Name) and root.value in self.pm.borrowed_imports:
+            return None
+        return self.pm.ct_name(node)
 
     def _choices(self) -> set:
         """The function values that kernels of host functions choose among."""
@@ -293,7 +304,7 @@ class HostReferences(cst.CSTTransformer):
         if isinstance(func, cst.Name) and func.value in self.device_funcs \
                 and func.value not in self.kernels:
             return self._tile_function_call(original, updated)
-        name = self.pm.ct_name(func)
+        name = self._host_ct_name(func)
         if name is None or name in self.HOST_NAMES:
             return updated
         if name in ("ArrayAnnotation", "ListAnnotation"):

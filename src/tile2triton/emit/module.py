@@ -272,6 +272,8 @@ def _render_kernel(pm: ParsedModule, mc, gen: _Generated, name: str, fn, unit, c
               + [f"{c}: tl.constexpr" for c, _, _ in unit.row_tiles]
               + [f"{USE_INT64}: tl.constexpr"])
     hints = kernel_hints(pm, fn, gen.features)
+    if any(p.dtype_value for p in fn.params):   # (the launcher converts the launch's dtypes)
+        gen.features.add("dtype_value")
     body = with_offset_dtype(with_module_constants(body, unit), unit, names)
     text = (function_text(pm, fn, params, with_multiples(body, hinted, unread), unit.debug,
                           tuple(extra)) + "\n"

@@ -43,6 +43,8 @@ def initial_env(params: list[ParamInfo], mutable: frozenset = frozenset()) -> di
                                    for c in p.choices])
         elif p.kind == "constexpr" and p.open_shape:
             env[p.name] = ConstExprV(p.name, kind="open_shape")
+        elif p.kind == "constexpr" and p.dtype_value:
+            env[p.name] = DTypeV(code=p.name)   # a Triton dtype, chosen by the launch
         elif p.kind == "constexpr" and p.launch_value is not None and p.name not in mutable:
             env[p.name] = ConstV(p.launch_value[0])
         elif p.kind == "array":

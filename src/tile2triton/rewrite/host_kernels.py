@@ -47,6 +47,9 @@ class NestedKernel:
     # closure names passed as a shape whose length the host decides (`traversal_steps=steps`:
     # None or a tuple per launch): constexprs the lowering indexes per axis
     open_shapes: set = field(default_factory=set)
+    # closure names passed as a construct's `dtype` (`ct.astype(t, to_dtype)` of a factory's
+    # parameter): constexprs holding the Triton dtype the launcher makes of the launch's dtype
+    dtypes: set = field(default_factory=set)
 
     @property
     def outer_name(self) -> str:
@@ -229,6 +232,7 @@ def _function_kernels(pm: ParsedModule, stmt: cst.FunctionDef, taken: set,
         called = {n.func.value for n in _walk_nodes(node) if isinstance(n, cst.Call)
                   and isinstance(n.func, cst.Name)}
         enums = _enum_arguments(node)
+        dtype_names = _dtype_arguments(pm, node)
         for c in nk.closure:
             if c in called:     # a function value the host function hands its kernel
                 nk.choices[c] = choice_candidates(pm)
@@ -236,6 +240,8 @@ def _function_kernels(pm: ParsedModule, stmt: cst.FunctionDef, taken: set,
                 nk.choices[c] = enum_candidates(enums[c])
             elif c in _keyword_names(node, OPEN_SHAPE_KEYWORDS):
                 nk.open_shapes.add(c)
+            elif c in dtype_names:
+                nk.dtypes.add(c)
         if nk.helpers:      # the kernel as lowered: calls the helpers by their hoisted names
             renames = {h: hn for h, (hn, _) in nk.helpers.items() if h != hn}
             if renames:
@@ -337,6 +343,38 @@ def _enum_arguments(fdef) -> dict:
                 if a.keyword is not None and a.keyword.value in ENUM_KEYWORDS \
                         and isinstance(a.value, cst.Name):
                     out.setdefault(a.value.value, ENUM_KEYWORDS[a.keyword.value])
+    return out
+
+
+def _dtype_arguments(pm: ParsedModule, fdef) -> set:
+    """Names the kernel passes as the `dtype` of a cuTile construct, by its signature
+    (`ct.astype(t, to_dtype)`, `t.astype(to_dtype)`, `ct.full(shape, 0, dtype=dt)`,
+    `ct.bitcast(t, dt)`): a host function's value there is a dtype given at launch."""
+    from ..registry import load_registry
+    reg = load_registry()
+    out = set()
+    for n in _walk_nodes(fdef):
+        if not isinstance(n, cst.Call) or any(a.star for a in n.args):
+            continue
+        positional = [a.value for a in n.args if a.keyword is None]
+        name = pm.ct_name(n.func)
+        if name is None and isinstance(n.func, cst.Attribute):
+            # a method (`t.astype(dt)`): the receiver is the construct's first argument
+            name = reg.method("Tile", n.func.attr.value)
+            positional = [n.func.value] + positional
+        sig = reg.signature(name) if name is not None else None
+        if sig is None:
+            continue
+        try:
+            bound = sig.bind(*positional, **{
+                a.keyword.value: a.value for a in n.args if a.keyword is not None})
+        except TypeError:
+            continue
+        dtype = bound.arguments.get("dtype")
+        if name in ("zeros", "ones") and dtype is None:
+            dtype = bound.arguments.get("fill_value")   # (their second positional: the dtype)
+        if isinstance(dtype, cst.Name):
+            out.add(dtype.value)
     return out
 
 
