@@ -25,6 +25,7 @@ import libcst as cst
 
 from ..parse.cst_tools import single_return
 from ..parse.source import ParsedModule
+from .frozen_dataclasses import is_record_call
 
 
 @dataclass
@@ -50,6 +51,9 @@ class NestedKernel:
     # closure names passed as a construct's `dtype` (`ct.astype(t, to_dtype)` of a factory's
     # parameter): constexprs holding the Triton dtype the launcher makes of the launch's dtype
     dtypes: set = field(default_factory=set)
+    # classes the host function defines that the kernel uses (its dataclasses, rewritten with
+    # the kernel as the module's are: frozen_dataclasses.rewrite_nested_kernel): name -> ClassDef
+    classes: dict = field(default_factory=dict)
 
     @property
     def outer_name(self) -> str:
@@ -67,6 +71,7 @@ class _Assigns(cst.CSTVisitor):
         self.value: dict = {}
         self.defs: set = set()
         self.kernels: list = []
+        self.classes: dict = {}
         self.depth = 0
 
     def visit_FunctionDef(self, node):
@@ -83,6 +88,7 @@ class _Assigns(cst.CSTVisitor):
 
     def visit_ClassDef(self, node):
         self.count[node.name.value] = self.count.get(node.name.value, 0) + 1
+        self.classes[node.name.value] = node
         return False
 
     def visit_Lambda(self, node):
@@ -223,31 +229,52 @@ def _function_kernels(pm: ParsedModule, stmt: cst.FunctionDef, taken: set,
                 for h in _reached_defs(n, local_defs):
                     nk.helpers.setdefault(h, local_defs[h])
                 continue
+            if n in scan.classes and scan.count.get(n) == 1:
+                # a class of the host function (its dataclasses, and the local classes they
+                # derive from): known to the kernel as the module's classes are
+                for c in _reached_classes(n, scan):
+                    nk.classes.setdefault(c, scan.classes[c])
+                continue
             if n in params or n in scan.count:
-                if n not in params and scan.count.get(n) == 1 \
-                        and _foldable(pm, scan.value.get(n)):
-                    nk.folded[n] = scan.value[n]
+                value = scan.value.get(n)
+                made = _constant_instance(pm, value, scan)
+                if n not in params and scan.count.get(n) == 1 and (
+                        _foldable(pm, value) or made):
+                    # (an instance made of constants, `fb = FooBar(2, 7)`: its fields fold)
+                    nk.folded[n] = value
+                    for c in made or ():
+                        for r in _reached_classes(c, scan):
+                            nk.classes.setdefault(r, scan.classes[r])
                 else:
                     nk.closure.append(n)
-        called = {n.func.value for n in _walk_nodes(node) if isinstance(n, cst.Call)
-                  and isinstance(n.func, cst.Name)}
-        enums = _enum_arguments(node)
-        dtype_names = _dtype_arguments(pm, node)
-        for c in nk.closure:
-            if c in called:     # a function value the host function hands its kernel
-                nk.choices[c] = choice_candidates(pm)
-            elif c in enums:    # a cuTile enum member (`rounding_mode=rounding_mode`)
-                nk.choices[c] = enum_candidates(enums[c])
-            elif c in _keyword_names(node, OPEN_SHAPE_KEYWORDS):
-                nk.open_shapes.add(c)
-            elif c in dtype_names:
-                nk.dtypes.add(c)
+        # (in the order the host function defines them: a base before the classes deriving)
+        nk.classes = {c: d for c, d in scan.classes.items() if c in nk.classes}
+        _closure_kinds(pm, nk, node)
         if nk.helpers:      # the kernel as lowered: calls the helpers by their hoisted names
             renames = {h: hn for h, (hn, _) in nk.helpers.items() if h != hn}
             if renames:
                 nk.lowered = node.visit(_Rename(renames, pm.origins))
         out.append(nk)
     return out
+
+
+def _closure_kinds(pm: ParsedModule, nk: NestedKernel, node: cst.FunctionDef) -> None:
+    """What kernel `node` does with each of its closure names, where that shapes its
+    parameter: calls it (a function value), passes it as a cuTile enum member, a shape of
+    the launch's choosing or a dtype."""
+    called = {n.func.value for n in _walk_nodes(node) if isinstance(n, cst.Call)
+              and isinstance(n.func, cst.Name)}
+    enums = _enum_arguments(node)
+    dtype_names = _dtype_arguments(pm, node)
+    for c in nk.closure:
+        if c in called:     # a function value the host function hands its kernel
+            nk.choices[c] = choice_candidates(pm)
+        elif c in enums:    # a cuTile enum member (`rounding_mode=rounding_mode`)
+            nk.choices[c] = enum_candidates(enums[c])
+        elif c in _keyword_names(node, OPEN_SHAPE_KEYWORDS):
+            nk.open_shapes.add(c)
+        elif c in dtype_names:
+            nk.dtypes.add(c)
 
 
 class _Rename(cst.CSTTransformer):
@@ -305,6 +332,36 @@ def _hoistable_defs(pm, scan, params: set, prefix: str, taken: set, memo: dict) 
         for n, (h, d) in list(memo.items()):
             memo[n] = (h, d.visit(_Rename(renames, pm.origins)))
     return memo
+
+
+def _constant_instance(pm: ParsedModule, expr, scan) -> Optional[set]:
+    """The classes of `expr` when it makes a dataclass instance (the module's or the host
+    function's) of constants and such instances (`Gain(2.0, Span(-1.0))`), else None."""
+    if not is_record_call(pm, expr, scan.classes.values()) \
+            or any(a.star for a in expr.args):
+        return None
+    out = {expr.func.value}
+    for a in expr.args:
+        if _foldable(pm, a.value):
+            continue
+        inner = _constant_instance(pm, a.value, scan)
+        if inner is None:
+            return None
+        out |= inner
+    return out
+
+
+def _reached_classes(name: str, scan) -> list:
+    """Class `name` of a host function and the classes of it that its definition names (its
+    bases), transitively: those defined there once."""
+    out, todo = [], [name]
+    while todo:
+        n = todo.pop()
+        if n in out or n not in scan.classes or scan.count.get(n) != 1:
+            continue
+        out.append(n)
+        todo.extend(_names_used(scan.classes[n]))
+    return out
 
 
 def _reached_defs(name: str, defs: dict) -> list:
