@@ -327,7 +327,10 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
         if fn.name in record_failures and nk is None:
             raise record_failures[fn.name]      # (its dataclass uses did not rewrite)
         # the kernel passes (rewrite/__init__.py): tuple parameters split, and a kernel of a
-        # host function's dataclass instances as fields
+        # host function's dataclass instances as fields; a kernel of a host function as it
+        # calls the helpers hoisted with it (their module-level names)
+        if nk is not None and nk.lowered is not None and fn.node is nk.node:
+            fn.node = nk.lowered
         rewrite.run(rewrite.KERNEL_PASSES, rewrite.Unit(pm, fn=fn))
         spec = specialize if specialize is not None and specialize.kernel == fn.name \
             else None

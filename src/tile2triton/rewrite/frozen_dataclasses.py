@@ -921,5 +921,5 @@ def kernel_pass(unit) -> None:
     """Kernel pass (rewrite/__init__.py): a kernel defined in a host function rewritten as
     the module pass rewrote the module's kernels."""
     nk = unit.fn.nested
-    if nk is not None:
-        unit.fn.node = rewrite_nested_kernel(unit.pm, nk.lowered or nk.node, nk)
+    if nk is not None:      # (as the kernel passes before it left it: tuple parameters split)
+        unit.fn.node = rewrite_nested_kernel(unit.pm, unit.fn.node, nk)

@@ -221,7 +221,8 @@ def _function_kernels(pm: ParsedModule, stmt: cst.FunctionDef, taken: set,
         taken.add(hoisted)
         nk = NestedKernel(stmt, node, name, hoisted, options, owner=owner)
         inner_local = _local_names(node)
-        for n in sorted(_names_used(node) - inner_local):
+        typed = _annotation_only(node, params | set(scan.count))
+        for n in sorted(_names_used(node) - inner_local - typed):
             if n in scan.defs:
                 # a function of the host function that reads none of its locals: a helper,
                 # hoisted with the kernel (with those it calls); else unknown in the kernel
@@ -250,12 +251,51 @@ def _function_kernels(pm: ParsedModule, stmt: cst.FunctionDef, taken: set,
         # (in the order the host function defines them: a base before the classes deriving)
         nk.classes = {c: d for c, d in scan.classes.items() if c in nk.classes}
         _closure_kinds(pm, nk, node)
-        if nk.helpers:      # the kernel as lowered: calls the helpers by their hoisted names
-            renames = {h: hn for h, (hn, _) in nk.helpers.items() if h != hn}
-            if renames:
-                nk.lowered = node.visit(_Rename(renames, pm.origins))
+        nk.lowered = _as_lowered(pm, nk, node, typed)
         out.append(nk)
     return out
+
+
+def _annotation_only(node: cst.FunctionDef, host: set) -> set:
+    """Names of the host function (`host`) that kernel `node` reads only in its parameters'
+    annotations (`def k(pair: annotation, out)` of `make_kernel(annotation)`): Python
+    evaluates them when the host function defines the kernel, so they are no closure of it."""
+    params = list(node.params.params) + list(node.params.kwonly_params) \
+        + list(node.params.posonly_params)
+    typed = set().union(*(_names_used(p.annotation) for p in params if p.annotation))
+    rest = _names_used(node.body) | set().union(
+        *(_names_used(p.default) for p in params if p.default is not None))
+    return (typed & host) - rest
+
+
+class _DropAnnotations(cst.CSTTransformer):
+    """Parameters lose annotations that read `names`."""
+
+    def __init__(self, names: set, origins: dict):
+        self.names = names
+        self.origins = origins
+
+    def leave_Param(self, original, updated):
+        if original.annotation is not None and _names_used(original.annotation) & self.names:
+            new = updated.with_changes(annotation=None)
+            self.origins[new] = original
+            return new
+        return updated
+
+
+def _as_lowered(pm: ParsedModule, nk: NestedKernel, node: cst.FunctionDef, typed: set):
+    """The kernel as lowered, where that differs from `node` (else None): it calls the
+    helpers hoisted with it by their module-level names, and its parameters lose annotations
+    the host function gives (`typed`): the translation has no launch-time annotations (the
+    parameters are classified by their use; int64 indexing is the launcher's choice)."""
+    lowered = node
+    if typed:
+        lowered = lowered.visit(_DropAnnotations(typed, pm.origins))
+        pm.origins[lowered] = node
+    renames = {h: hn for h, (hn, _) in nk.helpers.items() if h != hn}
+    if renames:
+        lowered = lowered.visit(_Rename(renames, pm.origins))
+    return lowered if lowered is not node else None
 
 
 def _closure_kinds(pm: ParsedModule, nk: NestedKernel, node: cst.FunctionDef) -> None:
