@@ -282,6 +282,9 @@ class _UseScanner(cst.CSTVisitor):
                 and f.value.value in self.names and f.attr.value in _array_methods():
             self._note_view(self.array_aliases.get(f.value.value, f.value.value),
                             f.attr.value, node)
+        if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) \
+                and f.value.value in self.array_aliases:
+            self._note_view_index(f.value.value, f.attr.value, node)
         ct_name = self.pm.ct_name(node.func)
         args = self._spread(node.args)
         for kind, name in ([("ct", ct_name)] if ct_name is not None
@@ -382,6 +385,16 @@ class _UseScanner(cst.CSTVisitor):
                               and shape.value in scanner.helper_params):
             n = 1                          # one tile size: a 1-D view
         self._note(base, n or None, node)  # (tile shape (): any rank)
+
+    def _note_view_index(self, view: str, method: str, node: cst.Call) -> None:
+        """`tv.store(0, t)` of a tiled view: its index has an entry per axis of the array, the
+        rank evidence where the view's tile shape gives none (`x.tiled_view(())`)."""
+        pattern = load_registry().get(f"TiledView.{method}")
+        if pattern is None or "index" not in signature_of(pattern).parameters:
+            return
+        rank = self._index_rank(_bound(pattern, node.args, receiver=True).get("index"))
+        if rank is not None:
+            self._note(view, rank, node)
 
     def _tuple_len(self, expr):
         if isinstance(expr, cst.Tuple):
