@@ -386,6 +386,34 @@ class _UseScanner(cst.CSTVisitor):
             n = 1                          # one tile size: a 1-D view
         self._note(base, n or None, node)  # (tile shape (): any rank)
 
+    def _note_closure(self, node: cst.Assign) -> None:
+        """`c = make_closure(3)` of a closure factory: calls of `c` call the function it makes."""
+        made = self._closure_made(node.value)
+        if made is not None and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name):
+            self.callees[node.targets[0].target.value] = [("helper", made)]
+
+    def _closure_made(self, value) -> Optional[str]:
+        """`make_closure(3)` of a closure factory (a function returning a function it
+        defines, rewrite/closure_factories.py): the key in `local_defs` of the function it
+        makes, whose parameters calls of it bind (`c(x, i)` uses `x` as that function does)."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return None
+        fac = self.local_defs.get(value.func.value) or self.pm.functions.get(value.func.value)
+        body = fac.body.body if fac is not None and isinstance(fac.body, cst.IndentedBlock) \
+            else ()
+        last = body[-1] if body else None
+        if not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Return)
+                and isinstance(last.body[0].value, cst.Name)):
+            return None
+        inner = next((s for s in body if isinstance(s, cst.FunctionDef)
+                      and s.name.value == last.body[0].value.value), None)
+        if inner is None:
+            return None
+        key = f"{value.func.value}.{inner.name.value}"
+        self.local_defs[key] = inner
+        return key
+
     def _note_view_index(self, view: str, method: str, node: cst.Call) -> None:
         """`tv.store(0, t)` of a tiled view: its index has an entry per axis of the array, the
         rank evidence where the view's tile shape gives none (`x.tiled_view(())`)."""
@@ -524,6 +552,7 @@ class _UseScanner(cst.CSTVisitor):
             callees = self._callees(v)
             if callees:
                 self.callees[node.targets[0].target.value] = callees
+        self._note_closure(node)
         if isinstance(v, cst.Tuple) and len(node.targets) == 1 \
                 and isinstance(node.targets[0].target, cst.Name):
             n = self._tuple_len(v)

@@ -609,7 +609,9 @@ def _handed_to_kernel(pm: ParsedModule, outer: cst.FunctionDef) -> dict:
 
 
 def _local_names(fdef: cst.FunctionDef) -> set:
-    """Parameters and names assigned in the kernel (they shadow the host function's)."""
+    """Parameters and names assigned in the kernel (they shadow the host function's), and
+    the parameters of the functions and lambdas defined in it (`def f(x, i, t=default)` of a
+    closure factory: its `x` is no name of the host function)."""
     names = {p.name.value for p in list(fdef.params.params) + list(fdef.params.kwonly_params)
              + list(fdef.params.posonly_params)}
     stack = [fdef.body]
@@ -621,6 +623,12 @@ def _local_names(fdef: cst.FunctionDef) -> set:
             names |= {x.value for x in _targets(n.target)}
         elif isinstance(n, cst.FunctionDef):
             names.add(n.name.value)
+        if isinstance(n, (cst.FunctionDef, cst.Lambda)):
+            ps = n.params
+            names |= {p.name.value for p in list(ps.params) + list(ps.kwonly_params)
+                      + list(ps.posonly_params)}
+            names |= {p.name.value for p in (ps.star_arg, ps.star_kwarg)
+                      if isinstance(p, cst.Param)}
         stack.extend(n.children)
     return names
 
