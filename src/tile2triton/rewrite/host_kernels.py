@@ -298,6 +298,12 @@ def _as_lowered(pm: ParsedModule, nk: NestedKernel, node: cst.FunctionDef, typed
     return lowered if lowered is not node else None
 
 
+def _member_reads(fdef) -> set:
+    """Names whose `.name` or `.value` the kernel reads (enum members)."""
+    return {n.value.value for n in _walk_nodes(fdef) if isinstance(n, cst.Attribute)
+            and isinstance(n.value, cst.Name) and n.attr.value in ("name", "value")}
+
+
 def _closure_kinds(pm: ParsedModule, nk: NestedKernel, node: cst.FunctionDef) -> None:
     """What kernel `node` does with each of its closure names, where that shapes its
     parameter: calls it (a function value), passes it as a cuTile enum member, a shape of
@@ -311,6 +317,10 @@ def _closure_kinds(pm: ParsedModule, nk: NestedKernel, node: cst.FunctionDef) ->
             nk.choices[c] = choice_candidates(pm)
         elif c in enums:    # a cuTile enum member (`rounding_mode=rounding_mode`)
             nk.choices[c] = enum_candidates(enums[c])
+        elif c in _member_reads(node) and 0 < sum(map(len, pm.enums.values())) <= 64:
+            # a member of the module's enums (`enum_value.name` of a test's parameter)
+            nk.choices[c] = tuple(f"enum:{cls}.{m}" for cls, members in pm.enums.items()
+                                  for m in members)
         elif c in _keyword_names(node, OPEN_SHAPE_KEYWORDS):
             nk.open_shapes.add(c)
         elif c in dtype_names:

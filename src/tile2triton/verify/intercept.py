@@ -352,9 +352,9 @@ def _closure_values(func, names, choices=(), dtypes=()):
                 "function, is not known"
         if n in choices and callable(v) and isinstance(getattr(v, "__name__", None), str):
             v = v.__name__
-        elif n in choices and type(v).__name__ in ENUM_MEMBERS and isinstance(
-                getattr(v, "name", None), str):
-            v = f"{type(v).__name__}.{v.name}"      # a cuTile enum member, as _choice_name
+        elif n in choices and (type(v).__name__ in ENUM_MEMBERS or hasattr(
+                type(v), "__members__")) and isinstance(getattr(v, "name", None), str):
+            v = f"{type(v).__name__}.{v.name}"      # an enum member, as _choice_name
         elif n in dtypes and _dtype_name(v) is not None:
             v = _dtype_name(v)
         if not _plain(v):
