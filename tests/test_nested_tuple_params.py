@@ -3,10 +3,11 @@ has them for 19 of its launches: `def test_x(): @ct.kernel def k(out, t1, t2)` l
 `(out, (a, b), (10, 20))`, and `def make(annotation): @ct.kernel def k(pair: annotation, out)`.
 The tuple split (rewrite/tuple_params.py) was undone for such kernels by the dataclass pass,
 which rewrote the kernel as the host function wrote it (T2T101 "tiles can only be indexed
-with `:`"), and a factory parameter read only in an annotation became a launcher keyword the
-checker could not give (the kernel has no such closure). Each translation runs under
-TRITON_INTERPRET=1 against the cuTile reference interpreter and a float64 reference, on
-random data whose length is not a multiple of the tile."""
+with `:`"), a factory parameter read only in an annotation became a launcher keyword the
+checker could not give (the kernel has no such closure), and host code naming
+`ct.IndexedWithInt64` was T2T109. Each translation runs under TRITON_INTERPRET=1 against the
+cuTile reference interpreter and a float64 reference, on random data whose length is not a
+multiple of the tile."""
 import importlib.util
 
 import pytest
@@ -52,7 +53,7 @@ def make_sum(annotation):
 
 def run_sum(x, y, tile):
     out = torch.zeros_like(x)
-    kernel = make_sum(tuple[torch.Tensor, torch.Tensor])
+    kernel = make_sum(tuple[ct.IndexedWithInt64, torch.Tensor])
     ct.launch(None, (ct.cdiv(x.shape[0], tile),), kernel, ((x, y), out, tile))
     return out
 '''
@@ -97,3 +98,5 @@ def test_a_factory_parameter_read_only_in_an_annotation_is_no_launcher_keyword(m
         torch.testing.assert_close(got.double(), x.double() + y.double(), rtol=1e-6, atol=1e-6)
     assert "annotation: tl.constexpr" not in out
     assert "    pair_sum = launch_pair_sum\n" in out
+    # host code holds cuTile's annotated types as the plain types (emit/host_references)
+    assert "make_sum(tuple[torch.Tensor, torch.Tensor])" in out

@@ -23,7 +23,12 @@ HOST_HELP = ("this is tile code: where it belongs to a kernel or a device helper
 # What a host annotation naming a cuTile type names in the translated module: its kernels and
 # device functions are Triton JITFunctions, its dtypes Triton's (host `ct.float16` becomes
 # `tl.float16`), its arrays torch tensors, its enum members strings (`"PaddingMode.ZERO"`).
+# cuTile's annotated types, as host code holds them: a translated kernel takes no annotations
+# at launch (int64 indexing is its launcher's choice), so they are the plain types
+HOST_TYPES = {"IndexedWithInt64": "torch.Tensor", "ScalarInt64": "int"}
+
 ANNOTATION_TYPES = {
+    **{f"cuda.tile.{name}": plain for name, plain in HOST_TYPES.items()},
     "cuda.tile.kernel": "triton.JITFunction",
     "cuda.tile.function": "triton.JITFunction",
     "cuda.tile.DType": "tl.dtype",
@@ -190,6 +195,8 @@ class HostReferences(cst.CSTTransformer):
         dtype = DTYPES.get(name)
         if dtype is not None and dtype.triton is not None:
             return cst.parse_expression(dtype.triton)
+        if name in HOST_TYPES:      # `make_kernel(tuple[ct.IndexedWithInt64, torch.Tensor])`
+            return cst.parse_expression(HOST_TYPES[name])
         if f"cuda.tile.{name}" in self._choices():
             # a construct handed to a kernel factory as a value: its name, which the
             # kernel's translation chooses by (host_kernels.choice_candidates)
