@@ -110,3 +110,76 @@ def test_different_constants_at_breaks_stay_runtime():
     res = translate_source(src, "<closures>")
     assert not res.ok
     assert any(d.code == "T2T103" for d in res.diagnostics())
+
+
+ARRAY_CLOSURES = """
+def make_writer(scale):
+    def write(out, i, t, bias=scale * 0.5):
+        ct.store(out, index=(i,), tile=t * scale + bias)
+    return write
+
+
+@ct.kernel
+def module_factory(x, y, T: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(T,))
+    if i % 2 == 0:
+        w = make_writer(2.0)
+    else:
+        w = make_writer(-3.0)
+    w(y, i, t)
+
+
+def run_host_factory(x, tile):
+    def make_scatter(default):
+        def put(out, i, v=default):
+            ct.scatter(out, i, v)
+        default = -1.0
+        return put
+
+    @ct.kernel
+    def host_factory(x, out):
+        i = ct.bid(0)
+        if i == 0:
+            c = make_scatter(3.0)
+        else:
+            c = make_scatter(ct.gather(x, i))
+        c(out, i)
+
+    out = torch.zeros(x.shape[0])
+    ct.launch(None, (x.shape[0],), host_factory, (x, out))
+    return out
+"""
+
+
+@pytest.fixture(scope="module")
+def arrays(tmp_path_factory):
+    return Both(tmp_path_factory.mktemp("closure_arrays"), ARRAY_CLOSURES, "cla")
+
+
+def test_a_module_factory_whose_closure_takes_an_array(arrays):
+    """The closure's array parameter (`write(out, i, t)`) is an array of the kernel's: the
+    rank scan follows `w = make_writer(2.0)` to the function it makes (recognize.
+    _closure_made); the factory, inlined, leaves a note in the host module."""
+    n, T = 203, 32
+    x = torch.randn(n, generator=torch.Generator().manual_seed(8))
+    r1, r2 = _both(arrays, "module_factory", (-(-n // T),), [x, torch.zeros(n), T])
+    xd = x.double()
+    want = torch.empty(n, dtype=torch.float64)
+    for b in range(-(-n // T)):
+        s = 2.0 if b % 2 == 0 else -3.0
+        want[b * T:(b + 1) * T] = xd[b * T:(b + 1) * T] * s + s * 0.5
+    torch.testing.assert_close(r2[1].double(), want, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(r1[1], r2[1], rtol=0, atol=0)
+    assert "# `make_writer` (a closure factory of tile code) is inlined" in arrays.text
+
+
+def test_a_host_function_factory_of_a_kernel_with_a_default_made_before_rebinding(arrays):
+    """cuTile's test_closure_nonconst_default_arg: the factory is a function of the test
+    function (hoisted with its kernel; its closure's parameters are no names of the test
+    function), the default frozen when the closure is made, before `default = -1`."""
+    x = torch.randn(7, generator=torch.Generator().manual_seed(9))
+    want = x.clone()
+    want[0] = 3.0
+    for got in (arrays.trans.run_host_factory(x, 1), arrays.orig.run_host_factory(x, 1)):
+        torch.testing.assert_close(got, want, rtol=0, atol=0)

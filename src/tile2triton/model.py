@@ -380,6 +380,10 @@ class ParamInfo:
     # a host function's value given as a shape of the launch's choosing (`traversal_steps=`
     # of a factory: None or a tuple): a constexpr the lowering reads per axis
     open_shape: bool = False
+    # a host function's dtype given at launch (`ct.astype(t, to_dtype)` of a factory's
+    # parameter): the parameter holds a Triton dtype (the launcher's `_dtype_value` makes it
+    # of a torch, NumPy or Triton dtype or a dtype's name), a DTypeV known to Triton only
+    dtype_value: bool = False
 
 
 @dataclass(frozen=True)

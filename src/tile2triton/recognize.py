@@ -282,6 +282,9 @@ class _UseScanner(cst.CSTVisitor):
                 and f.value.value in self.names and f.attr.value in _array_methods():
             self._note_view(self.array_aliases.get(f.value.value, f.value.value),
                             f.attr.value, node)
+        if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) \
+                and f.value.value in self.array_aliases:
+            self._note_view_index(f.value.value, f.attr.value, node)
         ct_name = self.pm.ct_name(node.func)
         args = self._spread(node.args)
         for kind, name in ([("ct", ct_name)] if ct_name is not None
@@ -382,6 +385,44 @@ class _UseScanner(cst.CSTVisitor):
                               and shape.value in scanner.helper_params):
             n = 1                          # one tile size: a 1-D view
         self._note(base, n or None, node)  # (tile shape (): any rank)
+
+    def _note_closure(self, node: cst.Assign) -> None:
+        """`c = make_closure(3)` of a closure factory: calls of `c` call the function it makes."""
+        made = self._closure_made(node.value)
+        if made is not None and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name):
+            self.callees[node.targets[0].target.value] = [("helper", made)]
+
+    def _closure_made(self, value) -> Optional[str]:
+        """`make_closure(3)` of a closure factory (a function returning a function it
+        defines, rewrite/closure_factories.py): the key in `local_defs` of the function it
+        makes, whose parameters calls of it bind (`c(x, i)` uses `x` as that function does)."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return None
+        fac = self.local_defs.get(value.func.value) or self.pm.functions.get(value.func.value)
+        body = fac.body.body if fac is not None and isinstance(fac.body, cst.IndentedBlock) \
+            else ()
+        last = body[-1] if body else None
+        if not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Return)
+                and isinstance(last.body[0].value, cst.Name)):
+            return None
+        inner = next((s for s in body if isinstance(s, cst.FunctionDef)
+                      and s.name.value == last.body[0].value.value), None)
+        if inner is None:
+            return None
+        key = f"{value.func.value}.{inner.name.value}"
+        self.local_defs[key] = inner
+        return key
+
+    def _note_view_index(self, view: str, method: str, node: cst.Call) -> None:
+        """`tv.store(0, t)` of a tiled view: its index has an entry per axis of the array, the
+        rank evidence where the view's tile shape gives none (`x.tiled_view(())`)."""
+        pattern = load_registry().get(f"TiledView.{method}")
+        if pattern is None or "index" not in signature_of(pattern).parameters:
+            return
+        rank = self._index_rank(_bound(pattern, node.args, receiver=True).get("index"))
+        if rank is not None:
+            self._note(view, rank, node)
 
     def _tuple_len(self, expr):
         if isinstance(expr, cst.Tuple):
@@ -511,6 +552,7 @@ class _UseScanner(cst.CSTVisitor):
             callees = self._callees(v)
             if callees:
                 self.callees[node.targets[0].target.value] = callees
+        self._note_closure(node)
         if isinstance(v, cst.Tuple) and len(node.targets) == 1 \
                 and isinstance(node.targets[0].target, cst.Name):
             n = self._tuple_len(v)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
 
-from .pattern_api import Pattern
+from .pattern_api import Pattern, signature_of
 
 
 def _patterns_package():
@@ -75,6 +75,11 @@ class Registry:
 
     def method(self, receiver: str, attr: str) -> Optional[str]:
         return self.methods.get(f"{receiver}.{attr}")
+
+    def signature(self, construct: str):
+        """cuTile's signature of `construct` (inspect.Signature), None if no pattern has it."""
+        pattern = self.constructs.get(construct)
+        return signature_of(pattern) if pattern is not None else None
 
 
 @lru_cache(maxsize=1)

@@ -43,6 +43,7 @@ class KernelReport:
     closure: list = field(default_factory=list)
     outer_kind: str = "function"    # "class": `outer` is a module-level class
     choices: list = field(default_factory=list)   # closure names that are function values
+    dtypes: list = field(default_factory=list)    # closure names that are dtypes (launch's)
     launcher: Optional[str] = None    # its launcher's name in the output (`launch_<kernel>`)
 
 
@@ -319,6 +320,7 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
         report.closure = list(nk.closure)
         report.outer_kind = nk.outer_kind
         report.choices = sorted(c for c in nk.closure if nk.choices.get(c))
+        report.dtypes = sorted(c for c in nk.closure if c in nk.dtypes)
     result.kernels.append(report)
     saved_specs = dict(mc.helper_specs)
     saved_order = list(mc.helper_order)
@@ -327,7 +329,10 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
         if fn.name in record_failures and nk is None:
             raise record_failures[fn.name]      # (its dataclass uses did not rewrite)
         # the kernel passes (rewrite/__init__.py): tuple parameters split, and a kernel of a
-        # host function's dataclass instances as fields
+        # host function's dataclass instances as fields; a kernel of a host function as it
+        # calls the helpers hoisted with it (their module-level names)
+        if nk is not None and nk.lowered is not None and fn.node is nk.node:
+            fn.node = nk.lowered
         rewrite.run(rewrite.KERNEL_PASSES, rewrite.Unit(pm, fn=fn))
         spec = specialize if specialize is not None and specialize.kernel == fn.name \
             else None
@@ -335,7 +340,8 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
         if nk is not None:      # the host function's constants fold, its other names are
             pm.globals.update(nk.folded)        # constexpr parameters
             extra = [ParamInfo(c, "constexpr", choices=nk.choices.get(c),
-                               open_shape=c in nk.open_shapes) for c in nk.closure]
+                               open_shape=c in nk.open_shapes, dtype_value=c in nk.dtypes)
+                     for c in nk.closure]
         variants = _rank_variants(mc, fn, extra) if spec is None else None
         if variants:
             return _add_variants(fn, variants, units, rank_variants)

@@ -23,7 +23,12 @@ HOST_HELP = ("this is tile code: where it belongs to a kernel or a device helper
 # What a host annotation naming a cuTile type names in the translated module: its kernels and
 # device functions are Triton JITFunctions, its dtypes Triton's (host `ct.float16` becomes
 # `tl.float16`), its arrays torch tensors, its enum members strings (`"PaddingMode.ZERO"`).
+# cuTile's annotated types, as host code holds them: a translated kernel takes no annotations
+# at launch (int64 indexing is its launcher's choice), so they are the plain types
+HOST_TYPES = {"IndexedWithInt64": "torch.Tensor", "ScalarInt64": "int"}
+
 ANNOTATION_TYPES = {
+    **{f"cuda.tile.{name}": plain for name, plain in HOST_TYPES.items()},
     "cuda.tile.kernel": "triton.JITFunction",
     "cuda.tile.function": "triton.JITFunction",
     "cuda.tile.DType": "tl.dtype",
@@ -170,7 +175,7 @@ class HostReferences(cst.CSTTransformer):
         where = where if where is not None else original
         if id(original) in self.nested_refs:
             return updated
-        name = self.pm.ct_name(original)
+        name = self._host_ct_name(original)
         if name is None:
             if self.pm.qualname(original) == "cuda.tile" and not self.annotations:
                 self.errors.append(self.pm.error(
@@ -193,6 +198,8 @@ class HostReferences(cst.CSTTransformer):
         dtype = DTYPES.get(name)
         if dtype is not None and dtype.triton is not None:
             return cst.parse_expression(dtype.triton)
+        if name in HOST_TYPES:      # `make_kernel(tuple[ct.IndexedWithInt64, torch.Tensor])`
+            return cst.parse_expression(HOST_TYPES[name])
         if f"cuda.tile.{name}" in self._choices():
             # a construct handed to a kernel factory as a value: its name, which the
             # kernel's translation chooses by (host_kernels.choice_candidates)
@@ -201,6 +208,17 @@ class HostReferences(cst.CSTTransformer):
             where, "T2T109", f"host code uses ct.{name}, which has no translation outside "
             "kernels", help=HOST_HELP))
         return updated
+
+    def _host_ct_name(self, node):
+        """pm.ct_name of `node` as host code reads it: a name the module binds only for the
+        helpers it links from other modules (`to_dtype`, which util.py imports from
+        cuda.tile) is no import of host code here, where it is a local or a parameter."""
+        root = node
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if isinstance(root, cst.Name) and root.value in self.pm.borrowed_imports:
+            return None
+        return self.pm.ct_name(node)
 
     def _choices(self) -> set:
         """The function values that kernels of host functions choose among."""
@@ -309,7 +327,7 @@ class HostReferences(cst.CSTTransformer):
         if isinstance(func, cst.Name) and func.value in self.device_funcs \
                 and func.value not in self.kernels:
             return self._tile_function_call(original, updated)
-        name = self.pm.ct_name(func)
+        name = self._host_ct_name(func)
         if name is None or name in self.HOST_NAMES:
             return updated
         if name in ("ArrayAnnotation", "ListAnnotation"):

@@ -43,7 +43,8 @@ LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
                     "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32", "_k_major_fp8",
                     "_tma_descriptor", "_row_tiles", "_row_warps", "_walk_programs",
-                    "_ptxas_target", "_unread_array", "_callee_error", "_tf32_options")
+                    "_ptxas_target", "_unread_array", "_callee_error", "_tf32_options",
+                    "_dtype_value")
 # The launcher's own locals
 LAUNCHER_LOCALS = ("tile_elems", "num_warps", "num_stages", "num_ctas", "args", "known",
                    "constexprs", "compiled", "grid_x", "grid_y", "grid_z", "grid_rest",
@@ -91,6 +92,9 @@ def launcher_signature(pm: ParsedModule, fn: FunctionInfo) -> tuple:
             signature.append(name)
         unpack.append(f"{p.name} = len({name})" if path == ("len",) else
                       f"{p.name} = {name}" + "".join(f"[{i}]" for i in path))
+    # dtypes a host function gives its kernel: the Triton dtype its constexpr holds
+    unpack += [f"{p.name} = {h['_dtype_value']}({p.name})" for p in fn.params
+               if p.dtype_value]
     taken = {p.name for p in fn.params} | set(signature) | set(local.values()) | set(h.values())
     for n in ("stream", "grid"):
         spelled, k = n, 0

@@ -200,7 +200,9 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
         for fn, _ in units.values():    # host-function helpers hoisted with their kernels
             for local, (hoisted, _node) in (fn.nested.helpers if fn.nested else {}).items():
                 user = node_of_local(fn.nested, local)
-                if tile_code_names(pm, user):      # (plain Python ones stay host code too)
+                # (plain Python ones stay host code too; a closure factory's tile code is in
+                # the function it makes: `def make(t): def f(x, i): ct.scatter(x, i, t)`)
+                if any(tile_code_names(pm, d) for d in _defs_in(user)):
                     rw.hoisted_defs[id(user)] = hoisted
         return rw
 
@@ -238,6 +240,17 @@ def render_module(pm: ParsedModule, mc, units: dict, functions: list,
     imports = _imports(pm, body + helpers, shared_import)
     out = _placed(pm, body, imports, helpers, rewriter)
     return with_header(new_module.with_changes(body=out).code, pm.source.path)
+
+
+def _defs_in(fdef: cst.FunctionDef) -> list:
+    """`fdef` and the functions defined in it, at any depth."""
+    out, stack = [], [fdef]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.FunctionDef):
+            out.append(n)
+        stack.extend(n.children)
+    return out
 
 
 def _render_kernel(pm: ParsedModule, mc, gen: _Generated, name: str, fn, unit, coarsen: bool,
@@ -280,6 +293,8 @@ def _render_kernel(pm: ParsedModule, mc, gen: _Generated, name: str, fn, unit, c
               + [f"{c}: tl.constexpr" for c, _, _ in unit.row_tiles]
               + [f"{USE_INT64}: tl.constexpr"])
     hints = kernel_hints(pm, fn, gen.features)
+    if any(p.dtype_value for p in fn.params):   # (the launcher converts the launch's dtypes)
+        gen.features.add("dtype_value")
     body = with_offset_dtype(with_module_constants(body, unit), unit, names)
     text = (function_text(pm, fn, params, with_multiples(body, hinted, unread), unit.debug,
                           tuple(extra)) + "\n"
@@ -370,6 +385,11 @@ def _uncalled_notes(pm: ParsedModule, functions: list, device_stmts: dict) -> di
         if name not in device_stmts and name not in uncalled:
             uncalled[name] = (f"# `{name}` (a context manager) is inlined where kernels enter "
                               "it with `with`.")
+    for name in sorted(pm.closure_factories):
+        if name not in device_stmts and name not in uncalled and name not in pm.hoisted \
+                and any(tile_code_names(pm, d) for d in _defs_in(pm.functions[name])):
+            uncalled[name] = (f"# `{name}` (a closure factory of tile code) is inlined where "
+                              "kernels call it.")
     return uncalled
 
 

@@ -71,8 +71,9 @@ class CompileTimeTables:
         if isinstance(v, EnumClassV):
             return self.enum_member(v.name, attr, node)
         if isinstance(v, EnumV) and v.user:
-            if attr == "value":
-                return self.const(v.value)
+            if attr == "value":     # (a member a launch chooses has its value read here)
+                return self.const(v.value if v.value is not None
+                                  else self.enum_members(v.enum)[v.member])
             if attr == "name":
                 return self.const(v.member)
             raise self.error(node, "T2T100", f"`.{attr}` of an enum member is not supported",

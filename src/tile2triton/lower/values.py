@@ -20,11 +20,17 @@ from .pyconst import TypedInt
 def choice_name(candidate: str) -> str:
     """The name a launcher passes for a function value: "sum" for "cuda.tile.sum", a helper's
     own name (what `_choice_name` gives at run time: the function's `__name__`)."""
+    if candidate.startswith("enum:"):
+        return candidate[len("enum:"):]     # a member of the module's enums: "Color.RED"
     return candidate[len("cuda.tile."):] if candidate.startswith("cuda.tile.") else candidate
 
 
 def _candidate(c: str) -> Lowered:
-    """A value a choice parameter may hold: a cuTile enum member, a construct or a helper."""
+    """A value a choice parameter may hold: a cuTile enum member, a construct, a helper, or a
+    member of the module's enums ("enum:Color.RED"; its value is read when asked)."""
+    if c.startswith("enum:"):
+        cls, _, member = c[len("enum:"):].partition(".")
+        return Lowered(f"{cls}.{member}", EnumV(cls, member, None, user=True))
     enum, _, member = c[len("cuda.tile."):].partition(".")
     if c.startswith("cuda.tile.") and member in ENUM_MEMBERS.get(enum, ()):
         return Lowered(f"{enum}.{member}", EnumV(enum, member))
@@ -43,6 +49,8 @@ def initial_env(params: list[ParamInfo], mutable: frozenset = frozenset()) -> di
                                    for c in p.choices])
         elif p.kind == "constexpr" and p.open_shape:
             env[p.name] = ConstExprV(p.name, kind="open_shape")
+        elif p.kind == "constexpr" and p.dtype_value:
+            env[p.name] = DTypeV(code=p.name)   # a Triton dtype, chosen by the launch
         elif p.kind == "constexpr" and p.launch_value is not None and p.name not in mutable:
             env[p.name] = ConstV(p.launch_value[0])
         elif p.kind == "array":
@@ -196,6 +204,12 @@ class Values:
             return self.ct_ref(f"{v.qualname}.{attr}", node)
         if isinstance(v, (EnumClassV, ConstExprEnumV)) or isinstance(v, EnumV) and v.user:
             return self.enum_attribute(node, base)          # tables.py
+        if isinstance(v, ChoiceV) and all(isinstance(o.val, EnumV) and o.val.user
+                                          for _, o in v.options):
+            # a member of the module's enums chosen at launch: its attribute per member, a
+            # choice Triton folds
+            return self.choice_value([(cond, self.enum_attribute(node, o))
+                                      for cond, o in v.options])
         if isinstance(v, PyRefV):
             return self.py_ref(f"{v.qualname}.{attr}", node)
         if isinstance(v, ArrayV):

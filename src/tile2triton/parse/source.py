@@ -78,6 +78,10 @@ class ParsedModule:
     # generator context managers that kernels enter with `with` (context_managers.py): inlined,
     # so their definitions leave the translated module
     context_managers: set = field(default_factory=set)
+    # closure factories of the module that kernels call (closure_factories.py): inlined, so
+    # never device code of their own; emit leaves a note in their place where they make tile
+    # code (`def make(t): def f(x, i): ct.scatter(x, i, t)`)
+    closure_factories: set = field(default_factory=set)
     # methods of dataclasses that kernels call (records.py): id(method def) -> (class name,
     # the device helpers translating it); the host module keeps the class without them
     device_methods: dict = field(default_factory=dict)

@@ -91,6 +91,8 @@ class ClosureInliner:
         if call is None or target not in self.ok or call.func.value not in self.factories:
             return None
         fac = self.factories[call.func.value]
+        if self.pm.functions.get(call.func.value) is fac:
+            self.pm.closure_factories.add(call.func.value)
         prefix = self.names[f"_fz_{fac.name.value}_{target}"] + "_"
         local, _stored = function_locals(self.pm.module.code_for_node(fac))
         renamer = Rename({n: prefix + n for n in local}, self.pm.origins)

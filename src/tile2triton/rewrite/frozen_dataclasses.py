@@ -70,11 +70,12 @@ class _Errors:
         return self.pm.error(node, code, message, help)
 
 
-def find_records(pm) -> dict:
+def find_records(pm, stmts=None, known=None) -> dict:
     """The module's dataclasses (`@dataclass`/`@dataclasses.dataclass(...)` classes and
-    classes deriving from them), by name."""
-    out: dict = {}
-    for stmt in pm.module.body:
+    classes deriving from them), by name; with `stmts`, those of these statements (the classes
+    a host function defines), which may derive from the `known` ones."""
+    out: dict = dict(known or {})
+    for stmt in (pm.module.body if stmts is None else stmts):
         if not isinstance(stmt, cst.ClassDef):
             continue
         dec = next((d for d in stmt.decorators if _is_dataclass_decorator(pm, d.decorator)),
@@ -110,7 +111,7 @@ def find_records(pm) -> dict:
             for small in smalls:
                 _class_member(pm, rc, small)
         out[rc.name] = rc
-    return out
+    return out if not known else {n: c for n, c in out.items() if known.get(n) is not c}
 
 
 def _class_member(pm, rc: RecordClass, small) -> None:
@@ -185,11 +186,7 @@ def rewrite_records(pm, roles) -> dict:
         return {}
     instances = {n: v for n, v in pm.globals.items() if isinstance(v, cst.Call)
                  and isinstance(v.func, cst.Name) and v.func.value in classes}
-    for c in classes.values():       # methods using cuda.tile are tile code: not host code
-        for m in _own_methods(c):
-            if any(isinstance(n, (cst.Name, cst.Attribute)) and pm.ct_name(n) is not None
-                   for n in walk(m)):
-                pm.device_methods[id(m)] = (c.name, [])
+    _note_device_methods(pm, classes)
     mp = _ModulePass(pm, classes, instances)
     pm.records_pass = mp        # (rewrite_nested_kernel: kernels of host functions)
     seen: set = set()
@@ -223,12 +220,44 @@ def rewrite_records(pm, roles) -> dict:
     return failed
 
 
-def rewrite_nested_kernel(pm, fdef):
+def _note_device_methods(pm, classes) -> None:
+    """Methods using cuda.tile are tile code, not host code (emit/host.py marks them)."""
+    for c in classes.values():
+        for m in _own_methods(c):
+            if any(isinstance(n, (cst.Name, cst.Attribute)) and pm.ct_name(n) is not None
+                   for n in walk(m)):
+                pm.device_methods.setdefault(id(m), (c.name, []))
+
+
+def is_record_call(pm, expr, local_classes=()) -> bool:
+    """Whether `expr` makes an instance of one of the module's dataclasses or of the dataclasses
+    among `local_classes` (ClassDefs of a host function): `FooBar(2, 7)`."""
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name)):
+        return False
+    module = getattr(pm, "records_pass", None)
+    classes = module.classes if module is not None else {}
+    return expr.func.value in classes or expr.func.value in find_records(
+        pm, list(local_classes), classes)
+
+
+def rewrite_nested_kernel(pm, fdef, nk=None):
     """A kernel defined in a host function (host_kernels.py), rewritten as rewrite_records rewrites
     the module's kernels, with the module functions it reaches: the new definition (`fdef`
-    itself when the module has no dataclasses or the kernel uses none). Raises the rewrite's
-    TranslationError (the kernel then fails, the others translate)."""
+    itself when the module has no dataclasses or the kernel uses none). The dataclasses the
+    host function defines (`nk.classes`) are known to it as the module's are, and instances the
+    host function makes of them with constant fields (`fb = FooBar(2, 7)`, in `nk.folded`) as
+    module-level instances. Raises the rewrite's TranslationError (the kernel then fails, the
+    others translate)."""
     mp = getattr(pm, "records_pass", None)
+    local = find_records(pm, list(nk.classes.values()), mp.classes if mp else {}) \
+        if nk is not None and nk.classes else {}
+    made = {n: v for n, v in (nk.folded if nk is not None else {}).items()
+            if isinstance(v, cst.Call) and isinstance(v.func, cst.Name)}
+    classes = {**(mp.classes if mp else {}), **local}
+    made = {n: v for n, v in made.items() if v.func.value in classes}
+    if local or made:       # (a pass of its own: the host function's classes and instances)
+        _note_device_methods(pm, local)
+        mp = _ModulePass(pm, classes, {**(mp.instances if mp else {}), **made})
     if mp is None:
         return fdef
     new = _FunctionPass(mp, {}).function(fdef)
@@ -892,5 +921,5 @@ def kernel_pass(unit) -> None:
     """Kernel pass (rewrite/__init__.py): a kernel defined in a host function rewritten as
     the module pass rewrote the module's kernels."""
     nk = unit.fn.nested
-    if nk is not None:
-        unit.fn.node = rewrite_nested_kernel(unit.pm, nk.lowered or nk.node)
+    if nk is not None:      # (as the kernel passes before it left it: tuple parameters split)
+        unit.fn.node = rewrite_nested_kernel(unit.pm, unit.fn.node, nk)

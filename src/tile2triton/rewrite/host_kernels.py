@@ -25,6 +25,7 @@ import libcst as cst
 
 from ..parse.cst_tools import single_return
 from ..parse.source import ParsedModule
+from .frozen_dataclasses import is_record_call
 
 
 @dataclass
@@ -47,6 +48,12 @@ class NestedKernel:
     # closure names passed as a shape whose length the host decides (`traversal_steps=steps`:
     # None or a tuple per launch): constexprs the lowering indexes per axis
     open_shapes: set = field(default_factory=set)
+    # closure names passed as a construct's `dtype` (`ct.astype(t, to_dtype)` of a factory's
+    # parameter): constexprs holding the Triton dtype the launcher makes of the launch's dtype
+    dtypes: set = field(default_factory=set)
+    # classes the host function defines that the kernel uses (its dataclasses, rewritten with
+    # the kernel as the module's are: frozen_dataclasses.rewrite_nested_kernel): name -> ClassDef
+    classes: dict = field(default_factory=dict)
 
     @property
     def outer_name(self) -> str:
@@ -64,6 +71,7 @@ class _Assigns(cst.CSTVisitor):
         self.value: dict = {}
         self.defs: set = set()
         self.kernels: list = []
+        self.classes: dict = {}
         self.depth = 0
 
     def visit_FunctionDef(self, node):
@@ -80,6 +88,7 @@ class _Assigns(cst.CSTVisitor):
 
     def visit_ClassDef(self, node):
         self.count[node.name.value] = self.count.get(node.name.value, 0) + 1
+        self.classes[node.name.value] = node
         return False
 
     def visit_Lambda(self, node):
@@ -212,7 +221,8 @@ def _function_kernels(pm: ParsedModule, stmt: cst.FunctionDef, taken: set,
         taken.add(hoisted)
         nk = NestedKernel(stmt, node, name, hoisted, options, owner=owner)
         inner_local = _local_names(node)
-        for n in sorted(_names_used(node) - inner_local):
+        typed = _annotation_only(node, params | set(scan.count))
+        for n in sorted(_names_used(node) - inner_local - typed):
             if n in scan.defs:
                 # a function of the host function that reads none of its locals: a helper,
                 # hoisted with the kernel (with those it calls); else unknown in the kernel
@@ -220,28 +230,101 @@ def _function_kernels(pm: ParsedModule, stmt: cst.FunctionDef, taken: set,
                 for h in _reached_defs(n, local_defs):
                     nk.helpers.setdefault(h, local_defs[h])
                 continue
+            if n in scan.classes and scan.count.get(n) == 1:
+                # a class of the host function (its dataclasses, and the local classes they
+                # derive from): known to the kernel as the module's classes are
+                for c in _reached_classes(n, scan):
+                    nk.classes.setdefault(c, scan.classes[c])
+                continue
             if n in params or n in scan.count:
-                if n not in params and scan.count.get(n) == 1 \
-                        and _foldable(pm, scan.value.get(n)):
-                    nk.folded[n] = scan.value[n]
+                value = scan.value.get(n)
+                made = _constant_instance(pm, value, scan)
+                if n not in params and scan.count.get(n) == 1 and (
+                        _foldable(pm, value) or made):
+                    # (an instance made of constants, `fb = FooBar(2, 7)`: its fields fold)
+                    nk.folded[n] = value
+                    for c in made or ():
+                        for r in _reached_classes(c, scan):
+                            nk.classes.setdefault(r, scan.classes[r])
                 else:
                     nk.closure.append(n)
-        called = {n.func.value for n in _walk_nodes(node) if isinstance(n, cst.Call)
-                  and isinstance(n.func, cst.Name)}
-        enums = _enum_arguments(node)
-        for c in nk.closure:
-            if c in called:     # a function value the host function hands its kernel
-                nk.choices[c] = choice_candidates(pm)
-            elif c in enums:    # a cuTile enum member (`rounding_mode=rounding_mode`)
-                nk.choices[c] = enum_candidates(enums[c])
-            elif c in _keyword_names(node, OPEN_SHAPE_KEYWORDS):
-                nk.open_shapes.add(c)
-        if nk.helpers:      # the kernel as lowered: calls the helpers by their hoisted names
-            renames = {h: hn for h, (hn, _) in nk.helpers.items() if h != hn}
-            if renames:
-                nk.lowered = node.visit(_Rename(renames, pm.origins))
+        # (in the order the host function defines them: a base before the classes deriving)
+        nk.classes = {c: d for c, d in scan.classes.items() if c in nk.classes}
+        _closure_kinds(pm, nk, node)
+        nk.lowered = _as_lowered(pm, nk, node, typed)
         out.append(nk)
     return out
+
+
+def _annotation_only(node: cst.FunctionDef, host: set) -> set:
+    """Names of the host function (`host`) that kernel `node` reads only in its parameters'
+    annotations (`def k(pair: annotation, out)` of `make_kernel(annotation)`): Python
+    evaluates them when the host function defines the kernel, so they are no closure of it."""
+    params = list(node.params.params) + list(node.params.kwonly_params) \
+        + list(node.params.posonly_params)
+    typed = set().union(*(_names_used(p.annotation) for p in params if p.annotation))
+    rest = _names_used(node.body) | set().union(
+        *(_names_used(p.default) for p in params if p.default is not None))
+    return (typed & host) - rest
+
+
+class _DropAnnotations(cst.CSTTransformer):
+    """Parameters lose annotations that read `names`."""
+
+    def __init__(self, names: set, origins: dict):
+        self.names = names
+        self.origins = origins
+
+    def leave_Param(self, original, updated):
+        if original.annotation is not None and _names_used(original.annotation) & self.names:
+            new = updated.with_changes(annotation=None)
+            self.origins[new] = original
+            return new
+        return updated
+
+
+def _as_lowered(pm: ParsedModule, nk: NestedKernel, node: cst.FunctionDef, typed: set):
+    """The kernel as lowered, where that differs from `node` (else None): it calls the
+    helpers hoisted with it by their module-level names, and its parameters lose annotations
+    the host function gives (`typed`): the translation has no launch-time annotations (the
+    parameters are classified by their use; int64 indexing is the launcher's choice)."""
+    lowered = node
+    if typed:
+        lowered = lowered.visit(_DropAnnotations(typed, pm.origins))
+        pm.origins[lowered] = node
+    renames = {h: hn for h, (hn, _) in nk.helpers.items() if h != hn}
+    if renames:
+        lowered = lowered.visit(_Rename(renames, pm.origins))
+    return lowered if lowered is not node else None
+
+
+def _member_reads(fdef) -> set:
+    """Names whose `.name` or `.value` the kernel reads (enum members)."""
+    return {n.value.value for n in _walk_nodes(fdef) if isinstance(n, cst.Attribute)
+            and isinstance(n.value, cst.Name) and n.attr.value in ("name", "value")}
+
+
+def _closure_kinds(pm: ParsedModule, nk: NestedKernel, node: cst.FunctionDef) -> None:
+    """What kernel `node` does with each of its closure names, where that shapes its
+    parameter: calls it (a function value), passes it as a cuTile enum member, a shape of
+    the launch's choosing or a dtype."""
+    called = {n.func.value for n in _walk_nodes(node) if isinstance(n, cst.Call)
+              and isinstance(n.func, cst.Name)}
+    enums = _enum_arguments(node)
+    dtype_names = _dtype_arguments(pm, node)
+    for c in nk.closure:
+        if c in called:     # a function value the host function hands its kernel
+            nk.choices[c] = choice_candidates(pm)
+        elif c in enums:    # a cuTile enum member (`rounding_mode=rounding_mode`)
+            nk.choices[c] = enum_candidates(enums[c])
+        elif c in _member_reads(node) and 0 < sum(map(len, pm.enums.values())) <= 64:
+            # a member of the module's enums (`enum_value.name` of a test's parameter)
+            nk.choices[c] = tuple(f"enum:{cls}.{m}" for cls, members in pm.enums.items()
+                                  for m in members)
+        elif c in _keyword_names(node, OPEN_SHAPE_KEYWORDS):
+            nk.open_shapes.add(c)
+        elif c in dtype_names:
+            nk.dtypes.add(c)
 
 
 class _Rename(cst.CSTTransformer):
@@ -301,6 +384,36 @@ def _hoistable_defs(pm, scan, params: set, prefix: str, taken: set, memo: dict) 
     return memo
 
 
+def _constant_instance(pm: ParsedModule, expr, scan) -> Optional[set]:
+    """The classes of `expr` when it makes a dataclass instance (the module's or the host
+    function's) of constants and such instances (`Gain(2.0, Span(-1.0))`), else None."""
+    if not is_record_call(pm, expr, scan.classes.values()) \
+            or any(a.star for a in expr.args):
+        return None
+    out = {expr.func.value}
+    for a in expr.args:
+        if _foldable(pm, a.value):
+            continue
+        inner = _constant_instance(pm, a.value, scan)
+        if inner is None:
+            return None
+        out |= inner
+    return out
+
+
+def _reached_classes(name: str, scan) -> list:
+    """Class `name` of a host function and the classes of it that its definition names (its
+    bases), transitively: those defined there once."""
+    out, todo = [], [name]
+    while todo:
+        n = todo.pop()
+        if n in out or n not in scan.classes or scan.count.get(n) != 1:
+            continue
+        out.append(n)
+        todo.extend(_names_used(scan.classes[n]))
+    return out
+
+
 def _reached_defs(name: str, defs: dict) -> list:
     """`name` and the functions of `defs` it calls, transitively."""
     rev = {h: n for n, (h, _) in defs.items()}
@@ -337,6 +450,38 @@ def _enum_arguments(fdef) -> dict:
                 if a.keyword is not None and a.keyword.value in ENUM_KEYWORDS \
                         and isinstance(a.value, cst.Name):
                     out.setdefault(a.value.value, ENUM_KEYWORDS[a.keyword.value])
+    return out
+
+
+def _dtype_arguments(pm: ParsedModule, fdef) -> set:
+    """Names the kernel passes as the `dtype` of a cuTile construct, by its signature
+    (`ct.astype(t, to_dtype)`, `t.astype(to_dtype)`, `ct.full(shape, 0, dtype=dt)`,
+    `ct.bitcast(t, dt)`): a host function's value there is a dtype given at launch."""
+    from ..registry import load_registry
+    reg = load_registry()
+    out = set()
+    for n in _walk_nodes(fdef):
+        if not isinstance(n, cst.Call) or any(a.star for a in n.args):
+            continue
+        positional = [a.value for a in n.args if a.keyword is None]
+        name = pm.ct_name(n.func)
+        if name is None and isinstance(n.func, cst.Attribute):
+            # a method (`t.astype(dt)`): the receiver is the construct's first argument
+            name = reg.method("Tile", n.func.attr.value)
+            positional = [n.func.value] + positional
+        sig = reg.signature(name) if name is not None else None
+        if sig is None:
+            continue
+        try:
+            bound = sig.bind(*positional, **{
+                a.keyword.value: a.value for a in n.args if a.keyword is not None})
+        except TypeError:
+            continue
+        dtype = bound.arguments.get("dtype")
+        if name in ("zeros", "ones") and dtype is None:
+            dtype = bound.arguments.get("fill_value")   # (their second positional: the dtype)
+        if isinstance(dtype, cst.Name):
+            out.add(dtype.value)
     return out
 
 
@@ -474,7 +619,9 @@ def _handed_to_kernel(pm: ParsedModule, outer: cst.FunctionDef) -> dict:
 
 
 def _local_names(fdef: cst.FunctionDef) -> set:
-    """Parameters and names assigned in the kernel (they shadow the host function's)."""
+    """Parameters and names assigned in the kernel (they shadow the host function's), and
+    the parameters of the functions and lambdas defined in it (`def f(x, i, t=default)` of a
+    closure factory: its `x` is no name of the host function)."""
     names = {p.name.value for p in list(fdef.params.params) + list(fdef.params.kwonly_params)
              + list(fdef.params.posonly_params)}
     stack = [fdef.body]
@@ -486,6 +633,12 @@ def _local_names(fdef: cst.FunctionDef) -> set:
             names |= {x.value for x in _targets(n.target)}
         elif isinstance(n, cst.FunctionDef):
             names.add(n.name.value)
+        if isinstance(n, (cst.FunctionDef, cst.Lambda)):
+            ps = n.params
+            names |= {p.name.value for p in list(ps.params) + list(ps.kwonly_params)
+                      + list(ps.posonly_params)}
+            names |= {p.name.value for p in (ps.star_arg, ps.star_kwarg)
+                      if isinstance(p, cst.Param)}
         stack.extend(n.children)
     return names
 

@@ -324,7 +324,8 @@ def _static_plan(kernel, func, name, kfile):
         return u
     extra = dict(launcher=launcher)
     if rep.closure:         # a kernel of a host function: its launcher takes those values
-        values = _closure_values(func, rep.closure, getattr(rep, "choices", ()))
+        values = _closure_values(func, rep.closure, getattr(rep, "choices", ()),
+                                 getattr(rep, "dtypes", ()))
         if isinstance(values, str):
             u = Unjudged("not-checked", values)
             u.artifact = record
@@ -334,11 +335,13 @@ def _static_plan(kernel, func, name, kfile):
     return _Plan("static", stem, art.text, record, extra)
 
 
-def _closure_values(func, names, choices=()):
+def _closure_values(func, names, choices=(), dtypes=()):
     """The values a nested kernel reads from its host function, as JSON, or why not. A
     function value the kernel calls (`choices`: a factory's `reduce_op`) is passed by its
     name, and a cuTile enum member it passes on by its own ("RoundingMode.RZ"), which the
-    translation chooses by (`_choice_name` in the translated module)."""
+    translation chooses by (`_choice_name` in the translated module); a dtype it passes to a
+    construct (`dtypes`: `ct.astype(t, to_dtype)`) by the dtype's name ("float16"), which the
+    launcher makes a Triton dtype of (`_dtype_value`)."""
     cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
     out = {}
     for n in names:
@@ -349,14 +352,30 @@ def _closure_values(func, names, choices=()):
                 "function, is not known"
         if n in choices and callable(v) and isinstance(getattr(v, "__name__", None), str):
             v = v.__name__
-        elif n in choices and type(v).__name__ in ENUM_MEMBERS and isinstance(
-                getattr(v, "name", None), str):
-            v = f"{type(v).__name__}.{v.name}"      # a cuTile enum member, as _choice_name
+        elif n in choices and (type(v).__name__ in ENUM_MEMBERS or hasattr(
+                type(v), "__members__")) and isinstance(getattr(v, "name", None), str):
+            v = f"{type(v).__name__}.{v.name}"      # an enum member, as _choice_name
+        elif n in dtypes and _dtype_name(v) is not None:
+            v = _dtype_name(v)
         if not _plain(v):
             return f"`{n}` = {v!r}, which kernel `{func.__name__}` reads from its host " \
                 "function, cannot be passed to the checker's worker"
         out[n] = v
     return out
+
+
+def _dtype_name(v):
+    """The name of a dtype (torch's, NumPy's or its scalar type, cuTile's, the reference
+    interpreter's) as `_dtype_value` reads it: "float16", "bool"; None for anything else."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, type):
+        name = v.__name__ if v.__module__ == "numpy" else None
+    elif type(v).__module__.startswith("torch"):
+        name = str(v)
+    else:
+        name = getattr(v, "name", None)
+    return name.rpartition(".")[2] if isinstance(name, str) else None
 
 
 def _plain(v) -> bool:
