@@ -38,6 +38,21 @@ ANNOTATION_TYPES = {
 }
 
 
+# host-side cuTile names and what they become in the translated module
+HOST_NAMES = {"ByTarget": "_ByTarget", "tune.exhaustive_search": "_exhaustive_search",
+              "tune.TuningResult": "_TuningResult", "tune.Measurement": "_Measurement",
+              "cdiv": "triton.cdiv",
+              # host queries of cuTile's private modules that programs make (the GPU's
+              # compute capability, the TileIR bytecode version): answered for Triton
+              "_cext.get_compute_capability": "_get_compute_capability",
+              "_cext.dev_features_enabled": "_dev_features_enabled",
+              "_compile._get_max_supported_bytecode_version":
+                  "_get_max_supported_bytecode_version",
+              "_bytecode.version.BytecodeVersion": "_BytecodeVersion"}
+# host names whose attributes are read (`BytecodeVersion.V_13_3`)
+HOST_NAME_PREFIXES = ("_bytecode.version.BytecodeVersion.",)
+
+
 class HostErrors(Exception):
     """Several host-code diagnostics of one module (translate.py reports each)."""
 
@@ -242,19 +257,8 @@ class HostReferences(cst.CSTTransformer):
             stack.extend(sub.children)
         return folded
 
-    # host-side cuTile names and what they become in the translated module
-    HOST_NAMES = {"ByTarget": "_ByTarget", "tune.exhaustive_search": "_exhaustive_search",
-                  "tune.TuningResult": "_TuningResult", "tune.Measurement": "_Measurement",
-                  "cdiv": "triton.cdiv",
-                  # host queries of cuTile's private modules that programs make (the GPU's
-                  # compute capability, the TileIR bytecode version): answered for Triton
-                  "_cext.get_compute_capability": "_get_compute_capability",
-                  "_cext.dev_features_enabled": "_dev_features_enabled",
-                  "_compile._get_max_supported_bytecode_version":
-                      "_get_max_supported_bytecode_version",
-                  "_bytecode.version.BytecodeVersion": "_BytecodeVersion"}
-    # host names whose attributes are read (`BytecodeVersion.V_13_3`)
-    HOST_NAME_PREFIXES = ("_bytecode.version.BytecodeVersion.",)
+    HOST_NAMES = HOST_NAMES
+    HOST_NAME_PREFIXES = HOST_NAME_PREFIXES
 
     def _host_name(self, name: str):
         self.host_features.add(name)
