@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The matrix products whose numerics changed (tf32 operands rounded as cuTile rounds them, fp8
+# B operands K-major with one promotion per product): the project suite's matmul, persistent
+# and batched matmul cases against real cuTile (bench: outputs compared, times side by side).
+set -u
+python3 -m tile2triton bench benchmarks/suite/matmul benchmarks/suite/persistent_matmul \
+    benchmarks/suite/batched_matmul --rounds 5 --json "$OUT/bench.json" 2>&1 | tail -n 60
