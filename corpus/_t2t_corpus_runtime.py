@@ -37,8 +37,7 @@ def _needs_int64(*arrays):
 
 
 def _multiples(x):
-    """The kernel's `*_div`: per stride, then per extent of a unit-stride dimension (else 1),
-    the largest of 16, 8, 4, 2, 1 dividing it (the kernel vectorizes on them)."""
+    """`*_div`: the largest of 16/8/4/2/1 dividing each stride, then each unit-stride extent."""
     s = x.stride()
     return (*map(_multiple, s), *(_multiple(n) if d == 1 else 1 for n, d in zip(x.shape, s)))
 
@@ -189,100 +188,6 @@ def _scalar_key(x):
     )
 
 
-# A tf32 product's B operand gets a K-major copy from this many elements and product rows
-_K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
-
-
-def _k_major_fp8(stream, b, rows):
-    """`b`, an fp8 B operand of products the kernel only reads, or a K-major copy of it where
-    sm_90 would read it row-major: wgmma multiplies fp8 only K-major (Triton widens both
-    operands to fp16 otherwise, exact where cuTile's fp8 product rounds as cuBLAS's does)."""
-    if (
-        b.dtype not in _FP8_DTYPES
-        or b.dim() < 2
-        or b.stride(-1) != 1
-        or b.stride(-2) == 1
-        or b.shape[-1] < 16
-        or rows < _K_MAJOR_MIN_ROWS
-        or b.numel() < _K_MAJOR_MIN_ELEMENTS
-        or not _wgmma_device(b.device)
-    ):
-        return b
-    with _on_stream(stream):
-        return _k_major_copy(b)
-
-
-_FP8_DTYPES = tuple(
-    getattr(torch, n) for n in ("float8_e4m3fn", "float8_e5m2") if hasattr(torch, n)
-)
-
-
-def _tf32_rounded(x):
-    """float32 `x` rounded to tf32's 10 mantissa bits, to nearest even; NaN and inf stay."""
-    bits = x.contiguous().view(torch.int32)
-    rounded = ((bits + 0xFFF + ((bits >> 13) & 1)) & -8192).view(torch.float32)
-    return torch.where(torch.isfinite(x), rounded.view(x.shape), x)
-
-
-def _wgmma_device(device):
-    return device.type == "cuda" and torch.cuda.get_device_capability(device)[0] == 9
-
-
-def _k_major_copy(b):
-    """`b` (..., K, N) with K contiguous, rows padded to 32 elements (128-byte aligned for
-    float32), float32 rounded to tf32."""
-    k, n = b.shape[-2], b.shape[-1]
-    copy = torch.empty((*b.shape[:-2], n, -(-k // 32) * 32), dtype=b.dtype, device=b.device)[
-        ..., :k
-    ]
-    if b.dim() > 3:
-        copy.copy_((_tf32_rounded(b) if b.dtype is torch.float32 else b).transpose(-1, -2))
-        return copy.transpose(-1, -2)
-    # a tiled transpose: torch's copy of a transposed view is 4x slower on the H200
-    src, dst = (b, copy) if b.dim() == 3 else (b[None], copy[None])
-    grid = (triton.cdiv(k, 64), triton.cdiv(n, 64), src.shape[0])
-    _k_major_copy_kernel[grid](
-        src,
-        dst,
-        k,
-        n,
-        *src.stride(),
-        dst.stride(0),
-        dst.stride(1),
-        BK=64,
-        BN=64,
-        TF32=b.dtype is torch.float32,
-    )
-    return copy.transpose(-1, -2)
-
-
-@triton.jit
-def _k_major_copy_kernel(
-    src,
-    dst,
-    K,
-    N,
-    src_sb,
-    src_sk,
-    src_sn,
-    dst_sb,
-    dst_sn,
-    BK: tl.constexpr,
-    BN: tl.constexpr,
-    TF32: tl.constexpr,
-):
-    k = tl.program_id(0).to(tl.int64) * BK + tl.arange(0, BK)
-    n = tl.program_id(1).to(tl.int64) * BN + tl.arange(0, BN)
-    i = tl.program_id(2).to(tl.int64)
-    mask = (k[:, None] < K) & (n[None, :] < N)
-    x = tl.load(src + i * src_sb + k[:, None] * src_sk + n[None, :] * src_sn, mask=mask)
-    if TF32:  # float32 rounded to tf32, to nearest even
-        bits = x.to(tl.uint32, bitcast=True)
-        rounded = ((bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000).to(tl.float32, bitcast=True)
-        x = tl.where(tl.abs(x) < float("inf"), rounded, x)
-    tl.store(dst + i * dst_sb + n[None, :] * dst_sn + k[:, None], x, mask=mask)
-
-
 # torch dtype -> Triton dtype for pointer tables; float8 types only where this torch has them.
 _TRITON_DTYPES = {
     torch.float16: tl.float16,
@@ -407,25 +312,87 @@ def _row_warps(num_warps, row_tiles):
     return max(num_warps, 1 << warps.bit_length() - 1) if warps else num_warps
 
 
+# A tf32 product's B operand gets a K-major copy from this many elements and product rows
+_K_MAJOR_MIN_ELEMENTS, _K_MAJOR_MIN_ROWS = 1 << 20, 512
+
+
 def _k_major_tf32(stream, b, rows):
-    """`b`, a B operand of tf32 products the kernel only reads, as cuTile's tfloat32 holds
-    it: a float32 `b` becomes a copy rounded to nearest even (the tensor cores would drop the
-    low 13 bits; the kernel rounds A itself), laid out K-major where sm_90's wgmma would read
-    it row-major (82 TFLOP/s at 4096^3 on the H200, K-major 260)."""
-    if b.dtype is not torch.float32:
-        return b
+    """`b`, a B operand of tf32 products the kernel only reads, rounded as cuTile rounds it;
+    K-major where sm_90's wgmma would read it row-major (82 TFLOP/s at 4096^3, K-major 260)."""
+    if (
+        b.dtype is not torch.float32
+        or b.dim() < 2
+        or b.stride(-1) != 1
+        or b.stride(-2) == 1
+        or b.shape[-1] < 2
+        or rows < _K_MAJOR_MIN_ROWS
+        or b.numel() < _K_MAJOR_MIN_ELEMENTS
+        or not _wgmma_device(b.device)
+    ):
+        return _tf32_operand(stream, b)
     with _on_stream(stream):
-        if (
-            b.dim() < 2
-            or b.stride(-1) != 1
-            or b.stride(-2) == 1
-            or b.shape[-1] < 2
-            or rows < _K_MAJOR_MIN_ROWS
-            or b.numel() < _K_MAJOR_MIN_ELEMENTS
-            or not _wgmma_device(b.device)
-        ):
-            return _tf32_rounded(b)
         return _k_major_copy(b)
+
+
+def _tf32_operand(stream, x):
+    """An operand of tf32 products the kernel only reads, rounded as cuTile rounds it (to
+    nearest even; NaN and inf stay), in its layout where it is (transposed) contiguous."""
+    if x.dtype is not torch.float32:
+        return x
+    if x.dim() >= 2 and not x.is_contiguous() and x.transpose(-1, -2).is_contiguous():
+        return _tf32_operand(stream, x.transpose(-1, -2)).transpose(-1, -2)
+    src = x.contiguous()
+    out = torch.empty_like(src)
+    with _on_stream(stream):
+        _tf32_round_kernel[(triton.cdiv(src.numel(), 4096),)](src, out, src.numel(), BLOCK=4096)
+    return out
+
+
+@triton.jit
+def _tf32_round_kernel(src, dst, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(src + i, mask=i < n)
+    bits = x.to(tl.uint32, bitcast=True)
+    rounded = ((bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000).to(tl.float32, bitcast=True)
+    tl.store(dst + i, tl.where(tl.abs(x) < float("inf"), rounded, x), mask=i < n)
+
+
+def _wgmma_device(device):
+    return device.type == "cuda" and torch.cuda.get_device_capability(device)[0] == 9
+
+
+def _k_major_copy(b):
+    """`b` (..., K, N) rounded to tf32, with K contiguous, rows padded to 32 elements (128-byte
+    aligned)."""
+    k, n = b.shape[-2], b.shape[-1]
+    copy = torch.empty((*b.shape[:-2], n, -(-k // 32) * 32), dtype=b.dtype, device=b.device)[
+        ..., :k
+    ]
+    if b.dim() > 3:
+        copy.copy_(_tf32_operand(None, b).transpose(-1, -2))
+        return copy.transpose(-1, -2)
+    # a tiled transpose: torch's copy of a transposed view is 4x slower on the H200
+    src, dst = (b, copy) if b.dim() == 3 else (b[None], copy[None])
+    grid = (triton.cdiv(k, 64), triton.cdiv(n, 64), src.shape[0])
+    _k_major_copy_kernel[grid](
+        src, dst, k, n, *src.stride(), dst.stride(0), dst.stride(1), BK=64, BN=64
+    )
+    return copy.transpose(-1, -2)
+
+
+@triton.jit
+def _k_major_copy_kernel(
+    src, dst, K, N, src_sb, src_sk, src_sn, dst_sb, dst_sn, BK: tl.constexpr, BN: tl.constexpr
+):
+    k = tl.program_id(0).to(tl.int64) * BK + tl.arange(0, BK)
+    n = tl.program_id(1).to(tl.int64) * BN + tl.arange(0, BN)
+    i = tl.program_id(2).to(tl.int64)
+    mask = (k[:, None] < K) & (n[None, :] < N)
+    x = tl.load(src + i * src_sb + k[:, None] * src_sk + n[None, :] * src_sn, mask=mask)
+    bits = x.to(tl.uint32, bitcast=True)  # rounded to tf32, to nearest even
+    rounded = ((bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000).to(tl.float32, bitcast=True)
+    x = tl.where(tl.abs(x) < float("inf"), rounded, x)
+    tl.store(dst + i * dst_sb + n[None, :] * dst_sn + k[:, None], x, mask=mask)
 
 
 # TMA loads: their dtypes (measured: fp16 products); per device, whether it has TMA

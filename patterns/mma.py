@@ -3,7 +3,8 @@
 cuTile computes float32 operands in true fp32; tl.dot defaults to tf32 for fp32, so every dot
 names its precision: "ieee" unless an operand went through astype(ct.tfloat32), then "tf32",
 its tfloat32 operands rounded to nearest even first as cuTile rounds them (the tensor cores
-would truncate): A in registers, a B loaded straight from an array by the launcher's copy.
+would truncate): operands loaded straight from arrays by the launcher's copies, others in
+registers.
 ct.mma keeps the accumulator's dtype (tl.dot with acc does too). A 3-D operand with a 2-D one is
 broadcast over the batch axis, as cuTile does.
 
@@ -70,12 +71,12 @@ def maybe_fp8(x, y) -> bool:
 
 def fp8_accumulation(x, y) -> str:
     """`, max_num_imprecise_acc=K` (the product's depth) where the operands may be fp8. On
-    sm_90, where Triton multiplies fp8 on wgmma (K-major operands), the wgmma accumulator keeps
-    fewer bits than fp32; cuTile's default (`use_fast_acc=False`), like cuBLAS's fp8 GEMM,
-    adds each ct.mma's product to the fp32 accumulator once (GPU runs 46-49: cuTile and
-    cuBLAS alike leave 22 % of BatchMatMul's elements beyond 2e-4 of the exact product), so
-    the dot promotes once, after its whole depth. Other dtypes ignore the argument; operands
-    known not to be fp8 omit it; a depth unknown here (a 3-D dot) promotes after every step."""
+    sm_90 Triton multiplies fp8 on wgmma, whose accumulator keeps fewer bits than fp32;
+    cuTile's default (`use_fast_acc=False`), like cuBLAS's fp8 GEMM, adds each ct.mma's
+    product to the fp32 accumulator once: GPU run 51, BatchMatMul's 128x256x128 tiles, the
+    depth (128) gives cuTile's result bit for bit, 0 / 32 / 64 / Triton's default differ from
+    it in 99 / 93 / 87 / 83 % of the elements. Other dtypes ignore the argument; operands
+    known not to be fp8 omit it; a depth unknown here promotes after every step (0)."""
     if not maybe_fp8(x, y):
         return ""
     sx = tile_shape(x)
@@ -100,8 +101,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
     # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
     # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (max_num_imprecise_acc: an fp8 product is added to the fp32
-    # accumulator once, as cuTile's ct.mma does on sm_90)
+    # result's equal copies kept. (fp8: promoted to fp32 once per product, as cuTile does)
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
@@ -115,6 +115,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        KS: tl.constexpr = K * RK
         # (an operand large enough reaches tl.dot as it is, pipelined as any dot operand)
         xs = x
         if RM > 1 or RK > 1:
@@ -126,7 +127,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype,
-                      max_num_imprecise_acc=K * RK)
+                      max_num_imprecise_acc=KS)
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
@@ -246,7 +247,7 @@ def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
     x = ct.load(a, (0, 0), (TM, TK)).astype(ct.tfloat32)
     y = ct.load(b, (0, 0), (TK, TN)).astype(ct.tfloat32)
     ct.store(c, (0, 0), ct.mma(x, y, acc))
-""", expect=['_dot_any_size(_round_tf32(x), y, acc, "tf32")']),
+""", expect=['_dot_any_size(x, y, acc, "tf32")']),
         Example("""
 @ct.kernel
 def k(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
@@ -290,21 +291,18 @@ def k(a, b, c):
         # K-major, the only layout wgmma reads tf32 operands in (docs/performance.md)
         b_src, a_src = getattr(y.val, "loaded_from", None), getattr(x.val, "loaded_from", None)
         if prec and "tf32" in prec:
-            # tf32 operands rounded as cuTile rounds them: A in registers; B, where it is
-            # loaded straight from an array (not A's), in the launcher's copy of it, since a
-            # B rounded in registers leaves wgmma's shared-memory path (run 30: 0.53x)
-            # (the launcher rounds every float32 B it is handed: only where B is tf32 for
-            # every float32 dtype, not by some other constant's choice)
-            ty = getattr(y.val, "tf32", False)
-            x = rounded_tf32(x, cx)
-            if b_src and a_src and b_src != a_src and (ty is True or "dtype" in str(ty)):
+            # tf32 operands rounded as cuTile rounds them: where both are loaded straight from
+            # arrays (two), by the launcher, in copies of them, since operands rounded in
+            # registers leave wgmma's shared-memory path (GPU runs 30 and 51: 0.53x, 0.74x);
+            # else here. (The launcher rounds every float32 operand it is handed: only where
+            # both are tf32 for every float32 dtype, not by some other constant's choice.)
+            by_dtype = [t is True or "dtype" in str(t)
+                        for t in (getattr(x.val, "tf32", False), getattr(y.val, "tf32", False))]
+            if b_src and a_src and b_src != a_src and all(by_dtype) \
+                    and {a_src, b_src} <= cx.read_only_arrays():
                 cx.note_tf32_operands(b_src, a_src)
             else:
-                y = rounded_tf32(y, cx)
-        elif maybe_fp8(x, y) and b_src and a_src and b_src != a_src:
-            # a product that may be fp8: the launcher lays an fp8 B out K-major, which wgmma
-            # needs to multiply fp8 at all (and to accumulate as cuTile does)
-            cx.note_tf32_operands(b_src, a_src, kind="fp8")
+                x, y = rounded_tf32(x, cx), rounded_tf32(y, cx)
         flat = unit_batch_dot(x, y, acc, tile_shape(x), tile_shape(y), tile_shape(acc), extra)
         xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
         shape = tile_shape(acc) or out_shape(sx, sy)

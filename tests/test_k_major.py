@@ -46,7 +46,7 @@ def _translate(src, tmp_path, name):
     return res.output, out
 
 
-LINE = "b = _k_major_tf32(stream, b, a.shape[-2])"
+LINE = "a = _tf32_operand(stream, a)\n    b = _k_major_tf32(stream, b, a.shape[-2])"
 
 
 def test_tf32_product_of_loaded_tiles_gets_the_copy(tmp_path):
@@ -56,7 +56,9 @@ def test_tf32_product_of_loaded_tiles_gets_the_copy(tmp_path):
     for case in ("matmul", "persistent_matmul"):
         path = ROOT / "benchmarks" / "suite" / case / "kernel.py"
         out = translate_source(path.read_text(), str(path)).output
-        assert "B = _k_major_tf32(stream, B, A.shape[-2])" in out, case
+        assert "A = _tf32_operand(stream, A)\n    B = _k_major_tf32(stream, B, A.shape[-2])" \
+            in out, case
+        assert "_round_tf32" not in out, case   # (in registers, wgmma would lose its path)
 
 
 @pytest.mark.parametrize("change", [
@@ -79,7 +81,9 @@ def test_no_copy_where_it_is_unsound_or_useless(change, tmp_path):
         src = src.replace("@ct.kernel", "@ct.function\ndef touch(x):\n    return x.shape[0]\n\n\n"
                           "@ct.kernel", 1)
     text, _ = _translate(src, tmp_path, "nocopy")
-    assert "_k_major_tf32(" not in text
+    assert "_k_major_tf32(" not in text and "_tf32_operand(" not in text
+    if "tfloat32" in src:       # a tf32 product all the same: its operands rounded here
+        assert "_round_tf32(" in text
 
 
 def tf32(x):
@@ -110,7 +114,7 @@ def test_k_major_copy_keeps_shape_and_rounds_values(tmp_path):
     # ties go to even; inf and NaN stay
     ties = torch.tensor([1 + 2.0 ** -11, 1 + 3 * 2.0 ** -11, -(1 + 2.0 ** -11), float("inf"),
                          float("-inf"), float("nan")])
-    got = m._tf32_rounded(ties)
+    got = m._tf32_operand(None, ties)
     assert got[:5].tolist() == [1.0, 1 + 4 * 2.0 ** -11, -1.0, float("inf"), float("-inf")]
     assert got[5].isnan()
 
@@ -138,7 +142,7 @@ def test_kernel_over_the_k_major_copy_computes_the_product(sm90_module, mnk, til
     m, n, k = mnk
     g = torch.Generator().manual_seed(m + n + k)
     a, b = torch.randn(m, k, generator=g), torch.randn(k, n, generator=g)
-    b0 = b.clone()
+    a0, b0 = a.clone(), b.clone()
     c = torch.full((m, n), float("nan"))
     sm90_module.launch(None, a, b, c, tiles)
     assert sm90_module.copies == [(k, n)]
@@ -147,7 +151,7 @@ def test_kernel_over_the_k_major_copy_computes_the_product(sm90_module, mnk, til
     ref = tf32(a).double() @ tf32(b).double()
     torch.testing.assert_close(c.double(), ref, atol=1e-4, rtol=1e-5)
     assert (c.double() - a.double() @ b.double()).abs().max() > 1e-3   # (not the exact one)
-    assert torch.equal(b, b0) and b.is_contiguous()     # the caller's B is untouched
+    assert torch.equal(a, a0) and torch.equal(b, b0)    # the caller's operands untouched
 
 
 def test_rounded_copy_where_k_major_does_not_pay(sm90_module):
@@ -173,6 +177,11 @@ def test_rounded_copy_where_k_major_does_not_pay(sm90_module):
     # not float32
     half = torch.randn(30, 20, generator=g).half()
     assert sm90_module._k_major_tf32(None, half, 40) is half
+    assert sm90_module._tf32_operand(None, half) is half
+    # A in its own layout: row-major, a transposed row-major matrix
+    for x in (torch.randn(33, 47, generator=g), torch.randn(47, 33, generator=g).T):
+        r = sm90_module._tf32_operand(None, x)
+        assert r.stride() == x.stride() and torch.equal(r, tf32(x))
 
 
 def test_small_products_keep_their_layout(tmp_path):
@@ -188,31 +197,3 @@ def test_small_products_keep_their_layout(tmp_path):
     assert m._k_major_tf32(None, big, 4096).stride() == (1, 2048)
     assert m._k_major_tf32(None, big, 128).stride() == big.stride()  # few rows of A
 
-
-FP8 = TF32.replace("x.astype(ct.tfloat32), y.astype(ct.tfloat32)", "x, y")
-
-
-def test_fp8_b_operand_gets_a_k_major_copy(tmp_path):
-    """wgmma multiplies fp8 only over a K-major B; over a row-major one Triton widens both
-    operands to fp16 and sums exactly, where cuTile's fp8 ct.mma (like cuBLAS's) accumulates
-    each product in the tensor cores' narrower accumulator (samples/BatchMatMul.py compares the
-    two at fp32's tolerance). A product whose dtypes are known only at launch may be fp8: its
-    launcher hands an fp8 B over K-major (large products, sm_90) and the dot adds each
-    product to the fp32 accumulator once (`max_num_imprecise_acc` = its depth)."""
-    text, path = _translate(FP8, tmp_path, "fp8")
-    assert "b = _k_major_fp8(stream, b, a.shape[-2])" in text
-    assert "max_num_imprecise_acc=K" in text     # (_dot_any_size: TK is not a literal)
-    m = load_module(path, "t2t_kmajor_fp8")
-    m._wgmma_device = lambda device: True
-    m._K_MAJOR_MIN_ELEMENTS, m._K_MAJOR_MIN_ROWS = 1, 1
-    g = torch.Generator().manual_seed(3)
-    b = torch.randn(70, 40, generator=g).to(torch.float8_e4m3fn)
-    k = m._k_major_fp8(None, b, 64)
-    assert k.dtype == b.dtype and k.shape == b.shape and k.stride() == (1, 96)
-    assert torch.equal(k.view(torch.uint8), b.view(torch.uint8))     # the same bytes
-    batched = torch.randn(3, 50, 20, generator=g).to(torch.float8_e5m2)
-    kb = m._k_major_fp8(None, batched, 64)
-    assert kb.stride()[1:] == (1, 64) and torch.equal(kb.view(torch.uint8),
-                                                      batched.view(torch.uint8))
-    for other in (torch.randn(70, 40, generator=g), torch.randn(70, 40, generator=g).half()):
-        assert m._k_major_fp8(None, other, 64) is other     # only fp8 is copied

@@ -123,7 +123,7 @@ def test_a_file_whose_only_failures_are_host_lines_is_kept_with_notes(tmp_path):
         import pytest
 
 
-        @pytest.mark.skipif(_cext.dev_features_enabled(), reason="x")
+        @pytest.mark.skipif(_cext.cconv_v3_enabled(), reason="x")
         def test_it(x, y):
             with pytest.raises(_cext.TileError):
                 ct.launch(None, (3,), good, (x, y, 128))
@@ -132,8 +132,8 @@ def test_a_file_whose_only_failures_are_host_lines_is_kept_with_notes(tmp_path):
     assert main(["convert", str(src), "-o", str(out), "-q"]) == 1 and not out.exists()
     assert main(["convert", str(src), "-o", str(out), "-q", "--keep-unconverted"]) == 1
     text = out.read_text()
-    assert "# tile2triton: T2T109 host code uses ct._cext.dev_features_enabled" in text
-    assert '@pytest.mark.skipif(_cext.dev_features_enabled(), reason="x")' in text
+    assert "# tile2triton: T2T109 host code uses ct._cext.cconv_v3_enabled" in text
+    assert '@pytest.mark.skipif(_cext.cconv_v3_enabled(), reason="x")' in text
     assert ("    # tile2triton: T2T109 host code uses ct._cext.TileError, which has no "
             "translation outside kernels") in text
     assert "    with pytest.raises(_cext.TileError):\n        launch_good(None, (3,), x, y, 128)" \
@@ -168,7 +168,7 @@ def test_kernel_defined_in_a_host_function_whose_decorator_is_kept(tmp_path):
     under a note); the kernel defined in it is still hoisted, and its launch runs."""
     text = "import pytest\n" + GOOD + textwrap.dedent('''
 
-        @pytest.mark.skipif(_cext.dev_features_enabled(), reason="x")
+        @pytest.mark.skipif(_cext.cconv_v3_enabled(), reason="x")
         def test_it(x, y):
             @ct.kernel
             def inner(a, b, TILE: ct.Constant[int]):
@@ -180,7 +180,7 @@ def test_kernel_defined_in_a_host_function_whose_decorator_is_kept(tmp_path):
     rc, out = _keep(tmp_path, text, "nested_kept")
     assert rc == 1 and out.exists()
     written = out.read_text()
-    assert "# tile2triton: T2T109 host code uses ct._cext.dev_features_enabled" in written
+    assert "# tile2triton: T2T109 host code uses ct._cext.cconv_v3_enabled" in written
     assert set(unbound_names(written)) <= set(unbound_names(text))
     mod = _load(out, "nested_kept")
     x = torch.randn(300, dtype=torch.float64).float()

@@ -75,9 +75,11 @@ PROBE = textwrap.dedent(r'''
 
     out = {}
     mm = translated("benchmarks/suite/matmul", "fast_mm")
-    # (B's tf32-rounded copy is a new tensor per launch: the two paths compared here are to
-    # receive one B, so it is handed over as it is; tests/test_k_major.py checks the copy)
+    # (the tf32-rounded operands are new tensors per launch: the two paths compared here are
+    # to receive the same ones, so they are handed over as they are; tests/test_k_major.py
+    # checks the copies)
     mm._k_major_tf32 = lambda stream, b, rows: b
+    mm._tf32_operand = lambda stream, a: a
     kern = mm.matmul_kernel
     kern.device_caches[0]
     kern.compile = fake_compile

@@ -83,8 +83,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
     # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
     # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (max_num_imprecise_acc: an fp8 product is added to the fp32
-    # accumulator once, as cuTile's ct.mma does on sm_90)
+    # result's equal copies kept. (fp8: promoted to fp32 once per product, as cuTile does)
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
@@ -99,6 +98,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        KS: tl.constexpr = K * RK
         # (an operand large enough reaches tl.dot as it is, pipelined as any dot operand)
         xs = x
         if RM > 1 or RK > 1:
@@ -110,12 +110,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(
-            xs,
-            ys,
-            zero,
-            input_precision=PRECISION,
-            out_dtype=acc.dtype,
-            max_num_imprecise_acc=K * RK,
+            xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=KS
         )
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)

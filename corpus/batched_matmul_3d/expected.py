@@ -7,7 +7,6 @@ from _t2t_corpus_runtime import (
     _by_target,
     _check_ndim,
     _grid,
-    _k_major_fp8,
     _launch_known,
     _multiples,
     _needs_int64,
@@ -224,9 +223,6 @@ def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     """`ct.launch(stream, grid, bmm_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
     a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
-    # B operands of matrix products: tf32 ones rounded as cuTile rounds them; K-major where
-    # sm_90's wgmma needs it (tf32, fp8) and that pays
-    b = _k_major_fp8(stream, b, a.shape[-2])
     num_ctas = _by_target(hints.get("num_ctas", 1))
     args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), c, *c.shape, *c.stride(), TM, TN)
     args += (TK,)

@@ -7,7 +7,6 @@ from _t2t_corpus_runtime import (
     _by_target,
     _check_ndim,
     _grid,
-    _k_major_fp8,
     _launch_known,
     _multiples,
     _needs_int64,
@@ -34,8 +33,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
     # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
     # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (max_num_imprecise_acc: an fp8 product is added to the fp32
-    # accumulator once, as cuTile's ct.mma does on sm_90)
+    # result's equal copies kept. (fp8: promoted to fp32 once per product, as cuTile does)
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
@@ -50,6 +48,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        KS: tl.constexpr = K * RK
         # (an operand large enough reaches tl.dot as it is, pipelined as any dot operand)
         xs = x
         if RM > 1 or RK > 1:
@@ -61,12 +60,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(
-            xs,
-            ys,
-            zero,
-            input_precision=PRECISION,
-            out_dtype=acc.dtype,
-            max_num_imprecise_acc=K * RK,
+            xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=KS
         )
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
@@ -171,9 +165,6 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     """`ct.launch(stream, grid, matmul_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
     a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
-    # B operands of matrix products: tf32 ones rounded as cuTile rounds them; K-major where
-    # sm_90's wgmma needs it (tf32, fp8) and that pays
-    b = _k_major_fp8(stream, b, a.shape[-2])
     # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))

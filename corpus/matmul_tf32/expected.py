@@ -12,18 +12,11 @@ from _t2t_corpus_runtime import (
     _needs_int64,
     _on_stream,
     _remember_launch,
+    _tf32_operand,
     _tf32_options,
     _tma_descriptor,
     _walk_programs,
 )
-
-
-@triton.jit
-def _round_tf32(x):
-    # cuTile's tfloat32 keeps 10 mantissa bits, rounded to nearest even; NaN and inf stay
-    bits = x.to(tl.float32).to(tl.uint32, bitcast=True)
-    rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000
-    return tl.where(tl.abs(x) < float("inf"), rounded.to(tl.float32, bitcast=True), x)
 
 
 @triton.jit
@@ -41,8 +34,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
     # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
     # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
     # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (max_num_imprecise_acc: an fp8 product is added to the fp32
-    # accumulator once, as cuTile's ct.mma does on sm_90)
+    # result's equal copies kept. (fp8: promoted to fp32 once per product, as cuTile does)
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
@@ -57,6 +49,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
+        KS: tl.constexpr = K * RK
         # (an operand large enough reaches tl.dot as it is, pipelined as any dot operand)
         xs = x
         if RM > 1 or RK > 1:
@@ -68,12 +61,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
         zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(
-            xs,
-            ys,
-            zero,
-            input_precision=PRECISION,
-            out_dtype=acc.dtype,
-            max_num_imprecise_acc=K * RK,
+            xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=KS
         )
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
@@ -162,9 +150,7 @@ def matmul_tf32_kernel(
                     other=0.0,
                 )
             )
-            acc = _dot_any_size(
-                _round_tf32(a_tile.to(tl.float32)), b_tile.to(tl.float32), acc, "tf32"
-            )
+            acc = _dot_any_size(a_tile.to(tl.float32), b_tile.to(tl.float32), acc, "tf32")
         offs_c0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
         offs_c1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_c = (offs_c0[:, None] < c_shape0) & (offs_c1[None, :] < c_shape1)
@@ -179,8 +165,8 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     """`ct.launch(stream, grid, matmul_tf32_kernel, args)`; `hints`: cuTile kernel hints."""
     hints = hints or {}
     a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
-    # B operands of matrix products: tf32 ones rounded as cuTile rounds them; K-major where
-    # sm_90's wgmma needs it (tf32, fp8) and that pays
+    # tf32 operands rounded as cuTile rounds them (B K-major where that pays)
+    a = _tf32_operand(stream, a)
     b = _k_major_tf32(stream, b, a.shape[-2])
     # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     a_desc = _tma_descriptor(a, (TM, TK))

@@ -139,10 +139,13 @@ class LoweringContext(Protocol):
         is an fp32 product without tensor cores (input_precision="ieee"); `tf32`: it may ask
         for tf32 (the launcher lets GPUs without tf32 compute it in fp32)."""
 
-    def note_tf32_operands(self, b_array: str, a_array: str, kind: str = "tf32") -> None:
-        """A tf32 (`kind` "tf32") or possibly fp8 ("fp8") product's B and A operands are tiles
-        loaded from these array parameters (the launcher may hand the kernel a copy of B:
-        rounded to tf32, or K-major)."""
+    def read_only_arrays(self) -> frozenset:
+        """The array parameters the function only reads (never stored to, atomically updated,
+        or handed to a helper)."""
+
+    def note_tf32_operands(self, b_array: str, a_array: str) -> None:
+        """A tf32 product's B and A operands are tiles loaded from these array parameters,
+        which the launcher hands the kernel rounded to tf32 (B K-major where that pays)."""
 
     def tensor_descriptor(self, call_node, array, shape) -> Optional[str]:
         """The name of a TMA descriptor parameter the launcher builds for `shape` tiles of

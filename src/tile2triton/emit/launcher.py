@@ -41,7 +41,8 @@ def kernel_hints(pm: ParsedModule, fn: FunctionInfo, features: set) -> dict:
 # Host helpers the launcher template calls, spelled per module (names.py)
 LAUNCHER_HELPERS = ("_as_tensor", "_check_ndim", "_array_tables", "_triton_dtype",
                     "_needs_int64", "_on_stream", "_grid", "_by_target", "_multiples",
-                    "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32", "_k_major_fp8",
+                    "_launch_known", "_remember_launch", "_scalar_key", "_k_major_tf32",
+                    "_tf32_operand",
                     "_tma_descriptor", "_row_tiles", "_row_warps", "_walk_programs",
                     "_ptxas_target", "_unread_array", "_callee_error", "_tf32_options",
                     "_dtype_value")
@@ -339,16 +340,19 @@ def _launch_key(fn: FunctionInfo, h: dict) -> list:
 
 
 def _k_major_copies(pm: ParsedModule, fn: FunctionInfo, unit, ranks: dict) -> list:
-    """tf32 and fp8 products whose B operand (and A, for the row count) are loaded straight
-    from array parameters (the mma pattern notes them), where the kernel only reads B: a tf32
-    B gets a copy rounded to tf32 (K-major for large products on sm_90), an fp8 one a K-major
-    copy for large products on sm_90 (wgmma multiplies fp8 only K-major; over a row-major B
-    Triton widens both to fp16). [(B, A's row count, the helper)]."""
+    """tf32 products whose A and B operands are loaded straight from array parameters (the
+    mma pattern notes them), where the kernel only reads both: the launcher hands the kernel
+    both rounded to tf32 as cuTile rounds them (the tensor cores would truncate; rounded in
+    the kernel, the operands leave wgmma's shared-memory path: GPU run 51, 0.74-0.83x), B
+    K-major for large products on sm_90. [(array, helper, its further arguments)]."""
     out, seen = [], set()
-    notes = getattr(unit, "k_major", ())
     readers = unit.read_only     # (the lowering scanned them: Lowerer.read_only_arrays)
-    for b, a, kind in notes:
-        if b in readers and a in ranks and a != b and b not in seen:  # x @ x: A stays
-            seen.add(b)
-            out.append((b, f"{a}.shape[-2]", f"_k_major_{kind}"))
+    for b, a in getattr(unit, "k_major", ()):
+        if b in readers and a in readers and a in ranks and a != b:   # x @ x: not rounded
+            if a not in seen:
+                seen.add(a)
+                out.append((a, "_tf32_operand", ""))
+            if b not in seen:
+                seen.add(b)
+                out.append((b, "_k_major_tf32", f", {a}.shape[-2]"))
     return out

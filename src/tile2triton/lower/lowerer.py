@@ -150,9 +150,9 @@ class Lowerer(Statements, Branches, Loops, Assignments, ArrayBindings, StaticIte
         self.result.fma_dots |= fma
         self.result.tf32_dots |= tf32
 
-    def note_tf32_operands(self, b_array: str, a_array: str, kind: str = "tf32") -> None:
-        if (b_array, a_array, kind) not in self.result.k_major:
-            self.result.k_major.append((b_array, a_array, kind))
+    def note_tf32_operands(self, b_array: str, a_array: str) -> None:
+        if (b_array, a_array) not in self.result.k_major:
+            self.result.k_major.append((b_array, a_array))
             self.read_only_arrays()         # (the launcher copies only read-only arrays)
 
     def read_only_arrays(self) -> frozenset:

@@ -80,9 +80,8 @@ TF32_ALLOWANCE = dict(atol_scale=2.0 ** -8, rtol=2.0 ** -9)
 # fp8 products (issue 28, class 8): on sm_90 cuTile's ct.mma of fp8 tiles, like cuBLAS's fp8
 # GEMM, runs on wgmma, which sums each k-step's products (and the accumulator it is given)
 # aligned to the largest of them with about 14 bits kept, truncated, and adds the steps in fp32.
-# The translation's tl.dot of the same tiles is exact to fp32 wherever Triton upcasts the
-# operands to fp16 (an fp8 B operand that is not K-major; the launcher hands large ones over
-# K-major on sm_90, where the dot promotes once per product as cuTile's does); Triton's
+# The translation's tl.dot of the same tiles promotes once per product as cuTile's does
+# (max_num_imprecise_acc = its depth: bit for bit cuTile's in GPU run 51); Triton's
 # interpreter is exact. The two sides then differ by the original's rounding, up to a few 2^-14 of the
 # partial sums: the sample's 128x256x128 tiles, K = 256, left 23 % of the elements beyond
 # fp32's 2e-4 (GPU runs 46 and earlier), while each side is within that precision of the exact
