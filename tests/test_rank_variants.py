@@ -144,3 +144,56 @@ def test_a_bool_constant_that_decides_ranks_gets_one_translation_per_value(tmp_p
     refs = [xd.amax(1), xd.sum(1), xd.amax(1, keepdim=True), xd.sum(1, keepdim=True)]
     for got, ref in zip(res, refs):
         torch.testing.assert_close(got.double(), ref, atol=1e-5, rtol=1e-5)
+
+
+DEPENDENT = '''
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def outer_or_dot(a, b, c, TN: ConstInt):
+    """The branch the ranks of `a` and `b` select decides the rank of `c` (as cuTile's
+    test_mma.py `matmul_nd_kernel` does): ranks (1, 1) store a 1-d `c`, (2, 1) a 2-d one."""
+    if a.ndim == 1 and b.ndim == 1:
+        x = ct.load(a, index=(0,), shape=(TN,))
+        y = ct.load(b, index=(0,), shape=(TN,))
+        ct.store(c, index=(0,), tile=x * y + 1.0)
+    if a.ndim == 2 and b.ndim == 1:
+        x = ct.load(a, index=(0, 0), shape=(TN, TN))
+        y = ct.load(b, index=(0,), shape=(TN,))
+        ct.store(c, index=(0, 0), tile=x * ct.reshape(y, (1, TN)))
+'''
+
+
+def test_ranks_the_selected_branch_cannot_take_have_no_variant(tmp_path):
+    """`a` and `c` have ranks 1 and 2 each (`b` only 1): of the 4 combinations, (1, 2) meets
+    `ct.store(c, (0,), ...)` with a 2-d `c` in the branch its ranks select, which cuTile
+    refuses to compile, and (2, 1) the 2-d store into a 1-d `c`; the translation has no
+    variant for them (before: the whole kernel failed, T2T105), and its launcher refuses
+    them."""
+    result = translate_source(DEPENDENT, "dependent.py")
+    assert result.ok, [d.format() for d in result.diagnostics()]
+    out = result.output
+    assert "(1, 1): launch_outer_or_dot_1d_1d," in out
+    assert "(2, 2): launch_outer_or_dot_2d_2d," in out
+    assert "(1, 2):" not in out and "(2, 1):" not in out
+    (tmp_path / "dependent_triton.py").write_text(out)
+    mod = load_module(tmp_path / "dependent_triton.py", "t2t_dependent")
+    g = torch.Generator().manual_seed(4)
+    t = 16      # one tile of 16 (of 16 x 16) at the origin of arrays that are larger
+    a1, b = torch.randn(21, generator=g), torch.randn(21, generator=g)
+    c1 = torch.zeros(21)
+    mod.launch_outer_or_dot(None, (1,), a1, b, c1, t)
+    want1 = torch.zeros(21, dtype=torch.float64)
+    want1[:t] = a1.double()[:t] * b.double()[:t] + 1
+    torch.testing.assert_close(c1.double(), want1, rtol=1e-6, atol=1e-6)
+    a2 = torch.randn(21, 19, generator=g)
+    c2 = torch.zeros(21, 19)
+    mod.launch_outer_or_dot(None, (1,), a2, b, c2, t)
+    want2 = torch.zeros(21, 19, dtype=torch.float64)
+    want2[:t, :t] = a2.double()[:t, :t] * b.double()[None, :t]
+    torch.testing.assert_close(c2.double(), want2, rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match="must have ranks"):
+        mod.launch_outer_or_dot(None, (1,), a1, b, c2, t)

@@ -104,16 +104,16 @@ def test_translated_once_per_kernel_then_launched_directly(tmp_path, monkeypatch
 
 
 def test_a_kernel_translated_per_launch_keeps_one_launcher_per_specialization(tmp_path):
-    # the rank of `x` decides which branch cuTile compiles: only a launch says it
+    # the index has as many entries as `x` has axes: only a launch says how many (T2T104
+    # statically; a kernel that indexes each rank in a branch of its own translates once per
+    # rank combination instead: tests/test_rank_variants.py)
     mod = _module(tmp_path, "rt_ranks", """
         import tile2triton.cutile as ct
 
         @ct.kernel
         def copy(x, out, T: ct.Constant[int]):
-            if x.ndim == 1:
-                ct.store(out, (ct.bid(0),), ct.load(x, (ct.bid(0),), (T,)))
-            else:
-                ct.store(out, (ct.bid(0), 0), ct.load(x, (ct.bid(0), 0), (T, T)))
+            index = (ct.bid(0),) + (0,) * (x.ndim - 1)
+            ct.store(out, index, ct.load(x, index, (T,) * x.ndim))
     """)
     g = torch.Generator().manual_seed(2)
     x1, x2 = torch.randn(64, generator=g), torch.randn(32, 16, generator=g)

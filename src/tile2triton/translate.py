@@ -399,6 +399,10 @@ def _emit_module(result, text, pm, mc, units, functions, rank_variants, failed, 
 
 # At most this many translations of one kernel for the rank combinations of its arrays
 MAX_RANK_VARIANTS = 8
+# ... of the combinations tried (at most 27, translations kept at most 16 then): those whose
+# ranks the kernel cannot take (the branch on `A.ndim` those ranks select stores into `C` with
+# another rank) are no translation of their own
+MAX_RANK_ATTEMPTS, MAX_RANK_KEPT = 27, 16
 
 
 def _rank_variants(mc, fn: FunctionInfo, extra=()) -> Optional[list]:
@@ -411,16 +415,21 @@ def _rank_variants(mc, fn: FunctionInfo, extra=()) -> Optional[list]:
     function (its closure names), after the kernel's own. In a variant, a branch on constants
     that cannot take the variant's ranks (`if keepdims:` stores a rank-2 `out`, else a rank-1
     one) is a compile-time error of the launches that take it (lower/branches.py), as cuTile
-    rejects such a launch while compiling it."""
+    rejects such a launch while compiling it; a combination whose ranks a use the variant
+    cannot skip refuses (`if A.ndim == 1 and B.ndim == 1: ct.store(C, (0,), ...)` with a
+    rank-2 `C`) has no variant: its launches are refused by the launcher, as cuTile refuses
+    to compile them (test_mma.py's `matmul_nd_kernel`: 27 combinations, 15 translations, 9
+    of them for ranks that take none of its branches)."""
     pm = mc.pm
     ranks = open_ranks(pm, fn)
     leaves = {leaf for _, parts in fn.tuple_params for leaf, _ in parts}
     if not ranks or ranks.keys() & leaves or prod(len(r) for r in ranks.values()) \
-            > MAX_RANK_VARIANTS:
+            > MAX_RANK_ATTEMPTS:
         return None
     out = []
     saved = dict(mc.helper_specs), list(mc.helper_order)
     for combo in product(*ranks.values()):
+        before = dict(mc.helper_specs), list(mc.helper_order)
         chosen = tuple(zip(ranks, combo))
         variant = dataclasses.replace(
             fn, name=pm.names[fn.name + "".join(f"_{r}d" for r in combo)], params=[],
@@ -429,11 +438,20 @@ def _rank_variants(mc, fn: FunctionInfo, extra=()) -> Optional[list]:
             variant.params = classify_params(pm, variant, Specialization(
                 variant.name, chosen)) + list(extra)
             out.append((chosen, variant, lower_function(mc, variant, variant.params)))
-        except TranslationError:
+        except TranslationError as e:
+            d = e.diagnostic
+            if d.code == "T2T105" and "rank" in d.message:
+                # (these ranks meet a use of another rank: no launch of them compiles)
+                mc.helper_specs, mc.helper_order = before
+                continue
             # a rank that some use cannot take (the ranks conflict outside compile-time
             # branches): the kernel's rank conflict is reported as it is
             mc.helper_specs, mc.helper_order = saved
             return None
+    if not out or len(out) > (MAX_RANK_VARIANTS if len(out) == prod(
+            len(r) for r in ranks.values()) else MAX_RANK_KEPT):
+        mc.helper_specs, mc.helper_order = saved
+        return None
     return out
 
 

@@ -19,6 +19,9 @@ def function_text(pm: ParsedModule, fn: FunctionInfo, params: list[str], body: s
         if no_specialize else [])
     lines = [f"@triton.jit({', '.join(options)})" if options else "@triton.jit",
              f"def {fn.name}({', '.join(params)}):"]
+    if not any(line.strip() and not line.strip().startswith("#") for line in body.splitlines()):
+        # (a rank variant whose ranks take none of the kernel's branches does nothing)
+        body = body + "    pass\n"
     return "\n".join(lines) + "\n" + body
 
 
