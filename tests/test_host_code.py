@@ -580,6 +580,14 @@ def launch_copy(kernel, x, y):
     report, launcher = artifact.find(launched)
     assert report is not None and launcher == "launch_copy_1"
     assert f"def {launcher}(stream, grid, x, y, TILE" in artifact.text
+    # a file with a kernel that does not translate: the checker's partial artifact (GPU run
+    # 51 found the spelling missing there: the full run that failed had not named it)
+    broken = tmp_path / "named_like_broken.py"
+    broken.write_text(src.read_text() + "\n\n@ct.kernel\ndef bad(x):\n    ct.no_such(x)\n")
+    partial = module_artifact(str(broken))
+    assert partial.mode == "static-partial"
+    assert partial.find(launched)[1] == "launch_copy_1"
+    assert "def launch_copy_1(stream, grid, x, y, TILE" in partial.text
 
 
 def test_kernel_pyfunc_in_host_code(tmp_path):

@@ -238,6 +238,7 @@ def translate_source(text: str, path: str = "<input>",
         _lower_kernel(mc, fn, specialize, rewrites.failures, result, units, rank_variants)
     failed = {k.kernel: k.diagnostics for k in result.kernels if k.status == "failed"}
     if failed and not keep_unconverted:
+        _name_launchers(result, pm)     # (the checker's partial artifact launches by them)
         return result
     shared = emit.SharedRuntime(shared_runtime, shared_device) if shared_runtime else None
     _emit_module(result, text, pm, mc, units, functions, rank_variants, failed, shared, coarsen,
@@ -365,6 +366,14 @@ def _lower_kernel(mc, fn, specialize, record_failures, result, units, rank_varia
         pm.globals.update(saved_globals)
 
 
+def _name_launchers(result, pm) -> None:
+    """Each translated kernel's launcher spelling (respelled where the user's module has that
+    name already: a host function `launch_<kernel>` of its own)."""
+    for report in result.kernels:
+        if report.status == "translated":
+            report.launcher = pm.names[launcher_name(report.kernel)]
+
+
 def _emit_module(result, text, pm, mc, units, functions, rank_variants, failed, shared,
                  coarsen, keep_unconverted) -> None:
     """Render the module into `result.output`, checked first: a module that would not run is
@@ -384,10 +393,7 @@ def _emit_module(result, text, pm, mc, units, functions, rank_variants, failed, 
             result.module_diagnostics.extend(problems)
             return
         result.output = output
-        # the launcher's spelling (respelled where the user's module has that name already)
-        for report in result.kernels:
-            if report.status == "translated":
-                report.launcher = pm.names[launcher_name(report.kernel)]
+        _name_launchers(result, pm)
         result.kept = sorted(failed)
         result.module_diagnostics.extend(notes)
         result.runtime = shared.pieces if shared is not None else []
