@@ -287,8 +287,7 @@ def k(a, b, c):
         extra = (f", input_precision={prec}" if prec else "") + (
             "" if fast else fp8_accumulation(x, y))
         cx.mark_dot(fma=prec == '"ieee"', tf32='"tf32"' in (prec or ""))
-        # a tf32 product of tiles loaded straight from arrays: the launcher may lay B out
-        # K-major, the only layout wgmma reads tf32 operands in (docs/performance.md)
+        # tiles loaded straight from arrays: the arrays they come from (`loaded_from`)
         b_src, a_src = getattr(y.val, "loaded_from", None), getattr(x.val, "loaded_from", None)
         if prec and "tf32" in prec:
             # tf32 operands rounded as cuTile rounds them: where both are loaded straight from

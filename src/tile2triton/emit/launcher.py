@@ -348,11 +348,12 @@ def _k_major_copies(pm: ParsedModule, fn: FunctionInfo, unit, ranks: dict) -> li
     out, seen = [], set()
     readers = unit.read_only     # (the lowering scanned them: Lowerer.read_only_arrays)
     for b, a in getattr(unit, "k_major", ()):
-        if b in readers and a in readers and a in ranks and a != b:   # x @ x: not rounded
+        if b in readers and a in readers and a != b:    # (as the mma pattern decided)
             if a not in seen:
                 seen.add(a)
                 out.append((a, "_tf32_operand", ""))
-            if b not in seen:
+            if b not in seen:       # (K-major by A's row count, where A's rank is known)
                 seen.add(b)
-                out.append((b, "_k_major_tf32", f", {a}.shape[-2]"))
+                out.append((b, "_k_major_tf32", f", {a}.shape[-2]") if a in ranks
+                           else (b, "_tf32_operand", ""))
     return out
