@@ -351,10 +351,14 @@ def _tf32_operand(stream, x):
 @triton.jit
 def _tf32_round_kernel(src, dst, n, BLOCK: tl.constexpr):
     i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    x = tl.load(src + i, mask=i < n)
-    bits = x.to(tl.uint32, bitcast=True)
+    tl.store(dst + i, _tf32_nearest(tl.load(src + i, mask=i < n)), mask=i < n)
+
+
+@triton.jit
+def _tf32_nearest(x):
+    bits = x.to(tl.uint32, bitcast=True)  # 10 mantissa bits, to nearest even; NaN, inf stay
     rounded = ((bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000).to(tl.float32, bitcast=True)
-    tl.store(dst + i, tl.where(tl.abs(x) < float("inf"), rounded, x), mask=i < n)
+    return tl.where(tl.abs(x) < float("inf"), rounded, x)
 
 
 def _wgmma_device(device):
@@ -389,10 +393,7 @@ def _k_major_copy_kernel(
     i = tl.program_id(2).to(tl.int64)
     mask = (k[:, None] < K) & (n[None, :] < N)
     x = tl.load(src + i * src_sb + k[:, None] * src_sk + n[None, :] * src_sn, mask=mask)
-    bits = x.to(tl.uint32, bitcast=True)  # rounded to tf32, to nearest even
-    rounded = ((bits + 0xFFF + ((bits >> 13) & 1)) & 0xFFFFE000).to(tl.float32, bitcast=True)
-    x = tl.where(tl.abs(x) < float("inf"), rounded, x)
-    tl.store(dst + i * dst_sb + n[None, :] * dst_sn + k[:, None], x, mask=mask)
+    tl.store(dst + i * dst_sb + n[None, :] * dst_sn + k[:, None], _tf32_nearest(x), mask=mask)
 
 
 # TMA loads: their dtypes (measured: fp16 products); per device, whether it has TMA

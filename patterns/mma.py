@@ -65,10 +65,6 @@ def rounded_tf32(low, cx):
 FP8 = ("float8_e4m3fn", "float8_e5m2")
 
 
-def maybe_fp8(x, y) -> bool:
-    return all(dtype_of(v) is None or dtype_of(v) in FP8 for v in (x, y))
-
-
 def fp8_accumulation(x, y) -> str:
     """`, max_num_imprecise_acc=K` (the product's depth) where the operands may be fp8. On
     sm_90 Triton multiplies fp8 on wgmma, whose accumulator keeps fewer bits than fp32;
@@ -77,7 +73,7 @@ def fp8_accumulation(x, y) -> str:
     depth (128) gives cuTile's result bit for bit, 0 / 32 / 64 / Triton's default differ from
     it in 99 / 93 / 87 / 83 % of the elements. Other dtypes ignore the argument; operands
     known not to be fp8 omit it; a depth unknown here promotes after every step (0)."""
-    if not maybe_fp8(x, y):
+    if not all(dtype_of(v) is None or dtype_of(v) in FP8 for v in (x, y)):
         return ""
     sx = tile_shape(x)
     depth = sx[-1] if sx else None

@@ -199,9 +199,9 @@ class HostReferences(cst.CSTTransformer):
                     help="refer to the cuTile names you need directly (ct.launch, ct.cdiv, "
                          "...), which convert translates"))
             return updated
-        if name in self.HOST_NAMES:
+        if name in HOST_NAMES:
             return self._host_name(name)
-        for prefix in self.HOST_NAME_PREFIXES:
+        for prefix in HOST_NAME_PREFIXES:
             if name.startswith(prefix) and name[len(prefix):].isidentifier():
                 return cst.Attribute(self._host_name(prefix[:-1]), cst.Name(name[len(prefix):]))
         if self.annotations or id(original) in self.called:
@@ -249,7 +249,7 @@ class HostReferences(cst.CSTTransformer):
             sub = stack.pop()
             name = self.pm.ct_name(sub) if isinstance(sub, (cst.Name, cst.Attribute)) else None
             if name is not None:
-                if name in self.HOST_NAMES or name in ("launch", "kernel") \
+                if name in HOST_NAMES or name in ("launch", "kernel") \
                         or name.startswith("_") or f"cuda.tile.{name}" in self._choices():
                     return False        # (a construct handed to a kernel factory: its name)
                 folded = True
@@ -257,14 +257,12 @@ class HostReferences(cst.CSTTransformer):
             stack.extend(sub.children)
         return folded
 
-    HOST_NAMES = HOST_NAMES
-    HOST_NAME_PREFIXES = HOST_NAME_PREFIXES
 
     def _host_name(self, name: str):
         self.host_features.add(name)
         if name.startswith("tune."):   # (the tuning helpers come as one block)
             self.host_features.add("tune.exhaustive_search")
-        target = self.HOST_NAMES[name]
+        target = HOST_NAMES[name]
         if "." in target:
             return cst.parse_expression(target)
         self.introduced.add(target)
@@ -300,7 +298,7 @@ class HostReferences(cst.CSTTransformer):
         return updated.with_changes(annotation=cst.SimpleString(f"{quote}{code}{quote}"))
 
     def _annotation_type(self, expr: cst.BaseExpression):
-        return annotation_type(self.pm, expr, self.HOST_NAMES, self._host_name)
+        return annotation_type(self.pm, expr, HOST_NAMES, self._host_name)
 
     def leave_Attribute(self, original, updated):
         if original.attr.value == "_pyfunc":
@@ -332,7 +330,7 @@ class HostReferences(cst.CSTTransformer):
                 and func.value not in self.kernels:
             return self._tile_function_call(original, updated)
         name = self._host_ct_name(func)
-        if name is None or name in self.HOST_NAMES:
+        if name is None or name in HOST_NAMES:
             return updated
         if name in ("ArrayAnnotation", "ListAnnotation"):
             # inside annotations (which become strings) and the module-level aliases of them

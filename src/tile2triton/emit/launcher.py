@@ -222,7 +222,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
             known.append(local["walked"])
         if row_tiles:   # (the overlap of arrays, which the key does not hold otherwise)
             known.append(local["row_tiles"])
-    k_major = _k_major_copies(pm, fn, unit, ranks)
+    k_major = _tf32_operand_copies(pm, fn, unit, ranks)
     elems = launcher_tile_elems(fn, unit)
     return render(
         "launcher.py.j2", kernel=fn.name, launch=names[launcher_name(fn.name)], h=h, v=local,
@@ -339,7 +339,7 @@ def _launch_key(fn: FunctionInfo, h: dict) -> list:
     return known
 
 
-def _k_major_copies(pm: ParsedModule, fn: FunctionInfo, unit, ranks: dict) -> list:
+def _tf32_operand_copies(pm: ParsedModule, fn: FunctionInfo, unit, ranks: dict) -> list:
     """tf32 products whose A and B operands are loaded straight from array parameters (the
     mma pattern notes them), where the kernel only reads both: the launcher hands the kernel
     both rounded to tf32 as cuTile rounds them (the tensor cores would truncate; rounded in
