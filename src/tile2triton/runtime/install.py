@@ -37,7 +37,11 @@ def install(keep_cutile: bool = False) -> bool:
     sys.modules["cuda.tile.tune"] = ct.tune
     sys.modules["cuda.tile.compilation"] = ct.compilation
     # the private modules programs import on the host (a capability query, an enum's home)
-    sys.modules.update(private_modules.modules())
+    private = private_modules.modules()
+    sys.modules.update(private)
+    for name, module in private.items():   # `from cuda.tile import _datatype` finds them too
+        if name.count(".") == 2:
+            setattr(ct, name.rsplit(".", 1)[1], module)
     cuda.tile = ct
     return True
 
