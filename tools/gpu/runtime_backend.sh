@@ -8,7 +8,8 @@
 #      (tools/gpu/runtime_host_time.py; target within 1.2x), 25 s at most;
 #   3. only with T2T_RUNTIME_TESTS=1 (several minutes): a fixed set of 23 files of cuTile's
 #      test/ (public API only), each test's own assertions the oracle: passed / failed /
-#      skipped per file from pytest's junit report, 90 s per file, 8 at a time.
+#      skipped per file from pytest's junit report, T2T_RUNTIME_TEST_S per file (default 150),
+#      T2T_RUNTIME_TEST_JOBS files at a time (default 8).
 # Run from the repo root after `source .gpu/activate.sh`, with cuTile's upstream repo at
 # .cutile/ (or .cutile.tgz). Writes $OUT/summary.txt, $OUT/runtime_backend.json, logs under
 # $OUT/samples/ (and $OUT/tests/). About 60 s without the test files (75 s at most).
@@ -53,15 +54,15 @@ test_static_eval test_static_iter test_torch_backward test_tuple test_tuple_comp
 test_unpacking"
 run_test() {
   local f=$1
-  ( cd "$ct/test" && timeout 90 python -m tile2triton run -- python -m pytest -q -p no:cacheprovider \
-      "$f.py" --junitxml="$out/tests/$f.xml" ) > "$out/tests/$f.log" 2>&1
+  ( cd "$ct/test" && timeout "${T2T_RUNTIME_TEST_S:-150}" python -m tile2triton run -- python -m pytest -q \
+      -p no:cacheprovider -o addopts= -n 2 "$f.py" --junitxml="$out/tests/$f.xml" ) > "$out/tests/$f.log" 2>&1
   echo "$f $?" >> "$out/tests/status.txt"
 }
 : > "$out/tests/status.txt"
 if [ "${T2T_RUNTIME_TESTS:-0}" = 1 ]; then
   for f in $FILES; do
     run_test "$f" &
-    while [ "$(jobs -rp | wc -l)" -ge 8 ]; do sleep 0.5; done
+    while [ "$(jobs -rp | wc -l)" -ge "${T2T_RUNTIME_TEST_JOBS:-8}" ]; do sleep 0.5; done
   done
   wait
 fi

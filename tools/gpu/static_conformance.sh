@@ -14,7 +14,8 @@
 # Knobs: T2T_SC_BUDGET_S (seconds for the conformance runs, default 400), T2T_SC_LIVE_SHARE
 # (the live mode's share of them, default 35 %), T2T_SC_JOBS (files at once, default 12),
 # T2T_SC_FILES (test-file globs, default all), T2T_SC_SAMPLES_S (default 360; 0 skips the
-# samples), T2T_SC_MIN_RUN_S (no run starts with less budget left, default 20).
+# samples), T2T_SC_MIN_RUN_S (no run starts with less budget left, default 20),
+# T2T_SC_CHECK_JOBS (launches checked at once in each plugin run, default 2).
 # T2T_SC_QUICK=1: a fixed subset of 10 test files (QUICK_FILES below: class kernels, kernel
 # factories with closure constants and function values, kernels of test functions with their
 # own helpers and dataclasses, string-built kernels, rank- and slice-heavy module kernels),
@@ -71,7 +72,7 @@ sel=(); [ -n "$files" ] && sel=(--files $files)
 static_s=$(( budget * (100 - share) / 100 ))
 python -m tile2triton.verify.conformance "$ct" --json "$out/conf-static.json" \
     --out "$out/conf-static.md" --mode static --budget-s "$static_s" --jobs "$jobs" \
-    --check-jobs 2 --min-run-s "$min_run" --upstream-rev "$rev" --work-dir "$work/cs" -q \
+    --check-jobs "${T2T_SC_CHECK_JOBS:-2}" --min-run-s "$min_run" --upstream-rev "$rev" --work-dir "$work/cs" -q \
     "${sel[@]}"
 if [ ! -f "$out/conf-live.json" ]; then   # the plain runs are the same in both modes
   python3 - "$out/conf-static.json" "$out/conf-live.json" <<'PY'
@@ -86,7 +87,7 @@ fi
 left=$(( budget - static_s ))
 python -m tile2triton.verify.conformance "$ct" --json "$out/conf-live.json" \
     --out "$out/conf-live.md" --mode live --phases plugin --budget-s "$left" --jobs "$jobs" \
-    --check-jobs 2 --min-run-s "$min_run" --upstream-rev "$rev" --work-dir "$work/cl" -q \
+    --check-jobs "${T2T_SC_CHECK_JOBS:-2}" --min-run-s "$min_run" --upstream-rev "$rev" --work-dir "$work/cl" -q \
     "${sel[@]}"
 [ -n "$samples_pid" ] && wait "$samples_pid"
 
