@@ -588,6 +588,15 @@ def launch_copy(kernel, x, y):
     assert partial.mode == "static-partial"
     assert partial.find(launched)[1] == "launch_copy_1"
     assert "def launch_copy_1(stream, grid, x, y, TILE" in partial.text
+    # a host statement that does not translate (GPU run 53: test_dispatcher.py's
+    # `patch('cuda.tile._compile.compile_tile', side_effect=ct._compile.compile_tile)` left
+    # the spelling unset, 31 launches `error`)
+    host = tmp_path / "named_like_host.py"
+    host.write_text(src.read_text() + "\n\ndef compiles():\n    return ct._compile.compile_tile\n")
+    partial = module_artifact(str(host))
+    assert partial.mode == "static-partial"
+    assert partial.find(launched)[1] == "launch_copy_1"
+    assert "def launch_copy_1(stream, grid, x, y, TILE" in partial.text
 
 
 def test_kernel_pyfunc_in_host_code(tmp_path):

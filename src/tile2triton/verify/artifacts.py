@@ -129,6 +129,7 @@ def _translate_module(path: str, text: str) -> ModuleArtifact:
         # what `convert --keep-unconverted` writes: the failed kernels and host lines stay as
         # cuTile code, so every name the module's own code refers to is still defined
         art.text = kept.output
+        _launchers_from(art, kept)
         art.left_out = [f"line {k.line}: kernel `{k.kernel}` does not translate (kept as "
                         "cuTile code)" for k in kept.kernels if k.status == "failed"]
         art.left_out += [f"line {d.line or 0}: {d.code} {d.message} (kept as cuTile code)"
@@ -162,10 +163,22 @@ def _translate_module(path: str, text: str) -> ModuleArtifact:
                 art.kernels[k.kernel] = k
         if res.ok:
             art.text = res.output
+            _launchers_from(art, res)
             return art
     art.mode = "none"
     art.module_diagnostics = "\n\n".join(d.format() for d in res.diagnostics())
     return art
+
+
+def _launchers_from(art: ModuleArtifact, res) -> None:
+    """The launcher spellings of the text the artifact holds: the first translation, which
+    failed, may not have named them (a host statement that does not translate stops it before
+    the names are settled), and a launcher is respelled where the user's module has a
+    `launch_<kernel>` of its own."""
+    for k in res.kernels:
+        mine = art.kernels.get(k.kernel)
+        if k.launcher and mine is not None and mine.status == "translated":
+            mine.launcher = k.launcher
 
 
 def leave_out(text: str, kernel_lines: dict, host_lines: dict) -> tuple[str, list]:
