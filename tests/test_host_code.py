@@ -620,3 +620,43 @@ def run(x, y):
     x, y = _data()
     mod.run(x, y)
     torch.testing.assert_close(y, x * 2)
+
+
+def test_operator_functions_handed_to_a_kernel_of_a_host_function(tmp_path):
+    """cuTile's test_static_eval.py hands its kernel `operator.add`, `operator.lshift`, ... from
+    a parametrize list and the kernel calls it (`func(lhs, rhs)`). The static translation
+    chooses among the function values the module names; the operator functions were not among
+    them, so every such launch met "the compile-time table has no entry for this key" (GPU run
+    53: 17 launches `compile-error`). Each is run here against Python's own operator on the
+    same ints."""
+    text = '''
+import operator
+import cuda.tile as ct
+
+FUNCS = [operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
+         operator.lshift, operator.rshift, operator.and_, operator.or_, operator.xor,
+         operator.lt, operator.ge, ct.maximum]
+
+
+def apply(func, a, b, out, TILE):
+    @ct.kernel
+    def kernel(a, b, out, TILE: ct.Constant[int]):
+        x = ct.load(a, index=(ct.bid(0),), shape=(TILE,))
+        y = ct.load(b, index=(ct.bid(0),), shape=(TILE,))
+        ct.store(out, index=(ct.bid(0),), tile=ct.astype(func(x, y), out.dtype))
+
+    ct.launch(None, ((a.shape[0] + TILE - 1) // TILE,), kernel, (a, b, out, TILE))
+'''
+    rc, out = _convert(tmp_path, text, "op_values")
+    assert rc == 0
+    mod = _load(out, "op_values_converted")
+    gen = torch.Generator().manual_seed(5)
+    a = torch.randint(-1000, 1000, (N,), generator=gen, dtype=torch.int32)
+    b = torch.randint(1, 7, (N,), generator=gen, dtype=torch.int32)
+    for func in mod.FUNCS:
+        got = torch.full((N,), -7, dtype=torch.int32)
+        mod.apply(func, a, b, got, TILE)
+        # (host code holds ct.maximum by its name, which the kernel chooses by)
+        want = torch.maximum(a, b).tolist() if func == "maximum" else [
+            int(func(x, y)) for x, y in zip(a.tolist(), b.tolist())]
+        assert got.tolist() == want, func

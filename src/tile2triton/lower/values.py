@@ -22,7 +22,10 @@ def choice_name(candidate: str) -> str:
     own name (what `_choice_name` gives at run time: the function's `__name__`)."""
     if candidate.startswith("enum:"):
         return candidate[len("enum:"):]     # a member of the module's enums: "Color.RED"
-    return candidate[len("cuda.tile."):] if candidate.startswith("cuda.tile.") else candidate
+    for prefix in ("cuda.tile.", "operator."):   # `operator.add.__name__` is "add"
+        if candidate.startswith(prefix):
+            return candidate[len(prefix):]
+    return candidate
 
 
 def _candidate(c: str) -> Lowered:
@@ -34,6 +37,8 @@ def _candidate(c: str) -> Lowered:
     enum, _, member = c[len("cuda.tile."):].partition(".")
     if c.startswith("cuda.tile.") and member in ENUM_MEMBERS.get(enum, ()):
         return Lowered(f"{enum}.{member}", EnumV(enum, member))
+    if c.startswith("operator."):
+        return Lowered(c, PyRefV(c))
     return Lowered(c, CtRefV(c) if c.startswith("cuda.tile.") else FuncV(c))
 
 

@@ -510,11 +510,12 @@ def choice_candidates(pm: ParsedModule) -> tuple:
     """What a function value that a kernel of a host function calls (`reduce_op(t, axis=1)`
     with `make_kernel(ct.sum)`) can be, as far as the module shows: the cuTile constructs
     and the module's @ct.function helpers that it names as values, not calls (in
-    parametrize lists, tables, factory calls): ("cuda.tile.sum", ...) and helper names,
-    sorted. The kernel is translated for each (a choice Triton folds per specialization)."""
+    parametrize lists, tables, factory calls), and the `operator` module's functions named so:
+    ("cuda.tile.sum", ..., "operator.add", ...) and helper names, sorted. The kernel is translated for each (a choice Triton folds per specialization)."""
     cached = getattr(pm, "_choice_candidates", None)
     if cached is not None:
         return cached
+    from ..lower.pyconst import OPERATOR_FUNCTIONS
     from ..registry import load_registry
     constructs = load_registry().constructs
     helpers = {n for n, f in pm.functions.items()
@@ -533,10 +534,13 @@ def choice_candidates(pm: ParsedModule) -> tuple:
         if id(n) in callees or not isinstance(n, (cst.Name, cst.Attribute)):
             continue
         name = pm.ct_name(n)
+        qual = pm.qualname(n) or ""
         if name is not None and name in constructs:
             out.add(f"cuda.tile.{name}")
         elif isinstance(n, cst.Name) and n.value in helpers:
             out.add(n.value)
+        elif qual.startswith("operator.") and qual[len("operator."):] in OPERATOR_FUNCTIONS:
+            out.add(qual)     # `parametrize("func", [operator.add, ...])`
     result = tuple(sorted(out))
     pm._choice_candidates = result
     return result
