@@ -18,6 +18,7 @@ by `tile2triton.translate_kernel`.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -515,7 +516,6 @@ def choice_candidates(pm: ParsedModule) -> tuple:
     cached = getattr(pm, "_choice_candidates", None)
     if cached is not None:
         return cached
-    from ..lower.pyconst import OPERATOR_FUNCTIONS
     from ..registry import load_registry
     constructs = load_registry().constructs
     helpers = {n for n, f in pm.functions.items()
@@ -539,8 +539,9 @@ def choice_candidates(pm: ParsedModule) -> tuple:
             out.add(f"cuda.tile.{name}")
         elif isinstance(n, cst.Name) and n.value in helpers:
             out.add(n.value)
-        elif qual.startswith("operator.") and qual[len("operator."):] in OPERATOR_FUNCTIONS:
-            out.add(qual)     # `parametrize("func", [operator.add, ...])`
+        elif qual.startswith("operator.") and callable(getattr(operator, qual[9:], None)):
+            # `parametrize("func", [operator.add, ...])` (the lowering takes those it can)
+            out.add(qual)
     result = tuple(sorted(out))
     pm._choice_candidates = result
     return result
