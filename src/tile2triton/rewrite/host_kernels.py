@@ -512,7 +512,8 @@ def choice_candidates(pm: ParsedModule) -> tuple:
     with `make_kernel(ct.sum)`) can be, as far as the module shows: the cuTile constructs
     and the module's @ct.function helpers that it names as values, not calls (in
     parametrize lists, tables, factory calls), and the `operator` module's functions named so:
-    ("cuda.tile.sum", ..., "operator.add", ...) and helper names, sorted. The kernel is translated for each (a choice Triton folds per specialization)."""
+    ("cuda.tile.sum", ..., "operator.add", ...) and helper names, sorted. The kernel is
+    translated for each (a choice Triton folds per specialization)."""
     cached = getattr(pm, "_choice_candidates", None)
     if cached is not None:
         return cached
