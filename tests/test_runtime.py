@@ -257,6 +257,44 @@ def test_private_modules_programs_import_answer_for_the_runtime(tmp_path):
     assert r.returncode != 0
 
 
+def test_cutile_test_harness_imports_answer_for_the_runtime(tmp_path):
+    """cuTile's own test/conftest.py and util.py import the arch string, the compiler's path,
+    the supported bytecode versions, a dtype conversion, the exception module and the
+    ahead-of-time calling convention (evaluated as a default argument). Before, none of its
+    test files collected under `run` (GPU run 54 then ran 23 of them: 1,211 tests pass).
+    Using the ahead-of-time export itself still says it has no Triton counterpart."""
+    prog = tmp_path / "harness_imports.py"
+    prog.write_text(textwrap.dedent("""
+        import torch
+        import cuda.tile as ct
+        from cuda.tile import _datatype as datatype
+        from cuda.tile._bytecode.version import BytecodeVersion
+        from cuda.tile._compile import _SUPPORTED_VERSIONS, _find_compiler_bin, get_sm_arch
+        from cuda.tile._exception import TileTypeError
+        from cuda.tile._ir.typing_support import to_dtype
+        from cuda.tile.compilation import CallingConvention, KernelSignature
+
+        def export(kernel, cconv=CallingConvention.cutile_python_v1()):
+            return KernelSignature.from_kernel_args(kernel, (), cconv)
+
+        assert TileTypeError is ct.TileTypeError and datatype.float16 is ct.float16
+        assert to_dtype(torch.bfloat16) is ct.bfloat16 and to_dtype(ct.int8) is ct.int8
+        assert to_dtype(torch.bool) is ct.bool_
+        assert BytecodeVersion.V_13_2 in _SUPPORTED_VERSIONS
+        assert BytecodeVersion.V_13_2.as_string() == "13.2"
+        print("arch", get_sm_arch(), "compiler", _find_compiler_bin().path)
+        try:
+            export(None)
+        except ct.TileUnsupportedFeatureError as e:
+            print("export:", e)
+    """))
+    r = _run([sys.executable, "-m", "tile2triton", "run", "--cpu", "--", "python", str(prog)],
+             tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "arch sm_80 compiler triton" in r.stdout
+    assert "export: cuda.tile.compilation.KernelSignature.from_kernel_args" in r.stdout
+
+
 def test_block_scaled_sample_skips_before_blackwell_as_under_cutile(tmp_path):
     samples = Path(os.environ.get("T2T_CUTILE_SAMPLES", "/tmp/cutile/samples"))
     if not (samples / "BlockScaledMatMul.py").is_file():
