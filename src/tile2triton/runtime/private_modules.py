@@ -7,10 +7,10 @@ the compiler takes (`cuda.tile._compile._get_max_supported_bytecode_version`,
 that defines it (`from cuda.tile._numeric_semantics import RoundingMode`, `from
 cuda.tile._datatype import float16`). cuTile's own test harness (test/conftest.py, util.py)
 also asks for the GPU's arch string, the compiler's path, the supported bytecode versions, a
-dtype conversion and the exception classes' home module. Under the runtime these answer for what serves the
-launches (Triton), so such a program runs the path it runs under cuTile: BlockScaledMatMul
-skips itself before Blackwell here as there. Anything else of cuTile's internals stays absent:
-importing it fails as before (docs/runtime.md).
+dtype conversion and the exception classes' home module. Under the runtime these answer for
+what serves the launches (Triton), so such a program runs the path it runs under cuTile:
+BlockScaledMatMul skips itself before Blackwell here as there. Anything else of cuTile's
+internals stays absent: importing it fails as before (docs/runtime.md).
 """
 from __future__ import annotations
 
@@ -87,8 +87,10 @@ def to_dtype(x) -> api_types.DType:
     """A cuTile dtype for a cuTile, torch or numpy dtype (cuTile's `_ir.typing_support`)."""
     if isinstance(x, api_types.DType):
         return x
-    name = getattr(x, "name", None) if not hasattr(x, "is_floating_point") \
-        else str(x).removeprefix("torch.")
+    if hasattr(x, "is_floating_point"):     # torch.float16
+        name = str(x).removeprefix("torch.")
+    else:                                   # np.dtype("float16")
+        name = getattr(x, "name", None)
     name = "bool_" if name == "bool" else name
     if name not in api_types.DTYPES:
         raise TypeError(f"{x} is not a dtype")
