@@ -660,3 +660,40 @@ def apply(func, a, b, out, TILE):
         want = torch.maximum(a, b).tolist() if func == "maximum" else [
             int(func(x, y)) for x, y in zip(a.tolist(), b.tolist())]
         assert got.tolist() == want, func
+
+
+def test_host_uses_of_cutiles_internals_say_what_they_are():
+    """T2T109's help once told every host-side use of cuda.tile to mark the function
+    @ct.kernel, also for cuTile's internal modules, ahead-of-time export and its exceptions
+    (cuTile's own test harness: `_find_compiler_bin`, `KernelSignature`, `TileTypeError`), where
+    that advice cannot help. Each says now what the name is, and where to keep such code."""
+    text = textwrap.dedent('''
+        import cuda.tile as ct
+        from cuda.tile._compile import _find_compiler_bin
+        from cuda.tile.compilation import KernelSignature
+
+
+        def where():
+            return _find_compiler_bin().path
+
+
+        def expects(f):
+            try:
+                f()
+            except ct.TileTypeError:
+                return True
+
+
+        def sig(k):
+            return KernelSignature.from_kernel_args(k, ())
+    ''')
+    by_line = {d.line: d for d in _diagnostics(text)[1]}
+    assert all(d.code == "T2T109" for d in by_line.values())
+    internal, error, export = (by_line[_at(text, s)[0]] for s in (
+        "_find_compiler_bin()", "ct.TileTypeError", "KernelSignature.from"))
+    assert "no Triton translation" in internal.message
+    assert "`cuda.tile._compile` is cuTile's internal module" in internal.help
+    assert "`_cext.get_compute_capability`" in internal.help and "tile2triton run" in internal.help
+    assert "raises its exceptions while compiling" in error.help
+    assert "ahead-of-time export" in export.help
+    assert not any("@ct.kernel" in d.help for d in (internal, error, export))

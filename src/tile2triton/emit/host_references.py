@@ -18,6 +18,34 @@ HOST_HELP = ("this is tile code: where it belongs to a kernel or a device helper
               "function @ct.kernel or @ct.function (or call it from a kernel); host code itself "
               "may use ct.launch, ct.kernel, ct.cdiv, ct.ByTarget, ct.compiler_timeout, "
               "kernel.replace_hints, ct.tune.exhaustive_search and cuTile dtypes")
+_RUNTIME_HELP = ("; to run the program as it is, without cuTile, use `tile2triton run -- python "
+                 "PROGRAM` (docs/runtime.md)")
+
+
+def host_message(name: str) -> str:
+    """The message of a T2T109 on host code's use of `ct.<name>`."""
+    if host_help(name) is HOST_HELP:        # a construct of kernels
+        return f"host code uses ct.{name}, which has no translation outside kernels"
+    return f"host code uses ct.{name}, which has no Triton translation"
+
+
+def host_help(name: str) -> str:
+    """The help of a T2T109 on host code's use of `ct.<name>`: what that name is, where it is
+    not tile code (cuTile's private modules, ahead-of-time export, its exceptions)."""
+    if name.startswith("_"):
+        module = name.split(".")[0]
+        return (f"`cuda.tile.{module}` is cuTile's internal module, which converted code cannot "
+                "import; of its names only the host queries " + ", ".join(
+                    sorted(f"`{n}`" for n in HOST_NAMES if n.startswith("_")))
+                + " translate. Keep this code with cuTile" + _RUNTIME_HELP)
+    if name.startswith("compilation."):
+        return ("ahead-of-time export of cuTile kernels (`cuda.tile.compilation`) has no Triton "
+                "counterpart: keep this code with cuTile" + _RUNTIME_HELP)
+    if name.startswith("Tile") and name.endswith("Error"):
+        return ("cuTile raises its exceptions while compiling a kernel, which converted code "
+                "does not do (a Triton launch raises Triton's errors): keep code that expects "
+                "them with cuTile" + _RUNTIME_HELP)
+    return HOST_HELP
 
 
 # What a host annotation naming a cuTile type names in the translated module: its kernels and
@@ -220,8 +248,7 @@ class HostReferences(cst.CSTTransformer):
             # kernel's translation chooses by (host_kernels.choice_candidates)
             return cst.SimpleString(f'"{name}"')
         self.errors.append(self.pm.error(
-            where, "T2T109", f"host code uses ct.{name}, which has no translation outside "
-            "kernels", help=HOST_HELP))
+            where, "T2T109", host_message(name), help=host_help(name)))
         return updated
 
     def _host_ct_name(self, node):
@@ -348,8 +375,7 @@ class HostReferences(cst.CSTTransformer):
         if name == "launch":
             return self._launch_call(original, updated)
         self.errors.append(self.pm.error(
-            original, "T2T109", f"host code uses ct.{name}, which has no translation outside "
-            "kernels", help=HOST_HELP))
+            original, "T2T109", host_message(name), help=host_help(name)))
         return updated
 
     def _replace_hints_call(self, original, updated):
