@@ -628,14 +628,21 @@ def test_operator_functions_handed_to_a_kernel_of_a_host_function(tmp_path):
     chooses among the function values the module names; the operator functions were not among
     them, so every such launch met "the compile-time table has no entry for this key" (GPU run
     53: 17 launches `compile-error`). Each is run here against Python's own operator on the
-    same ints."""
+    same ints, beside a helper of the module that shares a name with one (`sub`): each value
+    is told apart from the other by its module."""
     text = '''
 import operator
 import cuda.tile as ct
 
+
+@ct.function
+def sub(a, b):
+    return b - a
+
+
 FUNCS = [operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod,
          operator.lshift, operator.rshift, operator.and_, operator.or_, operator.xor,
-         operator.lt, operator.ge, ct.maximum]
+         operator.lt, operator.ge, ct.maximum, sub]
 
 
 def apply(func, a, b, out, TILE):
@@ -657,8 +664,12 @@ def apply(func, a, b, out, TILE):
         got = torch.full((N,), -7, dtype=torch.int32)
         mod.apply(func, a, b, got, TILE)
         # (host code holds ct.maximum by its name, which the kernel chooses by)
-        want = torch.maximum(a, b).tolist() if func == "maximum" else [
-            int(func(x, y)) for x, y in zip(a.tolist(), b.tolist())]
+        if func == "maximum":
+            want = torch.maximum(a, b).tolist()
+        elif func is mod.FUNCS[-1]:     # the module's own `sub`
+            want = (b - a).tolist()
+        else:
+            want = [int(func(x, y)) for x, y in zip(a.tolist(), b.tolist())]
         assert got.tolist() == want, func
 
 
@@ -697,3 +708,23 @@ def test_host_uses_of_cutiles_internals_say_what_they_are():
     assert "raises its exceptions while compiling" in error.help
     assert "ahead-of-time export" in export.help
     assert not any("@ct.kernel" in d.help for d in (internal, error, export))
+
+
+def test_the_checker_passes_operator_functions_by_their_module():
+    """The checker hands a kernel's function values to the static translation by the names
+    the translation chooses by: `operator.sub` as "operator.sub", the module's own `sub` as
+    "sub" (as `_choice_name` does in converted code)."""
+    import operator
+
+    from tile2triton.verify import intercept
+
+    def sub(a, b):
+        return b - a
+
+    def make(func):
+        def kernel(x):
+            return func(x, x)
+        return kernel
+
+    for value, name in ((operator.sub, "operator.sub"), (sub, "sub")):
+        assert intercept._closure_values(make(value), ["func"], ("func",)) == {"func": name}

@@ -19,13 +19,12 @@ from .pyconst import TypedInt
 
 def choice_name(candidate: str) -> str:
     """The name a launcher passes for a function value: "sum" for "cuda.tile.sum", a helper's
-    own name (what `_choice_name` gives at run time: the function's `__name__`)."""
+    own name (what `_choice_name` gives at run time: the function's `__name__`), "operator.add"
+    for the operator module's function."""
     if candidate.startswith("enum:"):
         return candidate[len("enum:"):]     # a member of the module's enums: "Color.RED"
-    for prefix in ("cuda.tile.", "operator."):   # `operator.add.__name__` is "add"
-        if candidate.startswith(prefix):
-            return candidate[len(prefix):]
-    return candidate
+    # ("operator.add" stays whole: a helper of the module may be called `add`)
+    return candidate[len("cuda.tile."):] if candidate.startswith("cuda.tile.") else candidate
 
 
 def _candidate(c: str) -> Lowered:

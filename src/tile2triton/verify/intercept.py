@@ -17,6 +17,7 @@ import dataclasses
 import inspect
 import itertools
 import json
+import operator
 import os
 import sys
 import threading
@@ -351,7 +352,9 @@ def _closure_values(func, names, choices=(), dtypes=()):
             return f"the value of `{n}`, which kernel `{func.__name__}` reads from its host " \
                 "function, is not known"
         if n in choices and callable(v) and isinstance(getattr(v, "__name__", None), str):
-            v = v.__name__
+            # (an operator function by its module, as _choice_name)
+            v = f"operator.{v.__name__}" if getattr(operator, v.__name__, None) is v \
+                else v.__name__
         elif n in choices and (type(v).__name__ in ENUM_MEMBERS or hasattr(
                 type(v), "__members__")) and isinstance(getattr(v, "name", None), str):
             v = f"{type(v).__name__}.{v.name}"      # an enum member, as _choice_name
