@@ -51,6 +51,16 @@ def unpacked(a, b, out, TM: ct.Constant[int], TN: ct.Constant[int]):
     t = ct.load(alias, index=(i, j), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
     s = ct.load(second, index=(i, j), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
     ct.store(out, index=(i, j), tile=t - s)
+
+
+@ct.kernel
+def unpacked_variable(a, b, out, TM: ct.Constant[int], TN: ct.Constant[int]):
+    i, j = ct.bid(0), ct.bid(1)
+    pair = (b, a)
+    first, second = pair
+    t = ct.load(first, index=(i, j), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    s = ct.load(second, index=(i, j), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i, j), tile=t * s - s)
 """
 
 
@@ -125,6 +135,16 @@ def test_unpacked_aliases(mods):
     r1, r2 = _both(mods, "unpacked", GRID, [a, b, out, TM, TN])
     torch.testing.assert_close(r2[2].double(), b.double() - a.double(), rtol=1e-6, atol=1e-6)
     assert torch.equal(r1[2], r2[2])
+
+
+def test_unpacking_a_tuple_variable_of_arrays(mods):
+    """`pair = (b, a); first, second = pair`: the names unpacked from a tuple variable are the
+    arrays it holds (before, the arrays were taken for scalars: T2T102 at the load)."""
+    a, b, out = _data(5)
+    r1, r2 = _both(mods, "unpacked_variable", GRID, [a, b, out, TM, TN])
+    want = b.double() * a.double() - a.double()
+    torch.testing.assert_close(r2[2].double(), want, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(r1[2], r2[2], rtol=1e-6, atol=1e-6)
 
 
 def test_ranks_must_agree():

@@ -609,6 +609,14 @@ class _UseScanner(cst.CSTVisitor):
                     bases = self.plain_aliases.get(e.value.value, {e.value.value})
                     self.plain_aliases.setdefault(t.value.value, set()).update(bases)
                     self.names = self.names | {t.value.value}
+        # `a, b = t` of such a tuple: each name an alias of its item's arrays
+        if isinstance(v, cst.Name) and v.value in self.tuple_aliases and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, (cst.Tuple, cst.List)) \
+                and len(node.targets[0].target.elements) == len(self.tuple_aliases[v.value]):
+            for t, bases in zip(node.targets[0].target.elements, self.tuple_aliases[v.value]):
+                if isinstance(t.value, cst.Name) and bases:
+                    self.plain_aliases.setdefault(t.value.value, set()).update(bases)
+                    self.names = self.names | {t.value.value}
         # `A = As[g]`: A is an element of the list parameter As
         if isinstance(v, cst.Subscript) and isinstance(v.value, cst.Name) \
                 and v.value.value in self.names and len(node.targets) == 1 \
