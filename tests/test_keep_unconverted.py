@@ -88,7 +88,7 @@ def test_keep_unconverted_writes_the_rest_translated(tmp_path, capsys):
     assert "@ct.function\ndef only_in_failed(t):" in text    # what the kept kernel calls
     assert "    ct.launch(None, (3,), bad, (x, y, 128))" in text   # cuTile launches it
     assert ("    # tile2triton: T2T109 host code uses ct._cext.launch, which has no "
-            f"translation outside kernels (line {_line('_cext.launch(')})\n"
+            f"Triton translation (line {_line('_cext.launch(')})\n"
             "    _cext.launch(None, (3,), good, (x, y, 128))") in text
     assert "@triton.jit" in text and "launch_good(None, (3,), x, y, 128)" in text
     assert "import cuda.tile as ct" in text
@@ -135,7 +135,7 @@ def test_a_file_whose_only_failures_are_host_lines_is_kept_with_notes(tmp_path):
     assert "# tile2triton: T2T109 host code uses ct._cext.cconv_v3_enabled" in text
     assert '@pytest.mark.skipif(_cext.cconv_v3_enabled(), reason="x")' in text
     assert ("    # tile2triton: T2T109 host code uses ct._cext.TileError, which has no "
-            "translation outside kernels") in text
+            "Triton translation") in text
     assert "    with pytest.raises(_cext.TileError):\n        launch_good(None, (3,), x, y, 128)" \
         in text
     assert "from cuda.tile import _cext" in text
@@ -201,7 +201,7 @@ def test_class_whose_base_is_cutile_keeps_its_line(tmp_path):
     assert rc == 1 and out.exists()
     written = out.read_text()
     assert ("# tile2triton: T2T109 host code uses ct._cext.TileDispatcher, which has no "
-            "translation outside kernels") in written
+            "Triton translation") in written
     assert "class Hack(_cext.TileDispatcher):" in written
     assert "launch_good(None, (3,), x, y, 128)" in written
 

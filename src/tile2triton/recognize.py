@@ -585,38 +585,7 @@ class _UseScanner(cst.CSTVisitor):
             self.plain_aliases.setdefault(alias, set()).update(bases)
             self.names = self.names | {alias}
             return
-        # `t = (x, y)`, `args = (x, (), 7)` (maybe bound to several tuples of arrays)
-        if isinstance(v, cst.Tuple) and len(node.targets) == 1 \
-                and isinstance(node.targets[0].target, cst.Name) and v.elements and any(
-                    isinstance(e.value, cst.Name) and (e.value.value in self.names or
-                                                       e.value.value in self.plain_aliases)
-                    for e in v.elements) and not any(
-                    isinstance(e, cst.StarredElement) for e in v.elements):
-            parts = self.tuple_aliases.setdefault(node.targets[0].target.value, [])
-            for i, e in enumerate(v.elements):
-                if i == len(parts):
-                    parts.append(set())
-                if isinstance(e.value, cst.Name):
-                    bases = self.plain_aliases.get(e.value.value, {e.value.value})
-                    parts[i].update(b for b in bases if b in self.names)
-        # `a, b = (x, y)`: each name an alias as above
-        if isinstance(v, (cst.Tuple, cst.List)) and len(node.targets) == 1 \
-                and isinstance(node.targets[0].target, (cst.Tuple, cst.List)) \
-                and len(node.targets[0].target.elements) == len(v.elements):
-            for t, e in zip(node.targets[0].target.elements, v.elements):
-                if isinstance(t.value, cst.Name) and isinstance(e.value, cst.Name) and (
-                        e.value.value in self.names or e.value.value in self.plain_aliases):
-                    bases = self.plain_aliases.get(e.value.value, {e.value.value})
-                    self.plain_aliases.setdefault(t.value.value, set()).update(bases)
-                    self.names = self.names | {t.value.value}
-        # `a, b = t` of such a tuple: each name an alias of its item's arrays
-        if isinstance(v, cst.Name) and v.value in self.tuple_aliases and len(node.targets) == 1 \
-                and isinstance(node.targets[0].target, (cst.Tuple, cst.List)) \
-                and len(node.targets[0].target.elements) == len(self.tuple_aliases[v.value]):
-            for t, bases in zip(node.targets[0].target.elements, self.tuple_aliases[v.value]):
-                if isinstance(t.value, cst.Name) and bases:
-                    self.plain_aliases.setdefault(t.value.value, set()).update(bases)
-                    self.names = self.names | {t.value.value}
+        _note_tuple_aliases(self, node, v)
         # `A = As[g]`: A is an element of the list parameter As
         if isinstance(v, cst.Subscript) and isinstance(v.value, cst.Name) \
                 and v.value.value in self.names and len(node.targets) == 1 \
@@ -632,6 +601,43 @@ class _UseScanner(cst.CSTVisitor):
             for t in node.targets:
                 if isinstance(t.target, (cst.Tuple, cst.List)):
                     self._note(v.value.value, len(t.target.elements), node)
+
+
+def _note_tuple_aliases(scanner: "_UseScanner", node: cst.Assign, v) -> None:
+    """Tuples of arrays: `t = (x, y)` (maybe bound to several), `a, b = (x, y)` and
+    `a, b = t`, whose names alias the arrays of their items."""
+    # `t = (x, y)`, `args = (x, (), 7)` (maybe bound to several tuples of arrays)
+    if isinstance(v, cst.Tuple) and len(node.targets) == 1 \
+            and isinstance(node.targets[0].target, cst.Name) and v.elements and any(
+                isinstance(e.value, cst.Name) and (e.value.value in scanner.names or
+                                                   e.value.value in scanner.plain_aliases)
+                for e in v.elements) and not any(
+                isinstance(e, cst.StarredElement) for e in v.elements):
+        parts = scanner.tuple_aliases.setdefault(node.targets[0].target.value, [])
+        for i, e in enumerate(v.elements):
+            if i == len(parts):
+                parts.append(set())
+            if isinstance(e.value, cst.Name):
+                bases = scanner.plain_aliases.get(e.value.value, {e.value.value})
+                parts[i].update(b for b in bases if b in scanner.names)
+    # `a, b = (x, y)`: each name an alias as above
+    if isinstance(v, (cst.Tuple, cst.List)) and len(node.targets) == 1 \
+            and isinstance(node.targets[0].target, (cst.Tuple, cst.List)) \
+            and len(node.targets[0].target.elements) == len(v.elements):
+        for t, e in zip(node.targets[0].target.elements, v.elements):
+            if isinstance(t.value, cst.Name) and isinstance(e.value, cst.Name) and (
+                    e.value.value in scanner.names or e.value.value in scanner.plain_aliases):
+                bases = scanner.plain_aliases.get(e.value.value, {e.value.value})
+                scanner.plain_aliases.setdefault(t.value.value, set()).update(bases)
+                scanner.names = scanner.names | {t.value.value}
+    # `a, b = t` of such a tuple: each name an alias of its item's arrays
+    if isinstance(v, cst.Name) and v.value in scanner.tuple_aliases and len(node.targets) == 1 \
+            and isinstance(node.targets[0].target, (cst.Tuple, cst.List)) \
+            and len(node.targets[0].target.elements) == len(scanner.tuple_aliases[v.value]):
+        for t, bases in zip(node.targets[0].target.elements, scanner.tuple_aliases[v.value]):
+            if isinstance(t.value, cst.Name) and bases:
+                scanner.plain_aliases.setdefault(t.value.value, set()).update(bases)
+                scanner.names = scanner.names | {t.value.value}
 
 
 def _scan_uses(pm: ParsedModule, fn: FunctionInfo, names: set) -> "_UseScanner":
