@@ -580,23 +580,18 @@ def launch_copy(kernel, x, y):
     report, launcher = artifact.find(launched)
     assert report is not None and launcher == "launch_copy_1"
     assert f"def {launcher}(stream, grid, x, y, TILE" in artifact.text
-    # a file with a kernel that does not translate: the checker's partial artifact (GPU run
-    # 51 found the spelling missing there: the full run that failed had not named it)
-    broken = tmp_path / "named_like_broken.py"
-    broken.write_text(src.read_text() + "\n\n@ct.kernel\ndef bad(x):\n    ct.no_such(x)\n")
-    partial = module_artifact(str(broken))
-    assert partial.mode == "static-partial"
-    assert partial.find(launched)[1] == "launch_copy_1"
-    assert "def launch_copy_1(stream, grid, x, y, TILE" in partial.text
-    # a host statement that does not translate (GPU run 53: test_dispatcher.py's
-    # `patch('cuda.tile._compile.compile_tile', side_effect=ct._compile.compile_tile)` left
-    # the spelling unset, 31 launches `error`)
-    host = tmp_path / "named_like_host.py"
-    host.write_text(src.read_text() + "\n\ndef compiles():\n    return ct._compile.compile_tile\n")
-    partial = module_artifact(str(host))
-    assert partial.mode == "static-partial"
-    assert partial.find(launched)[1] == "launch_copy_1"
-    assert "def launch_copy_1(stream, grid, x, y, TILE" in partial.text
+    # the checker's partial artifact, of a file with a kernel that does not translate (GPU run
+    # 51 found the spelling missing there: the full run that failed had not named it) and of
+    # one with a host statement that does not translate (GPU run 53: test_dispatcher.py's
+    # `patch('cuda.tile._compile.compile_tile', ...)` left it unset, 31 launches `error`)
+    for stem, extra in (("broken", "@ct.kernel\ndef bad(x):\n    ct.no_such(x)\n"),
+                        ("host", "def compiles():\n    return ct._compile.compile_tile\n")):
+        partial_src = tmp_path / f"named_like_{stem}.py"
+        partial_src.write_text(src.read_text() + "\n\n" + extra)
+        partial = module_artifact(str(partial_src))
+        assert partial.mode == "static-partial"
+        assert partial.find(launched)[1] == "launch_copy_1"
+        assert "def launch_copy_1(stream, grid, x, y, TILE" in partial.text
 
 
 def test_kernel_pyfunc_in_host_code(tmp_path):
