@@ -16,9 +16,8 @@ _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 def _as_tensor(x):
     """A tensor for `x` (any DLPack array); float8_e8m0fnu, which Triton lacks, as bytes."""
-    if type(x) is not torch.Tensor:
-        x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
-    return x.view(torch.uint8) if _E8M0 is not None and x.dtype is _E8M0 else x
+    x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    return x.view(torch.uint8) if x.dtype is _E8M0 else x
 
 
 def _check_ndim(k, name, x, ndim):
@@ -74,12 +73,10 @@ _SAME_STREAM = contextlib.nullcontext()
 
 def _on_stream(stream):
     """A context on `stream` (torch, __cuda_stream__, a handle or None); the current one: none."""
-    if stream is None:
-        return _SAME_STREAM
     if isinstance(stream, torch.cuda.Stream):
         current = stream == torch.cuda.current_stream(stream.device)
         return _SAME_STREAM if current else torch.cuda.stream(stream)
-    if not torch.cuda.is_available():
+    if stream is None or not torch.cuda.is_available():
         return _SAME_STREAM
     handle = stream.__cuda_stream__()[1] if hasattr(stream, "__cuda_stream__") else stream
     return torch.cuda.stream(torch.cuda.ExternalStream(int(handle)))

@@ -122,7 +122,6 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
     _check_ndim("affine4", "out", out, 2)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
@@ -131,7 +130,7 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
     )
     with _on_stream(stream):
         compiled = affine4[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(affine4, known, compiled, args, constexprs)
 

@@ -390,18 +390,7 @@ def launch_flash_attn_fwd_kernel(
         TK * D,
         TQ * TK,
         TK,
-        (
-            TQ
-            if TQ != 1
-            else (
-                TQ
-                if TQ != 1
-                else (
-                    TQ if TQ != 1 else ((TQ if CAUSAL else 1) if (TQ if CAUSAL else 1) != 1 else TQ)
-                )
-            )
-        )
-        * D,
+        (TQ if TQ != 1 else (TQ if CAUSAL else 1) if (TQ if CAUSAL else 1) != 1 else TQ) * D,
     )
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
     num_warps = 8 if tile_elems >= 128 * 256 else 4

@@ -204,7 +204,6 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
     _check_ndim("outer_kernel", "out", out, 2)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         u_div=_multiples(u),
         v_div=_multiples(v),
@@ -214,7 +213,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
     )
     with _on_stream(stream):
         compiled = outer_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(outer_kernel, known, compiled, args, constexprs)
 
@@ -326,11 +325,10 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
     tile_elems = max(TB * TM * (2 * TH), TH * TB * TM)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(x_div=_multiples(x), out_div=_multiples(out), USE_INT64=_needs_int64(x, out))
     with _on_stream(stream):
         compiled = pool_permute_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(pool_permute_kernel, known, compiled, args, constexprs)
 

@@ -224,7 +224,6 @@ def launch_col_stats(stream, grid, x, q, col_sum, col_absmax, col_min, TM, TN, *
     tile_elems = max(TM * TN, TN, TM)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         q_div=_multiples(q),
@@ -235,7 +234,7 @@ def launch_col_stats(stream, grid, x, q, col_sum, col_absmax, col_min, TM, TN, *
     )
     with _on_stream(stream):
         compiled = col_stats[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(col_stats, known, compiled, args, constexprs)
 

@@ -181,7 +181,6 @@ def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, T
     tile_elems = max(TM * TN, TN)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         col_max_div=_multiples(col_max),
@@ -191,7 +190,7 @@ def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, T
     )
     with _on_stream(stream):
         compiled = column_stats_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(column_stats_kernel, known, compiled, args, constexprs)
 

@@ -172,7 +172,6 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
     _check_ndim("bucket_kernel", "weight", weight, 1)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         keys_div=_multiples(keys),
         bucket_div=_multiples(bucket),
@@ -183,7 +182,7 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
     )
     with _on_stream(stream):
         compiled = bucket_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(bucket_kernel, known, compiled, args, constexprs)
 

@@ -390,7 +390,6 @@ def launch_math_kernel(
     tile_elems = TILE
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         y_div=_multiples(y),
@@ -402,7 +401,7 @@ def launch_math_kernel(
     )
     with _on_stream(stream):
         compiled = math_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(math_kernel, known, compiled, args, constexprs)
 

@@ -152,7 +152,6 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
     tile_elems = max(TT, TD, TT * TD)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         table_div=_multiples(table),
         ids_div=_multiples(ids),
@@ -161,7 +160,7 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
     )
     with _on_stream(stream):
         compiled = embedding_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(embedding_kernel, known_1, compiled, args, constexprs)
 

@@ -89,7 +89,6 @@ def launch_pow2_scale_kernel(stream, grid, x, y, TILE, SHIFT, *, hints=None):
     _check_ndim("pow2_scale_kernel", "y", y, 1)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         y_div=_multiples(y),
@@ -98,7 +97,7 @@ def launch_pow2_scale_kernel(stream, grid, x, y, TILE, SHIFT, *, hints=None):
     )
     with _on_stream(stream):
         compiled = pow2_scale_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(pow2_scale_kernel, known, compiled, args, constexprs)
 

@@ -151,7 +151,6 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
     _check_ndim("float_bits_kernel", "exponent", exponent, 1)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         raw_div=_multiples(raw),
@@ -161,7 +160,7 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
     )
     with _on_stream(stream):
         compiled = float_bits_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(float_bits_kernel, known, compiled, args, constexprs)
 

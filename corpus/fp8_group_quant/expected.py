@@ -136,7 +136,6 @@ def launch_quantize_groups(stream, grid, x, q, scales, G, *, hints=None):
     _check_ndim("quantize_groups", "scales", scales, 2)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         q_div=_multiples(q),
@@ -146,7 +145,7 @@ def launch_quantize_groups(stream, grid, x, q, scales, G, *, hints=None):
     )
     with _on_stream(stream):
         compiled = quantize_groups[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(quantize_groups, known, compiled, args, constexprs)
 

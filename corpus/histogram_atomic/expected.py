@@ -127,13 +127,12 @@ def launch_histogram_kernel(stream, grid, x, hist, lo, hi, TILE, *, hints=None):
     tile_elems = TILE
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x), hist_div=_multiples(hist), USE_INT64=_needs_int64(x, hist)
     )
     with _on_stream(stream):
         compiled = histogram_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(histogram_kernel, known, compiled, args, constexprs)
 

@@ -111,7 +111,6 @@ def launch_row_dot_kernel(stream, grid, x, y, out, TM, TN, *, hints=None):
     tile_elems = max(TM, TM * TN)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         y_div=_multiples(y),
@@ -120,7 +119,7 @@ def launch_row_dot_kernel(stream, grid, x, y, out, TM, TN, *, hints=None):
     )
     with _on_stream(stream):
         compiled = row_dot_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(row_dot_kernel, known, compiled, args, constexprs)
 

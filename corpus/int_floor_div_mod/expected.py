@@ -246,7 +246,6 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
     _check_ndim("floor_div_mod_kernel", "rs", rs, 2)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         d_div=_multiples(d),
@@ -259,7 +258,7 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
     )
     with _on_stream(stream):
         compiled = floor_div_mod_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(floor_div_mod_kernel, known, compiled, args, constexprs)
 

@@ -376,7 +376,6 @@ def launch_layernorm_bwd(
     tile_elems = TN
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         dy_div=_multiples(dy),
@@ -391,7 +390,7 @@ def launch_layernorm_bwd(
     )
     with _on_stream(stream):
         compiled = layernorm_bwd[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(layernorm_bwd, known, compiled, args, constexprs)
 

@@ -264,7 +264,6 @@ def launch_layernorm_fwd_kernel(
     tile_elems = TILE_N
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     num_warps = _row_warps(num_warps, row_tiles)
     constexprs = dict(
         x_div=_multiples(x),
@@ -278,7 +277,7 @@ def launch_layernorm_fwd_kernel(
     )
     with _on_stream(stream):
         compiled = layernorm_fwd_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(layernorm_fwd_kernel, known, compiled, args, constexprs)
 

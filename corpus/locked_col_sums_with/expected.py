@@ -273,7 +273,6 @@ def launch_grouped_col_sums(stream, grid, x, partial, visits, locks, GROUPS, TM,
     tile_elems = max(TM * TN, TN)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         partial_div=_multiples(partial),
@@ -283,7 +282,7 @@ def launch_grouped_col_sums(stream, grid, x, partial, visits, locks, GROUPS, TM,
     )
     with _on_stream(stream):
         compiled = grouped_col_sums[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(grouped_col_sums, known, compiled, args, constexprs)
 

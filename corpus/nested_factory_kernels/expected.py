@@ -130,7 +130,6 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     _check_ndim("residual", "out", out, 2)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         y_div=_multiples(y),
@@ -140,7 +139,7 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     )
     with _on_stream(stream):
         compiled = residual[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(residual, known, compiled, args, constexprs)
 
@@ -237,7 +236,6 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     _check_ndim("clip_rows", "dst", dst, 2)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         src_div=_multiples(src),
         dst_div=_multiples(dst),
@@ -246,7 +244,7 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     )
     with _on_stream(stream):
         compiled = clip_rows[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(clip_rows, known, compiled, args, constexprs)
 

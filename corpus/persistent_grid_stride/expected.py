@@ -162,7 +162,6 @@ def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN, *, hin
     tile_elems = TM * TN
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         y_div=_multiples(y),
@@ -171,7 +170,7 @@ def launch_persistent_axpy_kernel(stream, grid, x, y, out, alpha, TM, TN, *, hin
     )
     with _on_stream(stream):
         compiled = persistent_axpy_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(persistent_axpy_kernel, known, compiled, args, constexprs)
 

@@ -71,7 +71,6 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     _check_ndim("reset_kernel", "cells", cells, 2)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         cells_div=_multiples(cells),
         BLOCKS_PER_PROGRAM=blocks_per_program,
@@ -79,7 +78,7 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     )
     with _on_stream(stream):
         compiled = reset_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(reset_kernel, known, compiled, args, constexprs)
 
@@ -158,7 +157,6 @@ def launch_accumulate_kernel(
     tile_elems = TILE
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         offsets_div=_multiples(offsets),
         values_div=_multiples(values),
@@ -166,7 +164,7 @@ def launch_accumulate_kernel(
     )
     with _on_stream(stream):
         compiled = accumulate_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(accumulate_kernel, known, compiled, args, constexprs)
 

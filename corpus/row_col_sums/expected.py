@@ -96,13 +96,12 @@ def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
     tile_elems = max(TM, TM * TN)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x), row_sums_div=_multiples(row_sums), USE_INT64=_needs_int64(x, row_sums)
     )
     with _on_stream(stream):
         compiled = row_sum_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(row_sum_kernel, known, compiled, args, constexprs)
 
@@ -192,13 +191,12 @@ def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
     tile_elems = max(TN, TM * TN)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x), col_sums_div=_multiples(col_sums), USE_INT64=_needs_int64(x, col_sums)
     )
     with _on_stream(stream):
         compiled = col_sum_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(col_sum_kernel, known, compiled, args, constexprs)
 

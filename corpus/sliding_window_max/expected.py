@@ -167,7 +167,6 @@ def launch_window_max(stream, grid, x, out, counts, W, STEP, *, hints=None):
     tile_elems = W
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
@@ -176,7 +175,7 @@ def launch_window_max(stream, grid, x, out, counts, W, STEP, *, hints=None):
     )
     with _on_stream(stream):
         compiled = window_max[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(window_max, known, compiled, args, constexprs)
 

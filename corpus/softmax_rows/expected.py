@@ -106,7 +106,6 @@ def launch_softmax_kernel(stream, grid, x, out, BLOCK_N, *, hints=None):
     _check_ndim("softmax_kernel", "out", out, 2)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
@@ -115,7 +114,7 @@ def launch_softmax_kernel(stream, grid, x, out, BLOCK_N, *, hints=None):
     )
     with _on_stream(stream):
         compiled = softmax_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(softmax_kernel, known, compiled, args, constexprs)
 

@@ -152,7 +152,6 @@ def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
     _check_ndim("blend_signals", "out", out, 2)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
@@ -161,7 +160,7 @@ def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
     )
     with _on_stream(stream):
         compiled = blend_signals[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(blend_signals, known, compiled, args, constexprs)
 

@@ -205,7 +205,6 @@ def launch_swish_gated_rmsnorm(stream, grid, x, gate, w, out, eps, TN, FAST, *, 
     _check_ndim("swish_gated_rmsnorm", "out", out, 2)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         gate_div=_multiples(gate),
@@ -217,7 +216,7 @@ def launch_swish_gated_rmsnorm(stream, grid, x, gate, w, out, eps, TN, FAST, *, 
     with _on_stream(stream):
         try:
             compiled = swish_gated_rmsnorm[_grid(grid)](
-                *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+                *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
             )
         except triton.CompilationError as e:
             # a failed tl.static_assert of a callee: its own message

@@ -123,7 +123,6 @@ def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN, *, hi
     tile_elems = max(TM, TM * TN)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         clipped_div=_multiples(clipped),
@@ -132,7 +131,7 @@ def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN, *, hi
     )
     with _on_stream(stream):
         compiled = threshold_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(threshold_kernel, known, compiled, args, constexprs)
 

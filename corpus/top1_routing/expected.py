@@ -143,7 +143,6 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
     _check_ndim("top1_router_kernel", "gate", gate, 1)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         logits_div=_multiples(logits),
         expert_div=_multiples(expert),
@@ -153,7 +152,7 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
     )
     with _on_stream(stream):
         compiled = top1_router_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(top1_router_kernel, known, compiled, args, constexprs)
 

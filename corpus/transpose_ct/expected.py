@@ -99,7 +99,6 @@ def launch_transpose_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     _check_ndim("transpose_kernel", "out", out, 2)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         out_div=_multiples(out),
@@ -108,7 +107,7 @@ def launch_transpose_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     )
     with _on_stream(stream):
         compiled = transpose_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(transpose_kernel, known, compiled, args, constexprs)
 

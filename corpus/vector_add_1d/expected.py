@@ -101,7 +101,6 @@ def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
     _check_ndim("vector_add_kernel", "out", out, 1)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         a_div=_multiples(a),
         b_div=_multiples(b),
@@ -111,7 +110,7 @@ def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
     )
     with _on_stream(stream):
         compiled = vector_add_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(vector_add_kernel, known, compiled, args, constexprs)
 

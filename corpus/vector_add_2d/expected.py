@@ -120,7 +120,6 @@ def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
     _check_ndim("add_2d_kernel", "out", out, 2)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         a_div=_multiples(a),
         b_div=_multiples(b),
@@ -130,7 +129,7 @@ def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
     )
     with _on_stream(stream):
         compiled = add_2d_kernel[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(add_2d_kernel, known, compiled, args, constexprs)
 

@@ -3,6 +3,7 @@ launcher.py.j2), its hints from the @ct.kernel options, and the launcher choosin
 kernel's rank variants."""
 from __future__ import annotations
 
+import ast
 import textwrap
 
 import libcst as cst
@@ -66,10 +67,23 @@ def launcher_tile_elems(fn: FunctionInfo, unit) -> list:
     """The kernel's tile sizes the launcher can evaluate (constants and constexprs)."""
     constexprs = {p.name for p in fn.params if p.kind == "constexpr"}
     elems = []
-    for e in unit.tile_elems:
+    for e in map(_without_repeated_tests, unit.tile_elems):
         if source_identifiers(e) <= constexprs and e not in elems:
             elems.append(e)
     return elems
+
+
+def _without_repeated_tests(expr: str) -> str:
+    """`expr` with each `a if c else (a if c else b)` as `a if c else b` (tile sizes of
+    branches on constexprs nest so; both are pure)."""
+    tree = ast.parse(expr, mode="eval")
+    changed = False
+    for node in ast.walk(tree):
+        while isinstance(node, ast.IfExp) and isinstance(node.orelse, ast.IfExp) and all(
+                ast.dump(getattr(node, f)) == ast.dump(getattr(node.orelse, f))
+                for f in ("test", "body")):
+            node.orelse, changed = node.orelse.orelse, True
+    return ast.unparse(tree) if changed else expr
 
 
 def launcher_signature(pm: ParsedModule, fn: FunctionInfo) -> tuple:
@@ -240,7 +254,10 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         int64_args=arrays + [f"*{n}" for n, _ in lists], hints=hints,
         # a launch can pass num_worker_warps only where the module spells it (the decorator,
         # replace_hints, a tuning space): other launchers leave the warp choice to themselves
-        worker_warps="num_worker_warps" in pm.source.text).rstrip("\n")
+        worker_warps="num_worker_warps" in pm.source.text,
+        # hints resolved per GPU only where they can be ct.ByTarget values (a shared runtime's
+        # `_by_target` serves every module); elsewhere `_by_target` is `1 if v is None else v`
+        by_target=direct or "ByTarget" in pm.source.text).rstrip("\n")
 
 
 def packed_lines(first: str, more: str, items: list, width: int = 100) -> list:

@@ -118,6 +118,10 @@ def _is_import(stmt) -> bool:
         isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
 
 
+def _is_definition(stmt) -> bool:
+    return isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
+
+
 def _is_docstring(stmt) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
         stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value,
@@ -502,7 +506,10 @@ def _placed(pm: ParsedModule, body: list, imports: list, helpers: list, rewriter
     out = sort_block(drop_orphaned(out, pm.source.text, ours, helpers), ours)
     last = max((i for i, s in enumerate(out) if _is_import(s)), default=-1)
     if helpers:
-        helpers = [_spaced(s) for s in helpers]
+        # (a constant or loop after another keeps the template's spacing: `_TMA_GPUS = {}`
+        # right below `_TMA_DTYPES`)
+        helpers = [s if i and not _is_definition(s) and not _is_definition(helpers[i - 1])
+                   else _spaced(s) for i, s in enumerate(helpers)]
         if last >= 0 and not isinstance(helpers[0], (cst.FunctionDef, cst.ClassDef)):
             # isort's rule: one blank line after the imports unless a definition follows
             own = [line for line in helpers[0].leading_lines if line.comment is not None]

@@ -148,7 +148,6 @@ def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=N
     _check_ndim("scaled_add_rows", "out", out, 2)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    num_stages = 2
     constexprs = dict(
         x_div=_multiples(x),
         y_div=_multiples(y),
@@ -159,6 +158,6 @@ def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=N
     )
     with _on_stream(stream):
         compiled = scaled_add_rows[_grid(grid)](
-            *args, **constexprs, num_warps=num_warps, num_stages=num_stages, num_ctas=num_ctas
+            *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
         )
         _remember_launch(scaled_add_rows, known, compiled, args, constexprs)
