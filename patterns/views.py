@@ -79,7 +79,7 @@ def k(x, y, off, n, TILE: ct.Constant[int]):
     ct.store(y, (0, 0), ct.load(sub, (0, 0), (TILE, TILE)))
 """, expect=["sub_ptr = x_ptr + off * x_stride1", "sub_shape0 = x_shape0",
              "sub_shape1 = off + n - off",
-             "tl.load(sub_ptr + offs_sub0[:, None] * sub_stride0 + offs_sub1[None, :] * "
+             "tl.load(sub_ptr + offs_sub0[:, None] * sub_stride0 + offs_sub0[None, :] * "
              "sub_stride1, mask=mask_sub)"])]
 
     def lower(self, call, cx):

@@ -110,5 +110,6 @@ def k(x, y):
     ct.store(y, idx, t)
 """, "tuples.py")
     assert result.ok, [d.format() for d in result.diagnostics()]
-    assert "t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, " \
+    # (both dimensions' offsets are one vector: the same 16 elements)
+    assert "t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x0[None, :] * x_stride1, " \
         "mask=mask_x)" in result.output

@@ -86,10 +86,9 @@ def argmax_rows_kernel(
         better = val > best_val
         best_val = tl.where(better, val, best_val)
         best_idx = tl.where(better, idx, best_idx)
-    offs_out0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-    mask_out = offs_out0 < out_shape0
+    mask_out = offs_x0 < out_shape0
     tl.store(
-        out_ptr + offs_out0 * out_stride0,
+        out_ptr + offs_x0 * out_stride0,
         tl.reshape(best_idx, (TM,)).to(out_ptr.dtype.element_ty),
         mask=mask_out,
     )

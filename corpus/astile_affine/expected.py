@@ -82,11 +82,9 @@ def affine4(
             shift = tl.reshape(_astile_4(pid * 0.5, 1.0, -2.0, 0.25, tl.float32), (2, 2))
             half = tl.cast(0.5, tl.float32)
             y = t.to(tl.float32) * scale + tl.reshape(shift, (1, 4)) * half
-            offs_out0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_out1 = tl.arange(0, 4).to(OFFSET_DTYPE)
-            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
                 y.to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

@@ -157,11 +157,9 @@ def outer_kernel(
             vt = tl.load(v_ptr + offs_v0 * v_stride0, mask=mask_v)
             u_col = tl.broadcast_to(ut[:, None], (TM, TN))  # (TM, 1) -> (TM, TN)
             v_row = tl.expand_dims(vt, 0)  # (1, TN)
-            offs_out0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_out1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            mask_out = (offs_u0[:, None] < out_shape0) & (offs_v0[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                out_ptr + offs_u0[:, None] * out_stride0 + offs_v0[None, :] * out_stride1,
                 (u_col * v_row + u_col).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

@@ -130,11 +130,9 @@ def col_stats(
     xt = tl.load(
         x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
     )
-    offs_q0 = tl.cast(bm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-    offs_q1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-    mask_q = (offs_q0[:, None] < q_shape0) & (offs_q1[None, :] < q_shape1)
+    mask_q = (offs_x0[:, None] < q_shape0) & (offs_x1[None, :] < q_shape1)
     qt = tl.load(
-        q_ptr + offs_q0[:, None] * q_stride0 + offs_q1[None, :] * q_stride1, mask=mask_q, other=0.0
+        q_ptr + offs_x0[:, None] * q_stride0 + offs_x1[None, :] * q_stride1, mask=mask_q, other=0.0
     )
 
     _atomic_store_add_1d(

@@ -68,24 +68,18 @@ def column_stats_kernel(
         ),
         axis=0,
     )
-    offs_x0_2 = tl.arange(0, TM).to(OFFSET_DTYPE)
-    offs_x1_2 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-    mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
     run_min = tl.min(
         tl.load(
-            x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1,
-            mask=mask_x_2,
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            mask=mask_x,
             other=float("inf"),
         ),
         axis=0,
     )
-    offs_x0_3 = tl.arange(0, TM).to(OFFSET_DTYPE)
-    offs_x1_3 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-    mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
     run_sum = tl.sum(
         tl.load(
-            x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1,
-            mask=mask_x_3,
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            mask=mask_x,
             other=0.0,
         ).to(tl.float32),
         axis=0,
@@ -99,43 +93,34 @@ def column_stats_kernel(
             mask=mask_x_4,
             other=float("-inf"),
         )
-        offs_x0_5 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-        offs_x1_5 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-        mask_x_5 = (offs_x0_5[:, None] < x_shape0) & (offs_x1_5[None, :] < x_shape1)
         lo = tl.load(
-            x_ptr + offs_x0_5[:, None] * x_stride0 + offs_x1_5[None, :] * x_stride1,
-            mask=mask_x_5,
+            x_ptr + offs_x0_4[:, None] * x_stride0 + offs_x1_4[None, :] * x_stride1,
+            mask=mask_x_4,
             other=float("inf"),
         )
-        offs_x0_6 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-        offs_x1_6 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-        mask_x_6 = (offs_x0_6[:, None] < x_shape0) & (offs_x1_6[None, :] < x_shape1)
         zs = tl.load(
-            x_ptr + offs_x0_6[:, None] * x_stride0 + offs_x1_6[None, :] * x_stride1,
-            mask=mask_x_6,
+            x_ptr + offs_x0_4[:, None] * x_stride0 + offs_x1_4[None, :] * x_stride1,
+            mask=mask_x_4,
             other=0.0,
         )
         run_max = tl.maximum(run_max, tl.max(hi, axis=0))
         run_min = tl.minimum(run_min, tl.min(lo, axis=0))
         run_sum = run_sum + tl.sum(zs.to(tl.float32), axis=0)
-    offs_col_max0 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-    mask_col_max = offs_col_max0 < col_max_shape0
+    mask_col_max = offs_x1 < col_max_shape0
     tl.store(
-        col_max_ptr + offs_col_max0 * col_max_stride0,
+        col_max_ptr + offs_x1 * col_max_stride0,
         run_max.to(col_max_ptr.dtype.element_ty),
         mask=mask_col_max,
     )
-    offs_col_min0 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-    mask_col_min = offs_col_min0 < col_min_shape0
+    mask_col_min = offs_x1 < col_min_shape0
     tl.store(
-        col_min_ptr + offs_col_min0 * col_min_stride0,
+        col_min_ptr + offs_x1 * col_min_stride0,
         run_min.to(col_min_ptr.dtype.element_ty),
         mask=mask_col_min,
     )
-    offs_col_sum0 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-    mask_col_sum = offs_col_sum0 < col_sum_shape0
+    mask_col_sum = offs_x1 < col_sum_shape0
     tl.store(
-        col_sum_ptr + offs_col_sum0 * col_sum_stride0,
+        col_sum_ptr + offs_x1 * col_sum_stride0,
         run_sum.to(col_sum_ptr.dtype.element_ty),
         mask=mask_col_sum,
     )

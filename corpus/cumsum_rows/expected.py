@@ -76,11 +76,9 @@ def cumsum_rows_kernel(
             other=0.0,
         )
         s = tl.cumsum(t.to(tl.float32), axis=1) + carry
-        offs_out0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-        offs_out1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-        mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+        mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
         tl.store(
-            out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+            out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
             s.to(out_ptr.dtype.element_ty),
             mask=mask_out,
         )

@@ -105,25 +105,22 @@ def bucket_kernel(
             mask_keys = offs_keys0 < keys_shape0
             k = tl.load(keys_ptr + offs_keys0 * keys_stride0, mask=mask_keys)
             b, s = (_floordiv(k, BUCKET), _mod(k, BUCKET))
-            offs_bucket0 = tl.cast(i, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-            mask_bucket = offs_bucket0 < bucket_shape0
+            mask_bucket = offs_keys0 < bucket_shape0
             tl.store(
-                bucket_ptr + offs_bucket0 * bucket_stride0,
+                bucket_ptr + offs_keys0 * bucket_stride0,
                 b.to(bucket_ptr.dtype.element_ty),
                 mask=mask_bucket,
             )
-            offs_slot0 = tl.cast(i, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-            mask_slot = offs_slot0 < slot_shape0
+            mask_slot = offs_keys0 < slot_shape0
             tl.store(
-                slot_ptr + offs_slot0 * slot_stride0,
+                slot_ptr + offs_keys0 * slot_stride0,
                 s.to(slot_ptr.dtype.element_ty),
                 mask=mask_slot,
             )
             half = tl.full((TILE,), 0.5, tl.float32)
-            offs_weight0 = tl.cast(i, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-            mask_weight = offs_weight0 < weight_shape0
+            mask_weight = offs_keys0 < weight_shape0
             tl.store(
-                weight_ptr + offs_weight0 * weight_stride0,
+                weight_ptr + offs_keys0 * weight_stride0,
                 (s.to(tl.float32) * half + 1.0).to(weight_ptr.dtype.element_ty),
                 mask=mask_weight,
             )

@@ -77,11 +77,9 @@ def scale_live_rows(
                 )
                 cols = tl.arange(0, TN)[None, :] + j * TN
                 v = tl.where(cols < length, v * scale, 0.0)
-                offs_out0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
-                offs_out1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-                mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+                mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
                 tl.store(
-                    out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                    out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
                     v.to(out_ptr.dtype.element_ty),
                     mask=mask_out,
                 )

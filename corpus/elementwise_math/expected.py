@@ -280,33 +280,29 @@ def math_kernel(
     offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
     mask_x = offs_x0 < x_shape0
     xt = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x)
-    offs_y0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-    mask_y = offs_y0 < y_shape0
-    yt = tl.load(y_ptr + offs_y0 * y_stride0, mask=mask_y)
+    mask_y = offs_x0 < y_shape0
+    yt = tl.load(y_ptr + offs_x0 * y_stride0, mask=mask_y)
 
     explog = _exp(_negative(xt)) + _log(xt) + _sqrt(xt) + _rsqrt(xt)
-    offs_out_explog0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-    mask_out_explog = offs_out_explog0 < out_explog_shape0
+    mask_out_explog = offs_x0 < out_explog_shape0
     tl.store(
-        out_explog_ptr + offs_out_explog0 * out_explog_stride0,
+        out_explog_ptr + offs_x0 * out_explog_stride0,
         explog.to(out_explog_ptr.dtype.element_ty),
         mask=mask_out_explog,
     )
 
     trig = _sin(yt) * _cos(xt) + _tanh(yt) + _atan2(yt, xt - 1.0)
-    offs_out_trig0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-    mask_out_trig = offs_out_trig0 < out_trig_shape0
+    mask_out_trig = offs_x0 < out_trig_shape0
     tl.store(
-        out_trig_ptr + offs_out_trig0 * out_trig_stride0,
+        out_trig_ptr + offs_x0 * out_trig_stride0,
         trig.to(out_trig_ptr.dtype.element_ty),
         mask=mask_out_trig,
     )
 
     rounded = _floor(yt) * 10.0 + _ceil(xt) + tl.abs(yt)
-    offs_out_round0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-    mask_out_round = offs_out_round0 < out_round_shape0
+    mask_out_round = offs_x0 < out_round_shape0
     tl.store(
-        out_round_ptr + offs_out_round0 * out_round_stride0,
+        out_round_ptr + offs_x0 * out_round_stride0,
         rounded.to(out_round_ptr.dtype.element_ty),
         mask=mask_out_round,
     )
@@ -315,10 +311,9 @@ def math_kernel(
     root = _sqrt(yt)
     safe_root = tl.where(root != root, -1.0, root)
     misc = _exp2(yt) + _log2(xt) + safe_root + tl.maximum(xt, yt) * 0.5 - tl.minimum(xt, yt) * 0.25
-    offs_out_misc0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-    mask_out_misc = offs_out_misc0 < out_misc_shape0
+    mask_out_misc = offs_x0 < out_misc_shape0
     tl.store(
-        out_misc_ptr + offs_out_misc0 * out_misc_stride0,
+        out_misc_ptr + offs_x0 * out_misc_stride0,
         misc.to(out_misc_ptr.dtype.element_ty),
         mask=mask_out_misc,
     )

@@ -109,11 +109,10 @@ def embedding_kernel(
         MASK=inside,
         CHECK_BOUNDS=False,
     )
-    offs_out0 = tl.cast(tl.program_id(0), OFFSET_DTYPE) * TT + tl.arange(0, TT)
     offs_out1 = tl.cast(tl.program_id(1), OFFSET_DTYPE) * TD + tl.arange(0, TD)
-    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    mask_out = (offs_ids0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
     tl.store(
-        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        out_ptr + offs_ids0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
         rows.to(out_ptr.dtype.element_ty),
         mask=mask_out,
     )

@@ -53,9 +53,8 @@ def pow2_scale_kernel(
                 r = t * scale - tl.where(t > 0, 1.0, -1.0)
             else:
                 r = t * scale
-            offs_y0 = tl.cast(block_x, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-            mask_y = offs_y0 < y_shape0
-            tl.store(y_ptr + offs_y0 * y_stride0, r.to(y_ptr.dtype.element_ty), mask=mask_y)
+            mask_y = offs_x0 < y_shape0
+            tl.store(y_ptr + offs_x0 * y_stride0, r.to(y_ptr.dtype.element_ty), mask=mask_y)
 
 
 def launch_pow2_scale_kernel(stream, grid, x, y, TILE, SHIFT, *, hints=None):

@@ -186,9 +186,8 @@ def functional_ops_kernel(
             offs_a0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
             mask_a = offs_a0 < a_shape0
             at = tl.load(a_ptr + offs_a0 * a_stride0, mask=mask_a)
-            offs_b0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-            mask_b = offs_b0 < b_shape0
-            bt = tl.load(b_ptr + offs_b0 * b_stride0, mask=mask_b)
+            mask_b = offs_a0 < b_shape0
+            bt = tl.load(b_ptr + offs_a0 * b_stride0, mask=mask_b)
             put_row(
                 fres_ptr,
                 fres_shape0,
@@ -322,12 +321,10 @@ def functional_ops_kernel(
                 USE_INT64,
             )
 
-            offs_i0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-            mask_i = offs_i0 < i_shape0
-            it = tl.load(i_ptr + offs_i0 * i_stride0, mask=mask_i)
-            offs_j0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-            mask_j = offs_j0 < j_shape0
-            jt = tl.load(j_ptr + offs_j0 * j_stride0, mask=mask_j)
+            mask_i = offs_a0 < i_shape0
+            it = tl.load(i_ptr + offs_a0 * i_stride0, mask=mask_i)
+            mask_j = offs_a0 < j_shape0
+            jt = tl.load(j_ptr + offs_a0 * j_stride0, mask=mask_j)
             put_row(
                 ires_ptr,
                 ires_shape0,

@@ -214,11 +214,10 @@ def grouped_gemm(
                     mask=mask_A,
                     other=0.0,
                 )
-                offs_B0 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
                 offs_B1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-                mask_B = (offs_B0[:, None] < B_shape0) & (offs_B1[None, :] < B_shape1)
+                mask_B = (offs_A1[:, None] < B_shape0) & (offs_B1[None, :] < B_shape1)
                 b = tl.load(
-                    B_ptr + offs_B0[:, None] * B_stride0 + offs_B1[None, :] * B_stride1,
+                    B_ptr + offs_A1[:, None] * B_stride0 + offs_B1[None, :] * B_stride1,
                     mask=mask_B,
                     other=0.0,
                 )

@@ -86,11 +86,9 @@ def hadamard_kernel(
         hi = _extract_3d(halves, 0, 1, 0, TM, 1, N // 2)
         pairs = tl.reshape(tl.permute(tl.join(lo + hi, lo - hi), (0, 3, 1, 2)), (TM, 2, N // 2))
         v = tl.reshape(tl.permute(pairs, (0, 2, 1)), (TM, N))
-    offs_out0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-    offs_out1 = tl.arange(0, N).to(OFFSET_DTYPE)
-    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
     tl.store(
-        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
         (v * scale).to(out_ptr.dtype.element_ty),
         mask=mask_out,
     )

@@ -64,11 +64,9 @@ def row_dot_kernel(
             mask=mask_x,
             other=0.0,
         ).to(tl.float32)
-        offs_y0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-        offs_y1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-        mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
+        mask_y = (offs_x0[:, None] < y_shape0) & (offs_x1[None, :] < y_shape1)
         yt = tl.load(
-            y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1,
+            y_ptr + offs_x0[:, None] * y_stride0 + offs_x1[None, :] * y_stride1,
             mask=mask_y,
             other=0.0,
         ).to(tl.float32)

@@ -148,44 +148,34 @@ def floor_div_mod_kernel(
             )
             # The divisor data has no zeros; the tail lanes are padded with 0 and then replaced
             # by 1 so that no lane ever divides by zero.
-            offs_d0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_d1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_d = (offs_d0[:, None] < d_shape0) & (offs_d1[None, :] < d_shape1)
+            mask_d = (offs_x0[:, None] < d_shape0) & (offs_x1[None, :] < d_shape1)
             dt = tl.load(
-                d_ptr + offs_d0[:, None] * d_stride0 + offs_d1[None, :] * d_stride1,
+                d_ptr + offs_x0[:, None] * d_stride0 + offs_x1[None, :] * d_stride1,
                 mask=mask_d,
                 other=0.0,
             )
             dt = tl.where(dt == 0, 1, dt)
-            offs_q0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_q1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_q = (offs_q0[:, None] < q_shape0) & (offs_q1[None, :] < q_shape1)
+            mask_q = (offs_x0[:, None] < q_shape0) & (offs_x1[None, :] < q_shape1)
             tl.store(
-                q_ptr + offs_q0[:, None] * q_stride0 + offs_q1[None, :] * q_stride1,
+                q_ptr + offs_x0[:, None] * q_stride0 + offs_x1[None, :] * q_stride1,
                 _floordiv(xt, dt).to(q_ptr.dtype.element_ty),
                 mask=mask_q,
             )
-            offs_r0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_r1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_r = (offs_r0[:, None] < r_shape0) & (offs_r1[None, :] < r_shape1)
+            mask_r = (offs_x0[:, None] < r_shape0) & (offs_x1[None, :] < r_shape1)
             tl.store(
-                r_ptr + offs_r0[:, None] * r_stride0 + offs_r1[None, :] * r_stride1,
+                r_ptr + offs_x0[:, None] * r_stride0 + offs_x1[None, :] * r_stride1,
                 _mod(xt, dt).to(r_ptr.dtype.element_ty),
                 mask=mask_r,
             )
-            offs_qs0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_qs1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_qs = (offs_qs0[:, None] < qs_shape0) & (offs_qs1[None, :] < qs_shape1)
+            mask_qs = (offs_x0[:, None] < qs_shape0) & (offs_x1[None, :] < qs_shape1)
             tl.store(
-                qs_ptr + offs_qs0[:, None] * qs_stride0 + offs_qs1[None, :] * qs_stride1,
+                qs_ptr + offs_x0[:, None] * qs_stride0 + offs_x1[None, :] * qs_stride1,
                 _floordiv(xt, s).to(qs_ptr.dtype.element_ty),
                 mask=mask_qs,
             )
-            offs_rs0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_rs1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_rs = (offs_rs0[:, None] < rs_shape0) & (offs_rs1[None, :] < rs_shape1)
+            mask_rs = (offs_x0[:, None] < rs_shape0) & (offs_x1[None, :] < rs_shape1)
             tl.store(
-                rs_ptr + offs_rs0[:, None] * rs_stride0 + offs_rs1[None, :] * rs_stride1,
+                rs_ptr + offs_x0[:, None] * rs_stride0 + offs_x1[None, :] * rs_stride1,
                 _mod(xt, s).to(rs_ptr.dtype.element_ty),
                 mask=mask_rs,
             )

@@ -189,10 +189,9 @@ def layernorm_fwd_kernel(
         tl.reshape(mean, (1,)).to(mean_out_ptr.dtype.element_ty),
         mask=mask_mean_out,
     )
-    offs_rstd_out0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
-    mask_rstd_out = offs_rstd_out0 < rstd_out_shape0
+    mask_rstd_out = offs_mean_out0 < rstd_out_shape0
     tl.store(
-        rstd_out_ptr + offs_rstd_out0 * rstd_out_stride0,
+        rstd_out_ptr + offs_mean_out0 * rstd_out_stride0,
         tl.reshape(rstd, (1,)).to(rstd_out_ptr.dtype.element_ty),
         mask=mask_rstd_out,
     )

@@ -194,28 +194,16 @@ def grouped_col_sums(
         pass  # another block of this group is inside
     slot = _cm0_slot
     offs_partial0 = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
-    offs_partial1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-    mask_partial = (offs_partial0[:, None] < partial_shape0) & (
-        offs_partial1[None, :] < partial_shape1
-    )
+    mask_partial = (offs_partial0[:, None] < partial_shape0) & (offs_x1[None, :] < partial_shape1)
     acc = tl.load(
-        partial_ptr
-        + offs_partial0[:, None] * partial_stride0
-        + offs_partial1[None, :] * partial_stride1,
+        partial_ptr + offs_partial0[:, None] * partial_stride0 + offs_x1[None, :] * partial_stride1,
         mask=mask_partial,
         other=0.0,
     )
-    offs_partial0_2 = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
-    offs_partial1_2 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-    mask_partial_2 = (offs_partial0_2[:, None] < partial_shape0) & (
-        offs_partial1_2[None, :] < partial_shape1
-    )
     tl.store(
-        partial_ptr
-        + offs_partial0_2[:, None] * partial_stride0
-        + offs_partial1_2[None, :] * partial_stride1,
+        partial_ptr + offs_partial0[:, None] * partial_stride0 + offs_x1[None, :] * partial_stride1,
         (acc + sums).to(partial_ptr.dtype.element_ty),
-        mask=mask_partial_2,
+        mask=mask_partial,
     )
     n = tl.load(
         visits_ptr + tl.cast(slot, tl.int64) * visits_stride0,

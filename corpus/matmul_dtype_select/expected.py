@@ -141,14 +141,13 @@ def gemm_select_kernel(
                     other=0.0,
                 )
             )
-            offs_W0 = tl.cast(kk, OFFSET_DTYPE) * BK + tl.arange(0, BK)
             offs_W1 = tl.cast(col_block, OFFSET_DTYPE) * BN + tl.arange(0, BN)
-            mask_W = (offs_W0[:, None] < W_shape0) & (offs_W1[None, :] < W_shape1)
+            mask_W = (offs_X1[:, None] < W_shape0) & (offs_W1[None, :] < W_shape1)
             w = (
                 W_desc.load([kk * BK, col_block * BN])
                 if W_desc is not None
                 else tl.load(
-                    W_ptr + offs_W0[:, None] * W_stride0 + offs_W1[None, :] * W_stride1,
+                    W_ptr + offs_X1[:, None] * W_stride0 + offs_W1[None, :] * W_stride1,
                     mask=mask_W,
                     other=0.0,
                 )

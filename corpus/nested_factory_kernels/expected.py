@@ -73,20 +73,16 @@ def residual(
                 mask=mask_x,
                 other=0.0,
             )
-            offs_y0 = tl.cast(row, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_y1 = tl.cast(col, OFFSET_DTYPE) * tile_n + tl.arange(0, tile_n)
-            mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
+            mask_y = (offs_x0[:, None] < y_shape0) & (offs_x1[None, :] < y_shape1)
             yt = tl.load(
-                y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1,
+                y_ptr + offs_x0[:, None] * y_stride0 + offs_x1[None, :] * y_stride1,
                 mask=mask_y,
                 other=0.0,
             )
             acc = xt.to(tl.float32) + alpha * yt.to(tl.float32)
-            offs_out0 = tl.cast(row, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_out1 = tl.cast(col, OFFSET_DTYPE) * tile_n + tl.arange(0, tile_n)
-            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
                 acc.to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )
@@ -197,11 +193,9 @@ def clip_rows(
             )
             t = tl.where(t > 1.25, 1.25, t)
             t = tl.where(t < -1.25, -1.25, t)
-            offs_dst0 = tl.cast(i, OFFSET_DTYPE) + tl.arange(0, 1)
-            offs_dst1 = tl.cast(j, OFFSET_DTYPE) * 64 + tl.arange(0, 64)
-            mask_dst = (offs_dst0[:, None] < dst_shape0) & (offs_dst1[None, :] < dst_shape1)
+            mask_dst = (offs_src0[:, None] < dst_shape0) & (offs_src1[None, :] < dst_shape1)
             tl.store(
-                dst_ptr + offs_dst0[:, None] * dst_stride0 + offs_dst1[None, :] * dst_stride1,
+                dst_ptr + offs_src0[:, None] * dst_stride0 + offs_src1[None, :] * dst_stride1,
                 t.to(dst_ptr.dtype.element_ty),
                 mask=mask_dst,
             )

@@ -143,9 +143,8 @@ def gather_rows(
         (c0 + tl.arange(0, TILE_C))[None, :],
         USE_INT64,
     )
-    offs_scale0 = tl.cast(br, OFFSET_DTYPE) * TILE_R + tl.arange(0, TILE_R)
-    mask_scale = offs_scale0 < scale_shape0
-    s = tl.load(scale_ptr + offs_scale0 * scale_stride0, mask=mask_scale, other=0.0)
+    mask_scale = offs_perm0 < scale_shape0
+    s = tl.load(scale_ptr + offs_perm0 * scale_stride0, mask=mask_scale, other=0.0)
     dst = br * TILE_R + tl.arange(0, TILE_R)
     out = (rows.to(tl.float32) * s[:, None]).to(y_ptr.dtype.element_ty)
     _scatter_2d(

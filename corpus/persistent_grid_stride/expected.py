@@ -112,17 +112,13 @@ def persistent_axpy_kernel(
         xt = tl.load(
             x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
         ).to(tl.float32)
-        offs_y0 = tl.cast(tm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-        offs_y1 = tl.cast(tn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-        mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
+        mask_y = (offs_x0[:, None] < y_shape0) & (offs_x1[None, :] < y_shape1)
         yt = tl.load(
-            y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1, mask=mask_y
+            y_ptr + offs_x0[:, None] * y_stride0 + offs_x1[None, :] * y_stride1, mask=mask_y
         ).to(tl.float32)
-        offs_out0 = tl.cast(tm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-        offs_out1 = tl.cast(tn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-        mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+        mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
         tl.store(
-            out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+            out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
             (alpha * xt + yt).to(out_ptr.dtype.element_ty),
             mask=mask_out,
         )

@@ -112,9 +112,8 @@ def accumulate_kernel(
     offs_offsets0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
     mask_offsets = offs_offsets0 < offsets_shape0
     offs = tl.load(offsets_ptr + offs_offsets0 * offsets_stride0, mask=mask_offsets, other=0.0)
-    offs_values0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-    mask_values = offs_values0 < values_shape0
-    vals = tl.load(values_ptr + offs_values0 * values_stride0, mask=mask_values, other=0.0)
+    mask_values = offs_offsets0 < values_shape0
+    vals = tl.load(values_ptr + offs_offsets0 * values_stride0, mask=mask_values, other=0.0)
     tl.atomic_add(cells_ptr + offs, vals, mask=live)
     tl.atomic_max(last_writer_ptr + offs, pid, mask=live, sem="relaxed")
 

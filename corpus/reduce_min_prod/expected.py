@@ -72,20 +72,18 @@ def min_prod_kernel(
         mask=mask_x,
         other=float("inf"),
     )
-    offs_row_min0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-    mask_row_min = offs_row_min0 < row_min_shape0
+    mask_row_min = offs_x0 < row_min_shape0
     tl.store(
-        row_min_ptr + offs_row_min0 * row_min_stride0,
+        row_min_ptr + offs_x0 * row_min_stride0,
         tl.min(t, axis=1).to(row_min_ptr.dtype.element_ty),
         mask=mask_row_min,
     )
 
     cols = tl.arange(0, TILE_N)
     t32 = tl.where(cols[None, :] < n, t.to(tl.float32), 1.0)
-    offs_row_prod0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-    mask_row_prod = offs_row_prod0 < row_prod_shape0
+    mask_row_prod = offs_x0 < row_prod_shape0
     tl.store(
-        row_prod_ptr + offs_row_prod0 * row_prod_stride0,
+        row_prod_ptr + offs_x0 * row_prod_stride0,
         _prod(t32, 1, False).to(row_prod_ptr.dtype.element_ty),
         mask=mask_row_prod,
     )

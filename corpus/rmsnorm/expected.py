@@ -71,18 +71,15 @@ def rmsnorm_kernel(
                 mask=mask_x,
                 other=0.0,
             ).to(tl.float32)
-            offs_weight0 = tl.arange(0, TILE_N).to(OFFSET_DTYPE)
-            mask_weight = offs_weight0 < weight_shape0
-            w = tl.load(weight_ptr + offs_weight0 * weight_stride0, mask=mask_weight, other=0.0).to(
+            mask_weight = offs_x1 < weight_shape0
+            w = tl.load(weight_ptr + offs_x1 * weight_stride0, mask=mask_weight, other=0.0).to(
                 tl.float32
             )
             mean_sq = tl.sum(xt * xt, axis=1, keep_dims=True) / n  # (TM, 1)
             y = xt * tl.rsqrt(mean_sq + eps) * w
-            offs_out0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_out1 = tl.arange(0, TILE_N).to(OFFSET_DTYPE)
-            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
                 y.to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

@@ -238,12 +238,10 @@ def rope_bshd(
         ),
         (1, TS, 1, HALF),
     )
-    offs_sin0 = tl.cast(s, OFFSET_DTYPE) * TS + tl.arange(0, TS)
-    offs_sin1 = tl.arange(0, HALF).to(OFFSET_DTYPE)
-    mask_sin = (offs_sin0[:, None] < sin_shape0) & (offs_sin1[None, :] < sin_shape1)
+    mask_sin = (offs_cos0[:, None] < sin_shape0) & (offs_cos1[None, :] < sin_shape1)
     sn = tl.reshape(
         tl.load(
-            sin_ptr + offs_sin0[:, None] * sin_stride0 + offs_sin1[None, :] * sin_stride1,
+            sin_ptr + offs_cos0[:, None] * sin_stride0 + offs_cos1[None, :] * sin_stride1,
             mask=mask_sin,
             other=0.0,
         ),

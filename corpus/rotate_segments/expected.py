@@ -104,10 +104,9 @@ def rotate_segments(
     seg = tl.program_id(0)
     offs_x0 = tl.cast(seg, OFFSET_DTYPE) * T + tl.arange(0, T)
     mask_x = offs_x0 < x_shape0
-    offs_out0 = tl.cast(seg, OFFSET_DTYPE) * T + tl.arange(0, T)
-    mask_out = offs_out0 < out_shape0
+    mask_out = offs_x0 < out_shape0
     tl.store(
-        out_ptr + offs_out0 * out_stride0,
+        out_ptr + offs_x0 * out_stride0,
         tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x).to(out_ptr.dtype.element_ty),
         mask=mask_out,
     )

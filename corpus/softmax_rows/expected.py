@@ -66,11 +66,9 @@ def softmax_kernel(
             row_max = tl.max(t, axis=1, keep_dims=True)
             e = tl.exp(t - row_max)
             denom = tl.sum(e, axis=1, keep_dims=True)
-            offs_out0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
-            offs_out1 = tl.arange(0, BLOCK_N).to(OFFSET_DTYPE)
-            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
                 (e / denom).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

@@ -228,14 +228,13 @@ def splitk_matmul_locked(
                 other=0.0,
             )
         )
-        offs_b0 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
         offs_b1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-        mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
+        mask_b = (offs_a1[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
         y = (
             b_desc.load([k * TK, pid_n * TN])
             if b_desc is not None
             else tl.load(
-                b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
+                b_ptr + offs_a1[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
                 mask=mask_b,
                 other=0.0,
             )

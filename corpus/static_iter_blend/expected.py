@@ -59,11 +59,9 @@ def blend_signals(
             offs_x1 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
             mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             offs_x0_2 = 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
-            offs_x1_2 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
-            mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1_2[None, :] < x_shape1)
+            mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             offs_x0_3 = 2 * 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
-            offs_x1_3 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
-            mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1_3[None, :] < x_shape1)
+            mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
             rows = (
                 tl.load(
                     x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
@@ -71,12 +69,12 @@ def blend_signals(
                     other=0.0,
                 ),
                 tl.load(
-                    x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1_2[None, :] * x_stride1,
+                    x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
                     mask=mask_x_2,
                     other=0.0,
                 ),
                 tl.load(
-                    x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1_3[None, :] * x_stride1,
+                    x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
                     mask=mask_x_3,
                     other=0.0,
                 ),
@@ -92,31 +90,25 @@ def blend_signals(
             # ct.static_iter: 3 iterations, unrolled
             r = rows[0]
             # row k: the blend, minus what signal k alone contributed
-            offs_out0 = tl.arange(0, 1).to(OFFSET_DTYPE)
-            offs_out1 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
-            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
                 (mixed - r.to(tl.float32) * 0.25).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )
             r = rows[1]
             # row k: the blend, minus what signal k alone contributed
-            offs_out0_2 = 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
-            offs_out1_2 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
-            mask_out_2 = (offs_out0_2[:, None] < out_shape0) & (offs_out1_2[None, :] < out_shape1)
+            mask_out_2 = (offs_x0_2[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_out0_2[:, None] * out_stride0 + offs_out1_2[None, :] * out_stride1,
+                out_ptr + offs_x0_2[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
                 (mixed - r.to(tl.float32) * -1.0).to(out_ptr.dtype.element_ty),
                 mask=mask_out_2,
             )
             r = rows[2]
             # row k: the blend, minus what signal k alone contributed
-            offs_out0_3 = 2 * 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
-            offs_out1_3 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
-            mask_out_3 = (offs_out0_3[:, None] < out_shape0) & (offs_out1_3[None, :] < out_shape1)
+            mask_out_3 = (offs_x0_3[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_out0_3[:, None] * out_stride0 + offs_out1_3[None, :] * out_stride1,
+                out_ptr + offs_x0_3[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
                 (mixed - r.to(tl.float32) * 2.0).to(out_ptr.dtype.element_ty),
                 mask=mask_out_3,
             )

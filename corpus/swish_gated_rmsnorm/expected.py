@@ -139,24 +139,19 @@ def swish_gated_rmsnorm(
                 mask=mask_x,
                 other=0.0,
             ).to(tl.float32)
-            offs_gate0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
-            offs_gate1 = tl.arange(0, TN).to(OFFSET_DTYPE)
-            mask_gate = (offs_gate0[:, None] < gate_shape0) & (offs_gate1[None, :] < gate_shape1)
+            mask_gate = (offs_x0[:, None] < gate_shape0) & (offs_x1[None, :] < gate_shape1)
             gt = tl.load(
-                gate_ptr + offs_gate0[:, None] * gate_stride0 + offs_gate1[None, :] * gate_stride1,
+                gate_ptr + offs_x0[:, None] * gate_stride0 + offs_x1[None, :] * gate_stride1,
                 mask=mask_gate,
                 other=0.0,
             ).to(tl.float32)
-            offs_w0 = tl.arange(0, TN).to(OFFSET_DTYPE)
-            mask_w = offs_w0 < w_shape0
-            wt = tl.load(w_ptr + offs_w0 * w_stride0, mask=mask_w, other=0.0).to(tl.float32)
+            mask_w = offs_x1 < w_shape0
+            wt = tl.load(w_ptr + offs_x1 * w_stride0, mask=mask_w, other=0.0).to(tl.float32)
             h = xt * silu(gt, FAST)
             inv = _rsqrt(_sum(h * h, 1, True) / n + eps)
-            offs_out0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
-            offs_out1 = tl.arange(0, TN).to(OFFSET_DTYPE)
-            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
                 (h * inv * wt[None, :]).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

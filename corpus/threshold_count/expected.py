@@ -67,15 +67,9 @@ def threshold_kernel(
             other=float("-inf"),
         )
         above = t > thr
-        offs_clipped0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-        offs_clipped1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-        mask_clipped = (offs_clipped0[:, None] < clipped_shape0) & (
-            offs_clipped1[None, :] < clipped_shape1
-        )
+        mask_clipped = (offs_x0[:, None] < clipped_shape0) & (offs_x1[None, :] < clipped_shape1)
         tl.store(
-            clipped_ptr
-            + offs_clipped0[:, None] * clipped_stride0
-            + offs_clipped1[None, :] * clipped_stride1,
+            clipped_ptr + offs_x0[:, None] * clipped_stride0 + offs_x1[None, :] * clipped_stride1,
             tl.where(above, t, thr).to(clipped_ptr.dtype.element_ty),
             mask=mask_clipped,
         )

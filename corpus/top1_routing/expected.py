@@ -90,17 +90,15 @@ def top1_router_kernel(
             best = _argmax_2d_1_skipping(scores, False)
             top = tl.max(scores, axis=1, keep_dims=True)
             denom = tl.sum(tl.exp(scores - top), axis=1)
-            offs_expert0 = tl.cast(pid, OFFSET_DTYPE) * TT + tl.arange(0, TT)
-            mask_expert = offs_expert0 < expert_shape0
+            mask_expert = offs_logits0 < expert_shape0
             tl.store(
-                expert_ptr + offs_expert0 * expert_stride0,
+                expert_ptr + offs_logits0 * expert_stride0,
                 best.to(expert_ptr.dtype.element_ty),
                 mask=mask_expert,
             )
-            offs_gate0 = tl.cast(pid, OFFSET_DTYPE) * TT + tl.arange(0, TT)
-            mask_gate = offs_gate0 < gate_shape0
+            mask_gate = offs_logits0 < gate_shape0
             tl.store(
-                gate_ptr + offs_gate0 * gate_stride0,
+                gate_ptr + offs_logits0 * gate_stride0,
                 (1.0 / denom).to(gate_ptr.dtype.element_ty),
                 mask=mask_gate,
             )

@@ -58,11 +58,9 @@ def transpose_kernel(
             tile = tl.load(
                 x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
             )
-            offs_out0 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            offs_out1 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            mask_out = (offs_x1[:, None] < out_shape0) & (offs_x0[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                out_ptr + offs_x1[:, None] * out_stride0 + offs_x0[None, :] * out_stride1,
                 tl.trans(tile).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

@@ -67,17 +67,13 @@ def add_2d_kernel(
             a_tile = tl.load(
                 a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1, mask=mask_a
             )
-            offs_b0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_b1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_b = (offs_b0[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
+            mask_b = (offs_a0[:, None] < b_shape0) & (offs_a1[None, :] < b_shape1)
             b_tile = tl.load(
-                b_ptr + offs_b0[:, None] * b_stride0 + offs_b1[None, :] * b_stride1, mask=mask_b
+                b_ptr + offs_a0[:, None] * b_stride0 + offs_a1[None, :] * b_stride1, mask=mask_b
             )
-            offs_out0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_out1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            mask_out = (offs_a0[:, None] < out_shape0) & (offs_a1[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                out_ptr + offs_a0[:, None] * out_stride0 + offs_a1[None, :] * out_stride1,
                 (a_tile + b_tile).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

@@ -32,6 +32,7 @@ from .imports import drop_orphaned, identifiers_used, sort_block
 from .launcher import (GRID_X, PER_PROGRAM, WALKED_BLOCKS, WALKED_GRID, kernel_hints,
                        launcher_tile_elems, render_launcher, render_rank_dispatch)
 from .layout import lay_out
+from .shared_offsets import shared_offsets
 from .templates import render_host_helpers
 
 
@@ -267,7 +268,7 @@ def _render_kernel(pm: ParsedModule, mc, gen: _Generated, name: str, fn, unit, c
     coarse = coarsen and bool(launcher_tile_elems(fn, unit)) and coarsenable(
         fn, unit, kernel_params(fn.params),
         tuple(mc.helper_specs[spec][1] for spec in mc.helper_order))
-    body, extra, per_program = unit.text, [], []
+    body, extra, per_program = shared_offsets(unit.text), [], []
     if coarse:      # several small independent blocks per program (coarsen.py)
         body = coarsened_body(body, names["block_x"], names[GRID_X], names[PER_PROGRAM],
                               names["_blk"])
@@ -324,7 +325,7 @@ def _render_helpers(pm: ParsedModule, mc, gen: _Generated) -> None:
         if unit.uses_array_params:
             params.append(f"{USE_INT64}: tl.constexpr")
         text = function_text(pm, unit.fn, params, with_offset_dtype(
-            with_module_constants(unit.text, unit), unit, names), unit.debug)
+            with_module_constants(shared_offsets(unit.text), unit), unit, names), unit.debug)
         if spec in gen.walked_helpers:
             if _still_called(spec, gen.kernel_calls, mc):
                 # the helper as written, and its copy taking the block id

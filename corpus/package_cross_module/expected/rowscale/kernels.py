@@ -84,22 +84,17 @@ def scaled_add_rows(
                 mask=mask_x,
                 other=0.0,
             ).to(tl.float32)
-            offs_y0 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_y1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_y = (offs_y0[:, None] < y_shape0) & (offs_y1[None, :] < y_shape1)
+            mask_y = (offs_x0[:, None] < y_shape0) & (offs_x1[None, :] < y_shape1)
             yt = tl.load(
-                y_ptr + offs_y0[:, None] * y_stride0 + offs_y1[None, :] * y_stride1,
+                y_ptr + offs_x0[:, None] * y_stride0 + offs_x1[None, :] * y_stride1,
                 mask=mask_y,
                 other=0.0,
             ).to(tl.float32)
-            offs_w0 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            mask_w = offs_w0 < w_shape0
-            wt = tl.load(w_ptr + offs_w0 * w_stride0, mask=mask_w, other=0.0)
-            offs_out0 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_out1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            mask_w = offs_x0 < w_shape0
+            wt = tl.load(w_ptr + offs_x0 * w_stride0, mask=mask_w, other=0.0)
+            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
                 (xt * row_scale(wt, alpha, TM) + yt).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

@@ -1,0 +1,79 @@
+"""emit: a tile's offsets or bounds mask that a block computes twice (a load and a store of the
+same tile, two arrays read at one index) is computed once, as one would write it by hand. The
+compiler merged the two copies already (pure arithmetic, common subexpressions): the TTGIR and
+PTX are the same (tools/device_code.py)."""
+from __future__ import annotations
+
+import ast
+import copy
+import re
+from collections import Counter
+
+# the calls these lines make (load_store.inline_access): pure, so equal lines are equal values
+_PURE_CALLS = {"tl.arange", "tl.cast", "tl.program_id"}
+_PREFIXES = ("offs_", "mask_")
+
+
+def shared_offsets(body: str) -> str:
+    """`body` (an indented function body) without each `offs_*` / `mask_*` assignment that
+    repeats an earlier one of its block (the same expression, no name of it re-bound between);
+    its uses read the earlier name. Both names must be bound once in the function."""
+    if not any(p in body for p in _PREFIXES):
+        return body
+    try:
+        fdef = ast.parse("def _f():\n" + body).body[0]
+    except SyntaxError:
+        return body
+    bound = Counter(n.id for n in ast.walk(fdef)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    starts = Counter(n.lineno for n in ast.walk(fdef) if isinstance(n, ast.stmt))
+    dropped, renamed = [], {}
+    for suite in _suites(fdef):
+        seen: dict = {}     # the expression -> (its name, the names it reads)
+        for stmt in suite:
+            key = _repeatable(stmt, bound, renamed)
+            if key is not None and key[0] in seen and starts[stmt.lineno] == 1:
+                dropped.append(stmt)
+                renamed[stmt.targets[0].id] = seen[key[0]][0]
+                continue
+            stores = {n.id for n in ast.walk(stmt)
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            seen = {k: v for k, v in seen.items() if not (v[1] | {v[0]}) & stores}
+            if key is not None:
+                seen[key[0]] = (stmt.targets[0].id, key[1])
+    if not dropped:
+        return body
+    gone = {i for s in dropped for i in range(s.lineno - 2, s.end_lineno - 1)}
+    lines = [line for i, line in enumerate(body.splitlines(keepends=True)) if i not in gone]
+    names = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, renamed)) + r")\b")
+    return names.sub(lambda m: renamed[m.group(1)], "".join(lines))
+
+
+def _suites(node):
+    """Every block of statements in `node`."""
+    for sub in ast.walk(node):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(sub, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield block
+
+
+def _repeatable(stmt, bound: Counter, renamed: dict):
+    """(the expression, the names it reads) of `offs_x = <pure expression>` where `offs_x` is
+    bound once, else None; names already replaced are read as their replacements."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id.startswith(_PREFIXES) and bound[stmt.targets[0].id] == 1):
+        return None
+    value = copy.deepcopy(stmt.value)
+    for n in ast.walk(value):
+        if isinstance(n, ast.Call) and not (
+                ast.unparse(n.func) in _PURE_CALLS
+                or isinstance(n.func, ast.Attribute) and n.func.attr == "to"):
+            return None
+        if isinstance(n, ast.Name) and n.id in renamed:
+            n.id = renamed[n.id]
+    reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    if any(bound[r] > 1 and r.startswith(_PREFIXES) for r in reads):
+        return None
+    return ast.dump(value), reads
