@@ -14,6 +14,9 @@ import triton.language as tl
 _E8M0 = getattr(torch, "float8_e8m0fnu", None)
 
 
+_SAME_STREAM = contextlib.nullcontext()  # (_on_stream: the launch stays on the current stream)
+
+
 def _as_tensor(x):
     """A tensor for `x` (any DLPack array); float8_e8m0fnu, which Triton lacks, as bytes."""
     x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
@@ -66,9 +69,6 @@ def _by_target(value):
 def _grid(grid):
     """cuTile's grid: an int or a tuple of up to three; the empty tuple is one block."""
     return (tuple(grid) or (1,)) if isinstance(grid, (tuple, list)) else (int(grid),)
-
-
-_SAME_STREAM = contextlib.nullcontext()
 
 
 def _on_stream(stream):
@@ -403,7 +403,7 @@ _TMA_GPUS = {}
 _TensorDescriptor = None
 
 
-_SM_COUNTS = {}
+_SM_COUNTS = {}  # per device, its SM count (_walk_programs)
 
 
 def _walk_programs(blocks, x):
