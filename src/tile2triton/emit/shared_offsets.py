@@ -12,14 +12,16 @@ from collections import Counter
 # the calls these lines make (load_store.inline_access): pure, so equal lines are equal values
 _PURE_CALLS = {"tl.arange", "tl.cast", "tl.program_id"}
 _PREFIXES = ("offs_", "mask_")
+# what str.splitlines breaks at besides "\n"
+_ODD_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def shared_offsets(body: str) -> str:
     """`body` (an indented function body) without each `offs_*` / `mask_*` assignment that
     repeats an earlier one of its block (the same expression, no name of it re-bound between);
     its uses read the earlier name. Both names must be bound once in the function."""
-    if not any(p in body for p in _PREFIXES):
-        return body
+    if not any(p in body for p in _PREFIXES) or _ODD_BREAKS.search(body):
+        return body     # (lines are counted at "\n": a form feed in a string is not a break)
     try:
         fdef = ast.parse("def _f():\n" + body).body[0]
     except SyntaxError:
@@ -43,10 +45,13 @@ def shared_offsets(body: str) -> str:
                 seen[key[0]] = (stmt.targets[0].id, key[1])
     if not dropped:
         return body
+    lines = body.split("\n")
+    if any(not lines[s.lineno - 2].lstrip().startswith(s.targets[0].id + " =") for s in dropped):
+        return body     # (the lines are not where the parser saw them: left as they are)
     gone = {i for s in dropped for i in range(s.lineno - 2, s.end_lineno - 1)}
-    lines = [line for i, line in enumerate(body.splitlines(keepends=True)) if i not in gone]
+    lines = [line for i, line in enumerate(lines) if i not in gone]
     names = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, renamed)) + r")\b")
-    return names.sub(lambda m: renamed[m.group(1)], "".join(lines))
+    return names.sub(lambda m: renamed[m.group(1)], "\n".join(lines))
 
 
 def _suites(node):
