@@ -36,8 +36,10 @@ rows = []
 for warps, stages in [(4, 3), (4, 4), (8, 3), (8, 4)]:
     def run():
         kern[grid](a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), c, *c.shape,
-                   *c.stride(), 128, 128, 64, a_div=translated._multiples(a),
-                   b_div=translated._multiples(b), c_div=translated._multiples(c),
+                   *c.stride(), 128, 128, 64,
+                   a_div=translated._multiples(a.shape, a.stride()),
+                   b_div=translated._multiples(b.shape, b.stride()),
+                   c_div=translated._multiples(c.shape, c.stride()),
                    USE_INT64=False, num_warps=warps,
                    num_stages=stages)
     run()

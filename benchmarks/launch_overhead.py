@@ -1,5 +1,6 @@
 """GPU: host time of one launch through the translation's launcher, against a raw Triton launch
-of the same compiled kernel with the same arguments, and against cuTile's ct.launch.
+of the same compiled kernel with the same arguments, and against cuTile's ct.launch; then the
+cost per launch when launches are captured in a CUDA graph and replayed (both sides).
 
 The kernels (benchmarks/suite/vector_add at 4096 elements, benchmarks/suite/matmul at 256^3
 fp16) take a few microseconds on the device, so back-to-back launches are bound by the host:
@@ -101,15 +102,43 @@ def measure(case_name, kernel_name, launch_args, grid, cutile_args, profile=None
             "launcher, current stream": (lambda: launcher(stream, grid, *launch_args), here),
             "launcher, another stream": (lambda: launcher(side, grid, *launch_args),
                                          lambda: torch.cuda.stream(side))}
+    graphed = {}
     try:
         import cuda.tile as ct
         orig = load_module(case / "kernel.py", f"overhead_{case_name}_cutile")
-        rows["cuTile ct.launch"] = (
-            lambda: ct.launch(stream, grid, getattr(orig, kernel_name), cutile_args), here)
+        ct_kernel = getattr(orig, kernel_name)
+        rows["cuTile ct.launch"] = (lambda: ct.launch(stream, grid, ct_kernel, cutile_args), here)
+        graphed["cuTile ct.launch in a CUDA graph"] = lambda: ct.launch(
+            torch.cuda.current_stream(), grid, ct_kernel, cutile_args)
     except Exception as e:  # noqa: BLE001 - the Triton numbers stand without it
         print(f"cuTile launch not measured: {type(e).__name__}: {e}")
+    # Decode loops replay captured launches: the host then pays once per graph, not per launch
+    graphed["launcher in a CUDA graph"] = lambda: launcher(None, grid, *launch_args)
+    for name, call in graphed.items():
+        try:
+            rows[name] = (captured(call), here)
+        except Exception as e:  # noqa: BLE001 - capture is measured where it works
+            print(f"{name}: not measured: {type(e).__name__}: {e}")
     rows = per_call_us(rows)
+    for name in graphed:
+        if name in rows:
+            rows[name] /= GRAPH_LAUNCHES
     return rows
+
+
+GRAPH_LAUNCHES = 50
+
+
+def captured(call):
+    """`call` run GRAPH_LAUNCHES times in one CUDA graph (after a warm-up outside it): the
+    returned function replays the graph, so its time over GRAPH_LAUNCHES is a launch's cost."""
+    call()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(GRAPH_LAUNCHES):
+            call()
+    return graph.replay
 
 
 def main(argv=None):

@@ -124,9 +124,10 @@ def _with_warps(mod, x, w, b, y, mean, rstd, m, warps):
     for a in (x, w, b, y, mean, rstd):
         args += [a, *a.shape, *a.stride()]
     args += [1e-5, 1024]
-    consts = dict(X_div=mod._multiples(x), W_div=mod._multiples(w), B_div=mod._multiples(b),
-                  Y_div=mod._multiples(y), Mean_div=mod._multiples(mean),
-                  Rstd_div=mod._multiples(rstd), USE_INT64=False)
+    names = ("X", "W", "B", "Y", "Mean", "Rstd")
+    consts = {f"{n}_div": mod._multiples(a.shape, a.stride())
+              for n, a in zip(names, (x, w, b, y, mean, rstd))}
+    consts["USE_INT64"] = False
 
     def run():
         kern[(m, 1, 1)](*args, **consts, num_warps=warps, num_stages=2)

@@ -11,16 +11,13 @@ import torch
 import triton
 import triton.language as tl
 
-_E8M0 = getattr(torch, "float8_e8m0fnu", None)
-
-
 _SAME_STREAM = contextlib.nullcontext()  # (_on_stream: the launch stays on the current stream)
 
 
 def _as_tensor(x):
     """A tensor for `x` (any DLPack array); float8_e8m0fnu, which Triton lacks, as bytes."""
     x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
-    return x.view(torch.uint8) if x.dtype is _E8M0 else x
+    return x.view(torch.uint8) if x.dtype is getattr(torch, "float8_e8m0fnu", None) else x
 
 
 def _check_ndim(k, name, x, ndim):
@@ -38,10 +35,10 @@ def _needs_int64(*arrays):
     return False
 
 
-def _multiples(x):
+@functools.lru_cache(1024)  # per layout: it took a third of a launcher's own host time
+def _multiples(shape, s):
     """`*_div`: the largest of 16/8/4/2/1 dividing each stride, then each unit-stride extent."""
-    s = x.stride()
-    return (*map(_multiple, s), *(_multiple(n) if d == 1 else 1 for n, d in zip(x.shape, s)))
+    return (*map(_multiple, s), *(_multiple(n) if d == 1 else 1 for n, d in zip(shape, s)))
 
 
 def _multiple(v):

@@ -295,7 +295,8 @@ def test_int64_offsets_multiply_in_int64(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numpy's int32 overflow warning in the int32 variant
         mod.far[(1,)](x, *x.shape, *x.stride(), y, *y.shape, *y.stride(), 2**26, 64,
-                      x_div=mod._multiples(x), y_div=mod._multiples(y), USE_INT64=True)
+                      x_div=mod._multiples(x.shape, x.stride()),
+                      y_div=mod._multiples(y.shape, y.stride()), USE_INT64=True)
     torch.testing.assert_close(y, torch.ones(64))
 
 

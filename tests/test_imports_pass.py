@@ -37,7 +37,7 @@ def test_orphaned_import_removed_user_import_kept_block_sorted(tmp_path):
     assert "import math" not in text            # only the kernel used it: now unused
     # one sorted block: standard library (the launcher's contextlib among the user's), then
     # third party (the user's torch among the generated)
-    assert ('"""Scale rows by pi."""\n\nimport contextlib\n'
+    assert ('"""Scale rows by pi."""\n\nimport contextlib\nimport functools\n'
             "import os  # unused in the input too: the user's to remove\n\n"
             "import torch\nimport triton\nimport triton.language as tl\n\n") in text, text[:400]
     pytest.importorskip("ruff")

@@ -121,8 +121,8 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        out_div=_multiples(out),
+        x_div=_multiples(x.shape, x.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, out),
     )

@@ -401,10 +401,10 @@ def launch_flash_attn_fwd_kernel(
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
     constexprs = dict(
-        q_div=_multiples(q),
-        k_div=_multiples(k),
-        v_div=_multiples(v),
-        out_div=_multiples(out),
+        q_div=_multiples(q.shape, q.stride()),
+        k_div=_multiples(k.shape, k.stride()),
+        v_div=_multiples(v.shape, v.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         USE_INT64=_needs_int64(q, k, v, out),
     )
     with _on_stream(stream):

@@ -389,10 +389,10 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
     constexprs = dict(
-        Q_div=_multiples(Q),
-        K_div=_multiples(K),
-        V_div=_multiples(V),
-        O_div=_multiples(O),
+        Q_div=_multiples(Q.shape, Q.stride()),
+        K_div=_multiples(K.shape, K.stride()),
+        V_div=_multiples(V.shape, V.stride()),
+        O_div=_multiples(O.shape, O.stride()),
         USE_INT64=_needs_int64(Q, K, V, O),
     )
     with _on_stream(stream):

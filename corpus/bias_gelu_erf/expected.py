@@ -143,9 +143,9 @@ def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        bias_div=_multiples(bias),
-        out_div=_multiples(out),
+        x_div=_multiples(x.shape, x.stride()),
+        bias_div=_multiples(bias.shape, bias.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, bias, out),
     )

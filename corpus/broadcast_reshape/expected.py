@@ -203,9 +203,9 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        u_div=_multiples(u),
-        v_div=_multiples(v),
-        out_div=_multiples(out),
+        u_div=_multiples(u.shape, u.stride()),
+        v_div=_multiples(v.shape, v.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(u, v, out),
     )
@@ -323,7 +323,11 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
     tile_elems = max(TB * TM * (2 * TH), TH * TB * TM)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    constexprs = dict(x_div=_multiples(x), out_div=_multiples(out), USE_INT64=_needs_int64(x, out))
+    constexprs = dict(
+        x_div=_multiples(x.shape, x.stride()),
+        out_div=_multiples(out.shape, out.stride()),
+        USE_INT64=_needs_int64(x, out),
+    )
     with _on_stream(stream):
         compiled = pool_permute_kernel[_grid(grid)](
             *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas

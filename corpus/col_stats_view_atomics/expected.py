@@ -223,11 +223,11 @@ def launch_col_stats(stream, grid, x, q, col_sum, col_absmax, col_min, TM, TN, *
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        q_div=_multiples(q),
-        col_sum_div=_multiples(col_sum),
-        col_absmax_div=_multiples(col_absmax),
-        col_min_div=_multiples(col_min),
+        x_div=_multiples(x.shape, x.stride()),
+        q_div=_multiples(q.shape, q.stride()),
+        col_sum_div=_multiples(col_sum.shape, col_sum.stride()),
+        col_absmax_div=_multiples(col_absmax.shape, col_absmax.stride()),
+        col_min_div=_multiples(col_min.shape, col_min.stride()),
         USE_INT64=_needs_int64(x, q, col_sum, col_absmax, col_min),
     )
     with _on_stream(stream):

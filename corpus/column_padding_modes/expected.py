@@ -167,10 +167,10 @@ def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, T
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        col_max_div=_multiples(col_max),
-        col_min_div=_multiples(col_min),
-        col_sum_div=_multiples(col_sum),
+        x_div=_multiples(x.shape, x.stride()),
+        col_max_div=_multiples(col_max.shape, col_max.stride()),
+        col_min_div=_multiples(col_min.shape, col_min.stride()),
+        col_sum_div=_multiples(col_sum.shape, col_sum.stride()),
         USE_INT64=_needs_int64(x, col_max, col_min, col_sum),
     )
     with _on_stream(stream):

@@ -282,7 +282,11 @@ def launch_standardize_rows(stream, grid, x, y, n_cols, TM, TN, *, hints=None):
     tile_elems = TM
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    constexprs = dict(x_div=_multiples(x), y_div=_multiples(y), USE_INT64=_needs_int64(x, y))
+    constexprs = dict(
+        x_div=_multiples(x.shape, x.stride()),
+        y_div=_multiples(y.shape, y.stride()),
+        USE_INT64=_needs_int64(x, y),
+    )
     with _on_stream(stream):
         compiled = standardize_rows[_grid(grid)](
             *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas

@@ -170,10 +170,10 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        keys_div=_multiples(keys),
-        bucket_div=_multiples(bucket),
-        slot_div=_multiples(slot),
-        weight_div=_multiples(weight),
+        keys_div=_multiples(keys.shape, keys.stride()),
+        bucket_div=_multiples(bucket.shape, bucket.stride()),
+        slot_div=_multiples(slot.shape, slot.stride()),
+        weight_div=_multiples(weight.shape, weight.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(keys, bucket, slot, weight),
     )

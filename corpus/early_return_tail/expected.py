@@ -121,9 +121,9 @@ def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN, *,
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        lengths_div=_multiples(lengths),
-        out_div=_multiples(out),
+        x_div=_multiples(x.shape, x.stride()),
+        lengths_div=_multiples(lengths.shape, lengths.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         USE_INT64=_needs_int64(x, lengths, out),
     )
     with _on_stream(stream):

@@ -386,12 +386,12 @@ def launch_math_kernel(
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        y_div=_multiples(y),
-        out_explog_div=_multiples(out_explog),
-        out_trig_div=_multiples(out_trig),
-        out_round_div=_multiples(out_round),
-        out_misc_div=_multiples(out_misc),
+        x_div=_multiples(x.shape, x.stride()),
+        y_div=_multiples(y.shape, y.stride()),
+        out_explog_div=_multiples(out_explog.shape, out_explog.stride()),
+        out_trig_div=_multiples(out_trig.shape, out_trig.stride()),
+        out_round_div=_multiples(out_round.shape, out_round.stride()),
+        out_misc_div=_multiples(out_misc.shape, out_misc.stride()),
         USE_INT64=_needs_int64(x, y, out_explog, out_trig, out_round, out_misc),
     )
     with _on_stream(stream):

@@ -152,9 +152,9 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        table_div=_multiples(table),
-        ids_div=_multiples(ids),
-        out_div=_multiples(out),
+        table_div=_multiples(table.shape, table.stride()),
+        ids_div=_multiples(ids.shape, ids.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         USE_INT64=_needs_int64(table, ids, out),
     )
     with _on_stream(stream):

@@ -89,8 +89,8 @@ def launch_pow2_scale_kernel(stream, grid, x, y, TILE, SHIFT, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        y_div=_multiples(y),
+        x_div=_multiples(x.shape, x.stride()),
+        y_div=_multiples(y.shape, y.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, y),
     )

@@ -152,9 +152,9 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        raw_div=_multiples(raw),
-        exponent_div=_multiples(exponent),
+        x_div=_multiples(x.shape, x.stride()),
+        raw_div=_multiples(raw.shape, raw.stride()),
+        exponent_div=_multiples(exponent.shape, exponent.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, raw, exponent),
     )

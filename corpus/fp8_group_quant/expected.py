@@ -134,9 +134,9 @@ def launch_quantize_groups(stream, grid, x, q, scales, G, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        q_div=_multiples(q),
-        scales_div=_multiples(scales),
+        x_div=_multiples(x.shape, x.stride()),
+        q_div=_multiples(q.shape, q.stride()),
+        scales_div=_multiples(scales.shape, scales.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, q, scales),
     )

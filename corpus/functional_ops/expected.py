@@ -429,12 +429,12 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        a_div=_multiples(a),
-        b_div=_multiples(b),
-        i_div=_multiples(i),
-        j_div=_multiples(j),
-        fres_div=_multiples(fres),
-        ires_div=_multiples(ires),
+        a_div=_multiples(a.shape, a.stride()),
+        b_div=_multiples(b.shape, b.stride()),
+        i_div=_multiples(i.shape, i.stride()),
+        j_div=_multiples(j.shape, j.stride()),
+        fres_div=_multiples(fres.shape, fres.stride()),
+        ires_div=_multiples(ires.shape, ires.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(a, b, i, j, fres, ires),
     )

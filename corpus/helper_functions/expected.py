@@ -192,9 +192,9 @@ def launch_swiglu_kernel(stream, grid, gate, up, out, TM, TN, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        gate_div=_multiples(gate),
-        up_div=_multiples(up),
-        out_div=_multiples(out),
+        gate_div=_multiples(gate.shape, gate.stride()),
+        up_div=_multiples(up.shape, up.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         USE_INT64=_needs_int64(gate, up, out),
     )
     with _on_stream(stream):

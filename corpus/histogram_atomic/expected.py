@@ -128,7 +128,9 @@ def launch_histogram_kernel(stream, grid, x, hist, lo, hi, TILE, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x), hist_div=_multiples(hist), USE_INT64=_needs_int64(x, hist)
+        x_div=_multiples(x.shape, x.stride()),
+        hist_div=_multiples(hist.shape, hist.stride()),
+        USE_INT64=_needs_int64(x, hist),
     )
     with _on_stream(stream):
         compiled = histogram_kernel[_grid(grid)](

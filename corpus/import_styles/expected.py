@@ -110,9 +110,9 @@ def launch_row_dot_kernel(stream, grid, x, y, out, TM, TN, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        y_div=_multiples(y),
-        out_div=_multiples(out),
+        x_div=_multiples(x.shape, x.stride()),
+        y_div=_multiples(y.shape, y.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         USE_INT64=_needs_int64(x, y, out),
     )
     with _on_stream(stream):

@@ -237,12 +237,12 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        d_div=_multiples(d),
-        q_div=_multiples(q),
-        r_div=_multiples(r),
-        qs_div=_multiples(qs),
-        rs_div=_multiples(rs),
+        x_div=_multiples(x.shape, x.stride()),
+        d_div=_multiples(d.shape, d.stride()),
+        q_div=_multiples(q.shape, q.stride()),
+        r_div=_multiples(r.shape, r.stride()),
+        qs_div=_multiples(qs.shape, qs.stride()),
+        rs_div=_multiples(rs.shape, rs.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, d, q, r, qs, rs),
     )

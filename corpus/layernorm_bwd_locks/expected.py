@@ -359,15 +359,15 @@ def launch_layernorm_bwd(
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        dy_div=_multiples(dy),
-        w_div=_multiples(w),
-        mean_div=_multiples(mean),
-        rstd_div=_multiples(rstd),
-        dx_div=_multiples(dx),
-        dw_partial_div=_multiples(dw_partial),
-        db_partial_div=_multiples(db_partial),
-        locks_div=_multiples(locks),
+        x_div=_multiples(x.shape, x.stride()),
+        dy_div=_multiples(dy.shape, dy.stride()),
+        w_div=_multiples(w.shape, w.stride()),
+        mean_div=_multiples(mean.shape, mean.stride()),
+        rstd_div=_multiples(rstd.shape, rstd.stride()),
+        dx_div=_multiples(dx.shape, dx.stride()),
+        dw_partial_div=_multiples(dw_partial.shape, dw_partial.stride()),
+        db_partial_div=_multiples(db_partial.shape, db_partial.stride()),
+        locks_div=_multiples(locks.shape, locks.stride()),
         USE_INT64=_needs_int64(x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks),
     )
     with _on_stream(stream):

@@ -265,12 +265,12 @@ def launch_layernorm_fwd_kernel(
     num_warps = min(max(tile_elems // 256, 1), 8)
     num_warps = _row_warps(num_warps, row_tiles)
     constexprs = dict(
-        x_div=_multiples(x),
-        weight_div=_multiples(weight),
-        bias_div=_multiples(bias),
-        out_div=_multiples(out),
-        mean_out_div=_multiples(mean_out),
-        rstd_out_div=_multiples(rstd_out),
+        x_div=_multiples(x.shape, x.stride()),
+        weight_div=_multiples(weight.shape, weight.stride()),
+        bias_div=_multiples(bias.shape, bias.stride()),
+        out_div=_multiples(out.shape, out.stride()),
+        mean_out_div=_multiples(mean_out.shape, mean_out.stride()),
+        rstd_out_div=_multiples(rstd_out.shape, rstd_out.stride()),
         ROW_TILES=row_tiles[0][0],
         USE_INT64=_needs_int64(x, weight, bias, out, mean_out, rstd_out),
     )

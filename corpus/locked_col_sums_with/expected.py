@@ -262,10 +262,10 @@ def launch_grouped_col_sums(stream, grid, x, partial, visits, locks, GROUPS, TM,
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        partial_div=_multiples(partial),
-        visits_div=_multiples(visits),
-        locks_div=_multiples(locks),
+        x_div=_multiples(x.shape, x.stride()),
+        partial_div=_multiples(partial.shape, partial.stride()),
+        visits_div=_multiples(visits.shape, visits.stride()),
+        locks_div=_multiples(locks.shape, locks.stride()),
         USE_INT64=_needs_int64(x, partial, visits, locks),
     )
     with _on_stream(stream):

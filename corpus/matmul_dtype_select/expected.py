@@ -226,9 +226,9 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
         num_warps = 4
         num_stages = 4
     constexprs = dict(
-        X_div=_multiples(X),
-        W_div=_multiples(W),
-        Y_div=_multiples(Y),
+        X_div=_multiples(X.shape, X.stride()),
+        W_div=_multiples(W.shape, W.stride()),
+        Y_div=_multiples(Y.shape, Y.stride()),
         FLATTEN=walked,
         USE_INT64=_needs_int64(X, W, Y),
     )

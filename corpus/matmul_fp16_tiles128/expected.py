@@ -220,9 +220,9 @@ def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
     constexprs = dict(
-        a_div=_multiples(a),
-        b_div=_multiples(b),
-        c_div=_multiples(c),
+        a_div=_multiples(a.shape, a.stride()),
+        b_div=_multiples(b.shape, b.stride()),
+        c_div=_multiples(c.shape, c.stride()),
         FLATTEN=walked,
         USE_INT64=_needs_int64(a, b, c),
     )

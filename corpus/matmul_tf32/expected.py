@@ -218,9 +218,9 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         num_warps = 4
         num_stages = 4
     constexprs = dict(
-        a_div=_multiples(a),
-        b_div=_multiples(b),
-        c_div=_multiples(c),
+        a_div=_multiples(a.shape, a.stride()),
+        b_div=_multiples(b.shape, b.stride()),
+        c_div=_multiples(c.shape, c.stride()),
         FLATTEN=walked,
         USE_INT64=_needs_int64(a, b, c),
     )

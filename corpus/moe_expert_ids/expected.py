@@ -408,12 +408,12 @@ def launch_expert_up_kernel(
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
     constexprs = dict(
-        X_div=_multiples(X),
-        W_div=_multiples(W),
-        Y_div=_multiples(Y),
-        row_token_div=_multiples(row_token),
-        block_expert_div=_multiples(block_expert),
-        gate_div=_multiples(gate),
+        X_div=_multiples(X.shape, X.stride()),
+        W_div=_multiples(W.shape, W.stride()),
+        Y_div=_multiples(Y.shape, Y.stride()),
+        row_token_div=_multiples(row_token.shape, row_token.stride()),
+        block_expert_div=_multiples(block_expert.shape, block_expert.stride()),
+        gate_div=_multiples(gate.shape, gate.stride()),
         USE_INT64=_needs_int64(X, W, Y, row_token, block_expert, gate),
     )
     with _on_stream(stream):

@@ -375,11 +375,11 @@ def launch_moe_expert_matmul_kernel(
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
     constexprs = dict(
-        x_div=_multiples(x),
-        w_div=_multiples(w),
-        order_div=_multiples(order),
-        offsets_div=_multiples(offsets),
-        out_div=_multiples(out),
+        x_div=_multiples(x.shape, x.stride()),
+        w_div=_multiples(w.shape, w.stride()),
+        order_div=_multiples(order.shape, order.stride()),
+        offsets_div=_multiples(offsets.shape, offsets.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         USE_INT64=_needs_int64(x, w, order, offsets, out),
     )
     with _on_stream(stream):

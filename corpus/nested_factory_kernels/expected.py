@@ -127,9 +127,9 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        y_div=_multiples(y),
-        out_div=_multiples(out),
+        x_div=_multiples(x.shape, x.stride()),
+        y_div=_multiples(y.shape, y.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, y, out),
     )
@@ -231,8 +231,8 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        src_div=_multiples(src),
-        dst_div=_multiples(dst),
+        src_div=_multiples(src.shape, src.stride()),
+        dst_div=_multiples(dst.shape, dst.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(src, dst),
     )

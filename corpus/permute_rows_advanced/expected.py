@@ -199,10 +199,10 @@ def launch_gather_rows(stream, grid, x, perm, scale, y, TILE_R, TILE_C, *, hints
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        perm_div=_multiples(perm),
-        scale_div=_multiples(scale),
-        y_div=_multiples(y),
+        x_div=_multiples(x.shape, x.stride()),
+        perm_div=_multiples(perm.shape, perm.stride()),
+        scale_div=_multiples(scale.shape, scale.stride()),
+        y_div=_multiples(y.shape, y.stride()),
         USE_INT64=_needs_int64(x, perm, scale, y),
     )
     with _on_stream(stream):
@@ -312,9 +312,9 @@ def launch_scatter_rows(stream, grid, x, perm, z, TILE_R, TILE_C, *, hints=None)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        perm_div=_multiples(perm),
-        z_div=_multiples(z),
+        x_div=_multiples(x.shape, x.stride()),
+        perm_div=_multiples(perm.shape, perm.stride()),
+        z_div=_multiples(z.shape, z.stride()),
         USE_INT64=_needs_int64(x, perm, z),
     )
     with _on_stream(stream):

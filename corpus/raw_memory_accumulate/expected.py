@@ -72,7 +72,7 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        cells_div=_multiples(cells),
+        cells_div=_multiples(cells.shape, cells.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(cells, last_writer),
     )
@@ -157,8 +157,8 @@ def launch_accumulate_kernel(
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        offsets_div=_multiples(offsets),
-        values_div=_multiples(values),
+        offsets_div=_multiples(offsets.shape, offsets.stride()),
+        values_div=_multiples(values.shape, values.stride()),
         USE_INT64=_needs_int64(cells, last_writer, offsets, values),
     )
     with _on_stream(stream):

@@ -123,9 +123,9 @@ def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hi
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        row_min_div=_multiples(row_min),
-        row_prod_div=_multiples(row_prod),
+        x_div=_multiples(x.shape, x.stride()),
+        row_min_div=_multiples(row_min.shape, row_min.stride()),
+        row_prod_div=_multiples(row_prod.shape, row_prod.stride()),
         USE_INT64=_needs_int64(x, row_min, row_prod),
     )
     with _on_stream(stream):

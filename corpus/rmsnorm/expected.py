@@ -124,9 +124,9 @@ def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hint
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        weight_div=_multiples(weight),
-        out_div=_multiples(out),
+        x_div=_multiples(x.shape, x.stride()),
+        weight_div=_multiples(weight.shape, weight.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, weight, out),
     )

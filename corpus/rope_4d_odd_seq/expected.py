@@ -324,10 +324,10 @@ def launch_rope_bshd(stream, grid, x, cos, sin, out, TS, HALF, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        cos_div=_multiples(cos),
-        sin_div=_multiples(sin),
-        out_div=_multiples(out),
+        x_div=_multiples(x.shape, x.stride()),
+        cos_div=_multiples(cos.shape, cos.stride()),
+        sin_div=_multiples(sin.shape, sin.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         USE_INT64=_needs_int64(x, cos, sin, out),
     )
     with _on_stream(stream):

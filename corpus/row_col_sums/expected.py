@@ -97,7 +97,9 @@ def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x), row_sums_div=_multiples(row_sums), USE_INT64=_needs_int64(x, row_sums)
+        x_div=_multiples(x.shape, x.stride()),
+        row_sums_div=_multiples(row_sums.shape, row_sums.stride()),
+        USE_INT64=_needs_int64(x, row_sums),
     )
     with _on_stream(stream):
         compiled = row_sum_kernel[_grid(grid)](
@@ -192,7 +194,9 @@ def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x), col_sums_div=_multiples(col_sums), USE_INT64=_needs_int64(x, col_sums)
+        x_div=_multiples(x.shape, x.stride()),
+        col_sums_div=_multiples(col_sums.shape, col_sums.stride()),
+        USE_INT64=_needs_int64(x, col_sums),
     )
     with _on_stream(stream):
         compiled = col_sum_kernel[_grid(grid)](

@@ -168,9 +168,9 @@ def launch_window_max(stream, grid, x, out, counts, W, STEP, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        out_div=_multiples(out),
-        counts_div=_multiples(counts),
+        x_div=_multiples(x.shape, x.stride()),
+        out_div=_multiples(out.shape, out.stride()),
+        counts_div=_multiples(counts.shape, counts.stride()),
         USE_INT64=_needs_int64(x, out, counts),
     )
     with _on_stream(stream):

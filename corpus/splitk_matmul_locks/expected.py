@@ -343,11 +343,11 @@ def launch_splitk_matmul_locked(
         {"ptx_options": "-O1"} if float_dtypes == {torch.float32} and _ptxas_target() else {}
     )
     constexprs = dict(
-        a_div=_multiples(a),
-        b_div=_multiples(b),
-        c_div=_multiples(c),
-        locks_div=_multiples(locks),
-        counts_div=_multiples(counts),
+        a_div=_multiples(a.shape, a.stride()),
+        b_div=_multiples(b.shape, b.stride()),
+        c_div=_multiples(c.shape, c.stride()),
+        locks_div=_multiples(locks.shape, locks.stride()),
+        counts_div=_multiples(counts.shape, counts.stride()),
         USE_INT64=_needs_int64(a, b, c, locks, counts),
     )
     with _on_stream(stream):

@@ -201,10 +201,10 @@ def launch_swish_gated_rmsnorm(stream, grid, x, gate, w, out, eps, TN, FAST, *, 
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        gate_div=_multiples(gate),
-        w_div=_multiples(w),
-        out_div=_multiples(out),
+        x_div=_multiples(x.shape, x.stride()),
+        gate_div=_multiples(gate.shape, gate.stride()),
+        w_div=_multiples(w.shape, w.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, gate, w, out),
     )

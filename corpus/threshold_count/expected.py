@@ -118,9 +118,9 @@ def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN, *, hi
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        clipped_div=_multiples(clipped),
-        counts_div=_multiples(counts),
+        x_div=_multiples(x.shape, x.stride()),
+        clipped_div=_multiples(clipped.shape, clipped.stride()),
+        counts_div=_multiples(counts.shape, counts.stride()),
         USE_INT64=_needs_int64(x, clipped, counts),
     )
     with _on_stream(stream):

@@ -142,9 +142,9 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        logits_div=_multiples(logits),
-        expert_div=_multiples(expert),
-        gate_div=_multiples(gate),
+        logits_div=_multiples(logits.shape, logits.stride()),
+        expert_div=_multiples(expert.shape, expert.stride()),
+        gate_div=_multiples(gate.shape, gate.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(logits, expert, gate),
     )

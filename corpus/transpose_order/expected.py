@@ -199,7 +199,11 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
     tile_elems = TN * TM
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    constexprs = dict(x_div=_multiples(x), out_div=_multiples(out), USE_INT64=_needs_int64(x, out))
+    constexprs = dict(
+        x_div=_multiples(x.shape, x.stride()),
+        out_div=_multiples(out.shape, out.stride()),
+        USE_INT64=_needs_int64(x, out),
+    )
     with _on_stream(stream):
         compiled = transpose_load_f_kernel[_grid(grid)](
             *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas
@@ -309,7 +313,11 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     tile_elems = TM * TN
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    constexprs = dict(x_div=_multiples(x), out_div=_multiples(out), USE_INT64=_needs_int64(x, out))
+    constexprs = dict(
+        x_div=_multiples(x.shape, x.stride()),
+        out_div=_multiples(out.shape, out.stride()),
+        USE_INT64=_needs_int64(x, out),
+    )
     with _on_stream(stream):
         compiled = transpose_store_kernel[_grid(grid)](
             *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas

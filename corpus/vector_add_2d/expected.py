@@ -117,9 +117,9 @@ def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        a_div=_multiples(a),
-        b_div=_multiples(b),
-        out_div=_multiples(out),
+        a_div=_multiples(a.shape, a.stride()),
+        b_div=_multiples(b.shape, b.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(a, b, out),
     )

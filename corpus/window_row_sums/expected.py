@@ -105,7 +105,11 @@ def launch_window_row_sums(stream, grid, x, out, start, length, TM, TN, *, hints
     tile_elems = max(TM, TM * TN)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
-    constexprs = dict(x_div=_multiples(x), out_div=_multiples(out), USE_INT64=_needs_int64(x, out))
+    constexprs = dict(
+        x_div=_multiples(x.shape, x.stride()),
+        out_div=_multiples(out.shape, out.stride()),
+        USE_INT64=_needs_int64(x, out),
+    )
     with _on_stream(stream):
         compiled = window_row_sums[_grid(grid)](
             *args, **constexprs, num_warps=num_warps, num_stages=2, num_ctas=num_ctas

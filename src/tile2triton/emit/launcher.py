@@ -210,7 +210,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     call_args += [desc for desc, _, _ in tma]
     # a flat array (any shape, one dimension of numel elements): unit stride, no multiple
     constexpr_args = [f"{multiples_name(p.array)}="
-                      + ("(1, 1)" if p.array.flat else f"{h['_multiples']}({p.name})")
+                      + ("(1, 1)" if p.array.flat else f"{h['_multiples']}({p.name}.shape, {p.name}.stride())")
                       for p in fn.params if p.kind == "array" and p.array.rank
                       and restated(p.array, unread_abi)]
     if persistent:     # the walk over blocks: flattened when the launcher shrank the grid

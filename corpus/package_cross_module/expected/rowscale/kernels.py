@@ -144,10 +144,10 @@ def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=N
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
-        x_div=_multiples(x),
-        y_div=_multiples(y),
-        w_div=_multiples(w),
-        out_div=_multiples(out),
+        x_div=_multiples(x.shape, x.stride()),
+        y_div=_multiples(y.shape, y.stride()),
+        w_div=_multiples(w.shape, w.stride()),
+        out_div=_multiples(out.shape, out.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, y, w, out),
     )
