@@ -47,3 +47,32 @@ def test_orphaned_import_removed_user_import_kept_block_sorted(tmp_path):
                         "--ignore", "F401", "--line-length", "100", str(path)],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stdout
+
+
+def test_names_of_a_from_import_sorted_as_isort_does(tmp_path):
+    """cuTile's AttentionFMHA sample writes `from torch.nn.attention import sdpa_kernel,
+    SDPBackend`; in the block the pass sorts, the names follow isort's order (constants,
+    classes, then the rest), and ruff's I001 is satisfied."""
+    src = SRC.replace("import math\n", "import math\nfrom os.path import join, SEP_X, Path2, "
+                      "dirname\n")
+    src = src.replace("t * math.pi)", "t * math.pi)\n\n\nUSED = (join, SEP_X, Path2, dirname)")
+    res = translate_source(src, "scale_pi.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    assert "from os.path import SEP_X, Path2, dirname, join\n" in res.output
+    pytest.importorskip("ruff")
+    path = tmp_path / "sorted_names.py"
+    path.write_text(res.output)
+    p = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "I",
+                        "--line-length", "100", str(path)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout
+
+
+def test_parenthesized_import_keeps_its_comments():
+    """A parenthesized `from` import may hold comments between its names: it stays exactly as
+    written (the names were re-comma'd before, which dropped the comment)."""
+    written = "from re import (sub,  # why: the user's\n    escape)\n"
+    src = SRC.replace("import math\n", "import math\n" + written)
+    src = src.replace("t * math.pi)", "t * math.pi)\n\n\nUSED = (sub, escape)")
+    res = translate_source(src, "scale_pi.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    assert written in res.output

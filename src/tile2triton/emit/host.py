@@ -389,6 +389,10 @@ class HostRewriter(HostReferences):
                 names.append(cst.ImportAlias(cst.Name(launcher_name(kname)), asname=alias))
         if not names:
             return None
+        if len(names) == len(node.names) and all(
+                n.deep_equals(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+                for n, a in zip(names, node.names)):
+            return node     # nothing linked: as written (a comment between names stays)
         linked = node.with_changes(names=names)
         if len(names) > 1 and len(cst.Module([]).code_for_node(linked)) > 100:
             # too long for one line: one name per line in parentheses, as ruff formats it

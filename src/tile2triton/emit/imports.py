@@ -8,8 +8,9 @@ runs it last), in the spirit of libcst's RemoveImportsVisitor and an isort pass:
     to an import (a sibling kernel's launcher) stays only where the module uses it;
   * the block of consecutive imports that holds the generated ones is grouped and ordered as
     `ruff check --select I` expects: __future__, standard library, third party, relative; within
-    a group `import x` lines before `from x import y` lines, each sorted by module. A comment
-    above an import moves with it.
+    a group `import x` lines before `from x import y` lines, each sorted by module, and the
+    names of a one-line `from` import sorted as isort sorts them. A comment above an import
+    moves with it.
 """
 from __future__ import annotations
 
@@ -150,6 +151,30 @@ def _key(imp):
     return (0, _dotted(imp.names[0].name).lower())
 
 
+def _member_key(alias: cst.ImportAlias):
+    """isort's order of the names of one `from` import (ruff's default, order-by-type):
+    CONSTANTS, then Classes, then other names, each case-insensitively."""
+    name = _dotted(alias.name)
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return kind, name.lower(), name, _dotted(alias.asname.name) if alias.asname else ""
+
+
+def _sorted_members(stmt):
+    """`stmt` with the names of its one-line `from x import b, a` sorted; a parenthesized
+    import (which may hold comments between names) and `import *` are left as written."""
+    imp = stmt.body[0]
+    if (not isinstance(imp, cst.ImportFrom) or isinstance(imp.names, cst.ImportStar)
+            or imp.lpar is not None or len(imp.names) < 2):
+        return stmt
+    names = sorted(imp.names, key=_member_key)
+    if [id(n) for n in names] == [id(n) for n in imp.names]:
+        return stmt
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    names = [n.with_changes(comma=comma if i < len(names) - 1 else cst.MaybeSentinel.DEFAULT)
+             for i, n in enumerate(names)]
+    return stmt.with_changes(body=[imp.with_changes(names=names), *stmt.body[1:]])
+
+
 def sort_block(body: list, generated: set) -> list:
     """`body` with the run of consecutive imports holding the generated ones grouped and
     ordered (see the module docstring)."""
@@ -170,7 +195,7 @@ def sort_block(body: list, generated: set) -> list:
                                                        _key(block[i].body[0]), i))
     out, previous = [], None
     for n, i in enumerate(ordered):
-        stmt = block[i]
+        stmt = _sorted_members(block[i])
         comments = [line for line in stmt.leading_lines if line.comment is not None]
         section = _section(stmt.body[0])
         if n == 0:  # the blank lines above the block, then the statement's own comments
