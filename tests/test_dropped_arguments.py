@@ -68,3 +68,21 @@ def test_the_noted_kernel_computes_what_cutile_computes(tmp_path):
     xd = x.double()
     want = xd * 2.0 / 3.0 / 5.0 + xd
     torch.testing.assert_close(y.double(), want, rtol=1e-6, atol=1e-6)
+
+
+def test_kernel_options_without_a_counterpart_leave_a_note():
+    """`occupancy` and `opt_level` of @ct.kernel change nothing in the Triton launch: a note
+    above the recorded options says so; `num_ctas` (passed through) gets none."""
+    src = SRC.replace("@ct.kernel\n", "@ct.kernel(num_ctas=1, occupancy=2, opt_level=3)\n")
+    res = translate_source(src, "scale.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    notes = [n for n in _notes(res.output) if "ct.kernel" in n or n.startswith("# (the")
+             or n.startswith("# (Triton compiles")]
+    assert notes == [
+        "# tile2triton: occupancy of ct.kernel has no Triton counterpart",
+        "# (the launcher's rule picks warps and stages)",
+        "# tile2triton: opt_level of ct.kernel has no Triton counterpart",
+        "# (Triton compiles at its own optimization level)",
+    ]
+    plain = translate_source(SRC.replace("@ct.kernel\n", "@ct.kernel(num_ctas=2)\n"), "s.py")
+    assert "of ct.kernel" not in plain.output
