@@ -723,3 +723,45 @@ def test_the_checker_passes_operator_functions_by_their_module():
 
     for value, name in ((operator.sub, "operator.sub"), (sub, "sub")):
         assert intercept._closure_values(make(value), ["func"], ("func",)) == {"func": name}
+
+
+def test_decorator_naming_cutile_gets_a_note():
+    """A registration decorator that names the cuTile backend (`backend="cuTile"`) stays as the
+    user wrote it, under a `# tile2triton:` line saying the function now runs Triton; one that
+    names another backend gets none. Kernels' decorators are read the same way."""
+    from tile2triton import translate_source
+    src = '''import cuda.tile as ct
+
+REGISTRY = {}
+
+
+def register(name, backend):
+    def wrap(fn):
+        REGISTRY[(name, backend)] = fn
+        return fn
+    return wrap
+
+
+@register("scale_kernel", "cu_tile")
+@ct.kernel
+def scale(x, y, TILE: ct.Constant[int]):
+    t = ct.load(x, (ct.bid(0),), (TILE,))
+    ct.store(y, (ct.bid(0),), t * 2)
+
+
+@register("scale", backend="cuTile")
+def run(x, y):
+    ct.launch(None, (ct.cdiv(x.shape[0], 128),), scale, (x, y, 128))
+
+
+@register("other", backend="torch")
+def other(x):
+    return x
+'''
+    res = translate_source(src, "reg.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    out = res.output
+    note = "# tile2triton: this decorator names cuTile ({}); the function now runs Triton\n"
+    assert note.format("'cu_tile'") + '@register("scale_kernel", "cu_tile")\n@triton.jit' in out
+    assert note.format("'cuTile'") + '@register("scale", backend="cuTile")\ndef run' in out
+    assert out.count("this decorator names cuTile") == 2

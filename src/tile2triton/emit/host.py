@@ -5,6 +5,9 @@ nothing calls them), cuTile imports an anchor where the imports go, cuTile alias
 host_references.py's."""
 from __future__ import annotations
 
+import ast
+import re
+
 import libcst as cst
 
 from ..diagnostics import LocatedFailure, TranslationError
@@ -232,7 +235,8 @@ class HostRewriter(HostReferences):
             return updated
         stmts = self.kernels.get(name) or self.device_funcs.get(name)
         if stmts:
-            first = stmts[0].with_changes(leading_lines=original.leading_lines)
+            first = stmts[0].with_changes(leading_lines=[*original.leading_lines,
+                                                         *backend_note(original.decorators)])
             if isinstance(first, cst.FunctionDef) and name in self.kernels:
                 first = first.with_changes(
                     decorators=self._user_decorators(original) + list(first.decorators))
@@ -242,8 +246,8 @@ class HostRewriter(HostReferences):
                 dropped = ", ".join(f"`@{self.pm.module.code_for_node(d.decorator)}`"
                                     for d in user)
                 first = first.with_changes(leading_lines=list(first.leading_lines) + [
-                    cst.EmptyLine(comment=cst.Comment(
-                        f"# {dropped} is left out: Triton kernels call their helpers directly"))])
+                    cst.EmptyLine(comment=cst.Comment(f"# tile2triton: {dropped} is left out: "
+                                                      "Triton kernels call their helpers directly"))])
             copy = []
             if name in self.device_funcs and name not in self.kernels \
                     and self._host_runnable(name):
@@ -263,7 +267,8 @@ class HostRewriter(HostReferences):
             # compiling; host code calls it as before
             return updated.with_changes(decorators=[cst.Decorator(
                 cst.parse_expression("triton.constexpr_function"))] + list(updated.decorators))
-        return updated
+        note = backend_note(original.decorators) if self.depth == 0 else []
+        return updated.with_changes(leading_lines=[*updated.leading_lines, *note])
 
     def _user_decorators(self, fdef) -> list:
         """The decorators of a kernel or tile function that are not cuTile's, kept above
@@ -410,3 +415,21 @@ class HostRewriter(HostReferences):
         return mod == "cuda.tile" or mod.startswith("cuda.tile.") or (
             mod == "cuda" and not isinstance(node.names, cst.ImportStar)
             and all(a.name.value == "tile" for a in node.names))
+
+
+def backend_note(decorators) -> list:
+    """A `# tile2triton:` line above a function whose decorator names cuTile in a string (a
+    registration under a "cutile" backend): what it registers now runs Triton, and only the
+    user can say under which name."""
+    for d in decorators:
+        try:
+            tree = ast.parse(cst.Module([]).code_for_node(d.decorator).strip(), mode="eval")
+        except SyntaxError:
+            continue
+        named = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+                 and isinstance(n.value, str) and "cutile" in re.sub(r"[\W_]", "", n.value.lower())]
+        if named:
+            return [cst.EmptyLine(comment=cst.Comment(
+                f"# tile2triton: this decorator names cuTile ({named[0]!r}); the function now "
+                "runs Triton"))]
+    return []
