@@ -435,7 +435,7 @@ def apply_twice(x, y, TILE: ct.Constant[int]):
 def test_a_decorated_helper_is_called_as_the_triton_function(tmp_path):
     both = Both(tmp_path, DECORATED_HELPER, "decorated_helper")
     assert "@traced\n@triton.jit" not in both.text
-    assert "# `@traced` is left out" in both.text
+    assert "# tile2triton: `@traced` is left out" in both.text
     x = torch.randn(300, generator=gen(6))
     y = torch.full((300,), math.nan)
     ref, got = both.run("apply_twice", (3,), [x, y, 128])
