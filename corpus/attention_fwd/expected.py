@@ -62,14 +62,6 @@ def _load_tile_3d(
 
 
 @triton.jit
-def _cdiv(a, b):
-    """cuTile's ceiling division rounds the exact quotient up, for any signs; tl.cdiv,
-    (a + b - 1) // b with Triton's truncating //, holds only for a >= 0 and b > 0."""
-    q = a // b
-    return tl.where((q * b != a) & ((a < 0) == (b < 0)), q + 1, q)
-
-
-@triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
     # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
     # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
@@ -269,7 +261,7 @@ def flash_attn_fwd_kernel(
     num_kv = tl.cdiv(seq_len, TK)
     if CAUSAL:
         # Key tiles entirely after the last query row of this block are fully masked.
-        num_kv = tl.minimum(num_kv, _cdiv((qi + 1) * TQ, TK))
+        num_kv = tl.minimum(num_kv, tl.cdiv((qi + 1) * TQ, TK))
 
     for j in range(num_kv):
         kt = tl.reshape(

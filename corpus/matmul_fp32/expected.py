@@ -19,48 +19,6 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
-def _floordiv(a, b):
-    """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
-    truncates toward zero, so the quotient steps down where the signs differ."""
-    if (a + b).dtype.is_floating():
-        # the quotient rounded to the dtype (an IEEE division: Triton's fp32 `/` is
-        # approximate, and a quotient that is exactly 6 could floor to 5), then floored
-        dt = (a + b).dtype
-        if dt == tl.float64:
-            q = tl.floor(tl.cast(a, dt) / tl.cast(b, dt))
-        else:  # 16-bit values divide exactly enough in fp32, then round to their dtype
-            x = tl.cast(tl.cast(a, dt), tl.float32)
-            y = tl.cast(tl.cast(b, dt), tl.float32)
-            q = tl.floor(tl.div_rn(x, y).to(dt).to(tl.float32)).to(dt)
-    else:
-        q = a // b
-        q = tl.where((q * b != a) & ((a < 0) != (b < 0)), q - 1, q)
-    return q
-
-
-@triton.jit
-def _mod(a, b):
-    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
-    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
-    if (a + b).dtype.is_floating():
-        # Triton's float % is C's fmod, which is exact; 16-bit floats take it in fp32, where
-        # their values and the remainder are exact too, and round once at the end
-        dt = (a + b).dtype
-        if dt.primitive_bitwidth < 32:
-            x = tl.cast(tl.cast(a, dt), tl.float32)
-            y = tl.cast(tl.cast(b, dt), tl.float32)
-        else:
-            x = tl.cast(a, dt)
-            y = tl.cast(b, dt)
-        r = x % y
-        r = tl.where((r != 0) & ((r < 0) != (y < 0)), r + y, r).to(dt)
-    else:
-        r = a % b
-        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
-    return r
-
-
-@triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
     # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
     # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
@@ -161,8 +119,8 @@ def matmul_fp32_kernel(
     for block_x in tl.range(tl.program_id(0), grid_x, tl.num_programs(0), flatten=FLATTEN):
         pid = block_x
         n_tiles_n = tl.cdiv(c_shape1, TN)
-        pid_m = _floordiv(pid, n_tiles_n)
-        pid_n = _mod(pid, n_tiles_n)
+        pid_m = pid // n_tiles_n
+        pid_n = pid % n_tiles_n
         acc = tl.zeros((TM, TN), dtype=tl.float32)
         for k in range(tl.cdiv(a_shape1, TK)):
             offs_a0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)

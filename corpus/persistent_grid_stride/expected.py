@@ -16,48 +16,6 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
-def _floordiv(a, b):
-    """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
-    truncates toward zero, so the quotient steps down where the signs differ."""
-    if (a + b).dtype.is_floating():
-        # the quotient rounded to the dtype (an IEEE division: Triton's fp32 `/` is
-        # approximate, and a quotient that is exactly 6 could floor to 5), then floored
-        dt = (a + b).dtype
-        if dt == tl.float64:
-            q = tl.floor(tl.cast(a, dt) / tl.cast(b, dt))
-        else:  # 16-bit values divide exactly enough in fp32, then round to their dtype
-            x = tl.cast(tl.cast(a, dt), tl.float32)
-            y = tl.cast(tl.cast(b, dt), tl.float32)
-            q = tl.floor(tl.div_rn(x, y).to(dt).to(tl.float32)).to(dt)
-    else:
-        q = a // b
-        q = tl.where((q * b != a) & ((a < 0) != (b < 0)), q - 1, q)
-    return q
-
-
-@triton.jit
-def _mod(a, b):
-    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
-    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
-    if (a + b).dtype.is_floating():
-        # Triton's float % is C's fmod, which is exact; 16-bit floats take it in fp32, where
-        # their values and the remainder are exact too, and round once at the end
-        dt = (a + b).dtype
-        if dt.primitive_bitwidth < 32:
-            x = tl.cast(tl.cast(a, dt), tl.float32)
-            y = tl.cast(tl.cast(b, dt), tl.float32)
-        else:
-            x = tl.cast(a, dt)
-            y = tl.cast(b, dt)
-        r = x % y
-        r = tl.where((r != 0) & ((r < 0) != (y < 0)), r + y, r).to(dt)
-    else:
-        r = a % b
-        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
-    return r
-
-
-@triton.jit
 def persistent_axpy_kernel(
     x_ptr,
     x_shape0,
@@ -104,8 +62,8 @@ def persistent_axpy_kernel(
     n_tiles_n = tl.cdiv(x_shape1, TN)
     total = tl.cdiv(x_shape0, TM) * n_tiles_n
     for t in range(tl.program_id(0), total, tl.num_programs(0)):
-        tm = _floordiv(t, n_tiles_n)
-        tn = _mod(t, n_tiles_n)
+        tm = t // n_tiles_n
+        tn = t % n_tiles_n
         offs_x0 = tl.cast(tm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
         offs_x1 = tl.cast(tn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
         mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)

@@ -249,6 +249,7 @@ class ConstExprV(Val):
     # int | bool | float | other | python (what a @triton.constexpr_function returns) |
     # open_shape (None or a tuple, chosen by the launch: ParamInfo.open_shape)
     kind: str = "int"
+    positive: bool = False  # a parameter the function uses as a tile dimension (shape_facts.py)
 
 
 @dataclass

@@ -36,9 +36,7 @@ class Loops:
                              help="loop over one name and unpack inside the body, or use "
                                   "ct.static_iter to loop over a tuple")
         var = node.target.value
-        nonneg = all(self.is_nonneg(a) for a in args[:2]) and (
-            len(args) < 3 or (isinstance(args[2].val, ConstV) and args[2].val.value > 0))
-        self.env[var] = TileV(shape=(), dtype="int32", nonneg=nonneg)
+        self.env[var] = TileV(shape=(), dtype="int32", nonneg=self.range_var_nonneg(args))
         var = self.renames.get(var, var)    # an `else` branch's own loop variable (`i_2`)
         head, late = len(self.out), len(self.order.late)
         group = self.start_row_loop(node)
@@ -101,6 +99,18 @@ class Loops:
         text = "\n".join(body)
         return any(line.lstrip().startswith(("for ", "while ")) for line in body) and (
             "tl.dot(" in text or "_dot_any_size(" in text)
+
+    def range_var_nonneg(self, args) -> bool:
+        """Whether every value `range(*args)` yields is >= 0: range(n) counts from 0 whatever n;
+        a step >= 0 never goes below the start (a step of 0 only repeats it); a negative step
+        stays above the stop."""
+        if len(args) == 1:
+            return True
+        if len(args) == 2 or self.is_nonneg(args[2]):
+            return self.is_nonneg(args[0])
+        step = args[2].val
+        return isinstance(step, ConstV) and isinstance(step.value, int) and step.value < 0 \
+            and self.is_nonneg(args[1])
 
     def while_stmt(self, node: cst.While) -> None:
         if node.orelse is not None:

@@ -26,6 +26,7 @@ from .tables import CompileTimeTables
 from .tma import dot_operand_loads
 from .static_iter import StaticIteration
 from .unit import UnitResult
+from .shape_facts import positive_shape_params
 from .values import Values, initial_env, reassigned_names
 
 
@@ -54,7 +55,10 @@ class Lowerer(Statements, Branches, Loops, Assignments, ArrayBindings, StaticIte
         self.pm = mc.pm
         self.fn = fn
         self.params = params
-        self.env: dict[str, Val] = initial_env(params, reassigned_names(fn.node.body, times=1))
+        rebound = reassigned_names(fn.node.body, times=1)
+        plain = {p.name for p in params if p.kind == "constexpr"} - set(rebound)
+        self.env: dict[str, Val] = initial_env(params, rebound, frozenset(
+            positive_shape_params(fn.node.body, self.pm.qualname, plain)))
         # names bound by a ct.static_iter loop or comprehension to an item inlined at each use
         self.static_names: dict[str, Lowered] = {}
         self.out: list[str] = []

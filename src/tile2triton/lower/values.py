@@ -41,9 +41,10 @@ def _candidate(c: str) -> Lowered:
     return Lowered(c, CtRefV(c) if c.startswith("cuda.tile.") else FuncV(c))
 
 
-def initial_env(params: list[ParamInfo], mutable: frozenset = frozenset()) -> dict:
+def initial_env(params: list[ParamInfo], mutable: frozenset = frozenset(),
+                positive: frozenset = frozenset()) -> dict:
     """The value kinds of a function's parameters (a ct.Constant parameter whose launch value is
-    known, and that the body never rebinds, is that constant)."""
+    known, and that the body never rebinds, is that constant; one of `positive` is > 0)."""
     env: dict[str, Val] = {}
     for p in params:
         if p.kind == "constexpr" and p.choices:
@@ -62,7 +63,7 @@ def initial_env(params: list[ParamInfo], mutable: frozenset = frozenset()) -> di
         elif p.kind == "array_list":
             env[p.name] = ArrayListV(p.array_list)
         elif p.kind == "constexpr":
-            env[p.name] = ConstExprV(p.name)
+            env[p.name] = ConstExprV(p.name, positive=p.name in positive)
         elif p.kind == "tile":
             env[p.name] = TileV()
         else:
@@ -354,7 +355,7 @@ class Values:
             return isinstance(v.value, (int, float)) and v.value >= 0
         if isinstance(v, TileV):
             return v.nonneg
-        return False
+        return isinstance(v, ConstExprV) and v.positive
 
 
 
