@@ -29,26 +29,11 @@ class _Uses(cst.CSTVisitor):
 
     # an arm of `x if c else y`, of `and`/`or`, a lambda's or a comprehension's body need not
     # be compiled (a constant test picks one arm): a shape there proves nothing
-    def visit_IfExp(self, node):
+    def _not_typed(self, node):
         return False
 
-    def visit_BooleanOperation(self, node):
-        return False
-
-    def visit_Lambda(self, node):
-        return False
-
-    def visit_ListComp(self, node):
-        return False
-
-    def visit_GeneratorExp(self, node):
-        return False
-
-    def visit_SetComp(self, node):
-        return False
-
-    def visit_DictComp(self, node):
-        return False
+    visit_IfExp = visit_BooleanOperation = visit_Lambda = _not_typed
+    visit_ListComp = visit_GeneratorExp = visit_SetComp = visit_DictComp = _not_typed
 
     def visit_Call(self, node):
         pos = SHAPE_ARGS.get(self.qualname(node.func) or "")
