@@ -30,7 +30,9 @@ HELPERS = {
 def _floordiv(a, b):
     """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
     truncates toward zero, so the quotient steps down where the signs differ."""
-    if (a + b).dtype.is_floating():
+    if not isinstance(a + b, tl.tensor):  # Python ints (a loop counter under TRITON_INTERPRET)
+        q = a // b
+    elif (a + b).dtype.is_floating():
         # the quotient rounded to the dtype (an IEEE division: Triton's fp32 `/` is
         # approximate, and a quotient that is exactly 6 could floor to 5), then floored
         dt = (a + b).dtype
@@ -49,7 +51,9 @@ def _floordiv(a, b):
 def _mod(a, b):
     """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
     sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
-    if (a + b).dtype.is_floating():
+    if not isinstance(a + b, tl.tensor):  # Python ints (a loop counter under TRITON_INTERPRET)
+        r = a % b
+    elif (a + b).dtype.is_floating():
         # Triton's float % is C's fmod, which is exact; 16-bit floats take it in fp32, where
         # their values and the remainder are exact too, and round once at the end
         dt = (a + b).dtype
@@ -70,7 +74,7 @@ def _mod(a, b):
 NEGATIVE = DeviceHelper("_negative", r'''@triton.jit
 def _negative(x):
     """cuTile negates a boolean as an int32 (-True == -1); Triton's `-` would keep int1."""
-    if x.dtype == tl.int1:
+    if isinstance(x, tl.tensor) and x.dtype == tl.int1:
         y = -x.to(tl.int32)
     else:
         y = -x
@@ -315,7 +319,7 @@ def k(x, TILE: ct.Constant[int]):
 def k(x, TILE: ct.Constant[int]):
     a = ct.load(x, (ct.bid(0),), (TILE,))
     ct.store(x, (ct.bid(0),), -a)
-""", expect=["def _negative(x):", "if x.dtype == tl.int1:", "_negative(a)"])]
+""", expect=["def _negative(x):", "if isinstance(x, tl.tensor) and x.dtype == tl.int1:", "_negative(a)"])]
 
     def lower(self, call, cx):
         x = call.arg("x")

@@ -53,6 +53,14 @@ def unsound(out, lo: int, step: int, FLAG: ct.Constant[int], G: ct.Constant[int]
     if FLAG:
         s = s + ct.sum(ct.full((H,), 1, dtype=ct.int32))
     ct.store(out, (i,), ct.full((T,), s, dtype=ct.int32))
+
+
+@ct.kernel
+def bare_counter(out, lo: int, T: ct.Constant[int]):
+    s = 0
+    for t in range(lo, lo + 7):
+        s = s + t // 4 * 100 + t % 3 * 10 + ct.negative(t)
+    ct.store(out, (ct.bid(0),), ct.full((T,), s, dtype=ct.int32))
 """
 
 
@@ -142,3 +150,16 @@ def test_unsound_cases_keep_the_helpers(both, lo, step, flag, G, H):
     for call in ("_mod(i, G)", "_floordiv(i, H)", "_floordiv(u, 4)", "_mod(u, 3)",
                  "_floordiv(u, 5)", "_mod(u, 2)", "_floordiv(u, 3)"):
         assert call in text, call
+
+
+@pytest.mark.parametrize("lo", [-9, 2])
+def test_floor_helpers_take_a_bare_loop_counter(both, lo):
+    """Under TRITON_INTERPRET=1 a range variable is a Python int, not a tensor: the helpers
+    floored it twice or failed on `.dtype` (a false `error` verdict on CPU)."""
+    T, m = 16, 3 * 16 - 5
+    out = torch.zeros(m, dtype=torch.int32)
+    a1, a2 = run(both, "bare_counter", (3,), [out, lo, T])
+    s = sum(t // 4 * 100 + t % 3 * 10 - t for t in range(lo, lo + 7))
+    assert a2[0].tolist() == [s] * m and torch.equal(a1[0], a2[0])
+    text = body(both[2], "bare_counter")
+    assert "_floordiv(t, 4)" in text and "_mod(t, 3)" in text

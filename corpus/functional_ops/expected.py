@@ -18,7 +18,9 @@ from _t2t_corpus_runtime import (
 def _floordiv(a, b):
     """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
     truncates toward zero, so the quotient steps down where the signs differ."""
-    if (a + b).dtype.is_floating():
+    if not isinstance(a + b, tl.tensor):  # Python ints (a loop counter under TRITON_INTERPRET)
+        q = a // b
+    elif (a + b).dtype.is_floating():
         # the quotient rounded to the dtype (an IEEE division: Triton's fp32 `/` is
         # approximate, and a quotient that is exactly 6 could floor to 5), then floored
         dt = (a + b).dtype
@@ -38,7 +40,9 @@ def _floordiv(a, b):
 def _mod(a, b):
     """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
     sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
-    if (a + b).dtype.is_floating():
+    if not isinstance(a + b, tl.tensor):  # Python ints (a loop counter under TRITON_INTERPRET)
+        r = a % b
+    elif (a + b).dtype.is_floating():
         # Triton's float % is C's fmod, which is exact; 16-bit floats take it in fp32, where
         # their values and the remainder are exact too, and round once at the end
         dt = (a + b).dtype
@@ -73,7 +77,7 @@ def _pow(x, y):
 @triton.jit
 def _negative(x):
     """cuTile negates a boolean as an int32 (-True == -1); Triton's `-` would keep int1."""
-    if x.dtype == tl.int1:
+    if isinstance(x, tl.tensor) and x.dtype == tl.int1:
         y = -x.to(tl.int32)
     else:
         y = -x

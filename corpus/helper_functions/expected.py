@@ -17,7 +17,7 @@ from _t2t_corpus_runtime import (
 @triton.jit
 def _negative(x):
     """cuTile negates a boolean as an int32 (-True == -1); Triton's `-` would keep int1."""
-    if x.dtype == tl.int1:
+    if isinstance(x, tl.tensor) and x.dtype == tl.int1:
         y = -x.to(tl.int32)
     else:
         y = -x
