@@ -114,7 +114,8 @@ def k(x, y, TILE: ct.Constant[int]):
             return Lowered(f"{cx.need(CVT_DIRECTED, mode=mode, dst=dtype.name)}({src})", val)
         if _through_float(dtype_of(x), dtype.name):
             return Lowered(f"{cx.need(THROUGH_FLOAT)}({x.code}, {dtype.triton})", val)
-        return Lowered(f"{src}.to({dtype.triton})", val)
+        return Lowered(x.cast(dtype.triton) if src == x.wrap(100) else f"{src}.to({dtype.triton})",
+                       val)
 
 
 FP8 = ("float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu")

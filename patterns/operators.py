@@ -339,7 +339,7 @@ def k(x, TILE: ct.Constant[int]):
         v = x.val
         if sym == "-" and isinstance(v, TileV) and dtype_of(x) == "bool_":
             # cuTile negates a boolean as an int32 (-True == -1); Triton's `-` keeps int1.
-            return Lowered(f"-{x.wrap(PREC['atom'])}.to(tl.int32)",
+            return Lowered(f"-{x.cast('tl.int32')}",
                            TileV(shape=tile_shape(x), dtype="int32"), PREC["unary"])
         if sym == "-" and isinstance(v, TileV) and v.dtype is None and not v.numeric:
             # a tile whose dtype is known only at launch (loaded from an array) may be boolean

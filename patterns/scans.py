@@ -124,7 +124,7 @@ def k(x, y, TM: ct.Constant[int]):
         d = dtype_of(x)
         code = x.code
         if d == "bool_":  # cuTile counts booleans in int32
-            code, d = f"{x.wrap(100)}.to(tl.int32)", "int32"
+            code, d = x.cast("tl.int32"), "int32"
         elif d is None:
             # the dtype is known only to Triton (a load from an array): a bool tile must still
             # be counted in int32, so the widening is decided when Triton compiles

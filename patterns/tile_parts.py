@@ -342,4 +342,4 @@ def k(x, y, TM: ct.Constant[int]):
         if isinstance(x.val, (ConstV, ConstExprV)):
             # a Python float is an fp32 constant (an int an int32 one) in cuTile and in Triton
             return Lowered(f"tl.cast({x.code}, {dt.triton}, bitcast=True)", val)
-        return Lowered(f"{x.wrap(100)}.to({dt.triton}, bitcast=True)", val)
+        return Lowered(x.cast(dt.triton, bitcast=True), val)

@@ -61,6 +61,19 @@ def bare_counter(out, lo: int, T: ct.Constant[int]):
     for t in range(lo, lo + 7):
         s = s + t // 4 * 100 + t % 3 * 10 + ct.negative(t)
     ct.store(out, (ct.bid(0),), ct.full((T,), s, dtype=ct.int32))
+
+
+@ct.kernel
+def counter_forms(x, out, lo: int, T: ct.Constant[int]):
+    acc = ct.zeros((T,), dtype=ct.float32)
+    n = 0
+    for t in range(lo, lo + 7):
+        n = n + ct.cdiv(t, 3) * 1000 + int(t > 0) * 100 + ct.negative(t < 0) * 10
+        n = n + ct.astype(ct.bitcast(ct.astype(t, ct.int32), ct.uint32) % 7, ct.int32)
+        r = ct.arange(T, dtype=ct.int32) + t
+        acc = acc + ct.where(r > 0, ct.astype(r, ct.float32), 0.5) + ct.astype(t, ct.float16)
+        acc = acc + ct.gather(x, r % 5) + float(t) * 0.25 + ct.astype(t * t, ct.int8)
+    ct.store(out, (ct.bid(0),), acc + n)
 """
 
 
@@ -163,3 +176,26 @@ def test_floor_helpers_take_a_bare_loop_counter(both, lo):
     assert a2[0].tolist() == [s] * m and torch.equal(a1[0], a2[0])
     text = body(both[2], "bare_counter")
     assert "_floordiv(t, 4)" in text and "_mod(t, 3)" in text
+
+
+@pytest.mark.parametrize("lo", [-9, 2])
+def test_a_loop_counter_in_every_scalar_form(both, lo):
+    """A Python-int loop counter (TRITON_INTERPRET=1) through ct.cdiv, conversions of it and of
+    comparisons of it (`tl.cast`, not `.to`), a bitcast and tiles built from it."""
+    g = torch.Generator().manual_seed(7)
+    T, m = 16, 3 * 16 - 5
+    x = torch.randn(37, generator=g)
+    out = torch.zeros(m)
+    a1, a2 = run(both, "counter_forms", (3,), [x, out, lo, T])
+    xd, want = x.double(), torch.zeros(T, dtype=torch.float64)
+    n = 0
+    for t in range(lo, lo + 7):
+        n += -(-t // 3) * 1000 + int(t > 0) * 100 - int(t < 0) * 10 + (t % 2**32) % 7
+        r = torch.arange(T, dtype=torch.float64) + t
+        want += torch.where(r > 0, r, 0.5) + t + xd[(r % 5).long()] + t * 0.25
+        want += (t * t + 128) % 256 - 128
+    want = (want + n).repeat(3)[:m]
+    torch.testing.assert_close(a2[1].double(), want, rtol=1e-5, atol=1e-3)
+    torch.testing.assert_close(a1[1], a2[1], rtol=1e-5, atol=1e-3)
+    text = body(both[2], "counter_forms")
+    assert "_cdiv(t, 3)" in text and "tl.cast(t > 0, tl.int32)" in text

@@ -28,8 +28,12 @@ from _t2t_corpus_runtime import (
 def _cdiv(a, b):
     """cuTile's ceiling division rounds the exact quotient up, for any signs; tl.cdiv,
     (a + b - 1) // b with Triton's truncating //, holds only for a >= 0 and b > 0."""
-    q = a // b
-    return tl.where((q * b != a) & ((a < 0) == (b < 0)), q + 1, q)
+    if not isinstance(a + b, tl.tensor):  # Python ints (a loop counter under TRITON_INTERPRET)
+        q = -(-a // b)
+    else:
+        q = a // b
+        q = tl.where((q * b != a) & ((a < 0) == (b < 0)), q + 1, q)
+    return q
 
 
 @triton.jit

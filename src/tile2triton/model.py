@@ -355,6 +355,15 @@ class Lowered:
     def wrap(self, min_prec: int) -> str:
         return self.code if self.prec >= min_prec else f"({self.code})"
 
+    def cast(self, dtype: str, bitcast: bool = False) -> str:
+        """`x.to(dtype)`; for a scalar `tl.cast(x, dtype)`, since under TRITON_INTERPRET a
+        scalar may be a Python number (a `range` variable, a comparison of one), which has no
+        `.to`. Compiled, both are the same conversion."""
+        more = ", bitcast=True" if bitcast else ""
+        if isinstance(self.val, TileV) and self.val.shape == ():
+            return f"tl.cast({self.code}, {dtype}{more})"
+        return f"{self.wrap(100)}.to({dtype}{more})"
+
 
 # Python operator precedence, low to high (only what we emit).
 PREC = {

@@ -264,9 +264,9 @@ class Calls:
                 return self.fold(node, {"float": float, "int": int, "bool": bool}[name],
                                  args[0].val.value)
             if name == "float" and len(args) == 1:
-                return Lowered(f"{args[0].wrap(100)}.to(tl.float32)", TileV(shape=(), dtype="float32"))
+                return Lowered(args[0].cast("tl.float32"), TileV(shape=(), dtype="float32"))
             if name == "int" and len(args) == 1:
-                return Lowered(f"{args[0].wrap(100)}.to(tl.int32)", TileV(shape=(), dtype="int32"))
+                return Lowered(args[0].cast("tl.int32"), TileV(shape=(), dtype="int32"))
         if name == "abs" and len(args) == 1:
             return self.construct("abs", node)
         if name == "divmod":  # cuTile treats the builtin as ct.divmod

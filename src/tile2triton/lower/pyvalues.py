@@ -97,10 +97,7 @@ class CompileTimePython:
                                   "to the dtype)")
         if isinstance(arg.val, (TileV, ConstExprV)):
             shape = arg.val.shape if isinstance(arg.val, TileV) else ()
-            # a scalar may be a Python int under the interpreter (a loop index): tl.cast
-            code = (f"tl.cast({arg.code}, {dtype.triton})" if shape == () else
-                    f"{arg.wrap(100)}.to({dtype.triton})")
-            return Lowered(code if isinstance(arg.val, TileV)
+            return Lowered(arg.cast(dtype.triton) if isinstance(arg.val, TileV)
                            else f"tl.full((), {arg.code}, {dtype.triton})",
                            TileV(shape=shape, dtype=d.name))
         raise self.error(node, "T2T102", f"ct.{d.name}() needs a number or a scalar",
