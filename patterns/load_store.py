@@ -167,10 +167,10 @@ def k(x, y, TILE: ct.Constant[int]):
     t = ct.load(x, pid, (TILE,), padding_mode=ct.PaddingMode.ZERO)
     ct.store(y, (pid,), t)
 """, expect=["OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32",
-             "offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)", "mask_x = offs_x0 < x_shape0",
-             "t = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x, other=0.0)",
+             "offs_pid = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)", "mask_x = offs_pid < x_shape0",
+             "t = tl.load(x_ptr + offs_pid * x_stride0, mask=mask_x, other=0.0)",
              # (the store's offsets are the load's: the same vector)
-             "tl.store(y_ptr + offs_x0 * y_stride0, t.to(y_ptr.dtype.element_ty), mask=mask_y)"]),
+             "tl.store(y_ptr + offs_pid * y_stride0, t.to(y_ptr.dtype.element_ty), mask=mask_y)"]),
         Example("""
 @ct.kernel
 def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
@@ -185,8 +185,8 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
 def k(x, y):
     t = ct.load(x, (0, 0), (16, 16), check_bounds=False)
     ct.store(y, (0, 0), t, check_bounds=False)
-""", expect=["t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x0[None, :] * x_stride1)",
-             "tl.store(y_ptr + offs_x0[:, None] * y_stride0 + offs_x0[None, :] * y_stride1, "
+""", expect=["t = tl.load(x_ptr + offs0[:, None] * x_stride0 + offs0[None, :] * x_stride1)",
+             "tl.store(y_ptr + offs0[:, None] * y_stride0 + offs0[None, :] * y_stride1, "
              "t.to(y_ptr.dtype.element_ty))"]),
         Example("""
 @ct.kernel

@@ -79,7 +79,7 @@ def k(x, y, off, n, TILE: ct.Constant[int]):
     ct.store(y, (0, 0), ct.load(sub, (0, 0), (TILE, TILE)))
 """, expect=["sub_ptr = x_ptr + off * x_stride1", "sub_shape0 = x_shape0",
              "sub_shape1 = off + n - off",
-             "tl.load(sub_ptr + offs_sub0[:, None] * sub_stride0 + offs_sub0[None, :] * "
+             "tl.load(sub_ptr + offs_tile[:, None] * sub_stride0 + offs_tile[None, :] * "
              "sub_stride1, mask=mask_sub)"])]
 
     def lower(self, call, cx):
@@ -124,8 +124,8 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
     for j in range(tv.num_tiles(1)):
         out.store((ct.bid(0), j), tv.load((ct.bid(0), j)) * 2)
 """, expect=["for j in range(tl.cdiv(x_shape1, TN)):",
-             "offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)",
-             "(tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, "
+             "offs_j = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)",
+             "(tl.load(x_ptr + offs0[:, None] * x_stride0 + offs_j[None, :] * x_stride1, "
              "mask=mask_x, other=0.0) * 2).to(y_ptr.dtype.element_ty), mask=mask_y)"]),
         Example("""
 @ct.kernel

@@ -111,5 +111,5 @@ def k(x, y):
 """, "tuples.py")
     assert result.ok, [d.format() for d in result.diagnostics()]
     # (both dimensions' offsets are one vector: the same 16 elements)
-    assert "t = tl.load(x_ptr + offs_x0[:, None] * x_stride0 + offs_x0[None, :] * x_stride1, " \
+    assert "t = tl.load(x_ptr + offs0[:, None] * x_stride0 + offs0[None, :] * x_stride1, " \
         "mask=mask_x)" in result.output

@@ -24,8 +24,8 @@ def test_one_offset_dtype_per_function_and_no_branch_per_access():
     text = res.output
     assert "if USE_INT64:" not in text
     assert text.count("OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32") == 1
-    assert "offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)" in text
-    assert "offs_x1 = tl.arange(0, TN).to(OFFSET_DTYPE)" in text
+    assert "offs_row = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)" in text
+    assert "offs_tn = tl.arange(0, TN).to(OFFSET_DTYPE)" in text
 
 
 def test_both_offset_widths_compute_the_same(tmp_path, monkeypatch):

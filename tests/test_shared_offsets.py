@@ -12,8 +12,22 @@ BODY = """\
 
 def test_a_repeated_offsets_line_is_computed_once():
     out = shared_offsets(BODY)
-    assert "offs_b0" not in out
-    assert "tl.store(b_ptr + offs_a0 * b_stride0, a)" in out
+    assert "offs_b0" not in out and "offs_a0" not in out
+    # read by two arrays, the offsets are named after neither
+    assert "    offs_pid = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)" in out
+    assert "tl.store(b_ptr + offs_pid * b_stride0, a)" in out
+
+
+def test_offsets_of_one_array_keep_its_name_and_a_neutral_name_is_never_taken():
+    one = BODY.replace("offs_b0", "offs_a0_2").replace("b_ptr", "a_ptr").replace("b_s", "a_s")
+    out = shared_offsets(one)
+    assert "offs_a0_2" not in out and "tl.store(a_ptr + offs_a0 * a_stride0, a)" in out
+    taken = BODY + "    offs_pid = 3\n"
+    out = shared_offsets(taken)
+    assert "tl.store(b_ptr + offs_pid_2 * b_stride0, a)" in out and "    offs_pid = 3" in out
+    # an index that is no plain name: the dimension
+    out = shared_offsets(BODY.replace("cast(pid,", "cast(pid + 1,"))
+    assert "tl.store(b_ptr + offs0 * b_stride0, a)" in out
 
 
 def test_not_after_a_name_it_reads_is_rebound():

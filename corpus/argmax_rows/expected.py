@@ -62,11 +62,11 @@ def argmax_rows_kernel(
     out_shape0 = out_shape0 // out_div[1] * out_div[1]
     OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
-    offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_pid = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
     offs_x1 = tl.arange(0, TN).to(OFFSET_DTYPE)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    mask_x = (offs_pid[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
     first = tl.load(
-        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+        x_ptr + offs_pid[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
         mask=mask_x,
         other=float("-inf"),
     )
@@ -86,9 +86,9 @@ def argmax_rows_kernel(
         better = val > best_val
         best_val = tl.where(better, val, best_val)
         best_idx = tl.where(better, idx, best_idx)
-    mask_out = offs_x0 < out_shape0
+    mask_out = offs_pid < out_shape0
     tl.store(
-        out_ptr + offs_x0 * out_stride0,
+        out_ptr + offs_pid * out_stride0,
         tl.reshape(best_idx, (TM,)).to(out_ptr.dtype.element_ty),
         mask=mask_out,
     )

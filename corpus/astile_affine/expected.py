@@ -69,11 +69,11 @@ def affine4(
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid = block_x
-            offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_x1 = tl.arange(0, 4).to(OFFSET_DTYPE)
-            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            offs_pid = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs1 = tl.arange(0, 4).to(OFFSET_DTYPE)
+            mask_x = (offs_pid[:, None] < x_shape0) & (offs1[None, :] < x_shape1)
             t = tl.load(
-                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                x_ptr + offs_pid[:, None] * x_stride0 + offs1[None, :] * x_stride1,
                 mask=mask_x,
                 other=0.0,
             )
@@ -82,9 +82,9 @@ def affine4(
             shift = tl.reshape(_astile_4(pid * 0.5, 1.0, -2.0, 0.25, tl.float32), (2, 2))
             half = tl.cast(0.5, tl.float32)
             y = t.to(tl.float32) * scale + tl.reshape(shift, (1, 4)) * half
-            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+            mask_out = (offs_pid[:, None] < out_shape0) & (offs1[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+                out_ptr + offs_pid[:, None] * out_stride0 + offs1[None, :] * out_stride1,
                 y.to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

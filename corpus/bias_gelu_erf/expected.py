@@ -87,19 +87,20 @@ def bias_gelu_kernel(
         if block_x < grid_x:
             pid_m = block_x
             pid_n = tl.program_id(1)
-            offs_x0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_x1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            offs_pid_m = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_pid_n = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+            mask_x = (offs_pid_m[:, None] < x_shape0) & (offs_pid_n[None, :] < x_shape1)
             xt = tl.load(
-                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
+                x_ptr + offs_pid_m[:, None] * x_stride0 + offs_pid_n[None, :] * x_stride1,
+                mask=mask_x,
             ).to(tl.float32)
-            mask_bias = offs_x1 < bias_shape0
-            bt = tl.load(bias_ptr + offs_x1 * bias_stride0, mask=mask_bias).to(tl.float32)
+            mask_bias = offs_pid_n < bias_shape0
+            bt = tl.load(bias_ptr + offs_pid_n * bias_stride0, mask=mask_bias).to(tl.float32)
             h = xt + bt  # (TN,) broadcasts against (TM, TN)
             y = 0.5 * h * (1.0 + erf_approx(h * 0.7071067811865476))
-            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+            mask_out = (offs_pid_m[:, None] < out_shape0) & (offs_pid_n[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+                out_ptr + offs_pid_m[:, None] * out_stride0 + offs_pid_n[None, :] * out_stride1,
                 y.to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

@@ -149,17 +149,17 @@ def outer_kernel(
         if block_x < grid_x:
             pid_m = block_x
             pid_n = tl.program_id(1)
-            offs_u0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            mask_u = offs_u0 < u_shape0
-            ut = tl.load(u_ptr + offs_u0 * u_stride0, mask=mask_u)
-            offs_v0 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_v = offs_v0 < v_shape0
-            vt = tl.load(v_ptr + offs_v0 * v_stride0, mask=mask_v)
+            offs_pid_m = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            mask_u = offs_pid_m < u_shape0
+            ut = tl.load(u_ptr + offs_pid_m * u_stride0, mask=mask_u)
+            offs_pid_n = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+            mask_v = offs_pid_n < v_shape0
+            vt = tl.load(v_ptr + offs_pid_n * v_stride0, mask=mask_v)
             u_col = tl.broadcast_to(ut[:, None], (TM, TN))  # (TM, 1) -> (TM, TN)
             v_row = tl.expand_dims(vt, 0)  # (1, TN)
-            mask_out = (offs_u0[:, None] < out_shape0) & (offs_v0[None, :] < out_shape1)
+            mask_out = (offs_pid_m[:, None] < out_shape0) & (offs_pid_n[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_u0[:, None] * out_stride0 + offs_v0[None, :] * out_stride1,
+                out_ptr + offs_pid_m[:, None] * out_stride0 + offs_pid_n[None, :] * out_stride1,
                 (u_col * v_row + u_col).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

@@ -124,15 +124,15 @@ def col_stats(
     OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     bm = tl.program_id(0)
     bn = tl.program_id(1)
-    offs_x0 = tl.cast(bm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-    offs_x1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    offs_bm = tl.cast(bm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_bn = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+    mask_x = (offs_bm[:, None] < x_shape0) & (offs_bn[None, :] < x_shape1)
     xt = tl.load(
-        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
+        x_ptr + offs_bm[:, None] * x_stride0 + offs_bn[None, :] * x_stride1, mask=mask_x, other=0.0
     )
-    mask_q = (offs_x0[:, None] < q_shape0) & (offs_x1[None, :] < q_shape1)
+    mask_q = (offs_bm[:, None] < q_shape0) & (offs_bn[None, :] < q_shape1)
     qt = tl.load(
-        q_ptr + offs_x0[:, None] * q_stride0 + offs_x1[None, :] * q_stride1, mask=mask_q, other=0.0
+        q_ptr + offs_bm[:, None] * q_stride0 + offs_bn[None, :] * q_stride1, mask=mask_q, other=0.0
     )
 
     _atomic_store_add_1d(

@@ -58,11 +58,11 @@ def column_stats_kernel(
     OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
     offs_x0 = tl.arange(0, TM).to(OFFSET_DTYPE)
-    offs_x1 = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    offs_pid = tl.cast(pid, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_pid[None, :] < x_shape1)
     run_max = tl.max(
         tl.load(
-            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_pid[None, :] * x_stride1,
             mask=mask_x,
             other=float("-inf"),
         ),
@@ -70,7 +70,7 @@ def column_stats_kernel(
     )
     run_min = tl.min(
         tl.load(
-            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_pid[None, :] * x_stride1,
             mask=mask_x,
             other=float("inf"),
         ),
@@ -78,7 +78,7 @@ def column_stats_kernel(
     )
     run_sum = tl.sum(
         tl.load(
-            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            x_ptr + offs_x0[:, None] * x_stride0 + offs_pid[None, :] * x_stride1,
             mask=mask_x,
             other=0.0,
         ).to(tl.float32),
@@ -106,21 +106,21 @@ def column_stats_kernel(
         run_max = tl.maximum(run_max, tl.max(hi, axis=0))
         run_min = tl.minimum(run_min, tl.min(lo, axis=0))
         run_sum = run_sum + tl.sum(zs.to(tl.float32), axis=0)
-    mask_col_max = offs_x1 < col_max_shape0
+    mask_col_max = offs_pid < col_max_shape0
     tl.store(
-        col_max_ptr + offs_x1 * col_max_stride0,
+        col_max_ptr + offs_pid * col_max_stride0,
         run_max.to(col_max_ptr.dtype.element_ty),
         mask=mask_col_max,
     )
-    mask_col_min = offs_x1 < col_min_shape0
+    mask_col_min = offs_pid < col_min_shape0
     tl.store(
-        col_min_ptr + offs_x1 * col_min_stride0,
+        col_min_ptr + offs_pid * col_min_stride0,
         run_min.to(col_min_ptr.dtype.element_ty),
         mask=mask_col_min,
     )
-    mask_col_sum = offs_x1 < col_sum_shape0
+    mask_col_sum = offs_pid < col_sum_shape0
     tl.store(
-        col_sum_ptr + offs_x1 * col_sum_stride0,
+        col_sum_ptr + offs_pid * col_sum_stride0,
         run_sum.to(col_sum_ptr.dtype.element_ty),
         mask=mask_col_sum,
     )

@@ -67,18 +67,18 @@ def cumsum_rows_kernel(
     pid = tl.program_id(0)
     carry = tl.zeros((TM, 1), dtype=tl.float32)
     for j in range(tl.cdiv(x_shape1, TN)):
-        offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-        offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-        mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+        offs_pid = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_j = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+        mask_x = (offs_pid[:, None] < x_shape0) & (offs_j[None, :] < x_shape1)
         t = tl.load(
-            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            x_ptr + offs_pid[:, None] * x_stride0 + offs_j[None, :] * x_stride1,
             mask=mask_x,
             other=0.0,
         )
         s = tl.cumsum(t.to(tl.float32), axis=1) + carry
-        mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+        mask_out = (offs_pid[:, None] < out_shape0) & (offs_j[None, :] < out_shape1)
         tl.store(
-            out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+            out_ptr + offs_pid[:, None] * out_stride0 + offs_j[None, :] * out_stride1,
             s.to(out_ptr.dtype.element_ty),
             mask=mask_out,
         )

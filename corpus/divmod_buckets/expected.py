@@ -105,26 +105,24 @@ def bucket_kernel(
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             i = block_x
-            offs_keys0 = tl.cast(i, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-            mask_keys = offs_keys0 < keys_shape0
-            k = tl.load(keys_ptr + offs_keys0 * keys_stride0, mask=mask_keys)
+            offs_i = tl.cast(i, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
+            mask_keys = offs_i < keys_shape0
+            k = tl.load(keys_ptr + offs_i * keys_stride0, mask=mask_keys)
             b, s = (_floordiv(k, BUCKET), _mod(k, BUCKET))
-            mask_bucket = offs_keys0 < bucket_shape0
+            mask_bucket = offs_i < bucket_shape0
             tl.store(
-                bucket_ptr + offs_keys0 * bucket_stride0,
+                bucket_ptr + offs_i * bucket_stride0,
                 b.to(bucket_ptr.dtype.element_ty),
                 mask=mask_bucket,
             )
-            mask_slot = offs_keys0 < slot_shape0
+            mask_slot = offs_i < slot_shape0
             tl.store(
-                slot_ptr + offs_keys0 * slot_stride0,
-                s.to(slot_ptr.dtype.element_ty),
-                mask=mask_slot,
+                slot_ptr + offs_i * slot_stride0, s.to(slot_ptr.dtype.element_ty), mask=mask_slot
             )
             half = tl.full((TILE,), 0.5, tl.float32)
-            mask_weight = offs_keys0 < weight_shape0
+            mask_weight = offs_i < weight_shape0
             tl.store(
-                weight_ptr + offs_keys0 * weight_stride0,
+                weight_ptr + offs_i * weight_stride0,
                 (s.to(tl.float32) * half + 1.0).to(weight_ptr.dtype.element_ty),
                 mask=mask_weight,
             )

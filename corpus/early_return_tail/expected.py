@@ -67,19 +67,19 @@ def scale_live_rows(
             if j * TN >= length:
                 _returned = 1
             if _returned == 0:
-                offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
-                offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-                mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+                offs_row = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+                offs_j = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+                mask_x = (offs_row[:, None] < x_shape0) & (offs_j[None, :] < x_shape1)
                 v = tl.load(
-                    x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                    x_ptr + offs_row[:, None] * x_stride0 + offs_j[None, :] * x_stride1,
                     mask=mask_x,
                     other=0.0,
                 )
                 cols = tl.arange(0, TN)[None, :] + j * TN
                 v = tl.where(cols < length, v * scale, 0.0)
-                mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+                mask_out = (offs_row[:, None] < out_shape0) & (offs_j[None, :] < out_shape1)
                 tl.store(
-                    out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+                    out_ptr + offs_row[:, None] * out_stride0 + offs_j[None, :] * out_stride1,
                     v.to(out_ptr.dtype.element_ty),
                     mask=mask_out,
                 )

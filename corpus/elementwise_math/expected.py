@@ -277,32 +277,32 @@ def math_kernel(
     out_misc_shape0 = out_misc_shape0 // out_misc_div[1] * out_misc_div[1]
     OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
-    offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-    mask_x = offs_x0 < x_shape0
-    xt = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x)
-    mask_y = offs_x0 < y_shape0
-    yt = tl.load(y_ptr + offs_x0 * y_stride0, mask=mask_y)
+    offs_pid = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
+    mask_x = offs_pid < x_shape0
+    xt = tl.load(x_ptr + offs_pid * x_stride0, mask=mask_x)
+    mask_y = offs_pid < y_shape0
+    yt = tl.load(y_ptr + offs_pid * y_stride0, mask=mask_y)
 
     explog = _exp(_negative(xt)) + _log(xt) + _sqrt(xt) + _rsqrt(xt)
-    mask_out_explog = offs_x0 < out_explog_shape0
+    mask_out_explog = offs_pid < out_explog_shape0
     tl.store(
-        out_explog_ptr + offs_x0 * out_explog_stride0,
+        out_explog_ptr + offs_pid * out_explog_stride0,
         explog.to(out_explog_ptr.dtype.element_ty),
         mask=mask_out_explog,
     )
 
     trig = _sin(yt) * _cos(xt) + _tanh(yt) + _atan2(yt, xt - 1.0)
-    mask_out_trig = offs_x0 < out_trig_shape0
+    mask_out_trig = offs_pid < out_trig_shape0
     tl.store(
-        out_trig_ptr + offs_x0 * out_trig_stride0,
+        out_trig_ptr + offs_pid * out_trig_stride0,
         trig.to(out_trig_ptr.dtype.element_ty),
         mask=mask_out_trig,
     )
 
     rounded = _floor(yt) * 10.0 + _ceil(xt) + tl.abs(yt)
-    mask_out_round = offs_x0 < out_round_shape0
+    mask_out_round = offs_pid < out_round_shape0
     tl.store(
-        out_round_ptr + offs_x0 * out_round_stride0,
+        out_round_ptr + offs_pid * out_round_stride0,
         rounded.to(out_round_ptr.dtype.element_ty),
         mask=mask_out_round,
     )
@@ -311,9 +311,9 @@ def math_kernel(
     root = _sqrt(yt)
     safe_root = tl.where(root != root, -1.0, root)
     misc = _exp2(yt) + _log2(xt) + safe_root + tl.maximum(xt, yt) * 0.5 - tl.minimum(xt, yt) * 0.25
-    mask_out_misc = offs_x0 < out_misc_shape0
+    mask_out_misc = offs_pid < out_misc_shape0
     tl.store(
-        out_misc_ptr + offs_x0 * out_misc_stride0,
+        out_misc_ptr + offs_pid * out_misc_stride0,
         misc.to(out_misc_ptr.dtype.element_ty),
         mask=mask_out_misc,
     )

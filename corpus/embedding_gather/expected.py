@@ -91,9 +91,9 @@ def embedding_kernel(
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
     OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     vocab, dim = (table_shape0, table_shape1)
-    offs_ids0 = tl.cast(tl.program_id(0), OFFSET_DTYPE) * TT + tl.arange(0, TT)
-    mask_ids = offs_ids0 < ids_shape0
-    tok = tl.load(ids_ptr + offs_ids0 * ids_stride0, mask=mask_ids, other=0.0)
+    offs0 = tl.cast(tl.program_id(0), OFFSET_DTYPE) * TT + tl.arange(0, TT)
+    mask_ids = offs0 < ids_shape0
+    tok = tl.load(ids_ptr + offs0 * ids_stride0, mask=mask_ids, other=0.0)
     cols = tl.program_id(1) * TD + tl.arange(0, TD)
     known = (tok >= 0) & (tok < vocab)
     inside = known[:, None] & (cols < dim)[None, :]
@@ -110,9 +110,9 @@ def embedding_kernel(
         CHECK_BOUNDS=False,
     )
     offs_out1 = tl.cast(tl.program_id(1), OFFSET_DTYPE) * TD + tl.arange(0, TD)
-    mask_out = (offs_ids0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+    mask_out = (offs0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
     tl.store(
-        out_ptr + offs_ids0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+        out_ptr + offs0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
         rows.to(out_ptr.dtype.element_ty),
         mask=mask_out,
     )

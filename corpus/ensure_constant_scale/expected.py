@@ -46,15 +46,15 @@ def pow2_scale_kernel(
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             scale: tl.constexpr = 2**SHIFT
-            offs_x0 = tl.cast(block_x, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-            mask_x = offs_x0 < x_shape0
-            t = tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x, other=0.0)
+            offs0 = tl.cast(block_x, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
+            mask_x = offs0 < x_shape0
+            t = tl.load(x_ptr + offs0 * x_stride0, mask=mask_x, other=0.0)
             if SHIFT > 2:
                 r = t * scale - tl.where(t > 0, 1.0, -1.0)
             else:
                 r = t * scale
-            mask_y = offs_x0 < y_shape0
-            tl.store(y_ptr + offs_x0 * y_stride0, r.to(y_ptr.dtype.element_ty), mask=mask_y)
+            mask_y = offs0 < y_shape0
+            tl.store(y_ptr + offs0 * y_stride0, r.to(y_ptr.dtype.element_ty), mask=mask_y)
 
 
 def launch_pow2_scale_kernel(stream, grid, x, y, TILE, SHIFT, *, hints=None):

@@ -67,30 +67,30 @@ def quantize_groups(
         if block_x < grid_x:
             row = block_x
             g = tl.program_id(1)
-            offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
-            offs_x1 = tl.cast(g, OFFSET_DTYPE) * G + tl.arange(0, G)
-            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            offs_row = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_g = tl.cast(g, OFFSET_DTYPE) * G + tl.arange(0, G)
+            mask_x = (offs_row[:, None] < x_shape0) & (offs_g[None, :] < x_shape1)
             t = tl.load(
-                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                x_ptr + offs_row[:, None] * x_stride0 + offs_g[None, :] * x_stride1,
                 mask=mask_x,
                 other=0.0,
             ).to(tl.float32)
             amax = tl.max(tl.abs(t), axis=1, keep_dims=True)
             scale = tl.maximum(amax, 1e-10) / FP8_MAX
             v = tl.minimum(tl.maximum(t / scale, -FP8_MAX), FP8_MAX)
-            mask_q = (offs_x0[:, None] < q_shape0) & (offs_x1[None, :] < q_shape1)
+            mask_q = (offs_row[:, None] < q_shape0) & (offs_g[None, :] < q_shape1)
             tl.store(
-                q_ptr + offs_x0[:, None] * q_stride0 + offs_x1[None, :] * q_stride1,
+                q_ptr + offs_row[:, None] * q_stride0 + offs_g[None, :] * q_stride1,
                 v.to(tl.float8e4nv).to(q_ptr.dtype.element_ty),
                 mask=mask_q,
             )
             offs_scales1 = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
-            mask_scales = (offs_x0[:, None] < scales_shape0) & (
+            mask_scales = (offs_row[:, None] < scales_shape0) & (
                 offs_scales1[None, :] < scales_shape1
             )
             tl.store(
                 scales_ptr
-                + offs_x0[:, None] * scales_stride0
+                + offs_row[:, None] * scales_stride0
                 + offs_scales1[None, :] * scales_stride1,
                 tl.reshape(scale, (1, 1)).to(scales_ptr.dtype.element_ty),
                 mask=mask_scales,

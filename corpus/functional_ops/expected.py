@@ -187,11 +187,11 @@ def functional_ops_kernel(
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid = block_x
-            offs_a0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-            mask_a = offs_a0 < a_shape0
-            at = tl.load(a_ptr + offs_a0 * a_stride0, mask=mask_a)
-            mask_b = offs_a0 < b_shape0
-            bt = tl.load(b_ptr + offs_a0 * b_stride0, mask=mask_b)
+            offs_pid = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
+            mask_a = offs_pid < a_shape0
+            at = tl.load(a_ptr + offs_pid * a_stride0, mask=mask_a)
+            mask_b = offs_pid < b_shape0
+            bt = tl.load(b_ptr + offs_pid * b_stride0, mask=mask_b)
             put_row(
                 fres_ptr,
                 fres_shape0,
@@ -325,10 +325,10 @@ def functional_ops_kernel(
                 USE_INT64,
             )
 
-            mask_i = offs_a0 < i_shape0
-            it = tl.load(i_ptr + offs_a0 * i_stride0, mask=mask_i)
-            mask_j = offs_a0 < j_shape0
-            jt = tl.load(j_ptr + offs_a0 * j_stride0, mask=mask_j)
+            mask_i = offs_pid < i_shape0
+            it = tl.load(i_ptr + offs_pid * i_stride0, mask=mask_i)
+            mask_j = offs_pid < j_shape0
+            jt = tl.load(j_ptr + offs_pid * j_stride0, mask=mask_j)
             put_row(
                 ires_ptr,
                 ires_shape0,

@@ -211,17 +211,17 @@ def grouped_gemm(
             acc = tl.zeros((TM, TN), dtype=tl.float32)
             for k in range(tl.cdiv(A_shape1, TK)):
                 offs_A0 = tl.cast(bm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-                offs_A1 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
-                mask_A = (offs_A0[:, None] < A_shape0) & (offs_A1[None, :] < A_shape1)
+                offs_k = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
+                mask_A = (offs_A0[:, None] < A_shape0) & (offs_k[None, :] < A_shape1)
                 a = tl.load(
-                    A_ptr + offs_A0[:, None] * A_stride0 + offs_A1[None, :] * A_stride1,
+                    A_ptr + offs_A0[:, None] * A_stride0 + offs_k[None, :] * A_stride1,
                     mask=mask_A,
                     other=0.0,
                 )
                 offs_B1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-                mask_B = (offs_A1[:, None] < B_shape0) & (offs_B1[None, :] < B_shape1)
+                mask_B = (offs_k[:, None] < B_shape0) & (offs_B1[None, :] < B_shape1)
                 b = tl.load(
-                    B_ptr + offs_A1[:, None] * B_stride0 + offs_B1[None, :] * B_stride1,
+                    B_ptr + offs_k[:, None] * B_stride0 + offs_B1[None, :] * B_stride1,
                     mask=mask_B,
                     other=0.0,
                 )

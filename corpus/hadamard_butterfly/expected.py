@@ -74,11 +74,11 @@ def hadamard_kernel(
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
     OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
-    offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-    offs_x1 = tl.arange(0, N).to(OFFSET_DTYPE)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    offs_pid = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_n = tl.arange(0, N).to(OFFSET_DTYPE)
+    mask_x = (offs_pid[:, None] < x_shape0) & (offs_n[None, :] < x_shape1)
     v = tl.load(
-        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
+        x_ptr + offs_pid[:, None] * x_stride0 + offs_n[None, :] * x_stride1, mask=mask_x, other=0.0
     ).to(tl.float32)
     for stage in range(LOG_N):
         halves = tl.reshape(v, (TM, 2, N // 2))
@@ -86,9 +86,9 @@ def hadamard_kernel(
         hi = _extract_3d(halves, 0, 1, 0, TM, 1, N // 2)
         pairs = tl.reshape(tl.permute(tl.join(lo + hi, lo - hi), (0, 3, 1, 2)), (TM, 2, N // 2))
         v = tl.reshape(tl.permute(pairs, (0, 2, 1)), (TM, N))
-    mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+    mask_out = (offs_pid[:, None] < out_shape0) & (offs_n[None, :] < out_shape1)
     tl.store(
-        out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+        out_ptr + offs_pid[:, None] * out_stride0 + offs_n[None, :] * out_stride1,
         (v * scale).to(out_ptr.dtype.element_ty),
         mask=mask_out,
     )

@@ -56,17 +56,17 @@ def row_dot_kernel(
     pid = tl.program_id(0)
     acc = tl.zeros((TM,), dtype=tl.float32)
     for j in range(tl.cdiv(x_shape1, TN)):
-        offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-        offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-        mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+        offs_pid = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_j = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+        mask_x = (offs_pid[:, None] < x_shape0) & (offs_j[None, :] < x_shape1)
         xt = tl.load(
-            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            x_ptr + offs_pid[:, None] * x_stride0 + offs_j[None, :] * x_stride1,
             mask=mask_x,
             other=0.0,
         ).to(tl.float32)
-        mask_y = (offs_x0[:, None] < y_shape0) & (offs_x1[None, :] < y_shape1)
+        mask_y = (offs_pid[:, None] < y_shape0) & (offs_j[None, :] < y_shape1)
         yt = tl.load(
-            y_ptr + offs_x0[:, None] * y_stride0 + offs_x1[None, :] * y_stride1,
+            y_ptr + offs_pid[:, None] * y_stride0 + offs_j[None, :] * y_stride1,
             mask=mask_y,
             other=0.0,
         ).to(tl.float32)

@@ -144,42 +144,43 @@ def floor_div_mod_kernel(
         if block_x < grid_x:
             pid_m = block_x
             pid_n = tl.program_id(1)
-            offs_x0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_x1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            offs_pid_m = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_pid_n = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+            mask_x = (offs_pid_m[:, None] < x_shape0) & (offs_pid_n[None, :] < x_shape1)
             xt = tl.load(
-                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
+                x_ptr + offs_pid_m[:, None] * x_stride0 + offs_pid_n[None, :] * x_stride1,
+                mask=mask_x,
             )
             # The divisor data has no zeros; the tail lanes are padded with 0 and then replaced
             # by 1 so that no lane ever divides by zero.
-            mask_d = (offs_x0[:, None] < d_shape0) & (offs_x1[None, :] < d_shape1)
+            mask_d = (offs_pid_m[:, None] < d_shape0) & (offs_pid_n[None, :] < d_shape1)
             dt = tl.load(
-                d_ptr + offs_x0[:, None] * d_stride0 + offs_x1[None, :] * d_stride1,
+                d_ptr + offs_pid_m[:, None] * d_stride0 + offs_pid_n[None, :] * d_stride1,
                 mask=mask_d,
                 other=0.0,
             )
             dt = tl.where(dt == 0, 1, dt)
-            mask_q = (offs_x0[:, None] < q_shape0) & (offs_x1[None, :] < q_shape1)
+            mask_q = (offs_pid_m[:, None] < q_shape0) & (offs_pid_n[None, :] < q_shape1)
             tl.store(
-                q_ptr + offs_x0[:, None] * q_stride0 + offs_x1[None, :] * q_stride1,
+                q_ptr + offs_pid_m[:, None] * q_stride0 + offs_pid_n[None, :] * q_stride1,
                 _floordiv(xt, dt).to(q_ptr.dtype.element_ty),
                 mask=mask_q,
             )
-            mask_r = (offs_x0[:, None] < r_shape0) & (offs_x1[None, :] < r_shape1)
+            mask_r = (offs_pid_m[:, None] < r_shape0) & (offs_pid_n[None, :] < r_shape1)
             tl.store(
-                r_ptr + offs_x0[:, None] * r_stride0 + offs_x1[None, :] * r_stride1,
+                r_ptr + offs_pid_m[:, None] * r_stride0 + offs_pid_n[None, :] * r_stride1,
                 _mod(xt, dt).to(r_ptr.dtype.element_ty),
                 mask=mask_r,
             )
-            mask_qs = (offs_x0[:, None] < qs_shape0) & (offs_x1[None, :] < qs_shape1)
+            mask_qs = (offs_pid_m[:, None] < qs_shape0) & (offs_pid_n[None, :] < qs_shape1)
             tl.store(
-                qs_ptr + offs_x0[:, None] * qs_stride0 + offs_x1[None, :] * qs_stride1,
+                qs_ptr + offs_pid_m[:, None] * qs_stride0 + offs_pid_n[None, :] * qs_stride1,
                 _floordiv(xt, s).to(qs_ptr.dtype.element_ty),
                 mask=mask_qs,
             )
-            mask_rs = (offs_x0[:, None] < rs_shape0) & (offs_x1[None, :] < rs_shape1)
+            mask_rs = (offs_pid_m[:, None] < rs_shape0) & (offs_pid_n[None, :] < rs_shape1)
             tl.store(
-                rs_ptr + offs_x0[:, None] * rs_stride0 + offs_x1[None, :] * rs_stride1,
+                rs_ptr + offs_pid_m[:, None] * rs_stride0 + offs_pid_n[None, :] * rs_stride1,
                 _mod(xt, s).to(rs_ptr.dtype.element_ty),
                 mask=mask_rs,
             )

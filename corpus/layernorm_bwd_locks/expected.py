@@ -210,20 +210,20 @@ def layernorm_bwd(
     n = x_shape1
     cols = tl.arange(0, TN)[None, :]
     live = cols < n
-    offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
-    offs_x1 = tl.arange(0, TN).to(OFFSET_DTYPE)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    offs_row = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+    offs_tn = tl.arange(0, TN).to(OFFSET_DTYPE)
+    mask_x = (offs_row[:, None] < x_shape0) & (offs_tn[None, :] < x_shape1)
     xt = tl.load(
-        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
+        x_ptr + offs_row[:, None] * x_stride0 + offs_tn[None, :] * x_stride1, mask=mask_x, other=0.0
     ).to(tl.float32)
-    mask_dy = (offs_x0[:, None] < dy_shape0) & (offs_x1[None, :] < dy_shape1)
+    mask_dy = (offs_row[:, None] < dy_shape0) & (offs_tn[None, :] < dy_shape1)
     dyt = tl.load(
-        dy_ptr + offs_x0[:, None] * dy_stride0 + offs_x1[None, :] * dy_stride1,
+        dy_ptr + offs_row[:, None] * dy_stride0 + offs_tn[None, :] * dy_stride1,
         mask=mask_dy,
         other=0.0,
     ).to(tl.float32)
-    mask_w = offs_x1 < w_shape0
-    wt = tl.load(w_ptr + offs_x1 * w_stride0, mask=mask_w, other=0.0).to(tl.float32)
+    mask_w = offs_tn < w_shape0
+    wt = tl.load(w_ptr + offs_tn * w_stride0, mask=mask_w, other=0.0).to(tl.float32)
     mu = tl.load(
         mean_ptr + tl.cast(row, tl.int64) * mean_stride0, mask=(row >= 0) & (row < mean_shape0)
     )
@@ -235,9 +235,9 @@ def layernorm_bwd(
     c1 = _sum(xhat * wdy, None, False) / n
     c2 = tl.sum(wdy) / n
     dxt = (wdy - (xhat * c1 + c2)) * rs
-    mask_dx = (offs_x0[:, None] < dx_shape0) & (offs_x1[None, :] < dx_shape1)
+    mask_dx = (offs_row[:, None] < dx_shape0) & (offs_tn[None, :] < dx_shape1)
     tl.store(
-        dx_ptr + offs_x0[:, None] * dx_stride0 + offs_x1[None, :] * dx_stride1,
+        dx_ptr + offs_row[:, None] * dx_stride0 + offs_tn[None, :] * dx_stride1,
         dxt.to(dx_ptr.dtype.element_ty),
         mask=mask_dx,
     )
@@ -248,38 +248,34 @@ def layernorm_bwd(
         == 1
     ):
         pass  # another row of this group holds the lock
-    offs_dw_partial0 = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
-    mask_dw_partial = (offs_dw_partial0[:, None] < dw_partial_shape0) & (
-        offs_x1[None, :] < dw_partial_shape1
-    )
+    offs_g = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
+    mask_dw_partial = (offs_g[:, None] < dw_partial_shape0) & (offs_tn[None, :] < dw_partial_shape1)
     dw_acc = tl.load(
         dw_partial_ptr
-        + offs_dw_partial0[:, None] * dw_partial_stride0
-        + offs_x1[None, :] * dw_partial_stride1,
+        + offs_g[:, None] * dw_partial_stride0
+        + offs_tn[None, :] * dw_partial_stride1,
         mask=mask_dw_partial,
         other=0.0,
     )
-    mask_db_partial = (offs_dw_partial0[:, None] < db_partial_shape0) & (
-        offs_x1[None, :] < db_partial_shape1
-    )
+    mask_db_partial = (offs_g[:, None] < db_partial_shape0) & (offs_tn[None, :] < db_partial_shape1)
     db_acc = tl.load(
         db_partial_ptr
-        + offs_dw_partial0[:, None] * db_partial_stride0
-        + offs_x1[None, :] * db_partial_stride1,
+        + offs_g[:, None] * db_partial_stride0
+        + offs_tn[None, :] * db_partial_stride1,
         mask=mask_db_partial,
         other=0.0,
     )
     tl.store(
         dw_partial_ptr
-        + offs_dw_partial0[:, None] * dw_partial_stride0
-        + offs_x1[None, :] * dw_partial_stride1,
+        + offs_g[:, None] * dw_partial_stride0
+        + offs_tn[None, :] * dw_partial_stride1,
         (dw_acc + xhat * dyt).to(dw_partial_ptr.dtype.element_ty),
         mask=mask_dw_partial,
     )
     tl.store(
         db_partial_ptr
-        + offs_dw_partial0[:, None] * db_partial_stride0
-        + offs_x1[None, :] * db_partial_stride1,
+        + offs_g[:, None] * db_partial_stride0
+        + offs_tn[None, :] * db_partial_stride1,
         (db_acc + dyt).to(db_partial_ptr.dtype.element_ty),
         mask=mask_db_partial,
     )

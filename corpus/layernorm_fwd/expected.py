@@ -182,16 +182,16 @@ def layernorm_fwd_kernel(
                 mask=mask_out,
             )
 
-    offs_mean_out0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
-    mask_mean_out = offs_mean_out0 < mean_out_shape0
+    offs_row = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+    mask_mean_out = offs_row < mean_out_shape0
     tl.store(
-        mean_out_ptr + offs_mean_out0 * mean_out_stride0,
+        mean_out_ptr + offs_row * mean_out_stride0,
         tl.reshape(mean, (1,)).to(mean_out_ptr.dtype.element_ty),
         mask=mask_mean_out,
     )
-    mask_rstd_out = offs_mean_out0 < rstd_out_shape0
+    mask_rstd_out = offs_row < rstd_out_shape0
     tl.store(
-        rstd_out_ptr + offs_mean_out0 * rstd_out_stride0,
+        rstd_out_ptr + offs_row * rstd_out_stride0,
         tl.reshape(rstd, (1,)).to(rstd_out_ptr.dtype.element_ty),
         mask=mask_rstd_out,
     )

@@ -179,10 +179,10 @@ def grouped_col_sums(
     bm = tl.program_id(0)
     bn = tl.program_id(1)
     offs_x0 = tl.cast(bm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-    offs_x1 = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    offs_bn = tl.cast(bn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+    mask_x = (offs_x0[:, None] < x_shape0) & (offs_bn[None, :] < x_shape1)
     t = tl.load(
-        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x, other=0.0
+        x_ptr + offs_x0[:, None] * x_stride0 + offs_bn[None, :] * x_stride1, mask=mask_x, other=0.0
     )
     sums = tl.sum(t.to(tl.float32), axis=0, keep_dims=True)
     g = _mod(bm, GROUPS)
@@ -196,14 +196,14 @@ def grouped_col_sums(
         pass  # another block of this group is inside
     slot = _cm0_slot
     offs_partial0 = tl.cast(g, OFFSET_DTYPE) + tl.arange(0, 1)
-    mask_partial = (offs_partial0[:, None] < partial_shape0) & (offs_x1[None, :] < partial_shape1)
+    mask_partial = (offs_partial0[:, None] < partial_shape0) & (offs_bn[None, :] < partial_shape1)
     acc = tl.load(
-        partial_ptr + offs_partial0[:, None] * partial_stride0 + offs_x1[None, :] * partial_stride1,
+        partial_ptr + offs_partial0[:, None] * partial_stride0 + offs_bn[None, :] * partial_stride1,
         mask=mask_partial,
         other=0.0,
     )
     tl.store(
-        partial_ptr + offs_partial0[:, None] * partial_stride0 + offs_x1[None, :] * partial_stride1,
+        partial_ptr + offs_partial0[:, None] * partial_stride0 + offs_bn[None, :] * partial_stride1,
         (acc + sums).to(partial_ptr.dtype.element_ty),
         mask=mask_partial,
     )

@@ -130,24 +130,24 @@ def gemm_select_kernel(
         total = tl.full((BM, BN), 0.0, tl.float32)
         for kk in range(k_steps):
             offs_X0 = tl.cast(row_block, OFFSET_DTYPE) * BM + tl.arange(0, BM)
-            offs_X1 = tl.cast(kk, OFFSET_DTYPE) * BK + tl.arange(0, BK)
-            mask_X = (offs_X0[:, None] < X_shape0) & (offs_X1[None, :] < X_shape1)
+            offs_kk = tl.cast(kk, OFFSET_DTYPE) * BK + tl.arange(0, BK)
+            mask_X = (offs_X0[:, None] < X_shape0) & (offs_kk[None, :] < X_shape1)
             x = (
                 X_desc.load([row_block * BM, kk * BK])
                 if X_desc is not None
                 else tl.load(
-                    X_ptr + offs_X0[:, None] * X_stride0 + offs_X1[None, :] * X_stride1,
+                    X_ptr + offs_X0[:, None] * X_stride0 + offs_kk[None, :] * X_stride1,
                     mask=mask_X,
                     other=0.0,
                 )
             )
             offs_W1 = tl.cast(col_block, OFFSET_DTYPE) * BN + tl.arange(0, BN)
-            mask_W = (offs_X1[:, None] < W_shape0) & (offs_W1[None, :] < W_shape1)
+            mask_W = (offs_kk[:, None] < W_shape0) & (offs_W1[None, :] < W_shape1)
             w = (
                 W_desc.load([kk * BK, col_block * BN])
                 if W_desc is not None
                 else tl.load(
-                    W_ptr + offs_X1[:, None] * W_stride0 + offs_W1[None, :] * W_stride1,
+                    W_ptr + offs_kk[:, None] * W_stride0 + offs_W1[None, :] * W_stride1,
                     mask=mask_W,
                     other=0.0,
                 )

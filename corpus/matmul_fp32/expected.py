@@ -124,24 +124,24 @@ def matmul_fp32_kernel(
         acc = tl.zeros((TM, TN), dtype=tl.float32)
         for k in range(tl.cdiv(a_shape1, TK)):
             offs_a0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_a1 = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
-            mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
+            offs_k = tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)
+            mask_a = (offs_a0[:, None] < a_shape0) & (offs_k[None, :] < a_shape1)
             a_tile = (
                 a_desc.load([pid_m * TM, k * TK])
                 if a_desc is not None
                 else tl.load(
-                    a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1,
+                    a_ptr + offs_a0[:, None] * a_stride0 + offs_k[None, :] * a_stride1,
                     mask=mask_a,
                     other=0.0,
                 )
             )
             offs_b1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_b = (offs_a1[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
+            mask_b = (offs_k[:, None] < b_shape0) & (offs_b1[None, :] < b_shape1)
             b_tile = (
                 b_desc.load([k * TK, pid_n * TN])
                 if b_desc is not None
                 else tl.load(
-                    b_ptr + offs_a1[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
+                    b_ptr + offs_k[:, None] * b_stride0 + offs_b1[None, :] * b_stride1,
                     mask=mask_b,
                     other=0.0,
                 )

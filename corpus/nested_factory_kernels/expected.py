@@ -65,24 +65,24 @@ def residual(
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             row, col = (block_x, tl.program_id(1))
-            offs_x0 = tl.cast(row, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_x1 = tl.cast(col, OFFSET_DTYPE) * tile_n + tl.arange(0, tile_n)
-            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            offs_row = tl.cast(row, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_col = tl.cast(col, OFFSET_DTYPE) * tile_n + tl.arange(0, tile_n)
+            mask_x = (offs_row[:, None] < x_shape0) & (offs_col[None, :] < x_shape1)
             xt = tl.load(
-                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                x_ptr + offs_row[:, None] * x_stride0 + offs_col[None, :] * x_stride1,
                 mask=mask_x,
                 other=0.0,
             )
-            mask_y = (offs_x0[:, None] < y_shape0) & (offs_x1[None, :] < y_shape1)
+            mask_y = (offs_row[:, None] < y_shape0) & (offs_col[None, :] < y_shape1)
             yt = tl.load(
-                y_ptr + offs_x0[:, None] * y_stride0 + offs_x1[None, :] * y_stride1,
+                y_ptr + offs_row[:, None] * y_stride0 + offs_col[None, :] * y_stride1,
                 mask=mask_y,
                 other=0.0,
             )
             acc = xt.to(tl.float32) + alpha * yt.to(tl.float32)
-            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+            mask_out = (offs_row[:, None] < out_shape0) & (offs_col[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+                out_ptr + offs_row[:, None] * out_stride0 + offs_col[None, :] * out_stride1,
                 acc.to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )
@@ -184,18 +184,18 @@ def clip_rows(
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             i, j = (block_x, tl.program_id(1))
-            offs_src0 = tl.cast(i, OFFSET_DTYPE) + tl.arange(0, 1)
-            offs_src1 = tl.cast(j, OFFSET_DTYPE) * 64 + tl.arange(0, 64)
-            mask_src = (offs_src0[:, None] < src_shape0) & (offs_src1[None, :] < src_shape1)
+            offs_i = tl.cast(i, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_j = tl.cast(j, OFFSET_DTYPE) * 64 + tl.arange(0, 64)
+            mask_src = (offs_i[:, None] < src_shape0) & (offs_j[None, :] < src_shape1)
             t = tl.load(
-                src_ptr + offs_src0[:, None] * src_stride0 + offs_src1[None, :] * src_stride1,
+                src_ptr + offs_i[:, None] * src_stride0 + offs_j[None, :] * src_stride1,
                 mask=mask_src,
             )
             t = tl.where(t > 1.25, 1.25, t)
             t = tl.where(t < -1.25, -1.25, t)
-            mask_dst = (offs_src0[:, None] < dst_shape0) & (offs_src1[None, :] < dst_shape1)
+            mask_dst = (offs_i[:, None] < dst_shape0) & (offs_j[None, :] < dst_shape1)
             tl.store(
-                dst_ptr + offs_src0[:, None] * dst_stride0 + offs_src1[None, :] * dst_stride1,
+                dst_ptr + offs_i[:, None] * dst_stride0 + offs_j[None, :] * dst_stride1,
                 t.to(dst_ptr.dtype.element_ty),
                 mask=mask_dst,
             )

@@ -130,9 +130,9 @@ def gather_rows(
     OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     br = tl.program_id(0)
     c0 = tl.program_id(1) * TILE_C
-    offs_perm0 = tl.cast(br, OFFSET_DTYPE) * TILE_R + tl.arange(0, TILE_R)
-    mask_perm = offs_perm0 < perm_shape0
-    src = tl.load(perm_ptr + offs_perm0 * perm_stride0, mask=mask_perm, other=0.0)
+    offs_br = tl.cast(br, OFFSET_DTYPE) * TILE_R + tl.arange(0, TILE_R)
+    mask_perm = offs_br < perm_shape0
+    src = tl.load(perm_ptr + offs_br * perm_stride0, mask=mask_perm, other=0.0)
     rows = _gather_2d(
         x_ptr,
         x_shape0,
@@ -143,8 +143,8 @@ def gather_rows(
         (c0 + tl.arange(0, TILE_C))[None, :],
         USE_INT64,
     )
-    mask_scale = offs_perm0 < scale_shape0
-    s = tl.load(scale_ptr + offs_perm0 * scale_stride0, mask=mask_scale, other=0.0)
+    mask_scale = offs_br < scale_shape0
+    s = tl.load(scale_ptr + offs_br * scale_stride0, mask=mask_scale, other=0.0)
     dst = br * TILE_R + tl.arange(0, TILE_R)
     out = (rows.to(tl.float32) * s[:, None]).to(y_ptr.dtype.element_ty)
     _scatter_2d(

@@ -64,19 +64,19 @@ def persistent_axpy_kernel(
     for t in range(tl.program_id(0), total, tl.num_programs(0)):
         tm = t // n_tiles_n
         tn = t % n_tiles_n
-        offs_x0 = tl.cast(tm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-        offs_x1 = tl.cast(tn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-        mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+        offs_tm = tl.cast(tm, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_tn = tl.cast(tn, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+        mask_x = (offs_tm[:, None] < x_shape0) & (offs_tn[None, :] < x_shape1)
         xt = tl.load(
-            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
+            x_ptr + offs_tm[:, None] * x_stride0 + offs_tn[None, :] * x_stride1, mask=mask_x
         ).to(tl.float32)
-        mask_y = (offs_x0[:, None] < y_shape0) & (offs_x1[None, :] < y_shape1)
+        mask_y = (offs_tm[:, None] < y_shape0) & (offs_tn[None, :] < y_shape1)
         yt = tl.load(
-            y_ptr + offs_x0[:, None] * y_stride0 + offs_x1[None, :] * y_stride1, mask=mask_y
+            y_ptr + offs_tm[:, None] * y_stride0 + offs_tn[None, :] * y_stride1, mask=mask_y
         ).to(tl.float32)
-        mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+        mask_out = (offs_tm[:, None] < out_shape0) & (offs_tn[None, :] < out_shape1)
         tl.store(
-            out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+            out_ptr + offs_tm[:, None] * out_stride0 + offs_tn[None, :] * out_stride1,
             (alpha * xt + yt).to(out_ptr.dtype.element_ty),
             mask=mask_out,
         )

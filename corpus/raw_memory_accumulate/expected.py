@@ -109,11 +109,11 @@ def accumulate_kernel(
     pid = tl.program_id(0)
     lane = tl.arange(0, TILE) + pid * TILE
     live = lane < offsets_shape0
-    offs_offsets0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-    mask_offsets = offs_offsets0 < offsets_shape0
-    offs = tl.load(offsets_ptr + offs_offsets0 * offsets_stride0, mask=mask_offsets, other=0.0)
-    mask_values = offs_offsets0 < values_shape0
-    vals = tl.load(values_ptr + offs_offsets0 * values_stride0, mask=mask_values, other=0.0)
+    offs_pid = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
+    mask_offsets = offs_pid < offsets_shape0
+    offs = tl.load(offsets_ptr + offs_pid * offsets_stride0, mask=mask_offsets, other=0.0)
+    mask_values = offs_pid < values_shape0
+    vals = tl.load(values_ptr + offs_pid * values_stride0, mask=mask_values, other=0.0)
     tl.atomic_add(cells_ptr + offs, vals, mask=live)
     tl.atomic_max(last_writer_ptr + offs, pid, mask=live, sem="relaxed")
 

@@ -64,26 +64,26 @@ def min_prod_kernel(
     OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     pid = tl.program_id(0)
     n = x_shape1
-    offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+    offs_pid = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
     offs_x1 = tl.arange(0, TILE_N).to(OFFSET_DTYPE)
-    mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+    mask_x = (offs_pid[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
     t = tl.load(
-        x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+        x_ptr + offs_pid[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
         mask=mask_x,
         other=float("inf"),
     )
-    mask_row_min = offs_x0 < row_min_shape0
+    mask_row_min = offs_pid < row_min_shape0
     tl.store(
-        row_min_ptr + offs_x0 * row_min_stride0,
+        row_min_ptr + offs_pid * row_min_stride0,
         tl.min(t, axis=1).to(row_min_ptr.dtype.element_ty),
         mask=mask_row_min,
     )
 
     cols = tl.arange(0, TILE_N)
     t32 = tl.where(cols[None, :] < n, t.to(tl.float32), 1.0)
-    mask_row_prod = offs_x0 < row_prod_shape0
+    mask_row_prod = offs_pid < row_prod_shape0
     tl.store(
-        row_prod_ptr + offs_x0 * row_prod_stride0,
+        row_prod_ptr + offs_pid * row_prod_stride0,
         _prod(t32, 1, False).to(row_prod_ptr.dtype.element_ty),
         mask=mask_row_prod,
     )

@@ -63,23 +63,23 @@ def rmsnorm_kernel(
         if block_x < grid_x:
             pid = block_x
             n = x_shape1
-            offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_x1 = tl.arange(0, TILE_N).to(OFFSET_DTYPE)
-            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            offs_pid = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_tile_n = tl.arange(0, TILE_N).to(OFFSET_DTYPE)
+            mask_x = (offs_pid[:, None] < x_shape0) & (offs_tile_n[None, :] < x_shape1)
             xt = tl.load(
-                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                x_ptr + offs_pid[:, None] * x_stride0 + offs_tile_n[None, :] * x_stride1,
                 mask=mask_x,
                 other=0.0,
             ).to(tl.float32)
-            mask_weight = offs_x1 < weight_shape0
-            w = tl.load(weight_ptr + offs_x1 * weight_stride0, mask=mask_weight, other=0.0).to(
+            mask_weight = offs_tile_n < weight_shape0
+            w = tl.load(weight_ptr + offs_tile_n * weight_stride0, mask=mask_weight, other=0.0).to(
                 tl.float32
             )
             mean_sq = tl.sum(xt * xt, axis=1, keep_dims=True) / n  # (TM, 1)
             y = xt * tl.rsqrt(mean_sq + eps) * w
-            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+            mask_out = (offs_pid[:, None] < out_shape0) & (offs_tile_n[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+                out_ptr + offs_pid[:, None] * out_stride0 + offs_tile_n[None, :] * out_stride1,
                 y.to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

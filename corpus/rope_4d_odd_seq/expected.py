@@ -227,21 +227,21 @@ def rope_bshd(
         USE_INT64,
         PADDING=0.0,
     )
-    offs_cos0 = tl.cast(s, OFFSET_DTYPE) * TS + tl.arange(0, TS)
-    offs_cos1 = tl.arange(0, HALF).to(OFFSET_DTYPE)
-    mask_cos = (offs_cos0[:, None] < cos_shape0) & (offs_cos1[None, :] < cos_shape1)
+    offs_s = tl.cast(s, OFFSET_DTYPE) * TS + tl.arange(0, TS)
+    offs_half = tl.arange(0, HALF).to(OFFSET_DTYPE)
+    mask_cos = (offs_s[:, None] < cos_shape0) & (offs_half[None, :] < cos_shape1)
     c = tl.reshape(
         tl.load(
-            cos_ptr + offs_cos0[:, None] * cos_stride0 + offs_cos1[None, :] * cos_stride1,
+            cos_ptr + offs_s[:, None] * cos_stride0 + offs_half[None, :] * cos_stride1,
             mask=mask_cos,
             other=0.0,
         ),
         (1, TS, 1, HALF),
     )
-    mask_sin = (offs_cos0[:, None] < sin_shape0) & (offs_cos1[None, :] < sin_shape1)
+    mask_sin = (offs_s[:, None] < sin_shape0) & (offs_half[None, :] < sin_shape1)
     sn = tl.reshape(
         tl.load(
-            sin_ptr + offs_cos0[:, None] * sin_stride0 + offs_cos1[None, :] * sin_stride1,
+            sin_ptr + offs_s[:, None] * sin_stride0 + offs_half[None, :] * sin_stride1,
             mask=mask_sin,
             other=0.0,
         ),

@@ -104,12 +104,12 @@ def rotate_segments(
     out_shape0 = out_shape0 // out_div[1] * out_div[1]
     OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
     seg = tl.program_id(0)
-    offs_x0 = tl.cast(seg, OFFSET_DTYPE) * T + tl.arange(0, T)
-    mask_x = offs_x0 < x_shape0
-    mask_out = offs_x0 < out_shape0
+    offs_seg = tl.cast(seg, OFFSET_DTYPE) * T + tl.arange(0, T)
+    mask_x = offs_seg < x_shape0
+    mask_out = offs_seg < out_shape0
     tl.store(
-        out_ptr + offs_x0 * out_stride0,
-        tl.load(x_ptr + offs_x0 * x_stride0, mask=mask_x).to(out_ptr.dtype.element_ty),
+        out_ptr + offs_seg * out_stride0,
+        tl.load(x_ptr + offs_seg * x_stride0, mask=mask_x).to(out_ptr.dtype.element_ty),
         mask=mask_out,
     )
     start = seg * T

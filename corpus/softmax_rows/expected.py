@@ -54,11 +54,11 @@ def softmax_kernel(
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             row = block_x
-            offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
-            offs_x1 = tl.arange(0, BLOCK_N).to(OFFSET_DTYPE)
-            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            offs_row = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_block_n = tl.arange(0, BLOCK_N).to(OFFSET_DTYPE)
+            mask_x = (offs_row[:, None] < x_shape0) & (offs_block_n[None, :] < x_shape1)
             t = tl.load(
-                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                x_ptr + offs_row[:, None] * x_stride0 + offs_block_n[None, :] * x_stride1,
                 mask=mask_x,
                 other=float("-inf"),
             )
@@ -66,9 +66,9 @@ def softmax_kernel(
             row_max = tl.max(t, axis=1, keep_dims=True)
             e = tl.exp(t - row_max)
             denom = tl.sum(e, axis=1, keep_dims=True)
-            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+            mask_out = (offs_row[:, None] < out_shape0) & (offs_block_n[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+                out_ptr + offs_row[:, None] * out_stride0 + offs_block_n[None, :] * out_stride1,
                 (e / denom).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

@@ -55,26 +55,26 @@ def blend_signals(
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             b = block_x
-            offs_x0 = tl.arange(0, 1).to(OFFSET_DTYPE)
-            offs_x1 = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
-            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-            offs_x0_2 = 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
-            mask_x_2 = (offs_x0_2[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
-            offs_x0_3 = 2 * 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
-            mask_x_3 = (offs_x0_3[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            offs0 = tl.arange(0, 1).to(OFFSET_DTYPE)
+            offs_b = tl.cast(b, OFFSET_DTYPE) * T + tl.arange(0, T)
+            mask_x = (offs0[:, None] < x_shape0) & (offs_b[None, :] < x_shape1)
+            offs0_2 = 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
+            mask_x_2 = (offs0_2[:, None] < x_shape0) & (offs_b[None, :] < x_shape1)
+            offs0_3 = 2 * 1 + tl.arange(0, 1).to(OFFSET_DTYPE)
+            mask_x_3 = (offs0_3[:, None] < x_shape0) & (offs_b[None, :] < x_shape1)
             rows = (
                 tl.load(
-                    x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                    x_ptr + offs0[:, None] * x_stride0 + offs_b[None, :] * x_stride1,
                     mask=mask_x,
                     other=0.0,
                 ),
                 tl.load(
-                    x_ptr + offs_x0_2[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                    x_ptr + offs0_2[:, None] * x_stride0 + offs_b[None, :] * x_stride1,
                     mask=mask_x_2,
                     other=0.0,
                 ),
                 tl.load(
-                    x_ptr + offs_x0_3[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                    x_ptr + offs0_3[:, None] * x_stride0 + offs_b[None, :] * x_stride1,
                     mask=mask_x_3,
                     other=0.0,
                 ),
@@ -90,25 +90,25 @@ def blend_signals(
             # ct.static_iter: 3 iterations, unrolled
             r = rows[0]
             # row k: the blend, minus what signal k alone contributed
-            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+            mask_out = (offs0[:, None] < out_shape0) & (offs_b[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+                out_ptr + offs0[:, None] * out_stride0 + offs_b[None, :] * out_stride1,
                 (mixed - r.to(tl.float32) * 0.25).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )
             r = rows[1]
             # row k: the blend, minus what signal k alone contributed
-            mask_out_2 = (offs_x0_2[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+            mask_out_2 = (offs0_2[:, None] < out_shape0) & (offs_b[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_x0_2[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+                out_ptr + offs0_2[:, None] * out_stride0 + offs_b[None, :] * out_stride1,
                 (mixed - r.to(tl.float32) * -1.0).to(out_ptr.dtype.element_ty),
                 mask=mask_out_2,
             )
             r = rows[2]
             # row k: the blend, minus what signal k alone contributed
-            mask_out_3 = (offs_x0_3[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+            mask_out_3 = (offs0_3[:, None] < out_shape0) & (offs_b[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_x0_3[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+                out_ptr + offs0_3[:, None] * out_stride0 + offs_b[None, :] * out_stride1,
                 (mixed - r.to(tl.float32) * 2.0).to(out_ptr.dtype.element_ty),
                 mask=mask_out_3,
             )

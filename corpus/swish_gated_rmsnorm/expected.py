@@ -131,27 +131,27 @@ def swish_gated_rmsnorm(
         if block_x < grid_x:
             row = block_x
             n = x_shape1
-            offs_x0 = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
-            offs_x1 = tl.arange(0, TN).to(OFFSET_DTYPE)
-            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            offs_row = tl.cast(row, OFFSET_DTYPE) + tl.arange(0, 1)
+            offs_tn = tl.arange(0, TN).to(OFFSET_DTYPE)
+            mask_x = (offs_row[:, None] < x_shape0) & (offs_tn[None, :] < x_shape1)
             xt = tl.load(
-                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                x_ptr + offs_row[:, None] * x_stride0 + offs_tn[None, :] * x_stride1,
                 mask=mask_x,
                 other=0.0,
             ).to(tl.float32)
-            mask_gate = (offs_x0[:, None] < gate_shape0) & (offs_x1[None, :] < gate_shape1)
+            mask_gate = (offs_row[:, None] < gate_shape0) & (offs_tn[None, :] < gate_shape1)
             gt = tl.load(
-                gate_ptr + offs_x0[:, None] * gate_stride0 + offs_x1[None, :] * gate_stride1,
+                gate_ptr + offs_row[:, None] * gate_stride0 + offs_tn[None, :] * gate_stride1,
                 mask=mask_gate,
                 other=0.0,
             ).to(tl.float32)
-            mask_w = offs_x1 < w_shape0
-            wt = tl.load(w_ptr + offs_x1 * w_stride0, mask=mask_w, other=0.0).to(tl.float32)
+            mask_w = offs_tn < w_shape0
+            wt = tl.load(w_ptr + offs_tn * w_stride0, mask=mask_w, other=0.0).to(tl.float32)
             h = xt * silu(gt, FAST)
             inv = _rsqrt(_sum(h * h, 1, True) / n + eps)
-            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+            mask_out = (offs_row[:, None] < out_shape0) & (offs_tn[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+                out_ptr + offs_row[:, None] * out_stride0 + offs_tn[None, :] * out_stride1,
                 (h * inv * wt[None, :]).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

@@ -58,18 +58,18 @@ def threshold_kernel(
     pid = tl.program_id(0)
     total = tl.zeros((TM,), dtype=tl.int32)
     for j in range(tl.cdiv(x_shape1, TN)):
-        offs_x0 = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-        offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-        mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+        offs_pid = tl.cast(pid, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+        offs_j = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+        mask_x = (offs_pid[:, None] < x_shape0) & (offs_j[None, :] < x_shape1)
         t = tl.load(
-            x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+            x_ptr + offs_pid[:, None] * x_stride0 + offs_j[None, :] * x_stride1,
             mask=mask_x,
             other=float("-inf"),
         )
         above = t > thr
-        mask_clipped = (offs_x0[:, None] < clipped_shape0) & (offs_x1[None, :] < clipped_shape1)
+        mask_clipped = (offs_pid[:, None] < clipped_shape0) & (offs_j[None, :] < clipped_shape1)
         tl.store(
-            clipped_ptr + offs_x0[:, None] * clipped_stride0 + offs_x1[None, :] * clipped_stride1,
+            clipped_ptr + offs_pid[:, None] * clipped_stride0 + offs_j[None, :] * clipped_stride1,
             tl.where(above, t, thr).to(clipped_ptr.dtype.element_ty),
             mask=mask_clipped,
         )

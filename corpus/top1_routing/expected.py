@@ -74,14 +74,14 @@ def top1_router_kernel(
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             pid = block_x
-            offs_logits0 = tl.cast(pid, OFFSET_DTYPE) * TT + tl.arange(0, TT)
+            offs_pid = tl.cast(pid, OFFSET_DTYPE) * TT + tl.arange(0, TT)
             offs_logits1 = tl.arange(0, TE).to(OFFSET_DTYPE)
-            mask_logits = (offs_logits0[:, None] < logits_shape0) & (
+            mask_logits = (offs_pid[:, None] < logits_shape0) & (
                 offs_logits1[None, :] < logits_shape1
             )
             scores = tl.load(
                 logits_ptr
-                + offs_logits0[:, None] * logits_stride0
+                + offs_pid[:, None] * logits_stride0
                 + offs_logits1[None, :] * logits_stride1,
                 mask=mask_logits,
                 other=float("-inf"),
@@ -90,15 +90,15 @@ def top1_router_kernel(
             best = _argmax_2d_1_skipping(scores, False)
             top = tl.max(scores, axis=1, keep_dims=True)
             denom = tl.sum(tl.exp(scores - top), axis=1)
-            mask_expert = offs_logits0 < expert_shape0
+            mask_expert = offs_pid < expert_shape0
             tl.store(
-                expert_ptr + offs_logits0 * expert_stride0,
+                expert_ptr + offs_pid * expert_stride0,
                 best.to(expert_ptr.dtype.element_ty),
                 mask=mask_expert,
             )
-            mask_gate = offs_logits0 < gate_shape0
+            mask_gate = offs_pid < gate_shape0
             tl.store(
-                gate_ptr + offs_logits0 * gate_stride0,
+                gate_ptr + offs_pid * gate_stride0,
                 (1.0 / denom).to(gate_ptr.dtype.element_ty),
                 mask=mask_gate,
             )

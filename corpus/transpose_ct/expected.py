@@ -52,15 +52,15 @@ def transpose_kernel(
         if block_x < grid_x:
             i = block_x
             j = tl.program_id(1)
-            offs_x0 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            offs_i = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_j = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+            mask_x = (offs_i[:, None] < x_shape0) & (offs_j[None, :] < x_shape1)
             tile = tl.load(
-                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1, mask=mask_x
+                x_ptr + offs_i[:, None] * x_stride0 + offs_j[None, :] * x_stride1, mask=mask_x
             )
-            mask_out = (offs_x1[:, None] < out_shape0) & (offs_x0[None, :] < out_shape1)
+            mask_out = (offs_j[:, None] < out_shape0) & (offs_i[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_x1[:, None] * out_stride0 + offs_x0[None, :] * out_stride1,
+                out_ptr + offs_j[:, None] * out_stride0 + offs_i[None, :] * out_stride1,
                 tl.trans(tile).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

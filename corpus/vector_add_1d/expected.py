@@ -49,15 +49,15 @@ def vector_add_kernel(
             pid = block_x
             # A bare integer is accepted as a 1-D tile index: chunk `pid` covers
             # elements [pid * TILE, (pid + 1) * TILE).
-            offs_a0 = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
-            mask_a = offs_a0 < a_shape0
-            a_tile = tl.load(a_ptr + offs_a0 * a_stride0, mask=mask_a)
-            mask_b = offs_a0 < b_shape0
-            b_tile = tl.load(b_ptr + offs_a0 * b_stride0, mask=mask_b)
+            offs_pid = tl.cast(pid, OFFSET_DTYPE) * TILE + tl.arange(0, TILE)
+            mask_a = offs_pid < a_shape0
+            a_tile = tl.load(a_ptr + offs_pid * a_stride0, mask=mask_a)
+            mask_b = offs_pid < b_shape0
+            b_tile = tl.load(b_ptr + offs_pid * b_stride0, mask=mask_b)
             # Lanes past the end of the array hold unspecified values; store drops them.
-            mask_out = offs_a0 < out_shape0
+            mask_out = offs_pid < out_shape0
             tl.store(
-                out_ptr + offs_a0 * out_stride0,
+                out_ptr + offs_pid * out_stride0,
                 (a_tile + b_tile).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

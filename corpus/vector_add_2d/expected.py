@@ -61,19 +61,21 @@ def add_2d_kernel(
         if block_x < grid_x:
             pid_m = block_x
             pid_n = tl.program_id(1)
-            offs_a0 = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_a1 = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_a = (offs_a0[:, None] < a_shape0) & (offs_a1[None, :] < a_shape1)
+            offs_pid_m = tl.cast(pid_m, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_pid_n = tl.cast(pid_n, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+            mask_a = (offs_pid_m[:, None] < a_shape0) & (offs_pid_n[None, :] < a_shape1)
             a_tile = tl.load(
-                a_ptr + offs_a0[:, None] * a_stride0 + offs_a1[None, :] * a_stride1, mask=mask_a
+                a_ptr + offs_pid_m[:, None] * a_stride0 + offs_pid_n[None, :] * a_stride1,
+                mask=mask_a,
             )
-            mask_b = (offs_a0[:, None] < b_shape0) & (offs_a1[None, :] < b_shape1)
+            mask_b = (offs_pid_m[:, None] < b_shape0) & (offs_pid_n[None, :] < b_shape1)
             b_tile = tl.load(
-                b_ptr + offs_a0[:, None] * b_stride0 + offs_a1[None, :] * b_stride1, mask=mask_b
+                b_ptr + offs_pid_m[:, None] * b_stride0 + offs_pid_n[None, :] * b_stride1,
+                mask=mask_b,
             )
-            mask_out = (offs_a0[:, None] < out_shape0) & (offs_a1[None, :] < out_shape1)
+            mask_out = (offs_pid_m[:, None] < out_shape0) & (offs_pid_n[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_a0[:, None] * out_stride0 + offs_a1[None, :] * out_stride1,
+                out_ptr + offs_pid_m[:, None] * out_stride0 + offs_pid_n[None, :] * out_stride1,
                 (a_tile + b_tile).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )

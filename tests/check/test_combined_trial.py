@@ -111,8 +111,8 @@ def test_planted_bugs_found_by_the_combined_trial(K, sup, tmp_path, name):
     assert rec["verdict"] == "pass", rec["findings"]
     assert "original-poisoned" not in rec["timings"] and "original-canary" in rec["timings"]
     # the last 5 elements never written; y arrives zeroed, so T0 can't see it for x == 0 only
-    short = _edited(kern, tmp_path, "mask_y = offs_x0 < y_shape0",
-                    "mask_y = offs_x0 < y_shape0 - 5")
+    short = _edited(kern, tmp_path, "mask_y = offs_b < y_shape0",
+                    "mask_y = offs_b < y_shape0 - 5")
     rec = check_launch(kern, ((N + T - 1) // T,), (x, y, T), supervisor=sup, translation=short)
     assert rec["verdict"] == "unwritten", rec["findings"]
     un = next(f for f in rec["findings"] if f["kind"] == "unwritten")
@@ -120,7 +120,7 @@ def test_planted_bugs_found_by_the_combined_trial(K, sup, tmp_path, name):
     # accumulates into y, which the test zeroed: right in T0, caught by the trial
     three = "(t * 3.0)" if name == "scale3" else "(t * 3)"
     acc = _edited(kern, tmp_path, three,
-                  f"({three} + tl.load(y_ptr + offs_x0 * y_stride0, mask=mask_y))")
+                  f"({three} + tl.load(y_ptr + offs_b * y_stride0, mask=mask_y))")
     rec = check_launch(kern, ((N + T - 1) // T,), (x, y, T), supervisor=sup, translation=acc)
     assert rec["verdict"] == "drift", rec["findings"]
     assert any("depends on what the array held" in f["detail"] for f in rec["findings"])

@@ -56,8 +56,8 @@ def test_hang_is_a_timeout_then_crash_replaces_worker_then_pass(kernel, sup, tmp
     assert rec["findings"][0]["stage"] == "translation"
     assert "running (and compiling) the translation" in rec["findings"][0]["detail"]
 
-    wild = _edit(tmp_path, "wild", "tl.store(\n                out_ptr + offs_a0",
-                 "tl.store(\n                out_ptr + (1 << 44) + offs_a0")
+    wild = _edit(tmp_path, "wild", "tl.store(\n                out_ptr + offs_pid",
+                 "tl.store(\n                out_ptr + (1 << 44) + offs_pid")
     rec = check_launch(kernel, (3,), _args(), translation=wild, supervisor=sup)
     assert rec["verdict"] == "illegal-address", rec["findings"]
     assert "died" in rec["findings"][0]["detail"]

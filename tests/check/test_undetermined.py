@@ -110,8 +110,8 @@ def test_cpu_probe_keeps_comparing_padding_that_leaks_into_data(K, monkeypatch, 
     s = Supervisor(backend="cpu", workers=1, timeout=120.0)
     try:
         x, y = _args(6)
-        bad = _edited(K.pad_scale, tmp_path, "(offs_x1[None, :] < x_shape1)",
-                      "(offs_x1[None, :] < x_shape1 - 1)")
+        bad = _edited(K.pad_scale, tmp_path, "(offs_by[None, :] < x_shape1)",
+                      "(offs_by[None, :] < x_shape1 - 1)")
         rec = check_launch(K.pad_scale, (3, 3, 1), (x, y, TM, TN), supervisor=s,
                            translation=bad)
     finally:

@@ -43,7 +43,7 @@ def test_factory_closure_constants(ka):
     t = tile2triton.translate_kernel(k)
     # `block`, a closure value, is a constexpr of its value at the kernel's top
     assert "    block: tl.constexpr = 64\n" in t.source
-    assert re.search(r"offs_x0 = tl\.cast\(i, OFFSET_DTYPE\) \* block \+ tl\.arange\(0, block\)",
+    assert re.search(r"offs_i = tl\.cast\(i, OFFSET_DTYPE\) \* block \+ tl\.arange\(0, block\)",
                      t.source)
     x, _ = _data()
     out = torch.empty_like(x)

@@ -73,8 +73,8 @@ class Planted:
 
 PLANTED = [
     Planted("fp16-pointer-on-fp32-data", "vector_add_1d",
-            lambda t: in_function(t, "vector_add_kernel", "tl.load(a_ptr + offs_a0 * a_stride0",
-                                  "tl.load(a_ptr.to(tl.pointer_type(tl.float16)) + offs_a0 * "
+            lambda t: in_function(t, "vector_add_kernel", "tl.load(a_ptr + offs_pid * a_stride0",
+                                  "tl.load(a_ptr.to(tl.pointer_type(tl.float16)) + offs_pid * "
                                   "a_stride0", count=1),
             {"drift"}),
     Planted("missing-mask-on-partial-tile", "column_padding_modes",
@@ -96,7 +96,7 @@ PLANTED = [
                      "says, so tf32 rounding can only be seen on the GPU"),
     Planted("scalar-pointer-tile-atomic", "vector_add_1d",
             lambda t: in_function(t, "vector_add_kernel",
-                                  "tl.store(\n                out_ptr + offs_a0 * out_stride0,",
+                                  "tl.store(\n                out_ptr + offs_pid * out_stride0,",
                                   "tl.atomic_add(\n        out_ptr,", count=1),
             {"compile-error"}, message="pointer and value disagree in shape"),
     Planted("atomic-into-unzeroed-output", "threshold_count",
@@ -109,7 +109,7 @@ PLANTED = [
     Planted("dropped-row-offset", "vector_add_2d",
             lambda t: in_function(t, "add_2d_kernel",
                                   # (the store's rows: the loads' offsets, shared)
-                                  "out_ptr + offs_a0[:, None] * out_stride0",
+                                  "out_ptr + offs_pid_m[:, None] * out_stride0",
                                   "out_ptr + tl.arange(0, TM)[:, None] * out_stride0", count=1),
             {"unwritten", "drift"}),
     Planted("store-without-mask", "vector_add_1d",
@@ -214,8 +214,8 @@ def test_illegal_address_is_isolated_and_located(tmp_path):
     if detect_backend() != "gpu":
         pytest.skip("GPU only: an illegal address needs a real device")
     text = (CORPUS / "vector_add_1d" / "expected.py").read_text()
-    edited = in_function(text, "vector_add_kernel", "                out_ptr + offs_a0 * out_stride0,",
-                         "                out_ptr + (1 << 40) + offs_a0 * out_stride0,", count=1)
+    edited = in_function(text, "vector_add_kernel", "                out_ptr + offs_pid * out_stride0,",
+                         "                out_ptr + (1 << 40) + offs_pid * out_stride0,", count=1)
     planted = tmp_path / "wild_store.py"
     planted.write_text(edited)
     sup = shared_supervisor("gpu", workers=1)

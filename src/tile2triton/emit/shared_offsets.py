@@ -29,7 +29,7 @@ def shared_offsets(body: str) -> str:
     bound = Counter(n.id for n in ast.walk(fdef)
                     if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     starts = Counter(n.lineno for n in ast.walk(fdef) if isinstance(n, ast.stmt))
-    dropped, renamed = [], {}
+    dropped, renamed, values = [], {}, {}
     for suite in _suites(fdef):
         seen: dict = {}     # the expression -> (its name, the names it reads)
         for stmt in suite:
@@ -43,6 +43,7 @@ def shared_offsets(body: str) -> str:
             seen = {k: v for k, v in seen.items() if not (v[1] | {v[0]}) & stores}
             if key is not None:
                 seen[key[0]] = (stmt.targets[0].id, key[1])
+                values[stmt.targets[0].id] = stmt.value
     if not dropped:
         return body
     lines = body.split("\n")
@@ -50,8 +51,37 @@ def shared_offsets(body: str) -> str:
         return body     # (the lines are not where the parser saw them: left as they are)
     gone = {i for s in dropped for i in range(s.lineno - 2, s.end_lineno - 1)}
     lines = [line for i, line in enumerate(lines) if i not in gone]
+    renamed.update(_neutral_names(renamed, values, set(re.findall(r"\w+", body))))
     names = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, renamed)) + r")\b")
     return names.sub(lambda m: renamed[m.group(1)], "\n".join(lines))
+
+
+# `offs_<array><dim>` (`_<n>` when the name was taken): a tile's offsets along a dimension
+_OFFSETS = re.compile(r"offs_(\w+?)(\d)(_\d+)?")
+
+
+def _neutral_names(renamed: dict, values: dict, taken: set) -> dict:
+    """Kept offsets that other arrays now read as well get a name of no array, so that
+    `c_ptr + offs_pid * c_stride0` does not read as if it addressed `a`: `offs_<index>` for
+    offsets at a tile index that is a plain name (`offs_k`, as in hand-written Triton), else
+    `offs_<size>` for a whole tile from 0 (`offs_tm`), else `offs<dim>`."""
+    shared: dict = {}   # kept name -> the arrays that read it
+    for gone, kept in renamed.items():
+        g, k = _OFFSETS.fullmatch(gone), _OFFSETS.fullmatch(kept)
+        if g and k and g.group(1) != k.group(1):
+            shared.setdefault(kept, set()).add(g.group(1))
+    out = {}
+    for kept in sorted(shared):
+        named = _offsets_name(values.get(kept))
+        base = f"offs_{named}" if named else f"offs{_OFFSETS.fullmatch(kept).group(2)}"
+        name, n = base, 1
+        while name in taken:
+            n += 1
+            name = f"{base}_{n}"
+        taken.add(name)
+        out[kept] = name
+    # names dropped for a kept one that is renamed read the new name too
+    return {**out, **{gone: out[kept] for gone, kept in renamed.items() if kept in out}}
 
 
 def _suites(node):
@@ -82,3 +112,23 @@ def _repeatable(stmt, bound: Counter, renamed: dict):
     if any(bound[r] > 1 and r.startswith(_PREFIXES) for r in reads):
         return None
     return ast.dump(value), reads
+
+
+def _offsets_name(value):
+    """What names offsets: `k` of `tl.cast(k, OFFSET_DTYPE) * TK + tl.arange(0, TK)` (or of
+    `k * TK + ...`, `k + tl.arange(0, 1)`), else the tile size of `tl.arange(0, TK)`, lowered
+    (`tk`); else None."""
+    index = None
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        index = value.left      # (a tile of one element: `tl.cast(row, ...) + tl.arange(0, 1)`)
+        if isinstance(index, ast.BinOp) and isinstance(index.op, ast.Mult):
+            index = index.left
+        if isinstance(index, ast.Call) and ast.unparse(index.func) == "tl.cast" and index.args:
+            index = index.args[0]
+    if isinstance(index, ast.Name):
+        return index.id
+    sizes = [n.args[1] for n in ast.walk(value) if isinstance(n, ast.Call)
+             and ast.unparse(n.func) == "tl.arange" and len(n.args) == 2]
+    if index is None and len(sizes) == 1 and isinstance(sizes[0], ast.Name):
+        return sizes[0].id.lower()
+    return None

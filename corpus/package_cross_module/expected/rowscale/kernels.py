@@ -76,25 +76,25 @@ def scaled_add_rows(
         block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
         if block_x < grid_x:
             i, j = (block_x, tl.program_id(1))
-            offs_x0 = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-            offs_x1 = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-            mask_x = (offs_x0[:, None] < x_shape0) & (offs_x1[None, :] < x_shape1)
+            offs_i = tl.cast(i, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            offs_j = tl.cast(j, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+            mask_x = (offs_i[:, None] < x_shape0) & (offs_j[None, :] < x_shape1)
             xt = tl.load(
-                x_ptr + offs_x0[:, None] * x_stride0 + offs_x1[None, :] * x_stride1,
+                x_ptr + offs_i[:, None] * x_stride0 + offs_j[None, :] * x_stride1,
                 mask=mask_x,
                 other=0.0,
             ).to(tl.float32)
-            mask_y = (offs_x0[:, None] < y_shape0) & (offs_x1[None, :] < y_shape1)
+            mask_y = (offs_i[:, None] < y_shape0) & (offs_j[None, :] < y_shape1)
             yt = tl.load(
-                y_ptr + offs_x0[:, None] * y_stride0 + offs_x1[None, :] * y_stride1,
+                y_ptr + offs_i[:, None] * y_stride0 + offs_j[None, :] * y_stride1,
                 mask=mask_y,
                 other=0.0,
             ).to(tl.float32)
-            mask_w = offs_x0 < w_shape0
-            wt = tl.load(w_ptr + offs_x0 * w_stride0, mask=mask_w, other=0.0)
-            mask_out = (offs_x0[:, None] < out_shape0) & (offs_x1[None, :] < out_shape1)
+            mask_w = offs_i < w_shape0
+            wt = tl.load(w_ptr + offs_i * w_stride0, mask=mask_w, other=0.0)
+            mask_out = (offs_i[:, None] < out_shape0) & (offs_j[None, :] < out_shape1)
             tl.store(
-                out_ptr + offs_x0[:, None] * out_stride0 + offs_x1[None, :] * out_stride1,
+                out_ptr + offs_i[:, None] * out_stride0 + offs_j[None, :] * out_stride1,
                 (xt * row_scale(wt, alpha, TM) + yt).to(out_ptr.dtype.element_ty),
                 mask=mask_out,
             )
