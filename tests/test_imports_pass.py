@@ -76,3 +76,32 @@ def test_parenthesized_import_keeps_its_comments():
     res = translate_source(src, "scale_pi.py")
     assert res.ok, [d.format() for d in res.diagnostics()]
     assert written in res.output
+
+
+@pytest.mark.parametrize("written,laid_out", [
+    # too long for one line: a name per line, sorted, with a trailing comma (cuTile's
+    # VectorAddition template writes its kernel import this way)
+    ("from os.path import (\n    splitext, commonprefix, expanduser, expandvars, normcase, "
+     "samefile, islink, abspath\n)\n",
+     "from os.path import (\n    abspath,\n    commonprefix,\n    expanduser,\n    expandvars,\n"
+     "    islink,\n    normcase,\n    samefile,\n    splitext,\n)\n"),
+    # it fits, and had no trailing comma: one line
+    ("from os.path import (splitext,\n    islink)\n", "from os.path import islink, splitext\n"),
+    # a trailing comma keeps a name per line, as isort's split-on-trailing-comma does
+    ("from os.path import (splitext, islink,)\n",
+     "from os.path import (\n    islink,\n    splitext,\n)\n"),
+])
+def test_parenthesized_import_without_comments_laid_out_as_isort_does(tmp_path, written,
+                                                                       laid_out):
+    names = written.split("(")[1].replace(")", "").replace("\n", " ")
+    src = SRC.replace("import math\n", "import math\n" + written)
+    src = src.replace("t * math.pi)", f"t * math.pi)\n\n\nUSED = ({names})")
+    res = translate_source(src, "scale_pi.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    assert laid_out in res.output, res.output[:600]
+    pytest.importorskip("ruff")
+    path = tmp_path / "parenthesized.py"
+    path.write_text(res.output)
+    p = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "I",
+                        "--line-length", "100", str(path)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout

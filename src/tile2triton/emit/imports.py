@@ -160,19 +160,38 @@ def _member_key(alias: cst.ImportAlias):
 
 
 def _sorted_members(stmt):
-    """`stmt` with the names of its one-line `from x import b, a` sorted; a parenthesized
-    import (which may hold comments between names) and `import *` are left as written."""
+    """`stmt` with the names of its `from x import b, a` sorted; a parenthesized import laid
+    out as isort lays it out (one line where it fits in 100 columns and has no trailing comma,
+    else a name per line), unless it holds a comment; `import *` left as written."""
     imp = stmt.body[0]
     if (not isinstance(imp, cst.ImportFrom) or isinstance(imp.names, cst.ImportStar)
-            or imp.lpar is not None or len(imp.names) < 2):
+            or len(imp.names) < 2 and imp.lpar is None):
         return stmt
     names = sorted(imp.names, key=_member_key)
+    if imp.lpar is not None:
+        return _parenthesized(stmt, imp, names)
     if [id(n) for n in names] == [id(n) for n in imp.names]:
         return stmt
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     names = [n.with_changes(comma=comma if i < len(names) - 1 else cst.MaybeSentinel.DEFAULT)
              for i, n in enumerate(names)]
     return stmt.with_changes(body=[imp.with_changes(names=names), *stmt.body[1:]])
+
+
+def _parenthesized(stmt, imp, names):
+    code = cst.Module([]).code_for_node(imp)
+    if "#" in code or len(stmt.body) > 1:
+        return stmt     # (a comment between names, or `; more` after it: as written)
+    head = code.split("(")[0].rstrip()     # `from x import`
+    items = [cst.Module([]).code_for_node(n.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+             for n in names]
+    flat = f"{head} {', '.join(items)}"
+    magic = isinstance(imp.names[-1].comma, cst.Comma)
+    text = flat if len(flat) <= 100 and not magic else \
+        head + " (\n" + "".join(f"    {item},\n" for item in items) + ")"
+    if text == code:
+        return stmt
+    return stmt.with_changes(body=[cst.parse_statement(text + "\n").body[0]])
 
 
 def sort_block(body: list, generated: set) -> list:
