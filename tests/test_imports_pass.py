@@ -105,3 +105,21 @@ def test_parenthesized_import_without_comments_laid_out_as_isort_does(tmp_path, 
     p = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "I",
                         "--line-length", "100", str(path)], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout
+
+
+def test_aliases_of_a_from_import_split_as_isort_does(tmp_path):
+    """ruff's isort (no combine-as-imports) writes each `a as b` of a `from` import as its own
+    statement, the plain names together, in member order."""
+    written = "from os.path import join as j, dirname, abspath as ap, basename\n"
+    src = SRC.replace("import math\n", "import math\n" + written)
+    src = src.replace("t * math.pi)", "t * math.pi)\n\n\nUSED = (j, dirname, ap, basename)")
+    res = translate_source(src, "scale_pi.py")
+    assert res.ok, [d.format() for d in res.diagnostics()]
+    assert ("from os.path import abspath as ap\nfrom os.path import basename, dirname\n"
+            "from os.path import join as j\n") in res.output, res.output[:600]
+    pytest.importorskip("ruff")
+    path = tmp_path / "aliases.py"
+    path.write_text(res.output)
+    p = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "I",
+                        "--line-length", "100", str(path)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout

@@ -9,8 +9,8 @@ runs it last), in the spirit of libcst's RemoveImportsVisitor and an isort pass:
   * the block of consecutive imports that holds the generated ones is grouped and ordered as
     `ruff check --select I` expects: __future__, standard library, third party, relative; within
     a group `import x` lines before `from x import y` lines, each sorted by module, and the
-    names of a one-line `from` import sorted as isort sorts them. A comment above an import
-    moves with it.
+    names of a `from` import sorted as isort sorts them, `from x import a as b, c` split into
+    a statement per alias. A comment above an import moves with it.
 """
 from __future__ import annotations
 
@@ -194,6 +194,34 @@ def _parenthesized(stmt, imp, names):
     return stmt.with_changes(body=[cst.parse_statement(text + "\n").body[0]])
 
 
+def _split_aliases(stmt) -> list:
+    """`from x import a as b, c` as isort writes it (ruff's default, no combine-as-imports):
+    `from x import c` and `from x import a as b`, each alias its own statement, in member
+    order; a statement with a comment, or `; more` after it, as written."""
+    imp = stmt.body[0]
+    if (not isinstance(imp, cst.ImportFrom) or isinstance(imp.names, cst.ImportStar)
+            or len(imp.names) < 2 or not any(n.asname for n in imp.names)
+            or len(stmt.body) > 1 or stmt.trailing_whitespace.comment is not None):
+        return [stmt]
+    code = cst.Module([]).code_for_node(imp)
+    if "#" in code:
+        return [stmt]
+    head = code.split(" import ")[0] + " import"
+    plain = sorted((n for n in imp.names if not n.asname), key=_member_key)
+    groups = sorted([[n] for n in imp.names if n.asname] + ([plain] if plain else []),
+                    key=lambda g: _member_key(g[0]))
+    out = []
+    for g in groups:
+        items = [cst.Module([]).code_for_node(n.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+                 for n in g]
+        text = f"{head} {', '.join(items)}"
+        if len(text) > 100 and len(items) > 1:
+            text = head + " (\n" + "".join(f"    {item},\n" for item in items) + ")"
+        piece = cst.parse_statement(text + "\n")
+        out.append(piece.with_changes(leading_lines=stmt.leading_lines if not out else ()))
+    return out
+
+
 def sort_block(body: list, generated: set) -> list:
     """`body` with the run of consecutive imports holding the generated ones grouped and
     ordered (see the module docstring)."""
@@ -209,6 +237,7 @@ def sort_block(body: list, generated: set) -> list:
     block = body[start:end]
     if any(isinstance(s.body[0], cst.Import) and len(s.body[0].names) > 1 for s in block):
         return body     # `import a, b`: the user's own layout, left as written
+    block = [piece for s in block for piece in _split_aliases(_sorted_members(s))]
     lead = block[0].leading_lines
     ordered = sorted(range(len(block)), key=lambda i: (_section(block[i].body[0]),
                                                        _key(block[i].body[0]), i))
