@@ -49,12 +49,12 @@ MATH_HELPER = r'''@triton.jit
 def _{{ name }}(x):
     """ct.{{ name }}: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = {{ formula | replace("X", "x") }}
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = {{ formula | replace("X", "xf") }}
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 '''
@@ -73,8 +73,8 @@ def _atan_unit(t):
 @triton.jit
 def _atan2(y, x):
     """ct.atan2 in fp32: the angle of (x, y) in [-pi, pi]."""
-    yf = (y + 0 * x).to(tl.float32)
-    xf = (x + 0 * y).to(tl.float32)
+    yf = tl.cast(y + 0 * x, tl.float32)  # (tl.cast: Python numbers under TRITON_INTERPRET too)
+    xf = tl.cast(x + 0 * y, tl.float32)
     ax = tl.abs(xf)
     ay = tl.abs(yf)
     swap = ay > ax
@@ -84,7 +84,7 @@ def _atan2(y, x):
     a = tl.where(swap, 1.5707963267948966 - a, a)
     a = tl.where(xf < 0, 3.141592653589793 - a, a)
     a = tl.where(yf < 0, -a, a)
-    if (y + x).dtype.is_floating():
+    if isinstance(y + x, tl.tensor) and (y + x).dtype.is_floating():
         a = a.to((y + x).dtype)
     return a
 ''')
@@ -114,7 +114,7 @@ def k(x, TILE: ct.Constant[int]):
 def k(x, TILE: ct.Constant[int]):
     a = ct.load(x, (0,), (TILE,))
     ct.store(x, (0,), ct.sqrt(a))
-""", expect=["xf = x.to(tl.float32)", "_sqrt(a)"]),
+""", expect=["xf = tl.cast(x, tl.float32)", "_sqrt(a)"]),
     ]
 
     def lower(self, call, cx):

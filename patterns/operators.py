@@ -84,14 +84,14 @@ POW = DeviceHelper("_pow", r'''@triton.jit
 def _pow(x, y):
     """x ** y for float tiles: exp2(y * log2|x|) in fp32, negative for odd integer powers of a
     negative base, NaN for other powers of a negative base, 1 for y == 0."""
-    xf = (x + 0 * y).to(tl.float32)
-    yf = (y + 0 * x).to(tl.float32)
+    xf = tl.cast(x + 0 * y, tl.float32)  # (tl.cast: Python numbers under TRITON_INTERPRET too)
+    yf = tl.cast(y + 0 * x, tl.float32)
     r = tl.exp2(yf * tl.log2(tl.abs(xf)))
     y_int = tl.floor(yf) == yf
     y_odd = y_int & (tl.floor(yf * 0.5) * 2.0 != yf)
     r = tl.where(xf < 0, tl.where(y_int, tl.where(y_odd, -r, r), float("nan")), r)
     r = tl.where(yf == 0, 1.0, r)
-    return r.to((x + y).dtype)
+    return r.to((x + y).dtype) if isinstance(x + y, tl.tensor) else r
 ''')
 COMPARISONS = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
 BITWISE = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_lshift", "bitwise_rshift"}

@@ -30,6 +30,17 @@ def run(x):
 '''
 
 
+def assert_ruff_clean(tmp_path, text, select="I", ignore=()):
+    """`ruff check --select SELECT --line-length 100` finds nothing in `text`."""
+    pytest.importorskip("ruff")
+    path = tmp_path / "translated.py"
+    path.write_text(text)
+    p = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", select,
+                        *(["--ignore", ",".join(ignore)] if ignore else []), "--line-length",
+                        "100", str(path)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout
+
+
 def test_orphaned_import_removed_user_import_kept_block_sorted(tmp_path):
     res = translate_source(SRC, "scale_pi.py")
     assert res.ok, [d.format() for d in res.diagnostics()]
@@ -40,13 +51,7 @@ def test_orphaned_import_removed_user_import_kept_block_sorted(tmp_path):
     assert ('"""Scale rows by pi."""\n\nimport contextlib\nimport functools\n'
             "import os  # unused in the input too: the user's to remove\n\n"
             "import torch\nimport triton\nimport triton.language as tl\n\n") in text, text[:400]
-    pytest.importorskip("ruff")
-    path = tmp_path / "scale_pi_triton.py"
-    path.write_text(text)
-    p = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "F,I",
-                        "--ignore", "F401", "--line-length", "100", str(path)],
-                       capture_output=True, text=True)
-    assert p.returncode == 0, p.stdout
+    assert_ruff_clean(tmp_path, text, "F,I", ignore=("F401",))
 
 
 def test_names_of_a_from_import_sorted_as_isort_does(tmp_path):
@@ -59,12 +64,7 @@ def test_names_of_a_from_import_sorted_as_isort_does(tmp_path):
     res = translate_source(src, "scale_pi.py")
     assert res.ok, [d.format() for d in res.diagnostics()]
     assert "from os.path import SEP_X, Path2, dirname, join\n" in res.output
-    pytest.importorskip("ruff")
-    path = tmp_path / "sorted_names.py"
-    path.write_text(res.output)
-    p = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "I",
-                        "--line-length", "100", str(path)], capture_output=True, text=True)
-    assert p.returncode == 0, p.stdout
+    assert_ruff_clean(tmp_path, res.output)
 
 
 def test_parenthesized_import_keeps_its_comments():
@@ -99,12 +99,7 @@ def test_parenthesized_import_without_comments_laid_out_as_isort_does(tmp_path, 
     res = translate_source(src, "scale_pi.py")
     assert res.ok, [d.format() for d in res.diagnostics()]
     assert laid_out in res.output, res.output[:600]
-    pytest.importorskip("ruff")
-    path = tmp_path / "parenthesized.py"
-    path.write_text(res.output)
-    p = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "I",
-                        "--line-length", "100", str(path)], capture_output=True, text=True)
-    assert p.returncode == 0, p.stdout
+    assert_ruff_clean(tmp_path, res.output)
 
 
 def test_aliases_of_a_from_import_split_as_isort_does(tmp_path):
@@ -117,9 +112,4 @@ def test_aliases_of_a_from_import_split_as_isort_does(tmp_path):
     assert res.ok, [d.format() for d in res.diagnostics()]
     assert ("from os.path import abspath as ap\nfrom os.path import basename, dirname\n"
             "from os.path import join as j\n") in res.output, res.output[:600]
-    pytest.importorskip("ruff")
-    path = tmp_path / "aliases.py"
-    path.write_text(res.output)
-    p = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "I",
-                        "--line-length", "100", str(path)], capture_output=True, text=True)
-    assert p.returncode == 0, p.stdout
+    assert_ruff_clean(tmp_path, res.output)

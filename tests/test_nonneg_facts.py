@@ -6,6 +6,7 @@ tile multiples, against Python's floor semantics and the reference interpreter; 
 the facts do not cover (a runtime start or step, a constexpr that is no tile dimension, or is
 one only inside a branch) keep the floor helpers and still floor."""
 import importlib.util
+import math
 import textwrap
 
 import pytest
@@ -73,6 +74,7 @@ def counter_forms(x, out, lo: int, T: ct.Constant[int]):
         r = ct.arange(T, dtype=ct.int32) + t
         acc = acc + ct.where(r > 0, ct.astype(r, ct.float32), 0.5) + ct.astype(t, ct.float16)
         acc = acc + ct.gather(x, r % 5) + float(t) * 0.25 + ct.astype(t * t, ct.int8)
+        acc = acc + ct.sqrt(t * t) + ct.pow(t * t, 0.5) + ct.atan2(t, 3)
     ct.store(out, (ct.bid(0),), acc + n)
 """
 
@@ -181,7 +183,8 @@ def test_floor_helpers_take_a_bare_loop_counter(both, lo):
 @pytest.mark.parametrize("lo", [-9, 2])
 def test_a_loop_counter_in_every_scalar_form(both, lo):
     """A Python-int loop counter (TRITON_INTERPRET=1) through ct.cdiv, conversions of it and of
-    comparisons of it (`tl.cast`, not `.to`), a bitcast and tiles built from it."""
+    comparisons of it (`tl.cast`, not `.to`), a bitcast, tiles built from it, and the math
+    helpers (`_sqrt`, `_pow`, `_atan2`) that take it."""
     g = torch.Generator().manual_seed(7)
     T, m = 16, 3 * 16 - 5
     x = torch.randn(37, generator=g)
@@ -193,9 +196,10 @@ def test_a_loop_counter_in_every_scalar_form(both, lo):
         n += -(-t // 3) * 1000 + int(t > 0) * 100 - int(t < 0) * 10 + (t % 2**32) % 7
         r = torch.arange(T, dtype=torch.float64) + t
         want += torch.where(r > 0, r, 0.5) + t + xd[(r % 5).long()] + t * 0.25
-        want += (t * t + 128) % 256 - 128
+        want += (t * t + 128) % 256 - 128 + 2 * abs(t) + math.atan2(t, 3)
     want = (want + n).repeat(3)[:m]
     torch.testing.assert_close(a2[1].double(), want, rtol=1e-5, atol=1e-3)
     torch.testing.assert_close(a1[1], a2[1], rtol=1e-5, atol=1e-3)
     text = body(both[2], "counter_forms")
     assert "_cdiv(t, 3)" in text and "tl.cast(t > 0, tl.int32)" in text
+    assert "_sqrt(t * t)" in text and "_pow(t * t, 0.5)" in text and "_atan2(t, 3)" in text

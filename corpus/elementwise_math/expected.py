@@ -28,12 +28,12 @@ def _negative(x):
 def _exp(x):
     """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = tl.exp(x)
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = tl.exp(xf)
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 
@@ -42,12 +42,12 @@ def _exp(x):
 def _log(x):
     """ct.log: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = tl.log(x)
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = tl.log(xf)
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 
@@ -56,12 +56,12 @@ def _log(x):
 def _sqrt(x):
     """ct.sqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = tl.sqrt(x)
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = tl.sqrt(xf)
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 
@@ -70,12 +70,12 @@ def _sqrt(x):
 def _rsqrt(x):
     """ct.rsqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = tl.rsqrt(x)
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = tl.rsqrt(xf)
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 
@@ -84,12 +84,12 @@ def _rsqrt(x):
 def _sin(x):
     """ct.sin: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = tl.sin(x)
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = tl.sin(xf)
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 
@@ -98,12 +98,12 @@ def _sin(x):
 def _cos(x):
     """ct.cos: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = tl.cos(x)
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = tl.cos(xf)
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 
@@ -125,12 +125,12 @@ def _tanh_f(x):
 def _tanh(x):
     """ct.tanh: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = _tanh_f(x)
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = _tanh_f(xf)
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 
@@ -157,8 +157,8 @@ def _atan_unit(t):
 @triton.jit
 def _atan2(y, x):
     """ct.atan2 in fp32: the angle of (x, y) in [-pi, pi]."""
-    yf = (y + 0 * x).to(tl.float32)
-    xf = (x + 0 * y).to(tl.float32)
+    yf = tl.cast(y + 0 * x, tl.float32)  # (tl.cast: Python numbers under TRITON_INTERPRET too)
+    xf = tl.cast(x + 0 * y, tl.float32)
     ax = tl.abs(xf)
     ay = tl.abs(yf)
     swap = ay > ax
@@ -168,7 +168,7 @@ def _atan2(y, x):
     a = tl.where(swap, 1.5707963267948966 - a, a)
     a = tl.where(xf < 0, 3.141592653589793 - a, a)
     a = tl.where(yf < 0, -a, a)
-    if (y + x).dtype.is_floating():
+    if isinstance(y + x, tl.tensor) and (y + x).dtype.is_floating():
         a = a.to((y + x).dtype)
     return a
 
@@ -177,12 +177,12 @@ def _atan2(y, x):
 def _floor(x):
     """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = tl.floor(x)
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = tl.floor(xf)
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 
@@ -191,12 +191,12 @@ def _floor(x):
 def _ceil(x):
     """ct.ceil: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = tl.ceil(x)
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = tl.ceil(xf)
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 
@@ -205,12 +205,12 @@ def _ceil(x):
 def _exp2(x):
     """ct.exp2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = tl.exp2(x)
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = tl.exp2(xf)
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 
@@ -219,12 +219,12 @@ def _exp2(x):
 def _log2(x):
     """ct.log2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = tl.log2(x)
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = tl.log2(xf)
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 

@@ -64,14 +64,14 @@ def _mod(a, b):
 def _pow(x, y):
     """x ** y for float tiles: exp2(y * log2|x|) in fp32, negative for odd integer powers of a
     negative base, NaN for other powers of a negative base, 1 for y == 0."""
-    xf = (x + 0 * y).to(tl.float32)
-    yf = (y + 0 * x).to(tl.float32)
+    xf = tl.cast(x + 0 * y, tl.float32)  # (tl.cast: Python numbers under TRITON_INTERPRET too)
+    yf = tl.cast(y + 0 * x, tl.float32)
     r = tl.exp2(yf * tl.log2(tl.abs(xf)))
     y_int = tl.floor(yf) == yf
     y_odd = y_int & (tl.floor(yf * 0.5) * 2.0 != yf)
     r = tl.where(xf < 0, tl.where(y_int, tl.where(y_odd, -r, r), float("nan")), r)
     r = tl.where(yf == 0, 1.0, r)
-    return r.to((x + y).dtype)
+    return r.to((x + y).dtype) if isinstance(x + y, tl.tensor) else r
 
 
 @triton.jit
@@ -88,12 +88,12 @@ def _negative(x):
 def _floor(x):
     """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = tl.floor(x)
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = tl.floor(xf)
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 

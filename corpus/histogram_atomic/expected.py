@@ -19,12 +19,12 @@ from _t2t_corpus_runtime import (
 def _floor(x):
     """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
     integers give fp32 (as in cuTile)."""
-    if x.dtype.is_fp64():
+    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
         y = tl.floor(x)
-    else:
-        xf = x.to(tl.float32)
+    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
+        xf = tl.cast(x, tl.float32)
         y = tl.floor(xf)
-        if x.dtype.is_floating():
+        if isinstance(x, tl.tensor) and x.dtype.is_floating():
             y = y.to(x.dtype)
     return y
 

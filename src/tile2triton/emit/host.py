@@ -15,6 +15,7 @@ from ..parse.names import launcher_name
 from ..parse.source import ParsedModule, dotted_name
 from . import keep_unconverted as keep_mod
 from .host_references import HostReferences
+from .imports import from_import_text
 from .layout import layout_simple
 
 
@@ -398,14 +399,9 @@ class HostRewriter(HostReferences):
                 n.deep_equals(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
                 for n, a in zip(names, node.names)):
             return node     # nothing linked: as written (a comment between names stays)
-        linked = node.with_changes(names=names)
-        if len(names) > 1 and len(cst.Module([]).code_for_node(linked)) > 100:
-            # too long for one line: one name per line in parentheses, as ruff formats it
-            head = cst.Module([]).code_for_node(node.with_changes(
-                names=[names[0]], lpar=None, rpar=None)).split(" import ")[0]
-            items = "".join(f"    {cst.Module([]).code_for_node(a)},\n" for a in names)
-            linked = cst.parse_statement(f"{head} import (\n{items})\n").body[0]
-        return linked
+        head = cst.Module([]).code_for_node(node.with_changes(
+            names=[names[0]], lpar=None, rpar=None)).split(" import ")[0] + " import"
+        return cst.parse_statement(from_import_text(head, names) + "\n").body[0]
 
     def _is_cuda_tile_import(self, node) -> bool:
         if isinstance(node, cst.Import):

@@ -183,15 +183,21 @@ def _parenthesized(stmt, imp, names):
     if "#" in code or len(stmt.body) > 1:
         return stmt     # (a comment between names, or `; more` after it: as written)
     head = code.split("(")[0].rstrip()     # `from x import`
-    items = [cst.Module([]).code_for_node(n.with_changes(comma=cst.MaybeSentinel.DEFAULT))
-             for n in names]
-    flat = f"{head} {', '.join(items)}"
-    magic = isinstance(imp.names[-1].comma, cst.Comma)
-    text = flat if len(flat) <= 100 and not magic else \
-        head + " (\n" + "".join(f"    {item},\n" for item in items) + ")"
+    text = from_import_text(head, names, isinstance(imp.names[-1].comma, cst.Comma))
     if text == code:
         return stmt
     return stmt.with_changes(body=[cst.parse_statement(text + "\n").body[0]])
+
+
+def from_import_text(head: str, names: list, magic: bool = False) -> str:
+    """`from x import a, b` as isort lays it out: one line where it fits in 100 columns and
+    had no trailing comma (`magic`), else a name per line in parentheses."""
+    items = [cst.Module([]).code_for_node(n.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+             for n in names]
+    flat = f"{head} {', '.join(items)}"
+    if len(flat) <= 100 and not magic:
+        return flat
+    return head + " (\n" + "".join(f"    {item},\n" for item in items) + ")"
 
 
 def _split_aliases(stmt) -> list:
@@ -212,12 +218,7 @@ def _split_aliases(stmt) -> list:
                     key=lambda g: _member_key(g[0]))
     out = []
     for g in groups:
-        items = [cst.Module([]).code_for_node(n.with_changes(comma=cst.MaybeSentinel.DEFAULT))
-                 for n in g]
-        text = f"{head} {', '.join(items)}"
-        if len(text) > 100 and len(items) > 1:
-            text = head + " (\n" + "".join(f"    {item},\n" for item in items) + ")"
-        piece = cst.parse_statement(text + "\n")
+        piece = cst.parse_statement(from_import_text(head, g) + "\n")
         out.append(piece.with_changes(leading_lines=stmt.leading_lines if not out else ()))
     return out
 

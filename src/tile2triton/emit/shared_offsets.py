@@ -65,11 +65,11 @@ def _neutral_names(renamed: dict, values: dict, taken: set) -> dict:
     `c_ptr + offs_pid * c_stride0` does not read as if it addressed `a`: `offs_<index>` for
     offsets at a tile index that is a plain name (`offs_k`, as in hand-written Triton), else
     `offs_<size>` for a whole tile from 0 (`offs_tm`), else `offs<dim>`."""
-    shared: dict = {}   # kept name -> the arrays that read it
+    shared = set()      # kept names that another array's offsets now read
     for gone, kept in renamed.items():
         g, k = _OFFSETS.fullmatch(gone), _OFFSETS.fullmatch(kept)
         if g and k and g.group(1) != k.group(1):
-            shared.setdefault(kept, set()).add(g.group(1))
+            shared.add(kept)
     out = {}
     for kept in sorted(shared):
         named = _offsets_name(values.get(kept))
