@@ -39,7 +39,7 @@ summarize() {
     echo "## Step status"
     echo
     sed 's/^/- /' "$OUT/status.txt" 2>/dev/null
-    for f in upstream upstream_tuned sample_MatMul sample_LayerNorm bench_matmul \
+    for f in upstream variant_pgemm_c_desc upstream_tuned sample_MatMul sample_LayerNorm bench_matmul \
              bench_rms_norm bench_layer_norm bench_attention launch_overhead perf; do
       if [ -f "$OUT/$f.md" ]; then
         echo
@@ -71,12 +71,19 @@ step() {
 }
 
 # 1. the upstream-style suite at its BENCH configurations (fixed tiles and hints), sweeps after
-step upstream_suite 250 $PY benchmarks/run_suite.py --suite benchmarks/upstream \
-  --out "$OUT/upstream.json" --md "$OUT/upstream.md" --budget-s 240 --rounds 7 \
+step upstream_suite 230 $PY benchmarks/run_suite.py --suite benchmarks/upstream \
+  --out "$OUT/upstream.json" --md "$OUT/upstream.md" --budget-s 220 --rounds 7 \
   --case-timeout 90 --no-overhead
 
+# 1b. experiments: hand-edited translations (tools/gpu/variants/) at the BENCH configurations
+if [ -f tools/gpu/variants/persistent_gemm_c_desc.py ]; then
+  step variant_pgemm_c_desc 45 $T2T bench benchmarks/upstream/persistent_gemm \
+    --translation tools/gpu/variants/persistent_gemm_c_desc.py --rounds 7 \
+    --json "$OUT/variant_pgemm_c_desc.json" --md "$OUT/variant_pgemm_c_desc.md"
+fi
+
 # 2. at cuTile's tuned configuration: ct.tune runs on real cuTile inside the program
-step upstream_tuned 100 $T2T bench --exec "$PY benchmarks/upstream/tuned.py" --rounds 7 \
+step upstream_tuned 90 $T2T bench --exec "$PY benchmarks/upstream/tuned.py" --rounds 7 \
   --max-launches 12 --variants "num_warps=4,8" \
   --json "$OUT/upstream_tuned.json" --md "$OUT/upstream_tuned.md"
 
@@ -108,7 +115,7 @@ fi
 
 # 4. launcher host time per launch (vector add, TMA matmul, the decode combine kernel) against
 #    a raw Triton launch and ct.launch; then the existing suite with the time left
-step launch_overhead 40 $PY benchmarks/launch_overhead.py --json "$OUT/overhead.json"
+step launch_overhead 30 $PY benchmarks/launch_overhead.py --json "$OUT/overhead.json"
 grep '^|\|^[a-z_]*$' "$OUT/launch_overhead.log" > "$OUT/launch_overhead.md" 2>/dev/null
 summarize
 left=$(( DEADLINE - $(elapsed) ))
