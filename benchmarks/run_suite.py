@@ -42,12 +42,12 @@ SWEEPS = {
 # benchmarks/upstream: the translation's own best launch options beside the launcher's choice
 # (and num_ctas: Triton's cluster launch against one CTA per program)
 UPSTREAM_SWEEPS = {
+    # (run 55: 8 warps beat 4 at cuTile's tuned choice; here at every configuration, first,
+    # as a warp rule for decode-shaped products waits on it)
+    "decode_attention": "num_warps=4,8;num_stages=2,3",
     # num_ctas at every configuration: does a 2-CTA cluster pay at any tile shape?
     "gemm_hints": "num_ctas=1,2",
     "persistent_gemm": "num_warps=4,8;num_stages=3,4",
-    # occupancy=4 asks for 4 blocks per SM: at 4 warps, 128 registers per thread (maxnreg)
-    # (run 55: 8 warps beat 4 at cuTile's tuned choice; here at every configuration)
-    "decode_attention": "num_warps=4,8;num_stages=2,3",
     "decode_combine": "num_warps=1,2,4",
     # latency=10 loads in a persistent loop: does a deeper pipeline pay?
     "rmsnorm_persistent": "num_warps=4,8,16;num_stages=1,2,3",
