@@ -282,7 +282,9 @@ def k(a, b, c):
         fast = const_bool(call, cx, "use_fast_acc") is True
         extra = (f", input_precision={prec}" if prec else "") + (
             "" if fast else fp8_accumulation(x, y))
-        cx.mark_dot(fma=prec == '"ieee"', tf32='"tf32"' in (prec or ""))
+        sx_rows = tile_shape(x)
+        cx.mark_dot(fma=prec == '"ieee"', tf32='"tf32"' in (prec or ""),
+                    rows=sx_rows[-2] if sx_rows and len(sx_rows) >= 2 else None)
         # tiles loaded straight from arrays: the arrays they come from (`loaded_from`)
         b_src, a_src = getattr(y.val, "loaded_from", None), getattr(x.val, "loaded_from", None)
         if prec and "tf32" in prec:
@@ -354,7 +356,8 @@ def k(a, b, c, TN: ct.Constant[int], TK: ct.Constant[int]):
         if "tf32" in prec:
             x, y = rounded_tf32(x, cx), rounded_tf32(y, cx)
         xc, yc, sx, sy = batch_broadcast(x, y, cx, call.node)
-        cx.mark_dot(fma=exact == '"ieee"', tf32='"tf32"' in (prec or ""))
+        cx.mark_dot(fma=exact == '"ieee"', tf32='"tf32"' in (prec or ""),
+                    rows=sx[-2] if sx and len(sx) >= 2 else None)
         shape = out_shape(sx, sy)
         code = f"{cx.need(MATMUL)}({xc}, {yc}, {prec})"
         if vx or vy:

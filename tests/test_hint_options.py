@@ -1,7 +1,8 @@
 """cuTile's performance hints, as the launcher turns them into Triton launch options (issue 23).
 
 - `num_ctas` is Triton's `num_ctas`: a program is a cluster of that many CTAs on sm_90, as a
-  cuTile block is (the sm_90 compile is pinned in tests/test_upstream_suite.py);
+  cuTile block is (the sm_90 compile is pinned in tests/test_upstream_suite.py); for matrix
+  kernels only past 128x256 tiles, where GPU run 56 measured clusters paying;
 - `ct.ByTarget` values are resolved at launch from the device's compute capability, the
   default where the device's architecture is not listed;
 - `replace_hints` overrides the decorator's value for that kernel only.
@@ -84,3 +85,59 @@ def test_by_target_resolves_through_torchs_capability(module, monkeypatch):
     assert module._by_target(module.launch_scale.hints["num_ctas"]) == 1     # the default
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert module._by_target(module.launch_scale.hints["num_ctas"]) == 1
+
+
+GEMM_SRC = '''import cuda.tile as ct
+
+
+@ct.kernel(num_ctas=2)
+def gemm(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, 1, (TM, TK))):
+        x = ct.load(a, (ct.bid(0), k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        y = ct.load(b, (k, ct.bid(1)), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(x, y, acc)
+    ct.store(c, (ct.bid(0), ct.bid(1)), acc.astype(c.dtype))
+
+
+def run(a, b, c, tm, tn, tk):
+    grid = (ct.cdiv(c.shape[0], tm), ct.cdiv(c.shape[1], tn))
+    ct.launch(None, grid, gemm, (a, b, c, tm, tn, tk))
+'''
+
+
+class _LaunchOptions(_Options):
+    """Records (num_ctas, num_stages) of each launch."""
+
+    def __getitem__(self, grid):
+        def launch(*args, **kw):
+            self.seen.append((kw.get("num_ctas"), kw.get("num_stages")))
+            return self.kernel[grid](*args, **{**kw, "num_ctas": 1})
+        return launch
+
+
+@pytest.mark.parametrize("tiles, want", [
+    # (GPU run 56, H100: 2-CTA clusters 1.1-2.1x slower than one CTA at 64x256, 128x256 and
+    # 256x128 tiles in fp16 and bf16, 3-12x faster at 256x256; products of fewer than 16 rows
+    # fastest at 2 stages at all three decode configurations)
+    ((64, 64, 32), (1, 3)),
+    ((128, 256, 16), (1, 4)),
+    ((256, 256, 16), (2, 4)),
+    ((8, 32, 32), (1, 2)),
+])
+def test_cluster_and_stage_rules_of_matrix_kernels(tmp_path, tiles, want):
+    r = translate_source(GEMM_SRC, "gemm_hinted.py")
+    assert r.ok, [d.format() for d in r.diagnostics()]
+    path = tmp_path / "gemm_hinted_triton.py"
+    path.write_text(r.output)
+    m = load_module(path, f"t2t_cluster_rule_{'_'.join(map(str, tiles))}")
+    seen = []
+    m.gemm = _LaunchOptions(m.gemm, seen)
+    g = torch.Generator().manual_seed(sum(tiles))
+    a = torch.randn(70, 45, generator=g, dtype=torch.float64)
+    b = torch.randn(45, 50, generator=g, dtype=torch.float64)
+    c = torch.full((70, 50), math.nan, dtype=torch.float16)
+    m.run(a.half(), b.half(), c, *tiles)
+    assert seen == [want]
+    torch.testing.assert_close(c.double(), a.half().double() @ b.half().double(), atol=2e-2,
+                               rtol=2e-2)

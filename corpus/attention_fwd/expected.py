@@ -387,6 +387,21 @@ def launch_flash_attn_fwd_kernel(
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_stages = (
+        2
+        if min(
+            TQ,
+            (
+                ((TQ if CAUSAL else 1) if (TQ if CAUSAL else 1) != 1 else TQ)
+                if ((TQ if CAUSAL else 1) if (TQ if CAUSAL else 1) != 1 else TQ) != 1
+                else (
+                    TQ if TQ != 1 else ((TQ if CAUSAL else 1) if (TQ if CAUSAL else 1) != 1 else TQ)
+                )
+            ),
+        )
+        < 16
+        else num_stages
+    )  # few rows (decode): 2
     float_dtypes = {t.dtype for t in [q, k, v, out] if t.dtype.is_floating_point}
     # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
     ptx_options = (

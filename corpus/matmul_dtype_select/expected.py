@@ -225,6 +225,7 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
         # TMA operands: 4 warps, 4 stages (best of 8/3, 8/4, 4/4 on the H200)
         num_warps = 4
         num_stages = 4
+    num_stages = 2 if BM < 16 else num_stages  # few rows (decode): 2
     constexprs = dict(
         X_div=_multiples(X.shape, X.stride()),
         W_div=_multiples(W.shape, W.stride()),

@@ -217,6 +217,7 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         # TMA operands: 4 warps, 4 stages (best of 8/3, 8/4, 4/4 on the H200)
         num_warps = 4
         num_stages = 4
+    num_stages = 2 if TM < 16 else num_stages  # few rows (decode): 2
     constexprs = dict(
         a_div=_multiples(a.shape, a.stride()),
         b_div=_multiples(b.shape, b.stride()),

@@ -400,6 +400,7 @@ def launch_expert_up_kernel(
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
     num_warps = 8 if tile_elems >= 128 * 256 else 4
     num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_stages = 2 if TILE_T < 16 else num_stages  # few rows (decode): 2
     float_dtypes = {
         t.dtype for t in [X, W, Y, row_token, block_expert, gate] if t.dtype.is_floating_point
     }

@@ -337,6 +337,7 @@ def launch_splitk_matmul_locked(
         # TMA operands: 4 warps, 4 stages (best of 8/3, 8/4, 4/4 on the H200)
         num_warps = 4
         num_stages = 4
+    num_stages = 2 if TM < 16 else num_stages  # few rows (decode): 2
     float_dtypes = {t.dtype for t in [a, b, c, locks, counts] if t.dtype.is_floating_point}
     # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
     ptx_options = (

@@ -215,6 +215,10 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         # TMA operands: 4 warps, 4 stages (best of 8/3, 8/4, 4/4 on the H200)
         num_warps = 4
         num_stages = 4
+    num_stages = 2 if TM < 16 else num_stages  # few rows (decode): 2
+    if num_ctas_1 != 1 and tile_elems <= 128 * 256:
+        # CTA clusters pay only past 128x256 tiles (H100: 1.1-2.1x slower below, 3-12x at 256x256)
+        num_ctas_1 = 1
     float_dtypes = {t.dtype for t in [a, b, c] if t.dtype.is_floating_point}
     # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
     ptx_options = (

@@ -134,10 +134,11 @@ class LoweringContext(Protocol):
     def mark_debug(self) -> None:
         """The function uses device asserts: emit it with @triton.jit(debug=True)."""
 
-    def mark_dot(self, fma: bool = False, tf32: bool = False) -> None:
+    def mark_dot(self, fma: bool = False, tf32: bool = False, rows=None) -> None:
         """The function uses tl.dot (the launcher picks matrix-kernel settings). `fma`: the dot
         is an fp32 product without tensor cores (input_precision="ieee"); `tf32`: it may ask
-        for tf32 (the launcher lets GPUs without tf32 compute it in fp32)."""
+        for tf32 (the launcher lets GPUs without tf32 compute it in fp32); `rows`: the
+        product's M dimension (a tile size), where known."""
 
     def read_only_arrays(self) -> frozenset:
         """The array parameters the function only reads (never stored to, atomically updated,

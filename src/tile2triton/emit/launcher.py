@@ -73,6 +73,16 @@ def launcher_tile_elems(fn: FunctionInfo, unit) -> list:
     return elems
 
 
+def launcher_dot_rows(fn: FunctionInfo, unit) -> list:
+    """The rows of the kernel's matrix products the launcher can evaluate, where some may be
+    fewer than 16 (decode-shaped products); [] where every one is a constant of 16 or more."""
+    constexprs = {p.name for p in fn.params if p.kind == "constexpr"}
+    rows = [r for r in unit.dot_rows if source_identifiers(r) <= constexprs]
+    if all(r.isdigit() and int(r) >= 16 for r in rows):
+        return []
+    return rows
+
+
 def _without_repeated_tests(expr: str) -> str:
     """`expr` with each `a if c else (a if c else b)` as `a if c else b` (tile sizes of
     branches on constexprs nest so; both are pure)."""
@@ -248,6 +258,7 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tma=tma,
         tile_elems=elems, uses_dot=unit.uses_dot, persistent_dots=unit.persistent_dots,
+        dot_rows=launcher_dot_rows(fn, unit),
         fma_dots=unit.fma_dots, tf32_dots=unit.tf32_dots, callee_asserts=callee_asserts(unit),
         coarse=coarse, row_tiles=row_tiles, persistent=persistent,
         lists=[(n, L.rank) for n, L in lists], use_int64=USE_INT64,
@@ -255,6 +266,8 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
         # a launch can pass num_worker_warps only where the module spells it (the decorator,
         # replace_hints, a tuning space): other launchers leave the warp choice to themselves
         worker_warps="num_worker_warps" in pm.source.text,
+        # (likewise num_ctas: a launch whose module never spells it runs one CTA per block)
+        cluster_hint="num_ctas" in pm.source.text,
         # hints resolved per GPU only where they can be ct.ByTarget values (a shared runtime's
         # `_by_target` serves every module); elsewhere `_by_target` is `1 if v is None else v`
         by_target=direct or "ByTarget" in pm.source.text).rstrip("\n")

@@ -149,8 +149,10 @@ class Lowerer(Statements, Branches, Loops, Assignments, ArrayBindings, StaticIte
     def mark_debug(self) -> None:
         self.result.debug = True
 
-    def mark_dot(self, fma: bool = False, tf32: bool = False) -> None:
+    def mark_dot(self, fma: bool = False, tf32: bool = False, rows=None) -> None:
         self.result.uses_dot = True
+        if rows is not None and str(rows) not in self.result.dot_rows:
+            self.result.dot_rows.append(str(rows))
         self.result.fma_dots |= fma
         self.result.tf32_dots |= tf32
 

@@ -100,6 +100,9 @@ class UnitResult:
     helper_sources: dict = field(default_factory=dict)
     tile_elems: list = field(default_factory=list)  # launcher heuristics: tile sizes as exprs
     uses_dot: bool = False
+    # the rows (M) of each matrix product, as exprs: products of fewer than 16 rows (decode
+    # attention's query-head groups) get the launcher's short pipeline
+    dot_rows: list = field(default_factory=list)
     # dots inside a loop nested in a grid-stride loop (a persistent matmul): deeper pipeline
     persistent_dots: bool = False
     # fp32 products on CUDA cores (input_precision="ieee"): compiled with ptxas -O1 when the
@@ -148,6 +151,7 @@ class UnitResult:
         self.helper_sources.update(callee.helper_sources)
         self.tile_elems += callee.tile_elems
         self.uses_dot |= callee.uses_dot
+        self.dot_rows += [r for r in callee.dot_rows if r not in self.dot_rows]
         self.fma_dots |= callee.fma_dots
         self.tf32_dots |= callee.tf32_dots
         self.debug |= callee.debug
