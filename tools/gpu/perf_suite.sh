@@ -98,9 +98,10 @@ if [ -d "$UP/samples" ]; then
   [ -d .wheels ] && $PY -m pip install -q --no-index --no-deps .wheels/*.whl >/dev/null 2>&1
   if $PY -c "import pytest_benchmark" >/dev/null 2>&1; then
     # (cuTile's pytest.ini, which names bench_* functions tests, is not packed: said here)
+    # (run 56: each program, all its sizes, took more than 30 s: one dtype here)
     for b in bench_matmul bench_rms_norm bench_layer_norm bench_attention; do
       step "upstream_$b" 30 sh -c "cd $UP/test && $T2T bench --exec \
-        '$PY -m pytest $b.py -q -x -k cutile --benchmark-disable -p no:cacheprovider \
+        '$PY -m pytest $b.py -q -x -k \"cutile and float16\" --benchmark-disable -p no:cacheprovider \
         -o python_functions=\"test_* bench_*\"' \
         --rounds 5 --max-launches 6 --json '$OUT/$b.json' --md '$OUT/$b.md'"
     done
