@@ -161,6 +161,26 @@ def helper_signs(out, T: ct.Constant[int]):
     e = early(ct.bid(0), 10)
     d = down(ct.bid(0))
     ct.store(out, (ct.bid(0),), ct.full((T,), e // 3 * 1000 + d % 4, dtype=ct.int32))
+
+
+@ct.function
+def five_or_three(b):
+    if b > 2:
+        return 5
+    return 3
+
+
+@ct.function
+def by_mode(MODE):
+    if MODE:
+        return 7
+    return 9
+
+
+@ct.kernel
+def helper_consts(out, MODE: ct.Constant[int], T: ct.Constant[int]):
+    v = five_or_three(ct.bid(0)) * 10 + by_mode(MODE)
+    ct.store(out, (ct.bid(0),), ct.full((T,), v, dtype=ct.int32))
 """
 
 
@@ -411,3 +431,19 @@ def test_a_helper_with_several_returns_or_a_loop_returns_no_sign(both):
     assert a2[0].tolist() == want[:len(out)] and torch.equal(a1[0], a2[0])
     text = body(both[2], "helper_signs")
     assert "_floordiv(e, 3)" in text and "_mod(d, 4)" in text
+
+
+@pytest.mark.parametrize("mode", [0, 1])
+def test_a_helper_returning_one_of_two_constants_is_not_folded(both, mode):
+    """five_or_three() returns 5 or 3 by the block id, by_mode() 7 or 9 by a ct.Constant the
+    translation keeps a Triton constexpr: neither is its last `return`'s constant (they were
+    folded to 3 and 9)."""
+    T, nb = 16, 5
+    out = torch.zeros(nb * T - 4, dtype=torch.int32)
+    a1, a2 = run(both, "helper_consts", (nb,), [out, mode, T])
+    want = []
+    for b in range(nb):
+        want += [(5 if b > 2 else 3) * 10 + (7 if mode else 9)] * T
+    assert a2[0].tolist() == want[:len(out)] and torch.equal(a1[0], a2[0])
+    text = body(both[2], "helper_consts")
+    assert "v = five_or_three(tl.program_id(0)) * 10 + by_mode(MODE)" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from typing import Optional, Sequence
 
 import libcst as cst
@@ -267,7 +268,7 @@ class ModuleContext:
             unit = lw.result
             unit.finish("\n".join(lw.lower_body()))
             unit.uses_array_params = any(p.kind == "array" for p in params)
-            ret_low = _helper_return_val(fdef, lw)
+            ret_low = _helper_return_val(fdef, lw, unit.text)
             ret = ret_low.val
             self.helper_returns[spec] = ret_low
         finally:
@@ -356,8 +357,10 @@ def _calls_itself(fdef: cst.FunctionDef, name: str) -> bool:
     return Find.found
 
 
-def _helper_return_val(fdef, lw: Lowerer) -> Lowered:
-    """The helper's return value kind: re-lower the last `return` expression in its env."""
+def _helper_return_val(fdef, lw: Lowerer, text: str) -> Lowered:
+    """The helper's return value kind: re-lower the last `return` expression in its env. Where
+    the translation (`text`) returns from more than one place, only what all of them share is
+    known: not a constant, nor a sign."""
     last = None
     stmts = fdef.body.body
     if isinstance(fdef.body, cst.SimpleStatementSuite):      # `def f(x): return x`
@@ -375,41 +378,25 @@ def _helper_return_val(fdef, lw: Lowerer) -> Lowered:
         ret = lw.expr(last)
     except TranslationError:
         return Lowered("", TileV())
-    if _returns(fdef.body) > 1:
-        # the last `return` is one of several: the sign of what the others return is not known
-        return _signless_lowered(ret)
+    if sum(1 for line in text.splitlines() if re.match(r"\s*return\b", line)) > 1:
+        return _path_dependent(ret)
     return ret
 
 
-def _returns(node) -> int:
-    """How many `return` statements the function body holds (not those of nested functions)."""
-    count = [0]
-
-    class Find(cst.CSTVisitor):
-        def visit_Return(self, n):
-            count[0] += 1
-
-        def visit_FunctionDef(self, n):
-            return False
-
-        def visit_Lambda(self, n):
-            return False
-
-    node.visit(Find())
-    return count[0]
+def _path_dependent(low: Lowered) -> Lowered:
+    """What one of several `return`s gives, as the caller may see it from any of them."""
+    return dataclasses.replace(low, val=_runtime(low.val), items=None if low.items is None
+                               else [_path_dependent(i) for i in low.items])
 
 
-def _signless_lowered(low: Lowered) -> Lowered:
-    return dataclasses.replace(low, val=_signless(low.val), items=None if low.items is None
-                               else [_signless_lowered(i) for i in low.items])
-
-
-def _signless(v: Val) -> Val:
-    """`v` with nothing known of its sign (a tuple's items too)."""
+def _runtime(v: Val) -> Val:
+    """`v` with nothing known of its sign, a number as a runtime value (a tuple's items too)."""
     if isinstance(v, TileV) and (v.nonneg or v.positive):
         return dataclasses.replace(v, nonneg=False, positive=False)
+    if isinstance(v, ConstV) and type(v.value) in (bool, int, float):
+        return TileV(shape=())   # (another `return` may give another type)
     if isinstance(v, TupleV):
-        return dataclasses.replace(v, items=[_signless(i) for i in v.items])
+        return dataclasses.replace(v, items=[_runtime(i) for i in v.items])
     return v
 
 
