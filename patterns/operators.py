@@ -117,10 +117,18 @@ def result_val(name, x, y, cx):
         dtype = "float32"
     nonneg = name in ("add", "mul", "floordiv", "mod", "truediv", "minimum", "maximum",
                       "bitwise_and") and cx.is_nonneg(x) and cx.is_nonneg(y)
+    # >= 1: `n + TILE - 1` is >= 0 (rounding is monotonic, so this holds for floats too)
+    one = cx.is_positive(x), cx.is_positive(y)
+    positive = nonneg and (name in ("add", "maximum") and any(one)
+                           or name in ("mul", "minimum") and all(one))
+    if name == "sub" and one[0] and isinstance(y.val, ConstV) and not isinstance(
+            y.val.value, bool) and isinstance(y.val.value, (int, float)) and y.val.value <= 1:
+        nonneg, positive = True, y.val.value <= 0
     tf32 = getattr(x.val, "tf32", False) or getattr(y.val, "tf32", False)
     # cuTile's arithmetic rejects bool operands, so its results are never bool
     numeric = name not in BITWISE
-    return TileV(shape=shape, dtype=dtype, nonneg=nonneg, tf32=tf32, numeric=numeric)
+    return TileV(shape=shape, dtype=dtype, nonneg=nonneg or positive, positive=positive,
+                 tf32=tf32, numeric=numeric)
 
 
 def compile_time(low):

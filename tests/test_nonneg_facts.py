@@ -4,7 +4,12 @@ ct.Constant parameter used as a tile dimension (cuTile rejects one that is not p
 Each kernel runs under TRITON_INTERPRET=1 on data with negative values and shapes that are not
 tile multiples, against Python's floor semantics and the reference interpreter; the cases
 the facts do not cover (a runtime start or step, a constexpr that is no tile dimension, or is
-one only inside a branch) keep the floor helpers and still floor."""
+one only inside a branch) keep the floor helpers and still floor.
+Then the facts that reach further: `n + TILE - 1` of a shape is >= 0 (a value >= 1 less 1), a
+helper's parameter is as non-negative as what every call of its translation passes (a call
+proving less gets a translation of its own), and what a loop re-binds, or a helper returns
+from one of several `return`s, loses what was known of its sign.
+"""
 import importlib.util
 import math
 import textwrap
@@ -76,6 +81,106 @@ def counter_forms(x, out, lo: int, T: ct.Constant[int]):
         acc = acc + ct.gather(x, r % 5) + float(t) * 0.25 + ct.astype(t * t, ct.int8)
         acc = acc + ct.sqrt(t * t) + ct.pow(t * t, 0.5) + ct.atan2(t, 3)
     ct.store(out, (ct.bid(0),), acc + n)
+
+
+@ct.kernel
+def ceil_count(x, out, k: int, T: ct.Constant[int]):
+    n = x.shape[0]
+    up = (n + T - 1) // T * 1000 + (n + T - 1) % T
+    two = (n + T - 2) // T * 100
+    neg = (k + T - 1) // T * 10 + (k + T - 1) % T
+    ct.store(out, (ct.bid(0),), ct.full((T,), up + two + neg, dtype=ct.int32))
+
+
+@ct.function
+def swizzle(M, N, tm, tn, G, bid):
+    num_m = ct.cdiv(M, tm)
+    num_n = ct.cdiv(N, tn)
+    in_group = G * num_n
+    group = bid // in_group
+    first = group * G
+    size_m = min(num_m - first, G)
+    return first + bid % size_m, (bid % in_group) // size_m
+
+
+@ct.kernel
+def swizzled_copy(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
+    G = 3
+    bm, bn = swizzle(x.shape[0], x.shape[1], TM, TN, G, ct.bid(0))
+    t = ct.load(x, (bm, bn), (TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, (bm, bn), t)
+
+
+@ct.kernel
+def swizzle_any(out, m: int, n: int, off: int, g: int, T: ct.Constant[int]):
+    bm, bn = swizzle(m, n, T, T, g, ct.bid(0) + off)
+    ct.store(out, (ct.bid(0),), ct.full((T,), bm * 1000 + bn, dtype=ct.int32))
+
+
+@ct.kernel
+def swizzle_again(out, T: ct.Constant[int]):
+    bm, bn = swizzle(out.shape[0], out.shape[0], T, T, 2, ct.bid(0))
+    ct.store(out, (ct.bid(0),), ct.full((T,), bm * 1000 + bn, dtype=ct.int32))
+
+
+@ct.kernel
+def carried(out, T: ct.Constant[int]):
+    x = ct.bid(0)
+    y = ct.bid(0)
+    w = ct.bid(0)
+    s = 0
+    for i in range(4):
+        s = s + x // 3 * 100 + x % 3
+        x = x - 5
+    while y > -9:
+        s = s + y // 4 * 10000
+        y -= 4
+    for i in range(3):
+        for j in range(2):
+            s = s + w // 2 * 1000000
+        w = w - 3
+    ct.store(out, (ct.bid(0),), ct.full((T,), s, dtype=ct.int32))
+
+
+@ct.function
+def early(b, n):
+    if b > 2:
+        return b - n
+    return b
+
+
+@ct.function
+def down(b):
+    for i in range(3):
+        b = b - 2
+    return b
+
+
+@ct.kernel
+def helper_signs(out, T: ct.Constant[int]):
+    e = early(ct.bid(0), 10)
+    d = down(ct.bid(0))
+    ct.store(out, (ct.bid(0),), ct.full((T,), e // 3 * 1000 + d % 4, dtype=ct.int32))
+
+
+@ct.function
+def five_or_three(b):
+    if b > 2:
+        return 5
+    return 3
+
+
+@ct.function
+def by_mode(MODE):
+    if MODE:
+        return 7
+    return 9
+
+
+@ct.kernel
+def helper_consts(out, MODE: ct.Constant[int], T: ct.Constant[int]):
+    v = five_or_three(ct.bid(0)) * 10 + by_mode(MODE)
+    ct.store(out, (ct.bid(0),), ct.full((T,), v, dtype=ct.int32))
 """
 
 
@@ -203,3 +308,142 @@ def test_a_loop_counter_in_every_scalar_form(both, lo):
     text = body(both[2], "counter_forms")
     assert "_cdiv(t, 3)" in text and "tl.cast(t > 0, tl.int32)" in text
     assert "_sqrt(t * t)" in text and "_pow(t * t, 0.5)" in text and "_atan2(t, 3)" in text
+
+
+@pytest.mark.parametrize("n,k", [(333, -50), (16, 7), (1, -1)])
+def test_shape_plus_tile_minus_one(both, n, k):
+    """`n + T - 1` with n a shape and T a tile dimension is >= 0 (>= 1, less 1): plain `//` and
+    `%`. Less 2, or of a runtime int, it may be negative: the helpers stay, and floor."""
+    g = torch.Generator().manual_seed(n)
+    T, m = 16, 3 * 16 - 5
+    x = torch.randn(n, generator=g)
+    out = torch.zeros(m, dtype=torch.int32)
+    a1, a2 = run(both, "ceil_count", (3,), [x, out, k, T])
+    s = (n + T - 1) // T * 1000 + (n + T - 1) % T + (n + T - 2) // T * 100
+    s += (k + T - 1) // T * 10 + (k + T - 1) % T
+    assert a2[1].tolist() == [s] * m and torch.equal(a1[1], a2[1])
+    text = body(both[2], "ceil_count")
+    assert "(n + T - 1) // T * 1000 + (n + T - 1) % T" in text
+    assert "_floordiv(n + T - 2, T)" in text
+    assert "_floordiv(k + T - 1, T)" in text and "_mod(k + T - 1, T)" in text
+
+
+def py_swizzle(M, N, tm, tn, G, bid):
+    num_m, num_n = -(-M // tm), -(-N // tn)
+    in_group = G * num_n
+    first = bid // in_group * G
+    size_m = min(num_m - first, G)
+    return first + bid % size_m, bid % in_group // size_m
+
+
+def helper_text(text, name):
+    return text.split(f"def {name}(")[1].split("@triton.jit")[0]
+
+
+def test_helper_parameters_take_their_callers_signs(both):
+    """swizzle() called with shapes, tile dimensions, a constant and the block id: its
+    translation divides with Triton's operators where those alone decide the signs (the group
+    size, a min that may be negative, keeps the helpers). The output is a permuted copy."""
+    g = torch.Generator().manual_seed(3)
+    TM, TN, M, N = 16, 32, 16 * 7 - 5, 32 * 4 - 9
+    x = torch.randn(M, N, generator=g)
+    y = torch.zeros(M, N)
+    grid = (-(-M // TM) * -(-N // TN),)
+    a1, a2 = run(both, "swizzled_copy", grid, [x, y, TM, TN])
+    assert torch.equal(a2[1], x) and torch.equal(a1[1], a2[1])
+    text = helper_text(both[2], "swizzle")
+    for plain in ("tl.cdiv(M, tm)", "tl.cdiv(N, tn)", "group = bid // in_group",
+                  "bid % in_group"):
+        assert plain in text, plain
+    assert "_mod(bid, size_m)" in text and "_floordiv(bid % in_group, size_m)" in text
+
+
+@pytest.mark.parametrize("m,n,off,g", [(100, 70, -40, 3), (-50, 90, 5, 2), (60, 60, 3, -2)])
+def test_a_call_proving_less_gets_its_own_translation(both, m, n, off, g):
+    """Runtime ints of any sign: a second translation, `swizzle_2`, keeps every helper and
+    floors; a later call proving as much as the first translation assumes reuses it."""
+    T, nb = 16, 6
+    out = torch.zeros(nb * T - 3, dtype=torch.int32)
+    a1, a2 = run(both, "swizzle_any", (nb,), [out, m, n, off, g, T])
+    want = []
+    for b in range(nb):
+        bm, bn = py_swizzle(m, n, T, T, g, b + off)
+        want += [bm * 1000 + bn] * T
+    assert a2[0].tolist() == want[:len(out)] and torch.equal(a1[0], a2[0])
+    text = both[2]
+    spec = helper_text(text, "swizzle_2")
+    for call in ("_cdiv(M, tm)", "_cdiv(N, tn)", "_floordiv(bid, in_group)",
+                 "_mod(bid, in_group)"):
+        assert call in spec, call
+    assert "def swizzle_3(" not in text
+    assert "swizzle_2(" in body(text, "swizzle_any") and "swizzle_2(" not in body(
+        text, "swizzle_again")
+
+
+def test_a_later_call_reuses_the_first_translation(both):
+    T, nb = 16, 5
+    out = torch.zeros(nb * T - 7, dtype=torch.int32)
+    a1, a2 = run(both, "swizzle_again", (nb,), [out, T])
+    m = len(out)
+    want = []
+    for b in range(nb):
+        bm, bn = py_swizzle(m, m, T, T, 2, b)
+        want += [bm * 1000 + bn] * T
+    assert a2[0].tolist() == want[:m] and torch.equal(a1[0], a2[0])
+    assert "swizzle(" in body(both[2], "swizzle_again")
+
+
+def test_what_a_loop_rebinds_loses_its_sign(both):
+    """The block id, non-negative before the loop, goes negative where the loop steps it
+    down: `//` and `%` of it in the loop (and in a nested loop) keep the helpers."""
+    T, nb = 16, 4
+    out = torch.zeros(nb * T - 1, dtype=torch.int32)
+    a1, a2 = run(both, "carried", (nb,), [out, T])
+    want = []
+    for b in range(nb):
+        s, x, y, w = 0, b, b, b
+        for _ in range(4):
+            s += x // 3 * 100 + x % 3
+            x -= 5
+        while y > -9:
+            s += y // 4 * 10000
+            y -= 4
+        for _ in range(3):
+            s += 2 * (w // 2 * 1000000)
+            w -= 3
+        want += [s] * T
+    assert a2[0].tolist() == want[:len(out)] and torch.equal(a1[0], a2[0])
+    text = body(both[2], "carried")
+    for call in ("_floordiv(x, 3)", "_mod(x, 3)", "_floordiv(y, 4)", "_floordiv(w, 2)"):
+        assert call in text, call
+
+
+def test_a_helper_with_several_returns_or_a_loop_returns_no_sign(both):
+    """early() returns its non-negative parameter last, but `b - n` before; down() steps its
+    parameter below 0 in a loop: the caller's `//` and `%` of their results floor."""
+    T, nb = 16, 5
+    out = torch.zeros(nb * T - 2, dtype=torch.int32)
+    a1, a2 = run(both, "helper_signs", (nb,), [out, T])
+    want = []
+    for b in range(nb):
+        e = b - 10 if b > 2 else b
+        want += [e // 3 * 1000 + (b - 6) % 4] * T
+    assert a2[0].tolist() == want[:len(out)] and torch.equal(a1[0], a2[0])
+    text = body(both[2], "helper_signs")
+    assert "_floordiv(e, 3)" in text and "_mod(d, 4)" in text
+
+
+@pytest.mark.parametrize("mode", [0, 1])
+def test_a_helper_returning_one_of_two_constants_is_not_folded(both, mode):
+    """five_or_three() returns 5 or 3 by the block id, by_mode() 7 or 9 by a ct.Constant the
+    translation keeps a Triton constexpr: neither is its last `return`'s constant (they were
+    folded to 3 and 9)."""
+    T, nb = 16, 5
+    out = torch.zeros(nb * T - 4, dtype=torch.int32)
+    a1, a2 = run(both, "helper_consts", (nb,), [out, mode, T])
+    want = []
+    for b in range(nb):
+        want += [(5 if b > 2 else 3) * 10 + (7 if mode else 9)] * T
+    assert a2[0].tolist() == want[:len(out)] and torch.equal(a1[0], a2[0])
+    text = body(both[2], "helper_consts")
+    assert "v = five_or_three(tl.program_id(0)) * 10 + by_mode(MODE)" in text

@@ -226,6 +226,7 @@ class TileV(Val):
     dtype: Optional[str] = None  # cuTile dtype name if statically known
     tf32: bool = False  # came through astype(ct.tfloat32)
     nonneg: bool = False  # provably >= 0 (used to emit plain // and %)
+    positive: bool = False  # provably >= 1 (so `x - 1` is >= 0); implies nonneg
     numeric: bool = False  # provably not bool (an arithmetic result): `-x` needs no promotion
     # the array parameter a ct.load read this tile from, in the array's own axis order (kept
     # by astype): the launcher may lay a tf32 product's B operand out K-major (patterns/mma.py)
@@ -249,7 +250,9 @@ class ConstExprV(Val):
     # int | bool | float | other | python (what a @triton.constexpr_function returns) |
     # open_shape (None or a tuple, chosen by the launch: ParamInfo.open_shape)
     kind: str = "int"
-    positive: bool = False  # a parameter the function uses as a tile dimension (shape_facts.py)
+    # provably >= 1: a parameter the function uses as a tile dimension (shape_facts.py), or a
+    # helper's parameter that receives such a value (its translation is for that, module.py)
+    positive: bool = False
 
 
 @dataclass

@@ -115,6 +115,9 @@ class LoweringContext(Protocol):
     def is_nonneg(self, low: Lowered) -> bool:
         """Whether a value is provably >= 0."""
 
+    def is_positive(self, low: Lowered) -> bool:
+        """Whether a value is provably >= 1 (a tile dimension, `n + TILE`, a constant >= 1)."""
+
     def offset_dtype(self) -> str:
         """The name of the function's offset dtype (tl.int64 when the launcher chose 64-bit
         offsets, else tl.int32): one constexpr defined at the top of the function, so that

@@ -200,6 +200,7 @@ class Branches:
                               for x, y in zip(a.shape, b.shape))
             self.env[name] = TileV(shape=shape, dtype=a.dtype if a.dtype == b.dtype else None,
                                    tf32=a.tf32 and b.tf32, nonneg=a.nonneg and b.nonneg,
+                                   positive=a.positive and b.positive,
                                    numeric=a.numeric and b.numeric,
                                    loaded_from=a.loaded_from if a.loaded_from == b.loaded_from
                                    else None)

@@ -234,7 +234,7 @@ class Expressions:
         v = base.val
         return Lowered(f"{base.wrap(100)}[{', '.join(parts)}]",
                        TileV(shape=tuple(new_shape) if new_shape is not None else None,
-                             dtype=v.dtype, tf32=v.tf32, nonneg=v.nonneg,
+                             dtype=v.dtype, tf32=v.tf32, nonneg=v.nonneg, positive=v.positive,
                              numeric=v.numeric))
 
     def new_axis_kind(self, el: cst.SubscriptElement) -> str:

@@ -2,10 +2,12 @@
 loads."""
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from ..rewrite.exits import exit_constants
-from ..model import DTYPES, ConstV, Lowered, TileV
+from ..model import DTYPES, ConstExprV, ConstV, Lowered, TileV
 
 
 class Loops:
@@ -36,6 +38,7 @@ class Loops:
                              help="loop over one name and unpack inside the body, or use "
                                   "ct.static_iter to loop over a tuple")
         var = node.target.value
+        self.forget_carried_signs(node.body, keep=var)
         self.env[var] = TileV(shape=(), dtype="int32", nonneg=self.range_var_nonneg(args))
         var = self.renames.get(var, var)    # an `else` branch's own loop variable (`i_2`)
         head, late = len(self.out), len(self.order.late)
@@ -52,6 +55,17 @@ class Loops:
             self.flatten_over_tma(head, var, args)
         if group is not None:   # one walk of a row several loops walk (resident_rows.py)
             self.finish_row_loop(node, group, head, late)
+
+    def forget_carried_signs(self, body, keep: str = "") -> None:
+        """A value the loop body re-binds is, at the head of later iterations, what the body
+        made of it (`x = x - 5`): what is known of its sign before the loop no longer holds
+        there. (The loop variable is the range's again at each iteration.)"""
+        for name in _bound_names(body) - {keep}:
+            v = self.env.get(name)
+            if isinstance(v, TileV) and (v.nonneg or v.positive):
+                self.env[name] = dataclasses.replace(v, nonneg=False, positive=False)
+            elif isinstance(v, ConstExprV) and v.positive:
+                self.env[name] = dataclasses.replace(v, positive=False)
 
     def check_carried_types(self, loop, entry: dict) -> None:
         """A tile the loop reads and re-binds with another dtype (a bf16 accumulator widened
@@ -118,6 +132,7 @@ class Loops:
                              help="move the `else` block after the loop, guarded by a flag set "
                                   "where the loop breaks")
         self.inner_comments(node.test)
+        self.forget_carried_signs(node.body)
         mark = self.order.loop_start()
         test = self.no_statements_before(node.test)  # it is evaluated every iteration
         self.line(f"while {test.code}:", self.header_comment(node))
@@ -131,6 +146,42 @@ class Loops:
                 # every `break` leaves `name` bound to this literal: a constant after the loop
                 self.env[name] = ConstV(value)
                 self.static_names[name] = Lowered(repr(value), ConstV(value))
+
+
+def _bound_names(node) -> set:
+    """Every name a statement under `node` binds: assignment, loop and `with` targets, `:=`."""
+    names: set = set()
+
+    def bind(target):
+        if isinstance(target, cst.Name):
+            names.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                bind(el.value)
+        elif isinstance(target, cst.StarredElement):
+            bind(target.value)
+
+    class Find(cst.CSTVisitor):
+        def visit_AssignTarget(self, t):
+            bind(t.target)
+
+        def visit_AugAssign(self, a):
+            bind(a.target)
+
+        def visit_AnnAssign(self, a):
+            bind(a.target)
+
+        def visit_For(self, f):
+            bind(f.target)
+
+        def visit_NamedExpr(self, n):
+            bind(n.target)
+
+        def visit_AsName(self, n):
+            bind(n.name)
+
+    node.visit(Find())
+    return names
 
 
 def _reads(node, name: str) -> bool:

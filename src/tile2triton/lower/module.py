@@ -2,7 +2,9 @@
 called from kernels is lowered once, for the kinds of arguments it receives."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import re
 from typing import Optional, Sequence
 
 import libcst as cst
@@ -14,6 +16,7 @@ from ..parse.source import ParsedModule
 from ..registry import Registry
 from .lowerer import Lowerer
 from .unit import UnitResult
+from .values import POSITIVE, UNKNOWN, sign_fact
 
 
 # Helpers calling helpers: each level costs a few dozen Python frames of lowering, and the whole
@@ -53,6 +56,9 @@ class _HelperParams:
     def __init__(self, pm, by_value: bool):
         self.pm, self.by_value = pm, by_value
         self.params, self.key = [], []
+        # what the translation takes as known of each argument's sign (values.sign_fact): the
+        # body is lowered with it, so that translation is only for calls that prove as much
+        self.signs = []
         self.views = {}      # helper parameter -> the value it stands for (built after params)
         self.tuple_items = {}
         self.tables = {}     # `**kwargs` -> (key, parameter) per entry
@@ -79,6 +85,24 @@ class _HelperParams:
             self.classify(pname, a)
 
     def classify(self, pname: str, a: Lowered) -> None:
+        n = len(self.params)
+        self.signs += [UNKNOWN] * (len(self.key) - len(self.signs))
+        self._classify(pname, a)
+        self.signs += [UNKNOWN] * (len(self.key) - len(self.signs))
+        sign = sign_fact(a.val)
+        if len(self.params) != n + 1 or self.params[-1].name != pname or sign == UNKNOWN:
+            return
+        view = self.views.get(pname)
+        if self.params[-1].kind == "constexpr" and view is None and sign == POSITIVE:
+            self.views[pname] = ConstExprV(pname, positive=True)
+        elif self.params[-1].kind == "tile" and (view is None or isinstance(view, TileV)):
+            self.views[pname] = dataclasses.replace(view or TileV(), nonneg=True,
+                                                    positive=sign == POSITIVE)
+        else:
+            return
+        self.signs[-1] = sign
+
+    def _classify(self, pname: str, a: Lowered) -> None:
         pm, params, key, views = self.pm, self.params, self.key, self.views
         if self.by_value and isinstance(a.val, ConstV) and isinstance(a.val.value,
                                                                       (bool, int, float)):
@@ -180,14 +204,15 @@ class ModuleContext:
         hp = _HelperParams(pm, by_value)
         for pname, a in zip(names, args):
             hp.argument(pname, a, name, call_node)
-        key = tuple(hp.key)
+        key = (tuple(hp.key), tuple(hp.signs + [UNKNOWN] * (len(hp.key) - len(hp.signs))))
         # one translation per kinds of arguments: `h`, then `h_2`, `h_3`, ... (emit puts them
-        # all where `h` is defined)
+        # all where `h` is defined). A translation that assumes no more of its arguments' signs
+        # than this call's arguments give serves this call too
         spec, k = name, 1
         while spec in self.helper_specs or spec in self.spec_in_progress:
             if spec in self.helper_specs:
                 old_key, unit, ret = self.helper_specs[spec]
-                if old_key == key:
+                if old_key[0] == key[0] and all(a <= b for a, b in zip(old_key[1], key[1])):
                     return unit, ret
             k += 1
             spec = pm.names[f"{name}_{k}"]
@@ -243,7 +268,7 @@ class ModuleContext:
             unit = lw.result
             unit.finish("\n".join(lw.lower_body()))
             unit.uses_array_params = any(p.kind == "array" for p in params)
-            ret_low = _helper_return_val(fdef, lw)
+            ret_low = _helper_return_val(fdef, lw, unit.text)
             ret = ret_low.val
             self.helper_returns[spec] = ret_low
         finally:
@@ -332,8 +357,10 @@ def _calls_itself(fdef: cst.FunctionDef, name: str) -> bool:
     return Find.found
 
 
-def _helper_return_val(fdef, lw: Lowerer) -> Lowered:
-    """The helper's return value kind: re-lower the last `return` expression in its env."""
+def _helper_return_val(fdef, lw: Lowerer, text: str) -> Lowered:
+    """The helper's return value kind: re-lower the last `return` expression in its env. Where
+    the translation (`text`) returns from more than one place, only what all of them share is
+    known: not a constant, nor a sign."""
     last = None
     stmts = fdef.body.body
     if isinstance(fdef.body, cst.SimpleStatementSuite):      # `def f(x): return x`
@@ -348,9 +375,29 @@ def _helper_return_val(fdef, lw: Lowerer) -> Lowered:
     if last is None:
         return Lowered("", TileV())
     try:
-        return lw.expr(last)
+        ret = lw.expr(last)
     except TranslationError:
         return Lowered("", TileV())
+    if sum(1 for line in text.splitlines() if re.match(r"\s*return\b", line)) > 1:
+        return _path_dependent(ret)
+    return ret
+
+
+def _path_dependent(low: Lowered) -> Lowered:
+    """What one of several `return`s gives, as the caller may see it from any of them."""
+    return dataclasses.replace(low, val=_runtime(low.val), items=None if low.items is None
+                               else [_path_dependent(i) for i in low.items])
+
+
+def _runtime(v: Val) -> Val:
+    """`v` with nothing known of its sign, a number as a runtime value (a tuple's items too)."""
+    if isinstance(v, TileV) and (v.nonneg or v.positive):
+        return dataclasses.replace(v, nonneg=False, positive=False)
+    if isinstance(v, ConstV) and type(v.value) in (bool, int, float):
+        return TileV(shape=())   # (another `return` may give another type)
+    if isinstance(v, TupleV):
+        return dataclasses.replace(v, items=[_runtime(i) for i in v.items])
+    return v
 
 
 def rebound_globals(module: cst.Module) -> dict:

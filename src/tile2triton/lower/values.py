@@ -41,6 +41,25 @@ def _candidate(c: str) -> Lowered:
     return Lowered(c, CtRefV(c) if c.startswith("cuda.tile.") else FuncV(c))
 
 
+# what is known of a value's sign (sign_fact): nothing, >= 0, >= 1
+UNKNOWN, NONNEG, POSITIVE = 0, 1, 2
+
+
+def sign_fact(v: Val) -> int:
+    """UNKNOWN, NONNEG (provably >= 0) or POSITIVE (provably >= 1: a tile dimension, a
+    constant >= 1, sums and products of such values). >= 1 rather than > 0 so that `x - 1`
+    of a POSITIVE value is NONNEG, even for floats."""
+    if isinstance(v, ConstV):
+        if not isinstance(v.value, (int, float)):
+            return UNKNOWN
+        if v.value >= 1 and not isinstance(v.value, bool):
+            return POSITIVE
+        return NONNEG if v.value >= 0 else UNKNOWN
+    if isinstance(v, TileV):
+        return POSITIVE if v.positive else NONNEG if v.nonneg else UNKNOWN
+    return POSITIVE if isinstance(v, ConstExprV) and v.positive else UNKNOWN
+
+
 def initial_env(params: list[ParamInfo], mutable: frozenset = frozenset(),
                 positive: frozenset = frozenset()) -> dict:
     """The value kinds of a function's parameters (a ct.Constant parameter whose launch value is
@@ -350,12 +369,10 @@ class Values:
 
     # ------------------------------------------------------------------------------ analysis
     def is_nonneg(self, low: Lowered) -> bool:
-        v = low.val
-        if isinstance(v, ConstV):
-            return isinstance(v.value, (int, float)) and v.value >= 0
-        if isinstance(v, TileV):
-            return v.nonneg
-        return isinstance(v, ConstExprV) and v.positive
+        return sign_fact(low.val) >= NONNEG
+
+    def is_positive(self, low: Lowered) -> bool:
+        return sign_fact(low.val) == POSITIVE
 
 
 
