@@ -29,19 +29,21 @@ def rmw_source(op: str, rank: int) -> str:
 def {name}(ptr, {dims("shape", rank)}, {dims("stride", rank)}, {dims("index", rank)}, update,
 {pad}USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
 {pad}SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
-    """ct.atomic_{op}: atomically combine `update` into ptr[index0, ...] and return the old
-    values. Out-of-bounds elements (negative indices included) are left untouched.
-    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+    """ct.atomic_{op}: combine `update` into ptr[index0, ...] atomically, returning the old
+    values; out-of-bounds elements (negative indices included) are untouched."""
 {offsets_lines(rank)}
-    if CHECK_BOUNDS:
-        ok = {in_bounds_expr(rank)}
-        return tl.atomic_{op}(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
-    else:
-        return tl.atomic_{op}(ptr + offs, update, sem=SEM, scope=SCOPE)
+    ok = {in_bounds_expr(rank)} if CHECK_BOUNDS else True  # (True: Triton's mask when none)
+    return tl.atomic_{op}(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
 '''
 
 
 def cas_source(rank: int) -> str:
+    # tl.atomic_cas takes no mask. Out-of-bounds lanes are sent to element 0 (always a valid
+    # address of a non-empty array) with desired == expected: such a swap either writes back the
+    # very bits it compared equal or writes nothing, so memory never changes, and concurrent
+    # atomics on element 0 lose nothing. (No "impossible value" to compare against exists: every
+    # bit pattern can be in memory.) An empty array has no element 0, so the CAS is skipped and
+    # every lane returns `expected`.
     name = f"_atomic_cas_{rank}d"
     pad = " " * len(f"def {name}(")
     nonempty = " & ".join(f"(shape{d} > 0)" for d in range(rank))
@@ -52,20 +54,14 @@ expected, desired,
 {pad}USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
 {pad}SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
     """ct.atomic_cas: where ptr[index0, ...] == expected, store desired; return the old values.
-    Out-of-bounds elements (negative indices included) are untouched and return `expected`.
-    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+    Out-of-bounds elements (negative indices included) are untouched and return `expected`."""
 {offsets_lines(rank)}
-    # tl.atomic_cas neither broadcasts nor casts its operands: bring them to the pointers'
-    # shape and the array's dtype.
+    # tl.atomic_cas neither broadcasts nor casts: the operands take offs's shape, ptr's dtype
     offs, cmp = tl.broadcast(offs, tl.cast(expected, ptr.dtype.element_ty))
     offs, val = tl.broadcast(offs, tl.cast(desired, ptr.dtype.element_ty))
     if CHECK_BOUNDS:
-        # tl.atomic_cas takes no mask. Out-of-bounds lanes are sent to element 0 (always a
-        # valid address of a non-empty array) with desired == expected: such a swap either
-        # writes back the very bits it compared equal or writes nothing, so memory never
-        # changes, and concurrent atomics on element 0 lose nothing. (No "impossible value"
-        # to compare against exists: every bit pattern can be in memory.) An empty array has
-        # no element 0, so the CAS is skipped and every lane returns `expected`.
+        # (no mask) out-of-bounds lanes swap element 0 for itself, which never changes memory;
+        # an empty array has no element 0: no swap, every lane returns `expected`
         ok = {in_bounds_expr(rank)}
         if {nonempty}:
             old = tl.atomic_cas(ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp),

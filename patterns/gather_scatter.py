@@ -14,23 +14,18 @@ from ._indexing import ELEM_INDEX, abi, dims, in_bounds_expr, offsets_lines
 
 
 def gather_source(rank: int) -> str:
+    # MASK=True (no mask) and CHECK_BOUNDS=False give an all-true constant mask, which Triton
+    # drops when it compiles: one tl.load serves every case
     pad = " " * len(f"def _gather_{rank}d(")
     return f'''
 @triton.jit
 def _gather_{rank}d(ptr, {dims("shape", rank)}, {dims("stride", rank)}, {dims("index", rank)},
-{pad}USE_INT64: tl.constexpr, MASK=None, PADDING=0, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
-    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
+{pad}USE_INT64: tl.constexpr, MASK=True, PADDING=0, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.gather: ptr[index0, ...], the index tiles broadcast together; PADDING where an index
+    is out of bounds (negative ones included) or MASK is False."""
 {offsets_lines(rank)}
-    if CHECK_BOUNDS:
-        ok = {in_bounds_expr(rank)}
-        if MASK is not None:
-            ok = ok & MASK
-        return tl.load(ptr + offs, mask=ok, other=PADDING)
-    elif MASK is not None:
-        return tl.load(ptr + offs, mask=MASK, other=PADDING)
-    else:
-        return tl.load(ptr + offs)
+    ok = {in_bounds_expr(rank)} & MASK if CHECK_BOUNDS else MASK
+    return tl.load(ptr + offs, mask=ok, other=PADDING)
 '''
 
 
@@ -39,20 +34,12 @@ def scatter_source(rank: int) -> str:
     return f'''
 @triton.jit
 def _scatter_{rank}d(ptr, {dims("shape", rank)}, {dims("stride", rank)}, {dims("index", rank)},
-{pad}value, USE_INT64: tl.constexpr, MASK=None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.scatter: write `value` (broadcast to the indices' shape, cast to the array dtype) to
-    ptr[index0, ...]. Out-of-bounds elements (negative indices included) and elements where
-    MASK is False are not written."""
+{pad}value, USE_INT64: tl.constexpr, MASK=True, CHECK_BOUNDS: tl.constexpr = True):
+    """ct.scatter: `value` (broadcast, cast to the array's dtype) to ptr[index0, ...], except
+    where an index is out of bounds (negative ones included) or MASK is False."""
 {offsets_lines(rank)}
-    if CHECK_BOUNDS:
-        ok = {in_bounds_expr(rank)}
-        if MASK is not None:
-            ok = ok & MASK
-        tl.store(ptr + offs, value, mask=ok)
-    elif MASK is not None:
-        tl.store(ptr + offs, value, mask=MASK)
-    else:
-        tl.store(ptr + offs, value)
+    ok = {in_bounds_expr(rank)} & MASK if CHECK_BOUNDS else MASK
+    tl.store(ptr + offs, value, mask=ok)
 '''
 
 

@@ -48,16 +48,12 @@ def _atomic_add_1d(
     SEM: tl.constexpr = None,
     SCOPE: tl.constexpr = None,
 ):
-    """ct.atomic_add: atomically combine `update` into ptr[index0, ...] and return the old
-    values. Out-of-bounds elements (negative indices included) are left untouched.
-    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+    """ct.atomic_add: combine `update` into ptr[index0, ...] atomically, returning the old
+    values; out-of-bounds elements (negative indices included) are untouched."""
     i0 = _elem_index(index0, USE_INT64)
     offs = i0 * stride0
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0)
-        return tl.atomic_add(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
-    else:
-        return tl.atomic_add(ptr + offs, update, sem=SEM, scope=SCOPE)
+    ok = (i0 >= 0) & (i0 < shape0) if CHECK_BOUNDS else True  # (True: Triton's mask when none)
+    return tl.atomic_add(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
 
 
 @triton.jit

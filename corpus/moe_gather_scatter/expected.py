@@ -30,23 +30,16 @@ def _gather_1d(
     stride0,
     index0,
     USE_INT64: tl.constexpr,
-    MASK=None,
+    MASK=True,
     PADDING=0,
     CHECK_BOUNDS: tl.constexpr = True,
 ):
-    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
-    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
+    """ct.gather: ptr[index0, ...], the index tiles broadcast together; PADDING where an index
+    is out of bounds (negative ones included) or MASK is False."""
     i0 = _elem_index(index0, USE_INT64)
     offs = i0 * stride0
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0)
-        if MASK is not None:
-            ok = ok & MASK
-        return tl.load(ptr + offs, mask=ok, other=PADDING)
-    elif MASK is not None:
-        return tl.load(ptr + offs, mask=MASK, other=PADDING)
-    else:
-        return tl.load(ptr + offs)
+    ok = (i0 >= 0) & (i0 < shape0) & MASK if CHECK_BOUNDS else MASK
+    return tl.load(ptr + offs, mask=ok, other=PADDING)
 
 
 @triton.jit
@@ -59,24 +52,17 @@ def _gather_2d(
     index0,
     index1,
     USE_INT64: tl.constexpr,
-    MASK=None,
+    MASK=True,
     PADDING=0,
     CHECK_BOUNDS: tl.constexpr = True,
 ):
-    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
-    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
+    """ct.gather: ptr[index0, ...], the index tiles broadcast together; PADDING where an index
+    is out of bounds (negative ones included) or MASK is False."""
     i0 = _elem_index(index0, USE_INT64)
     i1 = _elem_index(index1, USE_INT64)
     offs = i0 * stride0 + i1 * stride1
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
-        if MASK is not None:
-            ok = ok & MASK
-        return tl.load(ptr + offs, mask=ok, other=PADDING)
-    elif MASK is not None:
-        return tl.load(ptr + offs, mask=MASK, other=PADDING)
-    else:
-        return tl.load(ptr + offs)
+    ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1) & MASK if CHECK_BOUNDS else MASK
+    return tl.load(ptr + offs, mask=ok, other=PADDING)
 
 
 @triton.jit
@@ -132,28 +118,22 @@ def _dot_by_sum(x, y, ACC: tl.constexpr):
 
 
 @triton.jit
-def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
-    # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
-    # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
-    # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (fp8: promoted to fp32 once per product, as cuTile does)
+def _dot_any_size(x, y, acc, PREC: tl.constexpr):
+    # tl.dot needs one dtype (not uint8), M, N >= 16 and K >= 16 (32 for 8 bits); cuTile's mma
+    # does not: a small 2-D product is spread over the minimum, others summed elementwise
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
     if M >= 16 and N >= 16 and K >= MIN_K and x.dtype == y.dtype and x.dtype != tl.uint8:
-        return tl.dot(
-            x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=K
-        )
+        return tl.dot(x, y, acc, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K)
     elif x.dtype != y.dtype or x.dtype == tl.uint8 or len(x.shape) == 3:
         return acc + _dot_by_sum(x, y, acc.dtype)
-    else:
+    else:  # elements repeated (the depth's repeats zeroed), one of the equal results kept
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        KS: tl.constexpr = K * RK
-        # (an operand large enough reaches tl.dot as it is, pipelined as any dot operand)
-        xs = x
+        xs = x  # (an operand large enough reaches tl.dot as it is, pipelined as usual)
         if RM > 1 or RK > 1:
             xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
             if RK > 1:
@@ -161,9 +141,8 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         ys = y
         if RN > 1 or RK > 1:
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
-        zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(
-            xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=KS
+            xs, ys, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K * RK
         )
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
@@ -181,24 +160,16 @@ def _scatter_2d(
     index1,
     value,
     USE_INT64: tl.constexpr,
-    MASK=None,
+    MASK=True,
     CHECK_BOUNDS: tl.constexpr = True,
 ):
-    """ct.scatter: write `value` (broadcast to the indices' shape, cast to the array dtype) to
-    ptr[index0, ...]. Out-of-bounds elements (negative indices included) and elements where
-    MASK is False are not written."""
+    """ct.scatter: `value` (broadcast, cast to the array's dtype) to ptr[index0, ...], except
+    where an index is out of bounds (negative ones included) or MASK is False."""
     i0 = _elem_index(index0, USE_INT64)
     i1 = _elem_index(index1, USE_INT64)
     offs = i0 * stride0 + i1 * stride1
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
-        if MASK is not None:
-            ok = ok & MASK
-        tl.store(ptr + offs, value, mask=ok)
-    elif MASK is not None:
-        tl.store(ptr + offs, value, mask=MASK)
-    else:
-        tl.store(ptr + offs, value)
+    ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1) & MASK if CHECK_BOUNDS else MASK
+    tl.store(ptr + offs, value, mask=ok)
 
 
 @triton.jit

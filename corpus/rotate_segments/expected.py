@@ -24,25 +24,16 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _mod(a, b):
-    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
-    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
+    """cuTile's `%` takes the sign of the divisor; Triton's integer `%` that of the dividend."""
     if not isinstance(a + b, tl.tensor):  # Python ints (a loop counter under TRITON_INTERPRET)
         r = a % b
-    elif (a + b).dtype.is_floating():
-        # Triton's float % is C's fmod, which is exact; 16-bit floats take it in fp32, where
-        # their values and the remainder are exact too, and round once at the end
+    else:  # (floats: C's exact fmod, 16-bit ones in fp32, rounded once at the end)
         dt = (a + b).dtype
-        if dt.primitive_bitwidth < 32:
-            x = tl.cast(tl.cast(a, dt), tl.float32)
-            y = tl.cast(tl.cast(b, dt), tl.float32)
-        else:
-            x = tl.cast(a, dt)
-            y = tl.cast(b, dt)
+        ft = tl.float32 if dt.is_floating() and dt.primitive_bitwidth < 32 else dt
+        x = tl.cast(tl.cast(a, dt), ft)
+        y = tl.cast(tl.cast(b, dt), ft)
         r = x % y
         r = tl.where((r != 0) & ((r < 0) != (y < 0)), r + y, r).to(dt)
-    else:
-        r = a % b
-        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
     return r
 
 
@@ -60,23 +51,16 @@ def _gather_1d(
     stride0,
     index0,
     USE_INT64: tl.constexpr,
-    MASK=None,
+    MASK=True,
     PADDING=0,
     CHECK_BOUNDS: tl.constexpr = True,
 ):
-    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
-    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
+    """ct.gather: ptr[index0, ...], the index tiles broadcast together; PADDING where an index
+    is out of bounds (negative ones included) or MASK is False."""
     i0 = _elem_index(index0, USE_INT64)
     offs = i0 * stride0
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0)
-        if MASK is not None:
-            ok = ok & MASK
-        return tl.load(ptr + offs, mask=ok, other=PADDING)
-    elif MASK is not None:
-        return tl.load(ptr + offs, mask=MASK, other=PADDING)
-    else:
-        return tl.load(ptr + offs)
+    ok = (i0 >= 0) & (i0 < shape0) & MASK if CHECK_BOUNDS else MASK
+    return tl.load(ptr + offs, mask=ok, other=PADDING)
 
 
 TILE = 256
