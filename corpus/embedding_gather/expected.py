@@ -16,31 +16,18 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    """An element index (tile or scalar) as an integer tensor of 32 bits or more (64: USE_INT64)."""
     return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
-def _gather_2d(
-    ptr,
-    shape0,
-    shape1,
-    stride0,
-    stride1,
-    index0,
-    index1,
-    USE_INT64: tl.constexpr,
-    MASK=True,
-    PADDING=0,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.gather: ptr[index0, ...], the index tiles broadcast together; PADDING where an index
-    is out of bounds (negative ones included) or MASK is False."""
-    i0 = _elem_index(index0, USE_INT64)
-    i1 = _elem_index(index1, USE_INT64)
-    offs = i0 * stride0 + i1 * stride1
-    ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1) & MASK if CHECK_BOUNDS else MASK
+def _gather_2d(ptr, shape, stride, index, USE_INT64, MASK=True, PADDING=0, CHECK_BOUNDS=True):
+    """ct.gather: ptr[index], the index tiles broadcast together; PADDING where an index is out
+    of bounds (negative ones included) or MASK is False."""
+    i0 = _elem_index(index[0], USE_INT64)
+    i1 = _elem_index(index[1], USE_INT64)
+    offs = i0 * stride[0] + i1 * stride[1]
+    ok = (i0 >= 0) & (i0 < shape[0]) & (i1 >= 0) & (i1 < shape[1]) & MASK if CHECK_BOUNDS else MASK
     return tl.load(ptr + offs, mask=ok, other=PADDING)
 
 
@@ -98,12 +85,9 @@ def embedding_kernel(
             inside = known[:, None] & (cols < dim)[None, :]
             rows = _gather_2d(
                 table_ptr,
-                table_shape0,
-                table_shape1,
-                table_stride0,
-                table_stride1,
-                tok[:, None],
-                cols[None, :],
+                (table_shape0, table_shape1),
+                (table_stride0, table_stride1),
+                (tok[:, None], cols[None, :]),
                 USE_INT64,
                 MASK=inside,
                 CHECK_BOUNDS=False,

@@ -45,36 +45,26 @@ def _mod(a, b):
 
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    """An element index (tile or scalar) as an integer tensor of 32 bits or more (64: USE_INT64)."""
     return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
 def _atomic_cas_1d(
-    ptr,
-    shape0,
-    stride0,
-    index0,
-    expected,
-    desired,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-    SEM: tl.constexpr = None,
-    SCOPE: tl.constexpr = None,
+    ptr, shape, stride, index, expected, desired, USE_INT64, CHECK_BOUNDS=True, SEM=None, SCOPE=None
 ):
-    """ct.atomic_cas: where ptr[index0, ...] == expected, store desired; return the old values.
+    """ct.atomic_cas: where ptr[index] == expected, store desired; return the old values.
     Out-of-bounds elements (negative indices included) are untouched and return `expected`."""
-    i0 = _elem_index(index0, USE_INT64)
-    offs = i0 * stride0
+    i0 = _elem_index(index[0], USE_INT64)
+    offs = i0 * stride[0]
     # tl.atomic_cas neither broadcasts nor casts: the operands take offs's shape, ptr's dtype
     offs, cmp = tl.broadcast(offs, tl.cast(expected, ptr.dtype.element_ty))
     offs, val = tl.broadcast(offs, tl.cast(desired, ptr.dtype.element_ty))
     if CHECK_BOUNDS:
         # (no mask) out-of-bounds lanes swap element 0 for itself, which never changes memory;
         # an empty array has no element 0: no swap, every lane returns `expected`
-        ok = (i0 >= 0) & (i0 < shape0)
-        if shape0 > 0:
+        ok = (i0 >= 0) & (i0 < shape[0])
+        if shape[0] > 0:
             old = tl.atomic_cas(
                 ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp), sem=SEM, scope=SCOPE
             )
@@ -87,21 +77,13 @@ def _atomic_cas_1d(
 
 @triton.jit
 def _atomic_xchg_1d(
-    ptr,
-    shape0,
-    stride0,
-    index0,
-    update,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-    SEM: tl.constexpr = None,
-    SCOPE: tl.constexpr = None,
+    ptr, shape, stride, index, update, USE_INT64, CHECK_BOUNDS=True, SEM=None, SCOPE=None
 ):
-    """ct.atomic_xchg: combine `update` into ptr[index0, ...] atomically, returning the old
-    values; out-of-bounds elements (negative indices included) are untouched."""
-    i0 = _elem_index(index0, USE_INT64)
-    offs = i0 * stride0
-    ok = (i0 >= 0) & (i0 < shape0) if CHECK_BOUNDS else True  # (True: Triton's mask when none)
+    """ct.atomic_xchg: combine `update` into ptr[index] atomically, returning the old values;
+    out-of-bounds elements (negative indices included) are untouched."""
+    i0 = _elem_index(index[0], USE_INT64)
+    offs = i0 * stride[0]
+    ok = (i0 >= 0) & (i0 < shape[0]) if CHECK_BOUNDS else True  # (True: Triton's mask when none)
     return tl.atomic_xchg(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
 
 
@@ -225,7 +207,9 @@ def layernorm_bwd(
 
     g = _mod(row, GROUPS)
     while (
-        _atomic_cas_1d(locks_ptr, locks_shape0, locks_stride0, g, 0, 1, USE_INT64, SEM="acquire")
+        _atomic_cas_1d(
+            locks_ptr, (locks_shape0,), (locks_stride0,), (g,), 0, 1, USE_INT64, SEM="acquire"
+        )
         == 1
     ):
         pass  # another row of this group holds the lock
@@ -260,7 +244,7 @@ def layernorm_bwd(
         (db_acc + dyt).to(db_partial_ptr.dtype.element_ty),
         mask=mask_db_partial,
     )
-    _atomic_xchg_1d(locks_ptr, locks_shape0, locks_stride0, g, 0, USE_INT64, SEM="release")
+    _atomic_xchg_1d(locks_ptr, (locks_shape0,), (locks_stride0,), (g,), 0, USE_INT64, SEM="release")
 
 
 def launch_layernorm_bwd(

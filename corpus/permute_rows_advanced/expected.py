@@ -22,54 +22,29 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    """An element index (tile or scalar) as an integer tensor of 32 bits or more (64: USE_INT64)."""
     return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
-def _gather_2d(
-    ptr,
-    shape0,
-    shape1,
-    stride0,
-    stride1,
-    index0,
-    index1,
-    USE_INT64: tl.constexpr,
-    MASK=True,
-    PADDING=0,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.gather: ptr[index0, ...], the index tiles broadcast together; PADDING where an index
-    is out of bounds (negative ones included) or MASK is False."""
-    i0 = _elem_index(index0, USE_INT64)
-    i1 = _elem_index(index1, USE_INT64)
-    offs = i0 * stride0 + i1 * stride1
-    ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1) & MASK if CHECK_BOUNDS else MASK
+def _gather_2d(ptr, shape, stride, index, USE_INT64, MASK=True, PADDING=0, CHECK_BOUNDS=True):
+    """ct.gather: ptr[index], the index tiles broadcast together; PADDING where an index is out
+    of bounds (negative ones included) or MASK is False."""
+    i0 = _elem_index(index[0], USE_INT64)
+    i1 = _elem_index(index[1], USE_INT64)
+    offs = i0 * stride[0] + i1 * stride[1]
+    ok = (i0 >= 0) & (i0 < shape[0]) & (i1 >= 0) & (i1 < shape[1]) & MASK if CHECK_BOUNDS else MASK
     return tl.load(ptr + offs, mask=ok, other=PADDING)
 
 
 @triton.jit
-def _scatter_2d(
-    ptr,
-    shape0,
-    shape1,
-    stride0,
-    stride1,
-    index0,
-    index1,
-    value,
-    USE_INT64: tl.constexpr,
-    MASK=True,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.scatter: `value` (broadcast, cast to the array's dtype) to ptr[index0, ...], except
-    where an index is out of bounds (negative ones included) or MASK is False."""
-    i0 = _elem_index(index0, USE_INT64)
-    i1 = _elem_index(index1, USE_INT64)
-    offs = i0 * stride0 + i1 * stride1
-    ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1) & MASK if CHECK_BOUNDS else MASK
+def _scatter_2d(ptr, shape, stride, index, value, USE_INT64, MASK=True, CHECK_BOUNDS=True):
+    """ct.scatter: `value` (broadcast, cast to the array's dtype) to ptr[index], except where an
+    index is out of bounds (negative ones included) or MASK is False."""
+    i0 = _elem_index(index[0], USE_INT64)
+    i1 = _elem_index(index[1], USE_INT64)
+    offs = i0 * stride[0] + i1 * stride[1]
+    ok = (i0 >= 0) & (i0 < shape[0]) & (i1 >= 0) & (i1 < shape[1]) & MASK if CHECK_BOUNDS else MASK
     tl.store(ptr + offs, value, mask=ok)
 
 
@@ -126,12 +101,9 @@ def gather_rows(
             src = tl.load(perm_ptr + offs_br * perm_stride0, mask=mask_perm, other=0.0)
             rows = _gather_2d(
                 x_ptr,
-                x_shape0,
-                x_shape1,
-                x_stride0,
-                x_stride1,
-                src[:, None],
-                (c0 + tl.arange(0, TILE_C))[None, :],
+                (x_shape0, x_shape1),
+                (x_stride0, x_stride1),
+                (src[:, None], (c0 + tl.arange(0, TILE_C))[None, :]),
                 USE_INT64,
             )
             mask_scale = offs_br < scale_shape0
@@ -140,12 +112,9 @@ def gather_rows(
             out = (rows.to(tl.float32) * s[:, None]).to(y_ptr.dtype.element_ty)
             _scatter_2d(
                 y_ptr,
-                y_shape0,
-                y_shape1,
-                y_stride0,
-                y_stride1,
-                dst[:, None],
-                (c0 + tl.arange(0, TILE_C))[None, :],
+                (y_shape0, y_shape1),
+                (y_stride0, y_stride1),
+                (dst[:, None], (c0 + tl.arange(0, TILE_C))[None, :]),
                 out,
                 USE_INT64,
             )
@@ -254,12 +223,9 @@ def scatter_rows(
             own = br * TILE_R + tl.arange(0, TILE_R)
             rows = _gather_2d(
                 x_ptr,
-                x_shape0,
-                x_shape1,
-                x_stride0,
-                x_stride1,
-                own[:, None],
-                (c0 + tl.arange(0, TILE_C))[None, :],
+                (x_shape0, x_shape1),
+                (x_stride0, x_stride1),
+                (own[:, None], (c0 + tl.arange(0, TILE_C))[None, :]),
                 USE_INT64,
             )
             offs_perm0 = tl.cast(br, OFFSET_DTYPE) * TILE_R + tl.arange(0, TILE_R)
@@ -269,12 +235,9 @@ def scatter_rows(
             dst = tl.where(own < n_rows, dst, n_rows)
             _scatter_2d(
                 z_ptr,
-                z_shape0,
-                z_shape1,
-                z_stride0,
-                z_stride1,
-                dst[:, None],
-                (c0 + tl.arange(0, TILE_C))[None, :],
+                (z_shape0, z_shape1),
+                (z_stride0, z_stride1),
+                (dst[:, None], (c0 + tl.arange(0, TILE_C))[None, :]),
                 rows,
                 USE_INT64,
             )

@@ -39,27 +39,17 @@ def _mod(a, b):
 
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    """An element index (tile or scalar) as an integer tensor of 32 bits or more (64: USE_INT64)."""
     return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
-def _gather_1d(
-    ptr,
-    shape0,
-    stride0,
-    index0,
-    USE_INT64: tl.constexpr,
-    MASK=True,
-    PADDING=0,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.gather: ptr[index0, ...], the index tiles broadcast together; PADDING where an index
-    is out of bounds (negative ones included) or MASK is False."""
-    i0 = _elem_index(index0, USE_INT64)
-    offs = i0 * stride0
-    ok = (i0 >= 0) & (i0 < shape0) & MASK if CHECK_BOUNDS else MASK
+def _gather_1d(ptr, shape, stride, index, USE_INT64, MASK=True, PADDING=0, CHECK_BOUNDS=True):
+    """ct.gather: ptr[index], the index tiles broadcast together; PADDING where an index is out
+    of bounds (negative ones included) or MASK is False."""
+    i0 = _elem_index(index[0], USE_INT64)
+    offs = i0 * stride[0]
+    ok = (i0 >= 0) & (i0 < shape[0]) & MASK if CHECK_BOUNDS else MASK
     return tl.load(ptr + offs, mask=ok, other=PADDING)
 
 
@@ -102,7 +92,7 @@ def rotate_segments(
     src = start + _mod(lane + shift, n)
     for _ in range(rounds):
         tl.debug_barrier()  # other threads touch `out` too: keep cuTile's order
-        moved = _gather_1d(out_ptr, out_shape0, out_stride0, src, USE_INT64, MASK=lane < n)
+        moved = _gather_1d(out_ptr, (out_shape0,), (out_stride0,), (src,), USE_INT64, MASK=lane < n)
         tl.debug_barrier()  # other threads touch `out` too: keep cuTile's order
         offs_out0_2 = tl.cast(seg, OFFSET_DTYPE) * T + tl.arange(0, T)
         mask_out_2 = offs_out0_2 < out_shape0

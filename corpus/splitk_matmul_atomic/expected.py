@@ -19,8 +19,7 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
-    # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
-    # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
+    # x @ y (2-D or 3-D) as a sum of products in ACC, for operands tl.dot does not take
     if len(x.shape) == 2:
         return tl.sum(x.to(ACC)[:, :, None] * y.to(ACC)[None, :, :], axis=1)
     else:
@@ -61,33 +60,21 @@ def _dot_any_size(x, y, acc, PREC: tl.constexpr):
 
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    """An element index (tile or scalar) as an integer tensor of 32 bits or more (64: USE_INT64)."""
     return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
 def _atomic_add_2d(
-    ptr,
-    shape0,
-    shape1,
-    stride0,
-    stride1,
-    index0,
-    index1,
-    update,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-    SEM: tl.constexpr = None,
-    SCOPE: tl.constexpr = None,
+    ptr, shape, stride, index, update, USE_INT64, CHECK_BOUNDS=True, SEM=None, SCOPE=None
 ):
-    """ct.atomic_add: combine `update` into ptr[index0, ...] atomically, returning the old
-    values; out-of-bounds elements (negative indices included) are untouched."""
-    i0 = _elem_index(index0, USE_INT64)
-    i1 = _elem_index(index1, USE_INT64)
-    offs = i0 * stride0 + i1 * stride1
+    """ct.atomic_add: combine `update` into ptr[index] atomically, returning the old values;
+    out-of-bounds elements (negative indices included) are untouched."""
+    i0 = _elem_index(index[0], USE_INT64)
+    i1 = _elem_index(index[1], USE_INT64)
+    offs = i0 * stride[0] + i1 * stride[1]
     ok = (
-        (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1) if CHECK_BOUNDS else True
+        (i0 >= 0) & (i0 < shape[0]) & (i1 >= 0) & (i1 < shape[1]) if CHECK_BOUNDS else True
     )  # (True: Triton's mask when none)
     return tl.atomic_add(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
 
@@ -171,12 +158,9 @@ def splitk_matmul_kernel(
     cols = pid_n * TN + tl.arange(0, TN)
     _atomic_add_2d(
         c_ptr,
-        c_shape0,
-        c_shape1,
-        c_stride0,
-        c_stride1,
-        rows[:, None],
-        cols[None, :],
+        (c_shape0, c_shape1),
+        (c_stride0, c_stride1),
+        (rows[:, None], cols[None, :]),
         acc,
         USE_INT64,
         SEM="relaxed",

@@ -24,8 +24,7 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
-    # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
-    # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
+    # x @ y (2-D or 3-D) as a sum of products in ACC, for operands tl.dot does not take
     if len(x.shape) == 2:
         return tl.sum(x.to(ACC)[:, :, None] * y.to(ACC)[None, :, :], axis=1)
     else:
@@ -66,36 +65,26 @@ def _dot_any_size(x, y, acc, PREC: tl.constexpr):
 
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    """An element index (tile or scalar) as an integer tensor of 32 bits or more (64: USE_INT64)."""
     return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
 def _atomic_cas_1d(
-    ptr,
-    shape0,
-    stride0,
-    index0,
-    expected,
-    desired,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-    SEM: tl.constexpr = None,
-    SCOPE: tl.constexpr = None,
+    ptr, shape, stride, index, expected, desired, USE_INT64, CHECK_BOUNDS=True, SEM=None, SCOPE=None
 ):
-    """ct.atomic_cas: where ptr[index0, ...] == expected, store desired; return the old values.
+    """ct.atomic_cas: where ptr[index] == expected, store desired; return the old values.
     Out-of-bounds elements (negative indices included) are untouched and return `expected`."""
-    i0 = _elem_index(index0, USE_INT64)
-    offs = i0 * stride0
+    i0 = _elem_index(index[0], USE_INT64)
+    offs = i0 * stride[0]
     # tl.atomic_cas neither broadcasts nor casts: the operands take offs's shape, ptr's dtype
     offs, cmp = tl.broadcast(offs, tl.cast(expected, ptr.dtype.element_ty))
     offs, val = tl.broadcast(offs, tl.cast(desired, ptr.dtype.element_ty))
     if CHECK_BOUNDS:
         # (no mask) out-of-bounds lanes swap element 0 for itself, which never changes memory;
         # an empty array has no element 0: no swap, every lane returns `expected`
-        ok = (i0 >= 0) & (i0 < shape0)
-        if shape0 > 0:
+        ok = (i0 >= 0) & (i0 < shape[0])
+        if shape[0] > 0:
             old = tl.atomic_cas(
                 ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp), sem=SEM, scope=SCOPE
             )
@@ -107,38 +96,24 @@ def _atomic_cas_1d(
 
 
 @triton.jit
-def _store_tile_1d(
-    ptr, shape0, stride0, index0, tile, USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True
-):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
+def _store_tile_1d(ptr, shape, stride, idx, tile, USE_INT64, CHECK_BOUNDS=True):
+    """ct.store: `tile`, cast to the array's dtype, at tile `idx` (out-of-bounds ones dropped)."""
     TILE: tl.constexpr = tile.shape
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * TILE[0] + tl.arange(0, TILE[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * TILE[0] + tl.arange(0, TILE[0])
+    ptrs = ptr + offs0 * stride[0]
+    mask = offs0 < shape[0] if CHECK_BOUNDS else True
+    tl.store(ptrs, tile.to(ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit
 def _atomic_xchg_1d(
-    ptr,
-    shape0,
-    stride0,
-    index0,
-    update,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-    SEM: tl.constexpr = None,
-    SCOPE: tl.constexpr = None,
+    ptr, shape, stride, index, update, USE_INT64, CHECK_BOUNDS=True, SEM=None, SCOPE=None
 ):
-    """ct.atomic_xchg: combine `update` into ptr[index0, ...] atomically, returning the old
-    values; out-of-bounds elements (negative indices included) are untouched."""
-    i0 = _elem_index(index0, USE_INT64)
-    offs = i0 * stride0
-    ok = (i0 >= 0) & (i0 < shape0) if CHECK_BOUNDS else True  # (True: Triton's mask when none)
+    """ct.atomic_xchg: combine `update` into ptr[index] atomically, returning the old values;
+    out-of-bounds elements (negative indices included) are untouched."""
+    i0 = _elem_index(index[0], USE_INT64)
+    offs = i0 * stride[0]
+    ok = (i0 >= 0) & (i0 < shape[0]) if CHECK_BOUNDS else True  # (True: Triton's mask when none)
     return tl.atomic_xchg(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
 
 
@@ -226,7 +201,7 @@ def splitk_matmul_locked(
     tile_id = pid_m * tl.num_programs(1) + pid_n
     while (
         _atomic_cas_1d(
-            locks_ptr, locks_shape0, locks_stride0, tile_id, 0, 1, USE_INT64, SEM="acquire"
+            locks_ptr, (locks_shape0,), (locks_stride0,), (tile_id,), 0, 1, USE_INT64, SEM="acquire"
         )
         == 1
     ):
@@ -254,13 +229,15 @@ def splitk_matmul_locked(
     )
     _store_tile_1d(
         counts_ptr,
-        counts_shape0,
-        counts_stride0,
-        tile_id,
+        (counts_shape0,),
+        (counts_stride0,),
+        (tile_id,),
         tl.full((1,), seen + 1, counts_ptr.dtype.element_ty),
         USE_INT64,
     )
-    _atomic_xchg_1d(locks_ptr, locks_shape0, locks_stride0, tile_id, 0, USE_INT64, SEM="release")
+    _atomic_xchg_1d(
+        locks_ptr, (locks_shape0,), (locks_stride0,), (tile_id,), 0, USE_INT64, SEM="release"
+    )
 
 
 def launch_splitk_matmul_locked(
