@@ -119,8 +119,8 @@ def k(x, y, ROWS: ct.Constant[int], COLS: ct.Constant[int], c0):
     t = ct.load_advanced_indexing(x, (rows, ct.Slice(c0, COLS)),
                                   padding_mode=ct.PaddingMode.NEG_INF)
     ct.store(y, (0, 0), t)
-""", expect=["_gather_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, rows[:, None], "
-             "(c0 + tl.arange(0, COLS))[None, :], USE_INT64, PADDING=float(\"-inf\"))"]),
+""", expect=["_gather_2d(x_ptr, (x_shape0, x_shape1), (x_stride0, x_stride1), (rows[:, None], "
+             "(c0 + tl.arange(0, COLS))[None, :]), USE_INT64, PADDING=float(\"-inf\"))"]),
         Example("""
 @ct.kernel
 def k(x, y):
@@ -143,7 +143,7 @@ def k(x, y):
         kw = [] if pad in (None, "0.0") else [f"PADDING={pad}"]
         name = cx.need(GATHER, rank=info.rank)
         cx.note_tile(shape)
-        args = abi(info) + idx + [USE_INT64] + kw
+        args = abi(info, idx) + [USE_INT64] + kw
         return Lowered(f"{name}({', '.join(args)})", TileV(shape=shape))
 
 
@@ -163,8 +163,8 @@ class StoreAdvancedIndexing(Pattern):
 def k(y, ROWS: ct.Constant[int], COLS: ct.Constant[int]):
     rows = ct.arange(ROWS, dtype=ct.int32) + 1
     ct.store_advanced_indexing(y, (rows, ct.Slice(0, COLS)), ct.full((ROWS, COLS), 1, y.dtype))
-""", expect=["_scatter_2d(y_ptr, y_shape0, y_shape1, y_stride0, y_stride1, rows[:, None], "
-             "(0 + tl.arange(0, COLS))[None, :], "]),
+""", expect=["_scatter_2d(y_ptr, (y_shape0, y_shape1), (y_stride0, y_stride1), (rows[:, None], "
+             "(0 + tl.arange(0, COLS))[None, :]), "]),
     ]
 
     def lower(self, call, cx):
@@ -176,5 +176,5 @@ def k(y, ROWS: ct.Constant[int], COLS: ct.Constant[int]):
                            "ct.store_advanced_indexing: the value must be a tile or a scalar",
                            help="load a tile from an array first")
         name = cx.need(SCATTER, rank=info.rank)
-        args = abi(info) + idx + [value.code, USE_INT64]
+        args = abi(info, idx) + [value.code, USE_INT64]
         return Lowered(f"{name}({', '.join(args)})", NoneV())

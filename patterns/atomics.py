@@ -13,7 +13,7 @@ from tile2triton.model import USE_INT64, ArrayV, EnumV, Lowered, NoneV, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import array_arg, check_bounds_kw, element_indices
-from ._indexing import ELEM_INDEX, abi, dims, in_bounds_expr, offsets_lines
+from ._indexing import ELEM_INDEX, abi, in_bounds_expr, offsets_lines
 
 SEM = {"RELAXED": "relaxed", "ACQUIRE": "acquire", "RELEASE": "release", "ACQ_REL": "acq_rel"}
 SCOPE = {"BLOCK": "cta", "DEVICE": "gpu", "SYS": "sys"}
@@ -23,49 +23,39 @@ RMW_OPS = ("add", "max", "min", "and", "or", "xor", "xchg")
 
 def rmw_source(op: str, rank: int) -> str:
     name = f"_atomic_{op}_{rank}d"
-    pad = " " * len(f"def {name}(")
     return f'''
 @triton.jit
-def {name}(ptr, {dims("shape", rank)}, {dims("stride", rank)}, {dims("index", rank)}, update,
-{pad}USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
-{pad}SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
-    """ct.atomic_{op}: atomically combine `update` into ptr[index0, ...] and return the old
-    values. Out-of-bounds elements (negative indices included) are left untouched.
-    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+def {name}(ptr, shape, stride, index, update, USE_INT64, CHECK_BOUNDS=True, SEM=None, SCOPE=None):
+    """ct.atomic_{op}: combine `update` into ptr[index] atomically, returning the old values;
+    out-of-bounds elements (negative indices included) are untouched."""
 {offsets_lines(rank)}
-    if CHECK_BOUNDS:
-        ok = {in_bounds_expr(rank)}
-        return tl.atomic_{op}(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
-    else:
-        return tl.atomic_{op}(ptr + offs, update, sem=SEM, scope=SCOPE)
+    ok = {in_bounds_expr(rank)} if CHECK_BOUNDS else True  # (True: Triton's mask when none)
+    return tl.atomic_{op}(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
 '''
 
 
 def cas_source(rank: int) -> str:
+    # tl.atomic_cas takes no mask. Out-of-bounds lanes are sent to element 0 (always a valid
+    # address of a non-empty array) with desired == expected: such a swap either writes back the
+    # very bits it compared equal or writes nothing, so memory never changes, and concurrent
+    # atomics on element 0 lose nothing. (No "impossible value" to compare against exists: every
+    # bit pattern can be in memory.) An empty array has no element 0, so the CAS is skipped and
+    # every lane returns `expected`.
     name = f"_atomic_cas_{rank}d"
-    pad = " " * len(f"def {name}(")
-    nonempty = " & ".join(f"(shape{d} > 0)" for d in range(rank))
+    nonempty = " & ".join(f"(shape[{d}] > 0)" for d in range(rank))
     return f'''
 @triton.jit
-def {name}(ptr, {dims("shape", rank)}, {dims("stride", rank)}, {dims("index", rank)}, \
-expected, desired,
-{pad}USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True,
-{pad}SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):
-    """ct.atomic_cas: where ptr[index0, ...] == expected, store desired; return the old values.
-    Out-of-bounds elements (negative indices included) are untouched and return `expected`.
-    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
+def {name}(ptr, shape, stride, index, expected, desired, USE_INT64, CHECK_BOUNDS=True, SEM=None,
+{" " * len(f"def {name}(")}SCOPE=None):
+    """ct.atomic_cas: where ptr[index] == expected, store desired; return the old values.
+    Out-of-bounds elements (negative indices included) are untouched and return `expected`."""
 {offsets_lines(rank)}
-    # tl.atomic_cas neither broadcasts nor casts its operands: bring them to the pointers'
-    # shape and the array's dtype.
+    # tl.atomic_cas neither broadcasts nor casts: the operands take offs's shape, ptr's dtype
     offs, cmp = tl.broadcast(offs, tl.cast(expected, ptr.dtype.element_ty))
     offs, val = tl.broadcast(offs, tl.cast(desired, ptr.dtype.element_ty))
     if CHECK_BOUNDS:
-        # tl.atomic_cas takes no mask. Out-of-bounds lanes are sent to element 0 (always a
-        # valid address of a non-empty array) with desired == expected: such a swap either
-        # writes back the very bits it compared equal or writes nothing, so memory never
-        # changes, and concurrent atomics on element 0 lose nothing. (No "impossible value"
-        # to compare against exists: every bit pattern can be in memory.) An empty array has
-        # no element 0, so the CAS is skipped and every lane returns `expected`.
+        # (no mask) out-of-bounds lanes swap element 0 for itself, which never changes memory;
+        # an empty array has no element 0: no swap, every lane returns `expected`
         ok = {in_bounds_expr(rank)}
         if {nonempty}:
             old = tl.atomic_cas(ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp),
@@ -142,10 +132,9 @@ def k(x, hist, TILE: ct.Constant[int]):
     v = ct.load(x, (ct.bid(0),), (TILE,), padding_mode=ct.PaddingMode.NEG_ZERO)
     bins = ct.floor(v * nbins).astype(ct.int32)
     ct.atomic_add(hist, bins, 1)
-""", expect=["def _atomic_add_1d(ptr, shape0, stride0, index0, update,",
-             'SEM: tl.constexpr = None, SCOPE: tl.constexpr = None):',
+""", expect=["ptr, shape, stride, index, update, USE_INT64, CHECK_BOUNDS=True, SEM=None, SCOPE=None",
              "return tl.atomic_add(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)",
-             "_atomic_add_1d(hist_ptr, hist_shape0, hist_stride0, bins, 1, USE_INT64)"]),
+             "_atomic_add_1d(hist_ptr, (hist_shape0,), (hist_stride0,), (bins,), 1, USE_INT64)"]),
         Example("""
 @ct.kernel
 def k(x, m, TM: ct.Constant[int]):
@@ -156,9 +145,9 @@ def k(x, m, TM: ct.Constant[int]):
                         memory_order=ct.MemoryOrder.RELAXED, memory_scope=ct.MemoryScope.BLOCK)
     ct.atomic_xchg(m, (0, 0), 7, check_bounds=False)
     ct.store(x, (0,), ct.sum(old, axis=1))
-""", expect=["_atomic_max_2d(m_ptr, m_shape0, m_shape1, m_stride0, m_stride1, r[:, None], "
-             'r[None, :], v[:, None], USE_INT64, SEM="relaxed", SCOPE="cta")',
-             "_atomic_xchg_2d(m_ptr, m_shape0, m_shape1, m_stride0, m_stride1, 0, 0, 7, "
+""", expect=["_atomic_max_2d(m_ptr, (m_shape0, m_shape1), (m_stride0, m_stride1), "
+             '(r[:, None], r[None, :]), v[:, None], USE_INT64, SEM="relaxed", SCOPE="cta")',
+             "_atomic_xchg_2d(m_ptr, (m_shape0, m_shape1), (m_stride0, m_stride1), (0, 0), 7, "
              "USE_INT64, CHECK_BOUNDS=False)"]),
         Example("""
 @ct.kernel
@@ -185,7 +174,7 @@ def k(x):
                            TileV(shape=()))
         name = cx.need(ATOMIC_RMW, op=op, rank=info.rank)
         cx.note_tile(shape)
-        args = abi(info) + idx + [update, USE_INT64] + kw
+        args = abi(info, idx) + [update, USE_INT64] + kw
         return Lowered(f"{name}({', '.join(args)})", TileV(shape=shape))
 
 
@@ -210,11 +199,11 @@ def k(lock, x, TILE: ct.Constant[int]):
     i = ct.arange(TILE, dtype=ct.int32)
     old = ct.atomic_cas(lock, i, 0, 1, memory_order=ct.MemoryOrder.ACQUIRE)
     ct.store(x, (0,), old)
-""", expect=["def _atomic_cas_1d(ptr, shape0, stride0, index0, expected, desired,",
+""", expect=["def _atomic_cas_1d(","ptr, shape, stride, index, expected, desired,",
              "offs, cmp = tl.broadcast(offs, tl.cast(expected, ptr.dtype.element_ty))",
              "old = tl.atomic_cas(ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp),",
              "return tl.where(ok, old, cmp)",
-             '_atomic_cas_1d(lock_ptr, lock_shape0, lock_stride0, i, 0, 1, USE_INT64, '
+             '_atomic_cas_1d(lock_ptr, (lock_shape0,), (lock_stride0,), (i,), 0, 1, USE_INT64, '
              'SEM="acquire")']),
         Example("""
 @ct.kernel
@@ -247,5 +236,5 @@ def k(x, lock, count):
                            f"tl.cast({desired}, {ty}){zero_d_kw(kw)})", TileV(shape=()))
         name = cx.need(ATOMIC_CAS, rank=info.rank)
         cx.note_tile(shape)
-        args = abi(info) + idx + [expected, desired, USE_INT64] + kw
+        args = abi(info, idx) + [expected, desired, USE_INT64] + kw
         return Lowered(f"{name}({', '.join(args)})", TileV(shape=shape))

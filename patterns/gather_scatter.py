@@ -10,49 +10,32 @@ from tile2triton.model import USE_INT64, ArrayV, ConstV, Lowered, NoneV, TileV
 from tile2triton.pattern_api import DeviceHelper, Example, Pattern
 
 from ._args import array_arg, check_bounds_kw, element_indices
-from ._indexing import ELEM_INDEX, abi, dims, in_bounds_expr, offsets_lines
+from ._indexing import ELEM_INDEX, abi, in_bounds_expr, offsets_lines
 
 
 def gather_source(rank: int) -> str:
-    pad = " " * len(f"def _gather_{rank}d(")
+    # MASK=True (no mask) and CHECK_BOUNDS=False give an all-true constant mask, which Triton
+    # drops when it compiles: one tl.load serves every case
     return f'''
 @triton.jit
-def _gather_{rank}d(ptr, {dims("shape", rank)}, {dims("stride", rank)}, {dims("index", rank)},
-{pad}USE_INT64: tl.constexpr, MASK=None, PADDING=0, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
-    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
+def _gather_{rank}d(ptr, shape, stride, index, USE_INT64, MASK=True, PADDING=0, CHECK_BOUNDS=True):
+    """ct.gather: ptr[index], the index tiles broadcast together; PADDING where an index is out
+    of bounds (negative ones included) or MASK is False."""
 {offsets_lines(rank)}
-    if CHECK_BOUNDS:
-        ok = {in_bounds_expr(rank)}
-        if MASK is not None:
-            ok = ok & MASK
-        return tl.load(ptr + offs, mask=ok, other=PADDING)
-    elif MASK is not None:
-        return tl.load(ptr + offs, mask=MASK, other=PADDING)
-    else:
-        return tl.load(ptr + offs)
+    ok = {in_bounds_expr(rank)} & MASK if CHECK_BOUNDS else MASK
+    return tl.load(ptr + offs, mask=ok, other=PADDING)
 '''
 
 
 def scatter_source(rank: int) -> str:
-    pad = " " * len(f"def _scatter_{rank}d(")
     return f'''
 @triton.jit
-def _scatter_{rank}d(ptr, {dims("shape", rank)}, {dims("stride", rank)}, {dims("index", rank)},
-{pad}value, USE_INT64: tl.constexpr, MASK=None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.scatter: write `value` (broadcast to the indices' shape, cast to the array dtype) to
-    ptr[index0, ...]. Out-of-bounds elements (negative indices included) and elements where
-    MASK is False are not written."""
+def _scatter_{rank}d(ptr, shape, stride, index, value, USE_INT64, MASK=True, CHECK_BOUNDS=True):
+    """ct.scatter: `value` (broadcast, cast to the array's dtype) to ptr[index], except where an
+    index is out of bounds (negative ones included) or MASK is False."""
 {offsets_lines(rank)}
-    if CHECK_BOUNDS:
-        ok = {in_bounds_expr(rank)}
-        if MASK is not None:
-            ok = ok & MASK
-        tl.store(ptr + offs, value, mask=ok)
-    elif MASK is not None:
-        tl.store(ptr + offs, value, mask=MASK)
-    else:
-        tl.store(ptr + offs, value)
+    ok = {in_bounds_expr(rank)} & MASK if CHECK_BOUNDS else MASK
+    tl.store(ptr + offs, value, mask=ok)
 '''
 
 
@@ -96,9 +79,9 @@ def k(table, ids, out, D: ct.Constant[int]):
     cols = ct.arange(D, dtype=ct.int32)[None, :]
     ct.store(out, (ct.bid(0), 0), ct.gather(table, (rows, cols)))
 """, expect=["def _elem_index(index, USE_INT64: tl.constexpr):",
-             "def _gather_2d(ptr, shape0, shape1, stride0, stride1, index0, index1,",
-             "_gather_2d(table_ptr, table_shape0, table_shape1, table_stride0, table_stride1, "
-             "rows, cols, USE_INT64)"]),
+             "def _gather_2d(ptr, shape, stride, index, USE_INT64, MASK=True, PADDING=0,",
+             "_gather_2d(table_ptr, (table_shape0, table_shape1), (table_stride0, table_stride1), "
+             "(rows, cols), USE_INT64)"]),
         Example("""
 @ct.kernel
 def k(x, y, TILE: ct.Constant[int]):
@@ -106,7 +89,7 @@ def k(x, y, TILE: ct.Constant[int]):
     i = ct.arange(TILE, dtype=ct.int32) * 2 - 3
     t = ct.gather(x, i, mask=i < 100, padding_value=-1.0, check_bounds=False)
     ct.store(y, (0,), t)
-""", expect=["_gather_1d(x_ptr, x_shape0, x_stride0, i, USE_INT64, MASK=i < 100, "
+""", expect=["_gather_1d(x_ptr, (x_shape0,), (x_stride0,), (i,), USE_INT64, MASK=i < 100, "
              "PADDING=-1.0, CHECK_BOUNDS=False)"]),
         Example("""
 @ct.kernel
@@ -150,7 +133,7 @@ def k(x, y):
             kw.append(f"PADDING={pad.code}")
         kw += check_bounds_kw(call, cx)
         cx.note_tile(shape)
-        args = abi(info) + idx + [USE_INT64] + kw
+        args = abi(info, idx) + [USE_INT64] + kw
         return Lowered(f"{name}({', '.join(args)})", TileV(shape=shape))
 
 
@@ -172,8 +155,8 @@ def k(x, y, TILE: ct.Constant[int]):
     i = ct.arange(TILE, dtype=ct.int32)
     v = ct.load(x, (0,), (TILE,))
     ct.scatter(y, n - 1 - i, v, mask=v > 0)
-""", expect=["def _scatter_1d(ptr, shape0, stride0, index0,",
-             "_scatter_1d(y_ptr, y_shape0, y_stride0, n - 1 - i, v, USE_INT64, MASK=v > 0)"]),
+""", expect=["def _scatter_1d(ptr, shape, stride, index, value, USE_INT64, MASK=True,",
+             "_scatter_1d(y_ptr, (y_shape0,), (y_stride0,), (n - 1 - i,), v, USE_INT64, MASK=v > 0)"]),
         Example("""
 @ct.kernel
 def k(x, TM: ct.Constant[int], TN: ct.Constant[int]):
@@ -181,7 +164,7 @@ def k(x, TM: ct.Constant[int], TN: ct.Constant[int]):
     r = ct.arange(TM, dtype=ct.int32)[:, None]
     c = ct.arange(TN, dtype=ct.int32)[None, :]
     ct.scatter(x, (r, c), 0.0, check_bounds=False)
-""", expect=["_scatter_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, r, c, 0.0, "
+""", expect=["_scatter_2d(x_ptr, (x_shape0, x_shape1), (x_stride0, x_stride1), (r, c), 0.0, "
              "USE_INT64, CHECK_BOUNDS=False)"]),
         Example("""
 @ct.kernel
@@ -207,5 +190,5 @@ def k(x, y, TILE: ct.Constant[int]):
             return Lowered(f"tl.store({info.pointer}, {value.code}{mask})", NoneV())
         name = cx.need(SCATTER, rank=info.rank)
         kw = mask_kw(call, cx) + check_bounds_kw(call, cx)
-        args = abi(info) + idx + [value.code, USE_INT64] + kw
+        args = abi(info, idx) + [value.code, USE_INT64] + kw
         return Lowered(f"{name}({', '.join(args)})", NoneV())

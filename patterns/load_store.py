@@ -25,37 +25,30 @@ TILE_MACROS = r'''{% macro dims(prefix, rank) %}{% for d in range(rank) %}{{ pre
 {% endfor %}
 {% endmacro %}
 {% macro bcast(d, rank) %}{% if rank == 1 %}offs{{ d }}{% else %}offs{{ d }}[{% for e in range(rank) %}{{ ":" if e == d else "None" }}{{ ", " if not loop.last }}{% endfor %}]{% endif %}{% endmacro %}
-{% macro pointers(rank) %}
-    ptrs = ptr{% for d in range(rank) %} + {{ bcast(d, rank) }} * stride{{ d }}{% endfor %}
+{% macro pointers(rank, stride="stride#") %}
+    ptrs = ptr{% for d in range(rank) %} + {{ bcast(d, rank) }} * {{ stride | replace("#", d|string) }}{% endfor %}
 {% endmacro %}
-{% macro mask(rank) %}{% for d in range(rank) %}{{ "(" if rank > 1 }}{{ bcast(d, rank) }} < shape{{ d }}{{ ")" if rank > 1 }}{{ " & " if not loop.last }}{% endfor %}{% endmacro %}
+{% macro mask(rank, shape="shape#") %}{% for d in range(rank) %}{{ "(" if rank > 1 }}{{ bcast(d, rank) }} < {{ shape | replace("#", d|string) }}{{ ")" if rank > 1 }}{{ " & " if not loop.last }}{% endfor %}{% endmacro %}
 '''
 
+# shape, stride, idx and BLOCK are tuples (one entry per axis), so the signature is one line;
+# CHECK_BOUNDS=False gives an all-true mask, which Triton drops when it compiles
 LOAD_TILE = DeviceHelper("_load_tile_{rank}d", TILE_MACROS + r'''@triton.jit
-def _load_tile_{{ rank }}d(ptr, {{ dims("shape", rank) }}, {{ dims("stride", rank) }}, {{ dims("index", rank) }},
-{{ " " * (17 + rank|string|length) }}{% for d in range(rank) %}BLOCK{{ d }}: tl.constexpr, {% endfor %}USE_INT64: tl.constexpr,
-{{ " " * (17 + rank|string|length) }}PADDING: tl.constexpr = None, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-{{ offsets(rank, "index#", "BLOCK#", "BLOCK#") }}{{ pointers(rank) }}
-    if CHECK_BOUNDS:
-        return tl.load(ptrs, mask={{ mask(rank) }}, other=PADDING)
-    else:
-        return tl.load(ptrs)
+def _load_tile_{{ rank }}d(ptr, shape, stride, idx, BLOCK, USE_INT64, PADDING=None, CHECK_BOUNDS=True):
+    """ct.load: tile `idx` of the array's tile space (elements idx * BLOCK + offset); out-of-bounds
+    elements read as PADDING (None: undetermined, as cuTile's default)."""
+{{ offsets(rank, "idx[#]", "BLOCK[#]", "BLOCK[#]") }}{{ pointers(rank, "stride[#]") }}
+    mask = {{ mask(rank, "shape[#]") }} if CHECK_BOUNDS else True
+    return tl.load(ptrs, mask=mask, other=PADDING)
 ''')
 
 STORE_TILE = DeviceHelper("_store_tile_{rank}d", TILE_MACROS + r'''@triton.jit
-def _store_tile_{{ rank }}d(ptr, {{ dims("shape", rank) }}, {{ dims("stride", rank) }}, {{ dims("index", rank) }}, tile,
-{{ " " * (18 + rank|string|length) }}USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
+def _store_tile_{{ rank }}d(ptr, shape, stride, idx, tile, USE_INT64, CHECK_BOUNDS=True):
+    """ct.store: `tile`, cast to the array's dtype, at tile `idx` (out-of-bounds ones dropped)."""
     TILE: tl.constexpr = tile.shape
-{{ offsets(rank, "index#", "TILE[#]", "TILE[#]") }}{{ pointers(rank) }}
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask={{ mask(rank) }})
-    else:
-        tl.store(ptrs, value)
+{{ offsets(rank, "idx[#]", "TILE[#]", "TILE[#]") }}{{ pointers(rank, "stride[#]") }}
+    mask = {{ mask(rank, "shape[#]") }} if CHECK_BOUNDS else True
+    tl.store(ptrs, tile.to(ptr.dtype.element_ty), mask=mask)
 ''')
 
 PADDING_VALUES = {
@@ -148,6 +141,17 @@ def permuted_abi(info, order):
     return ([info.pointer] + [info.shape(a) for a in order] + [info.stride(a) for a in order])
 
 
+def tuple_code(items) -> str:
+    return shape_code([str(i) for i in items])
+
+
+def tile_abi(info, order, idx) -> list:
+    """The tile helpers' leading arguments: the pointer, then shapes, strides and the tile index,
+    each a tuple in `order`."""
+    return [info.pointer, tuple_code(info.shape(a) for a in order),
+            tuple_code(info.stride(a) for a in order), tuple_code(idx)]
+
+
 class Load(Pattern):
     constructs = ("load",)
     array_param, index_param, shape_param = "array", "index", "shape"
@@ -177,8 +181,8 @@ def k(x, y, TM: ct.Constant[int], TN: ct.Constant[int]):
     t = ct.load(x, (ct.bid(1), ct.bid(0)), (TN, TM), order="F",
                 padding_mode=ct.PaddingMode.NEG_INF)
     ct.store(y, (ct.bid(0), ct.bid(1)), ct.transpose(t))
-""", expect=["_load_tile_2d(x_ptr, x_shape1, x_shape0, x_stride1, x_stride0, "
-             "tl.program_id(1), tl.program_id(0), TN, TM, USE_INT64, "
+""", expect=["_load_tile_2d(x_ptr, (x_shape1, x_shape0), (x_stride1, x_stride0), "
+             "(tl.program_id(1), tl.program_id(0)), (TN, TM), USE_INT64, "
              'PADDING=float("-inf"))']),
         Example("""
 @ct.kernel
@@ -258,7 +262,7 @@ def k(x, y):
                                TileV(shape=tuple(shape), loaded_from=source), PREC["ifexp"])
             return Lowered(load, TileV(shape=tuple(shape), loaded_from=source))
         helper = cx.need(LOAD_TILE, rank=rank)
-        args = permuted_abi(info, order) + idx + shape + [USE_INT64]
+        args = tile_abi(info, order, idx) + [tuple_code(shape), USE_INT64]
         kw = ([f"PADDING={padding}"] if padding is not None else []) + (
             [f"CHECK_BOUNDS={check}"] if check else [])
         return Lowered(f"{helper}({', '.join(args + kw)})",
@@ -281,8 +285,8 @@ class Store(Pattern):
 @ct.kernel
 def k(x):
     ct.store(x, (ct.bid(0), 0), 1.5)
-""", expect=["_store_tile_2d(x_ptr, x_shape0, x_shape1, x_stride0, x_stride1, "
-             "tl.program_id(0), 0, tl.full((1, 1), 1.5, x_ptr.dtype.element_ty), USE_INT64)"]),
+""", expect=["_store_tile_2d(x_ptr, (x_shape0, x_shape1), (x_stride0, x_stride1), "
+             "(tl.program_id(0), 0), tl.full((1, 1), 1.5, x_ptr.dtype.element_ty), USE_INT64)"]),
         Example("""
 @ct.kernel
 def k(x):
@@ -331,7 +335,7 @@ def k(x):
                 else f"{tile.wrap(100)}.to({info.pointer}.dtype.element_ty)"
             return Lowered(f"tl.store({', '.join([ptrs, value] + kw)})", NoneV())
         helper = cx.need(STORE_TILE, rank=rank)
-        args = permuted_abi(info, order) + idx + [value, USE_INT64]
+        args = tile_abi(info, order, idx) + [value, USE_INT64]
         if check:
             args.append(f"CHECK_BOUNDS={check}")
         return Lowered(f"{helper}({', '.join(args)})", NoneV())

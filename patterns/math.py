@@ -47,15 +47,12 @@ def _tanh_f(x):
 # one helper per function: fp16/bf16 through fp32 and back, integers give fp32
 MATH_HELPER = r'''@triton.jit
 def _{{ name }}(x):
-    """ct.{{ name }}: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = {{ formula | replace("X", "x") }}
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = {{ formula | replace("X", "xf") }}
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.{{ name }}: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = {{ formula | replace("X", "xf") }}
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 '''
 ATAN2 = DeviceHelper("_atan2", r'''@triton.jit
@@ -114,7 +111,8 @@ def k(x, TILE: ct.Constant[int]):
 def k(x, TILE: ct.Constant[int]):
     a = ct.load(x, (0,), (TILE,))
     ct.store(x, (0,), ct.sqrt(a))
-""", expect=["xf = tl.cast(x, tl.float32)", "_sqrt(a)"]),
+""", expect=["xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)",
+             "_sqrt(a)"]),
     ]
 
     def lower(self, call, cx):

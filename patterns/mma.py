@@ -83,8 +83,7 @@ def fp8_accumulation(x, y) -> str:
 DOT_BY_SUM = DeviceHelper("_dot_by_sum", """
 @triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
-    # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
-    # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
+    # x @ y (2-D or 3-D) as a sum of products in ACC, for operands tl.dot does not take
     if len(x.shape) == 2:
         return tl.sum(x.to(ACC)[:, :, None] * y.to(ACC)[None, :, :], axis=1)
     else:
@@ -93,27 +92,22 @@ def _dot_by_sum(x, y, ACC: tl.constexpr):
 
 DOT_ANY_SIZE = DeviceHelper("_dot_any_size", """
 @triton.jit
-def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
-    # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
-    # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
-    # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (fp8: promoted to fp32 once per product, as cuTile does)
+def _dot_any_size(x, y, acc, PREC: tl.constexpr):
+    # tl.dot needs one dtype (not uint8), M, N >= 16 and K >= 16 (32 for 8 bits); cuTile's mma
+    # does not: a small 2-D product is spread over the minimum, others summed elementwise
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
     if M >= 16 and N >= 16 and K >= MIN_K and x.dtype == y.dtype and x.dtype != tl.uint8:
-        return tl.dot(x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype,
-                      max_num_imprecise_acc=K)
+        return tl.dot(x, y, acc, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K)
     elif x.dtype != y.dtype or x.dtype == tl.uint8 or len(x.shape) == 3:
         return acc + _dot_by_sum(x, y, acc.dtype)
-    else:
+    else:  # elements repeated (the depth's repeats zeroed), one of the equal results kept
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        KS: tl.constexpr = K * RK
-        # (an operand large enough reaches tl.dot as it is, pipelined as any dot operand)
-        xs = x
+        xs = x  # (an operand large enough reaches tl.dot as it is, pipelined as usual)
         if RM > 1 or RK > 1:
             xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
             if RK > 1:
@@ -121,9 +115,7 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         ys = y
         if RN > 1 or RK > 1:
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
-        zero = tl.zeros((M * RM, N * RN), acc.dtype)
-        prod = tl.dot(xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype,
-                      max_num_imprecise_acc=KS)
+        prod = tl.dot(xs, ys, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K * RK)
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
         return acc + prod.to(acc.dtype)
@@ -131,10 +123,8 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
 
 MATMUL = DeviceHelper("_matmul", r'''@triton.jit
 def _matmul(a, b, INPUT_PRECISION: tl.constexpr):
-    """ct.matmul / `@`: the product in the promoted dtype of the operands (cuTile promotes
-    mixed operands, e.g. fp16 @ fp32 is an fp32 product; tl.dot wants one dtype), accumulated
-    in fp32 (int32 for integers, fp64 for fp64). Tiles smaller than tl.dot's minimum go
-    through _dot_any_size."""
+    """ct.matmul / `@`: the product in the operands' promoted dtype (tl.dot wants one dtype),
+    accumulated in fp32 (int32 for integers, fp64 for fp64)."""
     DT: tl.constexpr = (tl.zeros((1,), a.dtype) + tl.zeros((1,), b.dtype)).dtype
     x = a.to(DT)
     y = b.to(DT)
@@ -142,12 +132,7 @@ def _matmul(a, b, INPUT_PRECISION: tl.constexpr):
         # a float64 tl.dot fed by a converted 16/32-bit operand does not compile (H200)
         out = _dot_by_sum(a, b, tl.float64)
     else:
-        if DT.is_int():
-            ACC: tl.constexpr = tl.int32
-        elif DT == tl.float64:
-            ACC: tl.constexpr = tl.float64
-        else:
-            ACC: tl.constexpr = tl.float32
+        ACC: tl.constexpr = DT if DT == tl.float64 else tl.int32 if DT.is_int() else tl.float32
         if len(x.shape) == 2:
             acc = tl.zeros((x.shape[0], y.shape[1]), ACC)
         else:
@@ -234,7 +219,7 @@ def k(a, b, c):
     x = ct.load(a, (0, 0), (2, 4))
     y = ct.load(b, (0, 0), (4, 8))
     ct.store(c, (0, 0), ct.mma(x, y, acc))
-""", expect=["def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):",
+""", expect=["def _dot_any_size(x, y, acc, PREC: tl.constexpr):",
              '_dot_any_size(x, y, acc, "ieee")']),
         Example("""
 @ct.kernel

@@ -155,7 +155,7 @@ def branches(x, T: ct.Constant[int]):
     kernel = _kernel_text(text, "branches")
     assert kernel.count("tl.debug_barrier()") == 1
     assert kernel.index("else:") < kernel.index("tl.debug_barrier()") < kernel.index(
-        "_scatter_1d(x_ptr, x_shape0, x_stride0, 0, 5")
+        "_scatter_1d(x_ptr, (x_shape0,), (x_stride0,), (0,), 5")
 
 
 TUPLE_SRC = """

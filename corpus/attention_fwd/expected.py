@@ -20,51 +20,31 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
-def _load_tile_3d(
-    ptr,
-    shape0,
-    shape1,
-    shape2,
-    stride0,
-    stride1,
-    stride2,
-    index0,
-    index1,
-    index2,
-    BLOCK0: tl.constexpr,
-    BLOCK1: tl.constexpr,
-    BLOCK2: tl.constexpr,
-    USE_INT64: tl.constexpr,
-    PADDING: tl.constexpr = None,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * BLOCK1 + tl.arange(0, BLOCK1)
-    offs2 = (tl.cast(index2, tl.int64) if USE_INT64 else index2) * BLOCK2 + tl.arange(0, BLOCK2)
+def _load_tile_3d(ptr, shape, stride, idx, BLOCK, USE_INT64, PADDING=None, CHECK_BOUNDS=True):
+    """ct.load: tile `idx` of the array's tile space (elements idx * BLOCK + offset); out-of-bounds
+    elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * BLOCK[0] + tl.arange(0, BLOCK[0])
+    offs1 = (tl.cast(idx[1], tl.int64) if USE_INT64 else idx[1]) * BLOCK[1] + tl.arange(0, BLOCK[1])
+    offs2 = (tl.cast(idx[2], tl.int64) if USE_INT64 else idx[2]) * BLOCK[2] + tl.arange(0, BLOCK[2])
     ptrs = (
         ptr
-        + offs0[:, None, None] * stride0
-        + offs1[None, :, None] * stride1
-        + offs2[None, None, :] * stride2
+        + offs0[:, None, None] * stride[0]
+        + offs1[None, :, None] * stride[1]
+        + offs2[None, None, :] * stride[2]
     )
-    if CHECK_BOUNDS:
-        return tl.load(
-            ptrs,
-            mask=(offs0[:, None, None] < shape0)
-            & (offs1[None, :, None] < shape1)
-            & (offs2[None, None, :] < shape2),
-            other=PADDING,
-        )
-    else:
-        return tl.load(ptrs)
+    mask = (
+        (offs0[:, None, None] < shape[0])
+        & (offs1[None, :, None] < shape[1])
+        & (offs2[None, None, :] < shape[2])
+        if CHECK_BOUNDS
+        else True
+    )
+    return tl.load(ptrs, mask=mask, other=PADDING)
 
 
 @triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
-    # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
-    # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
+    # x @ y (2-D or 3-D) as a sum of products in ACC, for operands tl.dot does not take
     if len(x.shape) == 2:
         return tl.sum(x.to(ACC)[:, :, None] * y.to(ACC)[None, :, :], axis=1)
     else:
@@ -72,28 +52,22 @@ def _dot_by_sum(x, y, ACC: tl.constexpr):
 
 
 @triton.jit
-def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
-    # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
-    # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
-    # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (fp8: promoted to fp32 once per product, as cuTile does)
+def _dot_any_size(x, y, acc, PREC: tl.constexpr):
+    # tl.dot needs one dtype (not uint8), M, N >= 16 and K >= 16 (32 for 8 bits); cuTile's mma
+    # does not: a small 2-D product is spread over the minimum, others summed elementwise
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
     if M >= 16 and N >= 16 and K >= MIN_K and x.dtype == y.dtype and x.dtype != tl.uint8:
-        return tl.dot(
-            x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=K
-        )
+        return tl.dot(x, y, acc, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K)
     elif x.dtype != y.dtype or x.dtype == tl.uint8 or len(x.shape) == 3:
         return acc + _dot_by_sum(x, y, acc.dtype)
-    else:
+    else:  # elements repeated (the depth's repeats zeroed), one of the equal results kept
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        KS: tl.constexpr = K * RK
-        # (an operand large enough reaches tl.dot as it is, pipelined as any dot operand)
-        xs = x
+        xs = x  # (an operand large enough reaches tl.dot as it is, pipelined as usual)
         if RM > 1 or RK > 1:
             xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
             if RK > 1:
@@ -101,9 +75,8 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         ys = y
         if RN > 1 or RK > 1:
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
-        zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(
-            xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=KS
+            xs, ys, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K * RK
         )
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
@@ -111,44 +84,26 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
 
 
 @triton.jit
-def _store_tile_3d(
-    ptr,
-    shape0,
-    shape1,
-    shape2,
-    stride0,
-    stride1,
-    stride2,
-    index0,
-    index1,
-    index2,
-    tile,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
+def _store_tile_3d(ptr, shape, stride, idx, tile, USE_INT64, CHECK_BOUNDS=True):
+    """ct.store: `tile`, cast to the array's dtype, at tile `idx` (out-of-bounds ones dropped)."""
     TILE: tl.constexpr = tile.shape
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * TILE[0] + tl.arange(0, TILE[0])
-    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * TILE[1] + tl.arange(0, TILE[1])
-    offs2 = (tl.cast(index2, tl.int64) if USE_INT64 else index2) * TILE[2] + tl.arange(0, TILE[2])
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * TILE[0] + tl.arange(0, TILE[0])
+    offs1 = (tl.cast(idx[1], tl.int64) if USE_INT64 else idx[1]) * TILE[1] + tl.arange(0, TILE[1])
+    offs2 = (tl.cast(idx[2], tl.int64) if USE_INT64 else idx[2]) * TILE[2] + tl.arange(0, TILE[2])
     ptrs = (
         ptr
-        + offs0[:, None, None] * stride0
-        + offs1[None, :, None] * stride1
-        + offs2[None, None, :] * stride2
+        + offs0[:, None, None] * stride[0]
+        + offs1[None, :, None] * stride[1]
+        + offs2[None, None, :] * stride[2]
     )
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(
-            ptrs,
-            value,
-            mask=(offs0[:, None, None] < shape0)
-            & (offs1[None, :, None] < shape1)
-            & (offs2[None, None, :] < shape2),
-        )
-    else:
-        tl.store(ptrs, value)
+    mask = (
+        (offs0[:, None, None] < shape[0])
+        & (offs1[None, :, None] < shape[1])
+        & (offs2[None, None, :] < shape[2])
+        if CHECK_BOUNDS
+        else True
+    )
+    tl.store(ptrs, tile.to(ptr.dtype.element_ty), mask=mask)
 
 
 NEG_INF = float("-inf")
@@ -235,18 +190,10 @@ def flash_attn_fwd_kernel(
     qt = tl.reshape(
         _load_tile_3d(
             q_ptr,
-            q_shape0,
-            q_shape1,
-            q_shape2,
-            q_stride0,
-            q_stride1,
-            q_stride2,
-            bh,
-            qi,
-            0,
-            1,
-            TQ,
-            D,
+            (q_shape0, q_shape1, q_shape2),
+            (q_stride0, q_stride1, q_stride2),
+            (bh, qi, 0),
+            (1, TQ, D),
             USE_INT64,
             PADDING=0.0,
         ),
@@ -267,18 +214,10 @@ def flash_attn_fwd_kernel(
         kt = tl.reshape(
             _load_tile_3d(
                 k_ptr,
-                k_shape0,
-                k_shape1,
-                k_shape2,
-                k_stride0,
-                k_stride1,
-                k_stride2,
-                bh,
-                j,
-                0,
-                1,
-                TK,
-                D,
+                (k_shape0, k_shape1, k_shape2),
+                (k_stride0, k_stride1, k_stride2),
+                (bh, j, 0),
+                (1, TK, D),
                 USE_INT64,
                 PADDING=0.0,
             ),
@@ -287,18 +226,10 @@ def flash_attn_fwd_kernel(
         vt = tl.reshape(
             _load_tile_3d(
                 v_ptr,
-                v_shape0,
-                v_shape1,
-                v_shape2,
-                v_stride0,
-                v_stride1,
-                v_stride2,
-                bh,
-                j,
-                0,
-                1,
-                TK,
-                D,
+                (v_shape0, v_shape1, v_shape2),
+                (v_stride0, v_stride1, v_stride2),
+                (bh, j, 0),
+                (1, TK, D),
                 USE_INT64,
                 PADDING=0.0,
             ),
@@ -322,15 +253,9 @@ def flash_attn_fwd_kernel(
     o = tl.reshape(acc / l_i, (1, TQ, D))
     _store_tile_3d(
         out_ptr,
-        out_shape0,
-        out_shape1,
-        out_shape2,
-        out_stride0,
-        out_stride1,
-        out_stride2,
-        bh,
-        qi,
-        0,
+        (out_shape0, out_shape1, out_shape2),
+        (out_stride0, out_stride1, out_stride2),
+        (bh, qi, 0),
         o.to(out_ptr.dtype.element_ty),
         USE_INT64,
     )

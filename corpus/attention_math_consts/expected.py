@@ -24,51 +24,31 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
-def _load_tile_3d(
-    ptr,
-    shape0,
-    shape1,
-    shape2,
-    stride0,
-    stride1,
-    stride2,
-    index0,
-    index1,
-    index2,
-    BLOCK0: tl.constexpr,
-    BLOCK1: tl.constexpr,
-    BLOCK2: tl.constexpr,
-    USE_INT64: tl.constexpr,
-    PADDING: tl.constexpr = None,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * BLOCK1 + tl.arange(0, BLOCK1)
-    offs2 = (tl.cast(index2, tl.int64) if USE_INT64 else index2) * BLOCK2 + tl.arange(0, BLOCK2)
+def _load_tile_3d(ptr, shape, stride, idx, BLOCK, USE_INT64, PADDING=None, CHECK_BOUNDS=True):
+    """ct.load: tile `idx` of the array's tile space (elements idx * BLOCK + offset); out-of-bounds
+    elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * BLOCK[0] + tl.arange(0, BLOCK[0])
+    offs1 = (tl.cast(idx[1], tl.int64) if USE_INT64 else idx[1]) * BLOCK[1] + tl.arange(0, BLOCK[1])
+    offs2 = (tl.cast(idx[2], tl.int64) if USE_INT64 else idx[2]) * BLOCK[2] + tl.arange(0, BLOCK[2])
     ptrs = (
         ptr
-        + offs0[:, None, None] * stride0
-        + offs1[None, :, None] * stride1
-        + offs2[None, None, :] * stride2
+        + offs0[:, None, None] * stride[0]
+        + offs1[None, :, None] * stride[1]
+        + offs2[None, None, :] * stride[2]
     )
-    if CHECK_BOUNDS:
-        return tl.load(
-            ptrs,
-            mask=(offs0[:, None, None] < shape0)
-            & (offs1[None, :, None] < shape1)
-            & (offs2[None, None, :] < shape2),
-            other=PADDING,
-        )
-    else:
-        return tl.load(ptrs)
+    mask = (
+        (offs0[:, None, None] < shape[0])
+        & (offs1[None, :, None] < shape[1])
+        & (offs2[None, None, :] < shape[2])
+        if CHECK_BOUNDS
+        else True
+    )
+    return tl.load(ptrs, mask=mask, other=PADDING)
 
 
 @triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
-    # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
-    # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
+    # x @ y (2-D or 3-D) as a sum of products in ACC, for operands tl.dot does not take
     if len(x.shape) == 2:
         return tl.sum(x.to(ACC)[:, :, None] * y.to(ACC)[None, :, :], axis=1)
     else:
@@ -76,28 +56,22 @@ def _dot_by_sum(x, y, ACC: tl.constexpr):
 
 
 @triton.jit
-def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
-    # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
-    # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
-    # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (fp8: promoted to fp32 once per product, as cuTile does)
+def _dot_any_size(x, y, acc, PREC: tl.constexpr):
+    # tl.dot needs one dtype (not uint8), M, N >= 16 and K >= 16 (32 for 8 bits); cuTile's mma
+    # does not: a small 2-D product is spread over the minimum, others summed elementwise
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
     if M >= 16 and N >= 16 and K >= MIN_K and x.dtype == y.dtype and x.dtype != tl.uint8:
-        return tl.dot(
-            x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=K
-        )
+        return tl.dot(x, y, acc, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K)
     elif x.dtype != y.dtype or x.dtype == tl.uint8 or len(x.shape) == 3:
         return acc + _dot_by_sum(x, y, acc.dtype)
-    else:
+    else:  # elements repeated (the depth's repeats zeroed), one of the equal results kept
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        KS: tl.constexpr = K * RK
-        # (an operand large enough reaches tl.dot as it is, pipelined as any dot operand)
-        xs = x
+        xs = x  # (an operand large enough reaches tl.dot as it is, pipelined as usual)
         if RM > 1 or RK > 1:
             xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
             if RK > 1:
@@ -105,9 +79,8 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         ys = y
         if RN > 1 or RK > 1:
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
-        zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(
-            xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=KS
+            xs, ys, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K * RK
         )
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
@@ -116,15 +89,12 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
 
 @triton.jit
 def _exp2(x):
-    """ct.exp2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.exp2(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.exp2(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.exp2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.exp2(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
@@ -138,44 +108,26 @@ def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
 
 
 @triton.jit
-def _store_tile_3d(
-    ptr,
-    shape0,
-    shape1,
-    shape2,
-    stride0,
-    stride1,
-    stride2,
-    index0,
-    index1,
-    index2,
-    tile,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
+def _store_tile_3d(ptr, shape, stride, idx, tile, USE_INT64, CHECK_BOUNDS=True):
+    """ct.store: `tile`, cast to the array's dtype, at tile `idx` (out-of-bounds ones dropped)."""
     TILE: tl.constexpr = tile.shape
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * TILE[0] + tl.arange(0, TILE[0])
-    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * TILE[1] + tl.arange(0, TILE[1])
-    offs2 = (tl.cast(index2, tl.int64) if USE_INT64 else index2) * TILE[2] + tl.arange(0, TILE[2])
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * TILE[0] + tl.arange(0, TILE[0])
+    offs1 = (tl.cast(idx[1], tl.int64) if USE_INT64 else idx[1]) * TILE[1] + tl.arange(0, TILE[1])
+    offs2 = (tl.cast(idx[2], tl.int64) if USE_INT64 else idx[2]) * TILE[2] + tl.arange(0, TILE[2])
     ptrs = (
         ptr
-        + offs0[:, None, None] * stride0
-        + offs1[None, :, None] * stride1
-        + offs2[None, None, :] * stride2
+        + offs0[:, None, None] * stride[0]
+        + offs1[None, :, None] * stride[1]
+        + offs2[None, None, :] * stride[2]
     )
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(
-            ptrs,
-            value,
-            mask=(offs0[:, None, None] < shape0)
-            & (offs1[None, :, None] < shape1)
-            & (offs2[None, None, :] < shape2),
-        )
-    else:
-        tl.store(ptrs, value)
+    mask = (
+        (offs0[:, None, None] < shape[0])
+        & (offs1[None, :, None] < shape[1])
+        & (offs2[None, None, :] < shape[2])
+        if CHECK_BOUNDS
+        else True
+    )
+    tl.store(ptrs, tile.to(ptr.dtype.element_ty), mask=mask)
 
 
 LOG2_E = 1.0 / math.log(2)  # exp(x) == exp2(x * LOG2_E)
@@ -257,18 +209,10 @@ def attention_exp2_kernel(
     q = tl.reshape(
         _load_tile_3d(
             Q_ptr,
-            Q_shape0,
-            Q_shape1,
-            Q_shape2,
-            Q_stride0,
-            Q_stride1,
-            Q_stride2,
-            head,
-            qb,
-            0,
-            1,
-            BQ,
-            HD,
+            (Q_shape0, Q_shape1, Q_shape2),
+            (Q_stride0, Q_stride1, Q_stride2),
+            (head, qb, 0),
+            (1, BQ, HD),
             USE_INT64,
             PADDING=0.0,
         ),
@@ -281,35 +225,19 @@ def attention_exp2_kernel(
     for kb in range(tl.cdiv(n_keys, BK)):
         k = _load_tile_3d(
             K_ptr,
-            K_shape0,
-            K_shape1,
-            K_shape2,
-            K_stride0,
-            K_stride1,
-            K_stride2,
-            head,
-            kb,
-            0,
-            1,
-            BK,
-            HD,
+            (K_shape0, K_shape1, K_shape2),
+            (K_stride0, K_stride1, K_stride2),
+            (head, kb, 0),
+            (1, BK, HD),
             USE_INT64,
             PADDING=0.0,
         )
         v = _load_tile_3d(
             V_ptr,
-            V_shape0,
-            V_shape1,
-            V_shape2,
-            V_stride0,
-            V_stride1,
-            V_stride2,
-            head,
-            kb,
-            0,
-            1,
-            BK,
-            HD,
+            (V_shape0, V_shape1, V_shape2),
+            (V_stride0, V_stride1, V_stride2),
+            (head, kb, 0),
+            (1, BK, HD),
             USE_INT64,
             PADDING=0.0,
         )
@@ -328,15 +256,9 @@ def attention_exp2_kernel(
     out = tl.reshape(acc / row_sum, (1, BQ, HD)).to(O_ptr.dtype.element_ty)
     _store_tile_3d(
         O_ptr,
-        O_shape0,
-        O_shape1,
-        O_shape2,
-        O_stride0,
-        O_stride1,
-        O_stride2,
-        head,
-        qb,
-        0,
+        (O_shape0, O_shape1, O_shape2),
+        (O_stride0, O_stride1, O_stride2),
+        (head, qb, 0),
         out,
         USE_INT64,
     )

@@ -17,86 +17,49 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
-def _load_tile_3d(
-    ptr,
-    shape0,
-    shape1,
-    shape2,
-    stride0,
-    stride1,
-    stride2,
-    index0,
-    index1,
-    index2,
-    BLOCK0: tl.constexpr,
-    BLOCK1: tl.constexpr,
-    BLOCK2: tl.constexpr,
-    USE_INT64: tl.constexpr,
-    PADDING: tl.constexpr = None,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * BLOCK1 + tl.arange(0, BLOCK1)
-    offs2 = (tl.cast(index2, tl.int64) if USE_INT64 else index2) * BLOCK2 + tl.arange(0, BLOCK2)
+def _load_tile_3d(ptr, shape, stride, idx, BLOCK, USE_INT64, PADDING=None, CHECK_BOUNDS=True):
+    """ct.load: tile `idx` of the array's tile space (elements idx * BLOCK + offset); out-of-bounds
+    elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * BLOCK[0] + tl.arange(0, BLOCK[0])
+    offs1 = (tl.cast(idx[1], tl.int64) if USE_INT64 else idx[1]) * BLOCK[1] + tl.arange(0, BLOCK[1])
+    offs2 = (tl.cast(idx[2], tl.int64) if USE_INT64 else idx[2]) * BLOCK[2] + tl.arange(0, BLOCK[2])
     ptrs = (
         ptr
-        + offs0[:, None, None] * stride0
-        + offs1[None, :, None] * stride1
-        + offs2[None, None, :] * stride2
+        + offs0[:, None, None] * stride[0]
+        + offs1[None, :, None] * stride[1]
+        + offs2[None, None, :] * stride[2]
     )
-    if CHECK_BOUNDS:
-        return tl.load(
-            ptrs,
-            mask=(offs0[:, None, None] < shape0)
-            & (offs1[None, :, None] < shape1)
-            & (offs2[None, None, :] < shape2),
-            other=PADDING,
-        )
-    else:
-        return tl.load(ptrs)
+    mask = (
+        (offs0[:, None, None] < shape[0])
+        & (offs1[None, :, None] < shape[1])
+        & (offs2[None, None, :] < shape[2])
+        if CHECK_BOUNDS
+        else True
+    )
+    return tl.load(ptrs, mask=mask, other=PADDING)
 
 
 @triton.jit
-def _store_tile_3d(
-    ptr,
-    shape0,
-    shape1,
-    shape2,
-    stride0,
-    stride1,
-    stride2,
-    index0,
-    index1,
-    index2,
-    tile,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
+def _store_tile_3d(ptr, shape, stride, idx, tile, USE_INT64, CHECK_BOUNDS=True):
+    """ct.store: `tile`, cast to the array's dtype, at tile `idx` (out-of-bounds ones dropped)."""
     TILE: tl.constexpr = tile.shape
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * TILE[0] + tl.arange(0, TILE[0])
-    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * TILE[1] + tl.arange(0, TILE[1])
-    offs2 = (tl.cast(index2, tl.int64) if USE_INT64 else index2) * TILE[2] + tl.arange(0, TILE[2])
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * TILE[0] + tl.arange(0, TILE[0])
+    offs1 = (tl.cast(idx[1], tl.int64) if USE_INT64 else idx[1]) * TILE[1] + tl.arange(0, TILE[1])
+    offs2 = (tl.cast(idx[2], tl.int64) if USE_INT64 else idx[2]) * TILE[2] + tl.arange(0, TILE[2])
     ptrs = (
         ptr
-        + offs0[:, None, None] * stride0
-        + offs1[None, :, None] * stride1
-        + offs2[None, None, :] * stride2
+        + offs0[:, None, None] * stride[0]
+        + offs1[None, :, None] * stride[1]
+        + offs2[None, None, :] * stride[2]
     )
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(
-            ptrs,
-            value,
-            mask=(offs0[:, None, None] < shape0)
-            & (offs1[None, :, None] < shape1)
-            & (offs2[None, None, :] < shape2),
-        )
-    else:
-        tl.store(ptrs, value)
+    mask = (
+        (offs0[:, None, None] < shape[0])
+        & (offs1[None, :, None] < shape[1])
+        & (offs2[None, None, :] < shape[2])
+        if CHECK_BOUNDS
+        else True
+    )
+    tl.store(ptrs, tile.to(ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit
@@ -161,35 +124,19 @@ def bmm_kernel(
     for k in range(tl.cdiv(a_shape2, TK)):
         a_tile = _load_tile_3d(
             a_ptr,
-            a_shape0,
-            a_shape1,
-            a_shape2,
-            a_stride0,
-            a_stride1,
-            a_stride2,
-            batch,
-            pid_m,
-            k,
-            1,
-            TM,
-            TK,
+            (a_shape0, a_shape1, a_shape2),
+            (a_stride0, a_stride1, a_stride2),
+            (batch, pid_m, k),
+            (1, TM, TK),
             USE_INT64,
             PADDING=0.0,
         )
         b_tile = _load_tile_3d(
             b_ptr,
-            b_shape0,
-            b_shape1,
-            b_shape2,
-            b_stride0,
-            b_stride1,
-            b_stride2,
-            batch,
-            k,
-            pid_n,
-            1,
-            TK,
-            TN,
+            (b_shape0, b_shape1, b_shape2),
+            (b_stride0, b_stride1, b_stride2),
+            (batch, k, pid_n),
+            (1, TK, TN),
             USE_INT64,
             PADDING=0.0,
         )
@@ -205,15 +152,9 @@ def bmm_kernel(
         )
     _store_tile_3d(
         c_ptr,
-        c_shape0,
-        c_shape1,
-        c_shape2,
-        c_stride0,
-        c_stride1,
-        c_stride2,
-        batch,
-        pid_m,
-        pid_n,
+        (c_shape0, c_shape1, c_shape2),
+        (c_stride0, c_stride1, c_stride2),
+        (batch, pid_m, pid_n),
         acc.to(c_ptr.dtype.element_ty),
         USE_INT64,
     )

@@ -15,45 +15,26 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
-def _load_tile_3d(
-    ptr,
-    shape0,
-    shape1,
-    shape2,
-    stride0,
-    stride1,
-    stride2,
-    index0,
-    index1,
-    index2,
-    BLOCK0: tl.constexpr,
-    BLOCK1: tl.constexpr,
-    BLOCK2: tl.constexpr,
-    USE_INT64: tl.constexpr,
-    PADDING: tl.constexpr = None,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * BLOCK1 + tl.arange(0, BLOCK1)
-    offs2 = (tl.cast(index2, tl.int64) if USE_INT64 else index2) * BLOCK2 + tl.arange(0, BLOCK2)
+def _load_tile_3d(ptr, shape, stride, idx, BLOCK, USE_INT64, PADDING=None, CHECK_BOUNDS=True):
+    """ct.load: tile `idx` of the array's tile space (elements idx * BLOCK + offset); out-of-bounds
+    elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * BLOCK[0] + tl.arange(0, BLOCK[0])
+    offs1 = (tl.cast(idx[1], tl.int64) if USE_INT64 else idx[1]) * BLOCK[1] + tl.arange(0, BLOCK[1])
+    offs2 = (tl.cast(idx[2], tl.int64) if USE_INT64 else idx[2]) * BLOCK[2] + tl.arange(0, BLOCK[2])
     ptrs = (
         ptr
-        + offs0[:, None, None] * stride0
-        + offs1[None, :, None] * stride1
-        + offs2[None, None, :] * stride2
+        + offs0[:, None, None] * stride[0]
+        + offs1[None, :, None] * stride[1]
+        + offs2[None, None, :] * stride[2]
     )
-    if CHECK_BOUNDS:
-        return tl.load(
-            ptrs,
-            mask=(offs0[:, None, None] < shape0)
-            & (offs1[None, :, None] < shape1)
-            & (offs2[None, None, :] < shape2),
-            other=PADDING,
-        )
-    else:
-        return tl.load(ptrs)
+    mask = (
+        (offs0[:, None, None] < shape[0])
+        & (offs1[None, :, None] < shape[1])
+        & (offs2[None, None, :] < shape[2])
+        if CHECK_BOUNDS
+        else True
+    )
+    return tl.load(ptrs, mask=mask, other=PADDING)
 
 
 @triton.jit
@@ -66,44 +47,26 @@ def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
 
 
 @triton.jit
-def _store_tile_3d(
-    ptr,
-    shape0,
-    shape1,
-    shape2,
-    stride0,
-    stride1,
-    stride2,
-    index0,
-    index1,
-    index2,
-    tile,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
+def _store_tile_3d(ptr, shape, stride, idx, tile, USE_INT64, CHECK_BOUNDS=True):
+    """ct.store: `tile`, cast to the array's dtype, at tile `idx` (out-of-bounds ones dropped)."""
     TILE: tl.constexpr = tile.shape
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * TILE[0] + tl.arange(0, TILE[0])
-    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * TILE[1] + tl.arange(0, TILE[1])
-    offs2 = (tl.cast(index2, tl.int64) if USE_INT64 else index2) * TILE[2] + tl.arange(0, TILE[2])
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * TILE[0] + tl.arange(0, TILE[0])
+    offs1 = (tl.cast(idx[1], tl.int64) if USE_INT64 else idx[1]) * TILE[1] + tl.arange(0, TILE[1])
+    offs2 = (tl.cast(idx[2], tl.int64) if USE_INT64 else idx[2]) * TILE[2] + tl.arange(0, TILE[2])
     ptrs = (
         ptr
-        + offs0[:, None, None] * stride0
-        + offs1[None, :, None] * stride1
-        + offs2[None, None, :] * stride2
+        + offs0[:, None, None] * stride[0]
+        + offs1[None, :, None] * stride[1]
+        + offs2[None, None, :] * stride[2]
     )
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(
-            ptrs,
-            value,
-            mask=(offs0[:, None, None] < shape0)
-            & (offs1[None, :, None] < shape1)
-            & (offs2[None, None, :] < shape2),
-        )
-    else:
-        tl.store(ptrs, value)
+    mask = (
+        (offs0[:, None, None] < shape[0])
+        & (offs1[None, :, None] < shape[1])
+        & (offs2[None, None, :] < shape[2])
+        if CHECK_BOUNDS
+        else True
+    )
+    tl.store(ptrs, tile.to(ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit(do_not_specialize=["grid_x"])
@@ -216,7 +179,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
         _remember_launch(outer_kernel, known, compiled, args, constexprs)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def pool_permute_kernel(
     x_ptr,
     x_shape0,
@@ -235,8 +198,10 @@ def pool_permute_kernel(
     TB: tl.constexpr,
     TM: tl.constexpr,
     TH: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out[h, b, m] = x[b, m, 2h] + x[b, m, 2h + 1].
@@ -258,41 +223,31 @@ def pool_permute_kernel(
     out_shape0 = out_shape0 // out_div[3] * out_div[3]
     out_shape1 = out_shape1 // out_div[4] * out_div[4]
     out_shape2 = out_shape2 // out_div[5] * out_div[5]
-    pid_b = tl.program_id(0)
-    pid_m = tl.program_id(1)
-    pid_h = tl.program_id(2)
-    t = _load_tile_3d(
-        x_ptr,
-        x_shape0,
-        x_shape1,
-        x_shape2,
-        x_stride0,
-        x_stride1,
-        x_stride2,
-        pid_b,
-        pid_m,
-        pid_h,
-        TB,
-        TM,
-        2 * TH,
-        USE_INT64,
-    )
-    pairs = tl.reshape(t, (TB, TM, TH, 2))
-    pooled = _sum(pairs, 3, False)  # (TB, TM, TH)
-    _store_tile_3d(
-        out_ptr,
-        out_shape0,
-        out_shape1,
-        out_shape2,
-        out_stride0,
-        out_stride1,
-        out_stride2,
-        pid_h,
-        pid_b,
-        pid_m,
-        tl.permute(pooled, (2, 0, 1)),
-        USE_INT64,
-    )
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            pid_b = block_x
+            pid_m = tl.program_id(1)
+            pid_h = tl.program_id(2)
+            t = _load_tile_3d(
+                x_ptr,
+                (x_shape0, x_shape1, x_shape2),
+                (x_stride0, x_stride1, x_stride2),
+                (pid_b, pid_m, pid_h),
+                (TB, TM, 2 * TH),
+                USE_INT64,
+            )
+            pairs = tl.reshape(t, (TB, TM, TH, 2))
+            pooled = _sum(pairs, 3, False)  # (TB, TM, TH)
+            _store_tile_3d(
+                out_ptr,
+                (out_shape0, out_shape1, out_shape2),
+                (out_stride0, out_stride1, out_stride2),
+                (pid_h, pid_b, pid_m),
+                tl.permute(pooled, (2, 0, 1)),
+                USE_INT64,
+            )
 
 
 def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
@@ -300,7 +255,12 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
     hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), TB, TM, TH)
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
+    tile_elems = max(TB * TM * (2 * TH), TH * TB * TM)
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
+    args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), TB, TM, TH, grid_x)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
@@ -320,12 +280,12 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
         return
     _check_ndim("pool_permute_kernel", "x", x, 3)
     _check_ndim("pool_permute_kernel", "out", out, 3)
-    tile_elems = max(TB * TM * (2 * TH), TH * TB * TM)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, out),
     )
     with _on_stream(stream):

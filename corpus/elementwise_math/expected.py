@@ -26,85 +26,67 @@ def _negative(x):
 
 @triton.jit
 def _exp(x):
-    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.exp(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.exp(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.exp(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
 @triton.jit
 def _log(x):
-    """ct.log: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.log(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.log(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.log: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.log(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
 @triton.jit
 def _sqrt(x):
-    """ct.sqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.sqrt(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.sqrt(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.sqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.sqrt(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
 @triton.jit
 def _rsqrt(x):
-    """ct.rsqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.rsqrt(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.rsqrt(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.rsqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.rsqrt(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
 @triton.jit
 def _sin(x):
-    """ct.sin: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.sin(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.sin(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.sin: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.sin(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
 @triton.jit
 def _cos(x):
-    """ct.cos: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.cos(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.cos(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.cos: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.cos(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
@@ -123,15 +105,12 @@ def _tanh_f(x):
 
 @triton.jit
 def _tanh(x):
-    """ct.tanh: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = _tanh_f(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = _tanh_f(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.tanh: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = _tanh_f(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
@@ -175,57 +154,45 @@ def _atan2(y, x):
 
 @triton.jit
 def _floor(x):
-    """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.floor(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.floor(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.floor(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
 @triton.jit
 def _ceil(x):
-    """ct.ceil: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.ceil(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.ceil(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.ceil: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.ceil(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
 @triton.jit
 def _exp2(x):
-    """ct.exp2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.exp2(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.exp2(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.exp2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.exp2(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
 @triton.jit
 def _log2(x):
-    """ct.log2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.log2(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.log2(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.log2: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.log2(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 

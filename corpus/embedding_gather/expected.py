@@ -16,42 +16,22 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    """An element index (tile or scalar) as an integer tensor of 32 bits or more (64: USE_INT64)."""
     return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
-def _gather_2d(
-    ptr,
-    shape0,
-    shape1,
-    stride0,
-    stride1,
-    index0,
-    index1,
-    USE_INT64: tl.constexpr,
-    MASK=None,
-    PADDING=0,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
-    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
-    i0 = _elem_index(index0, USE_INT64)
-    i1 = _elem_index(index1, USE_INT64)
-    offs = i0 * stride0 + i1 * stride1
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
-        if MASK is not None:
-            ok = ok & MASK
-        return tl.load(ptr + offs, mask=ok, other=PADDING)
-    elif MASK is not None:
-        return tl.load(ptr + offs, mask=MASK, other=PADDING)
-    else:
-        return tl.load(ptr + offs)
+def _gather_2d(ptr, shape, stride, index, USE_INT64, MASK=True, PADDING=0, CHECK_BOUNDS=True):
+    """ct.gather: ptr[index], the index tiles broadcast together; PADDING where an index is out
+    of bounds (negative ones included) or MASK is False."""
+    i0 = _elem_index(index[0], USE_INT64)
+    i1 = _elem_index(index[1], USE_INT64)
+    offs = i0 * stride[0] + i1 * stride[1]
+    ok = (i0 >= 0) & (i0 < shape[0]) & (i1 >= 0) & (i1 < shape[1]) & MASK if CHECK_BOUNDS else MASK
+    return tl.load(ptr + offs, mask=ok, other=PADDING)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def embedding_kernel(
     table_ptr,
     table_shape0,
@@ -68,9 +48,11 @@ def embedding_kernel(
     out_stride1,
     TT: tl.constexpr,
     TD: tl.constexpr,
+    grid_x,
     table_div: tl.constexpr,
     ids_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out[t, :] = table[ids[t], :] for a block of TT tokens and TD embedding columns.
@@ -90,32 +72,33 @@ def embedding_kernel(
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
     OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
-    vocab, dim = (table_shape0, table_shape1)
-    offs0 = tl.cast(tl.program_id(0), OFFSET_DTYPE) * TT + tl.arange(0, TT)
-    mask_ids = offs0 < ids_shape0
-    tok = tl.load(ids_ptr + offs0 * ids_stride0, mask=mask_ids, other=0.0)
-    cols = tl.program_id(1) * TD + tl.arange(0, TD)
-    known = (tok >= 0) & (tok < vocab)
-    inside = known[:, None] & (cols < dim)[None, :]
-    rows = _gather_2d(
-        table_ptr,
-        table_shape0,
-        table_shape1,
-        table_stride0,
-        table_stride1,
-        tok[:, None],
-        cols[None, :],
-        USE_INT64,
-        MASK=inside,
-        CHECK_BOUNDS=False,
-    )
-    offs_out1 = tl.cast(tl.program_id(1), OFFSET_DTYPE) * TD + tl.arange(0, TD)
-    mask_out = (offs0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(
-        out_ptr + offs0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-        rows.to(out_ptr.dtype.element_ty),
-        mask=mask_out,
-    )
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            vocab, dim = (table_shape0, table_shape1)
+            offs0 = tl.cast(block_x, OFFSET_DTYPE) * TT + tl.arange(0, TT)
+            mask_ids = offs0 < ids_shape0
+            tok = tl.load(ids_ptr + offs0 * ids_stride0, mask=mask_ids, other=0.0)
+            cols = tl.program_id(1) * TD + tl.arange(0, TD)
+            known = (tok >= 0) & (tok < vocab)
+            inside = known[:, None] & (cols < dim)[None, :]
+            rows = _gather_2d(
+                table_ptr,
+                (table_shape0, table_shape1),
+                (table_stride0, table_stride1),
+                (tok[:, None], cols[None, :]),
+                USE_INT64,
+                MASK=inside,
+                CHECK_BOUNDS=False,
+            )
+            offs_out1 = tl.cast(tl.program_id(1), OFFSET_DTYPE) * TD + tl.arange(0, TD)
+            mask_out = (offs0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                rows.to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
 
 
 def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None):
@@ -123,8 +106,13 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
     hints = hints or {}
     table, ids, out = _as_tensor(table), _as_tensor(ids), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
+    tile_elems = max(TT, TD, TT * TD)
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (table, *table.shape, *table.stride(), ids, *ids.shape, *ids.stride())
-    args += (out, *out.shape, *out.stride(), TT, TD)
+    args += (out, *out.shape, *out.stride(), TT, TD, grid_x)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known_1 = (
         table.dtype,
@@ -148,13 +136,13 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
     _check_ndim("embedding_kernel", "table", table, 2)
     _check_ndim("embedding_kernel", "ids", ids, 1)
     _check_ndim("embedding_kernel", "out", out, 2)
-    tile_elems = max(TT, TD, TT * TD)
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
         table_div=_multiples(table.shape, table.stride()),
         ids_div=_multiples(ids.shape, ids.stride()),
         out_div=_multiples(out.shape, out.stride()),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(table, ids, out),
     )
     with _on_stream(stream):

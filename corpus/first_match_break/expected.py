@@ -19,19 +19,13 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
-def _store_tile_1d(
-    ptr, shape0, stride0, index0, tile, USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True
-):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
+def _store_tile_1d(ptr, shape, stride, idx, tile, USE_INT64, CHECK_BOUNDS=True):
+    """ct.store: `tile`, cast to the array's dtype, at tile `idx` (out-of-bounds ones dropped)."""
     TILE: tl.constexpr = tile.shape
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * TILE[0] + tl.arange(0, TILE[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * TILE[0] + tl.arange(0, TILE[0])
+    ptrs = ptr + offs0 * stride[0]
+    mask = offs0 < shape[0] if CHECK_BOUNDS else True
+    tl.store(ptrs, tile.to(ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit
@@ -83,9 +77,9 @@ def first_match(
         j += 1
     _store_tile_1d(
         out_ptr,
-        out_shape0,
-        out_stride0,
-        row,
+        (out_shape0,),
+        (out_stride0,),
+        (row,),
         tl.full((1,), found, out_ptr.dtype.element_ty),
         USE_INT64,
     )

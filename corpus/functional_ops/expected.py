@@ -16,20 +16,15 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _floordiv(a, b):
-    """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
-    truncates toward zero, so the quotient steps down where the signs differ."""
+    """cuTile's `//` floors, as Python's; Triton's integer `//` truncates toward zero."""
     if not isinstance(a + b, tl.tensor):  # Python ints (a loop counter under TRITON_INTERPRET)
         q = a // b
-    elif (a + b).dtype.is_floating():
-        # the quotient rounded to the dtype (an IEEE division: Triton's fp32 `/` is
-        # approximate, and a quotient that is exactly 6 could floor to 5), then floored
+    elif (a + b).dtype.is_floating():  # the IEEE quotient rounded to the dtype, then floored
         dt = (a + b).dtype
-        if dt == tl.float64:
-            q = tl.floor(tl.cast(a, dt) / tl.cast(b, dt))
-        else:  # 16-bit values divide exactly enough in fp32, then round to their dtype
-            x = tl.cast(tl.cast(a, dt), tl.float32)
-            y = tl.cast(tl.cast(b, dt), tl.float32)
-            q = tl.floor(tl.div_rn(x, y).to(dt).to(tl.float32)).to(dt)
+        ft = dt if dt == tl.float64 else tl.float32  # (fp32's `/` is approximate: div_rn)
+        x = tl.cast(tl.cast(a, dt), ft)
+        y = tl.cast(tl.cast(b, dt), ft)
+        q = tl.floor((x / y if dt == tl.float64 else tl.div_rn(x, y)).to(dt).to(ft)).to(dt)
     else:
         q = a // b
         q = tl.where((q * b != a) & ((a < 0) != (b < 0)), q - 1, q)
@@ -38,25 +33,16 @@ def _floordiv(a, b):
 
 @triton.jit
 def _mod(a, b):
-    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
-    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
+    """cuTile's `%` takes the sign of the divisor; Triton's integer `%` that of the dividend."""
     if not isinstance(a + b, tl.tensor):  # Python ints (a loop counter under TRITON_INTERPRET)
         r = a % b
-    elif (a + b).dtype.is_floating():
-        # Triton's float % is C's fmod, which is exact; 16-bit floats take it in fp32, where
-        # their values and the remainder are exact too, and round once at the end
+    else:  # (floats: C's exact fmod, 16-bit ones in fp32, rounded once at the end)
         dt = (a + b).dtype
-        if dt.primitive_bitwidth < 32:
-            x = tl.cast(tl.cast(a, dt), tl.float32)
-            y = tl.cast(tl.cast(b, dt), tl.float32)
-        else:
-            x = tl.cast(a, dt)
-            y = tl.cast(b, dt)
+        ft = tl.float32 if dt.is_floating() and dt.primitive_bitwidth < 32 else dt
+        x = tl.cast(tl.cast(a, dt), ft)
+        y = tl.cast(tl.cast(b, dt), ft)
         r = x % y
         r = tl.where((r != 0) & ((r < 0) != (y < 0)), r + y, r).to(dt)
-    else:
-        r = a % b
-        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
     return r
 
 
@@ -86,15 +72,12 @@ def _negative(x):
 
 @triton.jit
 def _floor(x):
-    """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.floor(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.floor(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.floor(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 

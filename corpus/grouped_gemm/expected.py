@@ -18,20 +18,15 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _floordiv(a, b):
-    """cuTile `//` rounds toward negative infinity (as Python does); Triton's integer `//`
-    truncates toward zero, so the quotient steps down where the signs differ."""
+    """cuTile's `//` floors, as Python's; Triton's integer `//` truncates toward zero."""
     if not isinstance(a + b, tl.tensor):  # Python ints (a loop counter under TRITON_INTERPRET)
         q = a // b
-    elif (a + b).dtype.is_floating():
-        # the quotient rounded to the dtype (an IEEE division: Triton's fp32 `/` is
-        # approximate, and a quotient that is exactly 6 could floor to 5), then floored
+    elif (a + b).dtype.is_floating():  # the IEEE quotient rounded to the dtype, then floored
         dt = (a + b).dtype
-        if dt == tl.float64:
-            q = tl.floor(tl.cast(a, dt) / tl.cast(b, dt))
-        else:  # 16-bit values divide exactly enough in fp32, then round to their dtype
-            x = tl.cast(tl.cast(a, dt), tl.float32)
-            y = tl.cast(tl.cast(b, dt), tl.float32)
-            q = tl.floor(tl.div_rn(x, y).to(dt).to(tl.float32)).to(dt)
+        ft = dt if dt == tl.float64 else tl.float32  # (fp32's `/` is approximate: div_rn)
+        x = tl.cast(tl.cast(a, dt), ft)
+        y = tl.cast(tl.cast(b, dt), ft)
+        q = tl.floor((x / y if dt == tl.float64 else tl.div_rn(x, y)).to(dt).to(ft)).to(dt)
     else:
         q = a // b
         q = tl.where((q * b != a) & ((a < 0) != (b < 0)), q - 1, q)
@@ -40,32 +35,22 @@ def _floordiv(a, b):
 
 @triton.jit
 def _mod(a, b):
-    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
-    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
+    """cuTile's `%` takes the sign of the divisor; Triton's integer `%` that of the dividend."""
     if not isinstance(a + b, tl.tensor):  # Python ints (a loop counter under TRITON_INTERPRET)
         r = a % b
-    elif (a + b).dtype.is_floating():
-        # Triton's float % is C's fmod, which is exact; 16-bit floats take it in fp32, where
-        # their values and the remainder are exact too, and round once at the end
+    else:  # (floats: C's exact fmod, 16-bit ones in fp32, rounded once at the end)
         dt = (a + b).dtype
-        if dt.primitive_bitwidth < 32:
-            x = tl.cast(tl.cast(a, dt), tl.float32)
-            y = tl.cast(tl.cast(b, dt), tl.float32)
-        else:
-            x = tl.cast(a, dt)
-            y = tl.cast(b, dt)
+        ft = tl.float32 if dt.is_floating() and dt.primitive_bitwidth < 32 else dt
+        x = tl.cast(tl.cast(a, dt), ft)
+        y = tl.cast(tl.cast(b, dt), ft)
         r = x % y
         r = tl.where((r != 0) & ((r < 0) != (y < 0)), r + y, r).to(dt)
-    else:
-        r = a % b
-        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
     return r
 
 
 @triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
-    # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
-    # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
+    # x @ y (2-D or 3-D) as a sum of products in ACC, for operands tl.dot does not take
     if len(x.shape) == 2:
         return tl.sum(x.to(ACC)[:, :, None] * y.to(ACC)[None, :, :], axis=1)
     else:
@@ -73,28 +58,22 @@ def _dot_by_sum(x, y, ACC: tl.constexpr):
 
 
 @triton.jit
-def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
-    # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
-    # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
-    # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (fp8: promoted to fp32 once per product, as cuTile does)
+def _dot_any_size(x, y, acc, PREC: tl.constexpr):
+    # tl.dot needs one dtype (not uint8), M, N >= 16 and K >= 16 (32 for 8 bits); cuTile's mma
+    # does not: a small 2-D product is spread over the minimum, others summed elementwise
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
     if M >= 16 and N >= 16 and K >= MIN_K and x.dtype == y.dtype and x.dtype != tl.uint8:
-        return tl.dot(
-            x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=K
-        )
+        return tl.dot(x, y, acc, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K)
     elif x.dtype != y.dtype or x.dtype == tl.uint8 or len(x.shape) == 3:
         return acc + _dot_by_sum(x, y, acc.dtype)
-    else:
+    else:  # elements repeated (the depth's repeats zeroed), one of the equal results kept
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        KS: tl.constexpr = K * RK
-        # (an operand large enough reaches tl.dot as it is, pipelined as any dot operand)
-        xs = x
+        xs = x  # (an operand large enough reaches tl.dot as it is, pipelined as usual)
         if RM > 1 or RK > 1:
             xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
             if RK > 1:
@@ -102,9 +81,8 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         ys = y
         if RN > 1 or RK > 1:
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
-        zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(
-            xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=KS
+            xs, ys, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K * RK
         )
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)

@@ -26,42 +26,24 @@ def _negative(x):
 
 @triton.jit
 def _exp(x):
-    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.exp(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.exp(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.exp(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
 @triton.jit
-def _store_tile_2d(
-    ptr,
-    shape0,
-    shape1,
-    stride0,
-    stride1,
-    index0,
-    index1,
-    tile,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
+def _store_tile_2d(ptr, shape, stride, idx, tile, USE_INT64, CHECK_BOUNDS=True):
+    """ct.store: `tile`, cast to the array's dtype, at tile `idx` (out-of-bounds ones dropped)."""
     TILE: tl.constexpr = tile.shape
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * TILE[0] + tl.arange(0, TILE[0])
-    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * TILE[1] + tl.arange(0, TILE[1])
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1))
-    else:
-        tl.store(ptrs, value)
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * TILE[0] + tl.arange(0, TILE[0])
+    offs1 = (tl.cast(idx[1], tl.int64) if USE_INT64 else idx[1]) * TILE[1] + tl.arange(0, TILE[1])
+    ptrs = ptr + offs0[:, None] * stride[0] + offs1[None, :] * stride[1]
+    mask = (offs0[:, None] < shape[0]) & (offs1[None, :] < shape[1]) if CHECK_BOUNDS else True
+    tl.store(ptrs, tile.to(ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit
@@ -147,12 +129,9 @@ def swiglu_kernel(
     u = load_f32(up_ptr, up_shape0, up_shape1, up_stride0, up_stride1, i, j, TM, TN, USE_INT64)
     _store_tile_2d(
         out_ptr,
-        out_shape0,
-        out_shape1,
-        out_stride0,
-        out_stride1,
-        i,
-        j,
+        (out_shape0, out_shape1),
+        (out_stride0, out_stride1),
+        (i, j),
         (silu(g) * u).to(out_ptr.dtype.element_ty),
         USE_INT64,
     )

@@ -17,47 +17,31 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _floor(x):
-    """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.floor(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.floor(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.floor: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.floor(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    """An element index (tile or scalar) as an integer tensor of 32 bits or more (64: USE_INT64)."""
     return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
 def _atomic_add_1d(
-    ptr,
-    shape0,
-    stride0,
-    index0,
-    update,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-    SEM: tl.constexpr = None,
-    SCOPE: tl.constexpr = None,
+    ptr, shape, stride, index, update, USE_INT64, CHECK_BOUNDS=True, SEM=None, SCOPE=None
 ):
-    """ct.atomic_add: atomically combine `update` into ptr[index0, ...] and return the old
-    values. Out-of-bounds elements (negative indices included) are left untouched.
-    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
-    i0 = _elem_index(index0, USE_INT64)
-    offs = i0 * stride0
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0)
-        return tl.atomic_add(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
-    else:
-        return tl.atomic_add(ptr + offs, update, sem=SEM, scope=SCOPE)
+    """ct.atomic_add: combine `update` into ptr[index] atomically, returning the old values;
+    out-of-bounds elements (negative indices included) are untouched."""
+    i0 = _elem_index(index[0], USE_INT64)
+    offs = i0 * stride[0]
+    ok = (i0 >= 0) & (i0 < shape[0]) if CHECK_BOUNDS else True  # (True: Triton's mask when none)
+    return tl.atomic_add(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
 
 
 @triton.jit
@@ -96,7 +80,9 @@ def histogram_kernel(
     pos = _floor((v - lo) / (hi - lo) * nbins)
     bins = tl.where(inside, pos, -1.0).to(tl.int32)
     ones = tl.full((TILE,), 1, hist_ptr.dtype.element_ty)
-    _atomic_add_1d(hist_ptr, hist_shape0, hist_stride0, bins, ones, USE_INT64, SEM="relaxed")
+    _atomic_add_1d(
+        hist_ptr, (hist_shape0,), (hist_stride0,), (bins,), ones, USE_INT64, SEM="relaxed"
+    )
 
 
 def launch_histogram_kernel(stream, grid, x, hist, lo, hi, TILE, *, hints=None):

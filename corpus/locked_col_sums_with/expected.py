@@ -22,66 +22,41 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _mod(a, b):
-    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
-    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
+    """cuTile's `%` takes the sign of the divisor; Triton's integer `%` that of the dividend."""
     if not isinstance(a + b, tl.tensor):  # Python ints (a loop counter under TRITON_INTERPRET)
         r = a % b
-    elif (a + b).dtype.is_floating():
-        # Triton's float % is C's fmod, which is exact; 16-bit floats take it in fp32, where
-        # their values and the remainder are exact too, and round once at the end
+    else:  # (floats: C's exact fmod, 16-bit ones in fp32, rounded once at the end)
         dt = (a + b).dtype
-        if dt.primitive_bitwidth < 32:
-            x = tl.cast(tl.cast(a, dt), tl.float32)
-            y = tl.cast(tl.cast(b, dt), tl.float32)
-        else:
-            x = tl.cast(a, dt)
-            y = tl.cast(b, dt)
+        ft = tl.float32 if dt.is_floating() and dt.primitive_bitwidth < 32 else dt
+        x = tl.cast(tl.cast(a, dt), ft)
+        y = tl.cast(tl.cast(b, dt), ft)
         r = x % y
         r = tl.where((r != 0) & ((r < 0) != (y < 0)), r + y, r).to(dt)
-    else:
-        r = a % b
-        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
     return r
 
 
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    """An element index (tile or scalar) as an integer tensor of 32 bits or more (64: USE_INT64)."""
     return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
 def _atomic_cas_1d(
-    ptr,
-    shape0,
-    stride0,
-    index0,
-    expected,
-    desired,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-    SEM: tl.constexpr = None,
-    SCOPE: tl.constexpr = None,
+    ptr, shape, stride, index, expected, desired, USE_INT64, CHECK_BOUNDS=True, SEM=None, SCOPE=None
 ):
-    """ct.atomic_cas: where ptr[index0, ...] == expected, store desired; return the old values.
-    Out-of-bounds elements (negative indices included) are untouched and return `expected`.
-    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
-    i0 = _elem_index(index0, USE_INT64)
-    offs = i0 * stride0
-    # tl.atomic_cas neither broadcasts nor casts its operands: bring them to the pointers'
-    # shape and the array's dtype.
+    """ct.atomic_cas: where ptr[index] == expected, store desired; return the old values.
+    Out-of-bounds elements (negative indices included) are untouched and return `expected`."""
+    i0 = _elem_index(index[0], USE_INT64)
+    offs = i0 * stride[0]
+    # tl.atomic_cas neither broadcasts nor casts: the operands take offs's shape, ptr's dtype
     offs, cmp = tl.broadcast(offs, tl.cast(expected, ptr.dtype.element_ty))
     offs, val = tl.broadcast(offs, tl.cast(desired, ptr.dtype.element_ty))
     if CHECK_BOUNDS:
-        # tl.atomic_cas takes no mask. Out-of-bounds lanes are sent to element 0 (always a
-        # valid address of a non-empty array) with desired == expected: such a swap either
-        # writes back the very bits it compared equal or writes nothing, so memory never
-        # changes, and concurrent atomics on element 0 lose nothing. (No "impossible value"
-        # to compare against exists: every bit pattern can be in memory.) An empty array has
-        # no element 0, so the CAS is skipped and every lane returns `expected`.
-        ok = (i0 >= 0) & (i0 < shape0)
-        if shape0 > 0:
+        # (no mask) out-of-bounds lanes swap element 0 for itself, which never changes memory;
+        # an empty array has no element 0: no swap, every lane returns `expected`
+        ok = (i0 >= 0) & (i0 < shape[0])
+        if shape[0] > 0:
             old = tl.atomic_cas(
                 ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp), sem=SEM, scope=SCOPE
             )
@@ -93,43 +68,25 @@ def _atomic_cas_1d(
 
 
 @triton.jit
-def _store_tile_1d(
-    ptr, shape0, stride0, index0, tile, USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True
-):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
+def _store_tile_1d(ptr, shape, stride, idx, tile, USE_INT64, CHECK_BOUNDS=True):
+    """ct.store: `tile`, cast to the array's dtype, at tile `idx` (out-of-bounds ones dropped)."""
     TILE: tl.constexpr = tile.shape
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * TILE[0] + tl.arange(0, TILE[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * TILE[0] + tl.arange(0, TILE[0])
+    ptrs = ptr + offs0 * stride[0]
+    mask = offs0 < shape[0] if CHECK_BOUNDS else True
+    tl.store(ptrs, tile.to(ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit
 def _atomic_xchg_1d(
-    ptr,
-    shape0,
-    stride0,
-    index0,
-    update,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-    SEM: tl.constexpr = None,
-    SCOPE: tl.constexpr = None,
+    ptr, shape, stride, index, update, USE_INT64, CHECK_BOUNDS=True, SEM=None, SCOPE=None
 ):
-    """ct.atomic_xchg: atomically combine `update` into ptr[index0, ...] and return the old
-    values. Out-of-bounds elements (negative indices included) are left untouched.
-    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
-    i0 = _elem_index(index0, USE_INT64)
-    offs = i0 * stride0
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0)
-        return tl.atomic_xchg(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
-    else:
-        return tl.atomic_xchg(ptr + offs, update, sem=SEM, scope=SCOPE)
+    """ct.atomic_xchg: combine `update` into ptr[index] atomically, returning the old values;
+    out-of-bounds elements (negative indices included) are untouched."""
+    i0 = _elem_index(index[0], USE_INT64)
+    offs = i0 * stride[0]
+    ok = (i0 >= 0) & (i0 < shape[0]) if CHECK_BOUNDS else True  # (True: Triton's mask when none)
+    return tl.atomic_xchg(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
 
 
 # `holding` (a context manager) is inlined where kernels enter it with `with`.
@@ -189,7 +146,14 @@ def grouped_col_sums(
     _cm0_slot = g * tl.num_programs(1) + bn
     while (
         _atomic_cas_1d(
-            locks_ptr, locks_shape0, locks_stride0, _cm0_slot, 0, 1, USE_INT64, SEM="acquire"
+            locks_ptr,
+            (locks_shape0,),
+            (locks_stride0,),
+            (_cm0_slot,),
+            0,
+            1,
+            USE_INT64,
+            SEM="acquire",
         )
         == 1
     ):
@@ -213,13 +177,15 @@ def grouped_col_sums(
     )
     _store_tile_1d(
         visits_ptr,
-        visits_shape0,
-        visits_stride0,
-        slot,
+        (visits_shape0,),
+        (visits_stride0,),
+        (slot,),
         tl.full((1,), n + 1, visits_ptr.dtype.element_ty),
         USE_INT64,
     )
-    _atomic_xchg_1d(locks_ptr, locks_shape0, locks_stride0, _cm0_slot, 0, USE_INT64, SEM="release")
+    _atomic_xchg_1d(
+        locks_ptr, (locks_shape0,), (locks_stride0,), (_cm0_slot,), 0, USE_INT64, SEM="release"
+    )
 
 
 def launch_grouped_col_sums(stream, grid, x, partial, visits, locks, GROUPS, TM, TN, *, hints=None):

@@ -26,113 +26,57 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    """An element index (tile or scalar) as an integer tensor of 32 bits or more (64: USE_INT64)."""
     return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
-def _gather_1d(
-    ptr,
-    shape0,
-    stride0,
-    index0,
-    USE_INT64: tl.constexpr,
-    MASK=None,
-    PADDING=0,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
-    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
-    i0 = _elem_index(index0, USE_INT64)
-    offs = i0 * stride0
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0)
-        if MASK is not None:
-            ok = ok & MASK
-        return tl.load(ptr + offs, mask=ok, other=PADDING)
-    elif MASK is not None:
-        return tl.load(ptr + offs, mask=MASK, other=PADDING)
-    else:
-        return tl.load(ptr + offs)
+def _gather_1d(ptr, shape, stride, index, USE_INT64, MASK=True, PADDING=0, CHECK_BOUNDS=True):
+    """ct.gather: ptr[index], the index tiles broadcast together; PADDING where an index is out
+    of bounds (negative ones included) or MASK is False."""
+    i0 = _elem_index(index[0], USE_INT64)
+    offs = i0 * stride[0]
+    ok = (i0 >= 0) & (i0 < shape[0]) & MASK if CHECK_BOUNDS else MASK
+    return tl.load(ptr + offs, mask=ok, other=PADDING)
 
 
 @triton.jit
-def _gather_2d(
-    ptr,
-    shape0,
-    shape1,
-    stride0,
-    stride1,
-    index0,
-    index1,
-    USE_INT64: tl.constexpr,
-    MASK=None,
-    PADDING=0,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
-    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
-    i0 = _elem_index(index0, USE_INT64)
-    i1 = _elem_index(index1, USE_INT64)
-    offs = i0 * stride0 + i1 * stride1
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
-        if MASK is not None:
-            ok = ok & MASK
-        return tl.load(ptr + offs, mask=ok, other=PADDING)
-    elif MASK is not None:
-        return tl.load(ptr + offs, mask=MASK, other=PADDING)
-    else:
-        return tl.load(ptr + offs)
+def _gather_2d(ptr, shape, stride, index, USE_INT64, MASK=True, PADDING=0, CHECK_BOUNDS=True):
+    """ct.gather: ptr[index], the index tiles broadcast together; PADDING where an index is out
+    of bounds (negative ones included) or MASK is False."""
+    i0 = _elem_index(index[0], USE_INT64)
+    i1 = _elem_index(index[1], USE_INT64)
+    offs = i0 * stride[0] + i1 * stride[1]
+    ok = (i0 >= 0) & (i0 < shape[0]) & (i1 >= 0) & (i1 < shape[1]) & MASK if CHECK_BOUNDS else MASK
+    return tl.load(ptr + offs, mask=ok, other=PADDING)
 
 
 @triton.jit
-def _load_tile_3d(
-    ptr,
-    shape0,
-    shape1,
-    shape2,
-    stride0,
-    stride1,
-    stride2,
-    index0,
-    index1,
-    index2,
-    BLOCK0: tl.constexpr,
-    BLOCK1: tl.constexpr,
-    BLOCK2: tl.constexpr,
-    USE_INT64: tl.constexpr,
-    PADDING: tl.constexpr = None,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * BLOCK1 + tl.arange(0, BLOCK1)
-    offs2 = (tl.cast(index2, tl.int64) if USE_INT64 else index2) * BLOCK2 + tl.arange(0, BLOCK2)
+def _load_tile_3d(ptr, shape, stride, idx, BLOCK, USE_INT64, PADDING=None, CHECK_BOUNDS=True):
+    """ct.load: tile `idx` of the array's tile space (elements idx * BLOCK + offset); out-of-bounds
+    elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * BLOCK[0] + tl.arange(0, BLOCK[0])
+    offs1 = (tl.cast(idx[1], tl.int64) if USE_INT64 else idx[1]) * BLOCK[1] + tl.arange(0, BLOCK[1])
+    offs2 = (tl.cast(idx[2], tl.int64) if USE_INT64 else idx[2]) * BLOCK[2] + tl.arange(0, BLOCK[2])
     ptrs = (
         ptr
-        + offs0[:, None, None] * stride0
-        + offs1[None, :, None] * stride1
-        + offs2[None, None, :] * stride2
+        + offs0[:, None, None] * stride[0]
+        + offs1[None, :, None] * stride[1]
+        + offs2[None, None, :] * stride[2]
     )
-    if CHECK_BOUNDS:
-        return tl.load(
-            ptrs,
-            mask=(offs0[:, None, None] < shape0)
-            & (offs1[None, :, None] < shape1)
-            & (offs2[None, None, :] < shape2),
-            other=PADDING,
-        )
-    else:
-        return tl.load(ptrs)
+    mask = (
+        (offs0[:, None, None] < shape[0])
+        & (offs1[None, :, None] < shape[1])
+        & (offs2[None, None, :] < shape[2])
+        if CHECK_BOUNDS
+        else True
+    )
+    return tl.load(ptrs, mask=mask, other=PADDING)
 
 
 @triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
-    # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
-    # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
+    # x @ y (2-D or 3-D) as a sum of products in ACC, for operands tl.dot does not take
     if len(x.shape) == 2:
         return tl.sum(x.to(ACC)[:, :, None] * y.to(ACC)[None, :, :], axis=1)
     else:
@@ -140,28 +84,22 @@ def _dot_by_sum(x, y, ACC: tl.constexpr):
 
 
 @triton.jit
-def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
-    # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
-    # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
-    # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (fp8: promoted to fp32 once per product, as cuTile does)
+def _dot_any_size(x, y, acc, PREC: tl.constexpr):
+    # tl.dot needs one dtype (not uint8), M, N >= 16 and K >= 16 (32 for 8 bits); cuTile's mma
+    # does not: a small 2-D product is spread over the minimum, others summed elementwise
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
     if M >= 16 and N >= 16 and K >= MIN_K and x.dtype == y.dtype and x.dtype != tl.uint8:
-        return tl.dot(
-            x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=K
-        )
+        return tl.dot(x, y, acc, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K)
     elif x.dtype != y.dtype or x.dtype == tl.uint8 or len(x.shape) == 3:
         return acc + _dot_by_sum(x, y, acc.dtype)
-    else:
+    else:  # elements repeated (the depth's repeats zeroed), one of the equal results kept
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        KS: tl.constexpr = K * RK
-        # (an operand large enough reaches tl.dot as it is, pipelined as any dot operand)
-        xs = x
+        xs = x  # (an operand large enough reaches tl.dot as it is, pipelined as usual)
         if RM > 1 or RK > 1:
             xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
             if RK > 1:
@@ -169,9 +107,8 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         ys = y
         if RN > 1 or RK > 1:
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
-        zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(
-            xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=KS
+            xs, ys, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K * RK
         )
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
@@ -179,34 +116,14 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
 
 
 @triton.jit
-def _scatter_2d(
-    ptr,
-    shape0,
-    shape1,
-    stride0,
-    stride1,
-    index0,
-    index1,
-    value,
-    USE_INT64: tl.constexpr,
-    MASK=None,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.scatter: write `value` (broadcast to the indices' shape, cast to the array dtype) to
-    ptr[index0, ...]. Out-of-bounds elements (negative indices included) and elements where
-    MASK is False are not written."""
-    i0 = _elem_index(index0, USE_INT64)
-    i1 = _elem_index(index1, USE_INT64)
-    offs = i0 * stride0 + i1 * stride1
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
-        if MASK is not None:
-            ok = ok & MASK
-        tl.store(ptr + offs, value, mask=ok)
-    elif MASK is not None:
-        tl.store(ptr + offs, value, mask=MASK)
-    else:
-        tl.store(ptr + offs, value)
+def _scatter_2d(ptr, shape, stride, index, value, USE_INT64, MASK=True, CHECK_BOUNDS=True):
+    """ct.scatter: `value` (broadcast, cast to the array's dtype) to ptr[index], except where an
+    index is out of bounds (negative ones included) or MASK is False."""
+    i0 = _elem_index(index[0], USE_INT64)
+    i1 = _elem_index(index[1], USE_INT64)
+    offs = i0 * stride[0] + i1 * stride[1]
+    ok = (i0 >= 0) & (i0 < shape[0]) & (i1 >= 0) & (i1 < shape[1]) & MASK if CHECK_BOUNDS else MASK
+    tl.store(ptr + offs, value, mask=ok)
 
 
 @triton.jit
@@ -288,35 +205,24 @@ def expert_up_kernel(
 
     rows = blk * TILE_T + tl.arange(0, TILE_T)
     tokens = _gather_1d(
-        row_token_ptr, row_token_shape0, row_token_stride0, rows, USE_INT64
+        row_token_ptr, (row_token_shape0,), (row_token_stride0,), (rows,), USE_INT64
     )  # padding rows: out-of-range ids
     acc = tl.zeros((TILE_T, TILE_H), dtype=tl.float32)
     for kk in range(tl.cdiv(d_model, TILE_D)):
         cols = kk * TILE_D + tl.arange(0, TILE_D)
         x = _gather_2d(
             X_ptr,
-            X_shape0,
-            X_shape1,
-            X_stride0,
-            X_stride1,
-            tokens[:, None],
-            cols[None, :],
+            (X_shape0, X_shape1),
+            (X_stride0, X_stride1),
+            (tokens[:, None], cols[None, :]),
             USE_INT64,
         )  # out-of-range rows read 0
         w = _load_tile_3d(
             W_ptr,
-            W_shape0,
-            W_shape1,
-            W_shape2,
-            W_stride0,
-            W_stride1,
-            W_stride2,
-            expert,
-            kk,
-            col,
-            1,
-            TILE_D,
-            TILE_H,
+            (W_shape0, W_shape1, W_shape2),
+            (W_stride0, W_stride1, W_stride2),
+            (expert, kk, col),
+            (1, TILE_D, TILE_H),
             USE_INT64,
             PADDING=0.0,
         )
@@ -326,12 +232,9 @@ def expert_up_kernel(
     result = (acc * scale).to(Y_ptr.dtype.element_ty)
     _scatter_2d(
         Y_ptr,
-        Y_shape0,
-        Y_shape1,
-        Y_stride0,
-        Y_stride1,
-        tokens[:, None],
-        out_cols[None, :],
+        (Y_shape0, Y_shape1),
+        (Y_stride0, Y_stride1),
+        (tokens[:, None], out_cols[None, :]),
         result,
         USE_INT64,
     )  # padding rows are dropped

@@ -24,59 +24,33 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _mod(a, b):
-    """cuTile `%` takes the sign of the divisor (floor modulo); Triton's integer `%` takes the
-    sign of the dividend, so a nonzero remainder of the wrong sign is moved by one divisor."""
+    """cuTile's `%` takes the sign of the divisor; Triton's integer `%` that of the dividend."""
     if not isinstance(a + b, tl.tensor):  # Python ints (a loop counter under TRITON_INTERPRET)
         r = a % b
-    elif (a + b).dtype.is_floating():
-        # Triton's float % is C's fmod, which is exact; 16-bit floats take it in fp32, where
-        # their values and the remainder are exact too, and round once at the end
+    else:  # (floats: C's exact fmod, 16-bit ones in fp32, rounded once at the end)
         dt = (a + b).dtype
-        if dt.primitive_bitwidth < 32:
-            x = tl.cast(tl.cast(a, dt), tl.float32)
-            y = tl.cast(tl.cast(b, dt), tl.float32)
-        else:
-            x = tl.cast(a, dt)
-            y = tl.cast(b, dt)
+        ft = tl.float32 if dt.is_floating() and dt.primitive_bitwidth < 32 else dt
+        x = tl.cast(tl.cast(a, dt), ft)
+        y = tl.cast(tl.cast(b, dt), ft)
         r = x % y
         r = tl.where((r != 0) & ((r < 0) != (y < 0)), r + y, r).to(dt)
-    else:
-        r = a % b
-        r = tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
     return r
 
 
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    """An element index (tile or scalar) as an integer tensor of 32 bits or more (64: USE_INT64)."""
     return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
-def _gather_1d(
-    ptr,
-    shape0,
-    stride0,
-    index0,
-    USE_INT64: tl.constexpr,
-    MASK=None,
-    PADDING=0,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.gather: the elements ptr[index0, ...] (index tiles broadcast together). Where an index
-    is out of bounds (negative ones included) or MASK is False, the result is PADDING."""
-    i0 = _elem_index(index0, USE_INT64)
-    offs = i0 * stride0
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0)
-        if MASK is not None:
-            ok = ok & MASK
-        return tl.load(ptr + offs, mask=ok, other=PADDING)
-    elif MASK is not None:
-        return tl.load(ptr + offs, mask=MASK, other=PADDING)
-    else:
-        return tl.load(ptr + offs)
+def _gather_1d(ptr, shape, stride, index, USE_INT64, MASK=True, PADDING=0, CHECK_BOUNDS=True):
+    """ct.gather: ptr[index], the index tiles broadcast together; PADDING where an index is out
+    of bounds (negative ones included) or MASK is False."""
+    i0 = _elem_index(index[0], USE_INT64)
+    offs = i0 * stride[0]
+    ok = (i0 >= 0) & (i0 < shape[0]) & MASK if CHECK_BOUNDS else MASK
+    return tl.load(ptr + offs, mask=ok, other=PADDING)
 
 
 TILE = 256
@@ -118,7 +92,7 @@ def rotate_segments(
     src = start + _mod(lane + shift, n)
     for _ in range(rounds):
         tl.debug_barrier()  # other threads touch `out` too: keep cuTile's order
-        moved = _gather_1d(out_ptr, out_shape0, out_stride0, src, USE_INT64, MASK=lane < n)
+        moved = _gather_1d(out_ptr, (out_shape0,), (out_stride0,), (src,), USE_INT64, MASK=lane < n)
         tl.debug_barrier()  # other threads touch `out` too: keep cuTile's order
         offs_out0_2 = tl.cast(seg, OFFSET_DTYPE) * T + tl.arange(0, T)
         mask_out_2 = offs_out0_2 < out_shape0

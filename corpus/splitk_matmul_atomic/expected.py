@@ -19,8 +19,7 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
-    # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
-    # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
+    # x @ y (2-D or 3-D) as a sum of products in ACC, for operands tl.dot does not take
     if len(x.shape) == 2:
         return tl.sum(x.to(ACC)[:, :, None] * y.to(ACC)[None, :, :], axis=1)
     else:
@@ -28,28 +27,22 @@ def _dot_by_sum(x, y, ACC: tl.constexpr):
 
 
 @triton.jit
-def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
-    # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
-    # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
-    # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (fp8: promoted to fp32 once per product, as cuTile does)
+def _dot_any_size(x, y, acc, PREC: tl.constexpr):
+    # tl.dot needs one dtype (not uint8), M, N >= 16 and K >= 16 (32 for 8 bits); cuTile's mma
+    # does not: a small 2-D product is spread over the minimum, others summed elementwise
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
     if M >= 16 and N >= 16 and K >= MIN_K and x.dtype == y.dtype and x.dtype != tl.uint8:
-        return tl.dot(
-            x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=K
-        )
+        return tl.dot(x, y, acc, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K)
     elif x.dtype != y.dtype or x.dtype == tl.uint8 or len(x.shape) == 3:
         return acc + _dot_by_sum(x, y, acc.dtype)
-    else:
+    else:  # elements repeated (the depth's repeats zeroed), one of the equal results kept
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        KS: tl.constexpr = K * RK
-        # (an operand large enough reaches tl.dot as it is, pipelined as any dot operand)
-        xs = x
+        xs = x  # (an operand large enough reaches tl.dot as it is, pipelined as usual)
         if RM > 1 or RK > 1:
             xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
             if RK > 1:
@@ -57,9 +50,8 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         ys = y
         if RN > 1 or RK > 1:
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
-        zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(
-            xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=KS
+            xs, ys, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K * RK
         )
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
@@ -68,37 +60,23 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
 
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    """An element index (tile or scalar) as an integer tensor of 32 bits or more (64: USE_INT64)."""
     return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
 def _atomic_add_2d(
-    ptr,
-    shape0,
-    shape1,
-    stride0,
-    stride1,
-    index0,
-    index1,
-    update,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-    SEM: tl.constexpr = None,
-    SCOPE: tl.constexpr = None,
+    ptr, shape, stride, index, update, USE_INT64, CHECK_BOUNDS=True, SEM=None, SCOPE=None
 ):
-    """ct.atomic_add: atomically combine `update` into ptr[index0, ...] and return the old
-    values. Out-of-bounds elements (negative indices included) are left untouched.
-    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
-    i0 = _elem_index(index0, USE_INT64)
-    i1 = _elem_index(index1, USE_INT64)
-    offs = i0 * stride0 + i1 * stride1
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0) & (i1 >= 0) & (i1 < shape1)
-        return tl.atomic_add(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
-    else:
-        return tl.atomic_add(ptr + offs, update, sem=SEM, scope=SCOPE)
+    """ct.atomic_add: combine `update` into ptr[index] atomically, returning the old values;
+    out-of-bounds elements (negative indices included) are untouched."""
+    i0 = _elem_index(index[0], USE_INT64)
+    i1 = _elem_index(index[1], USE_INT64)
+    offs = i0 * stride[0] + i1 * stride[1]
+    ok = (
+        (i0 >= 0) & (i0 < shape[0]) & (i1 >= 0) & (i1 < shape[1]) if CHECK_BOUNDS else True
+    )  # (True: Triton's mask when none)
+    return tl.atomic_add(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
 
 
 @triton.jit
@@ -180,12 +158,9 @@ def splitk_matmul_kernel(
     cols = pid_n * TN + tl.arange(0, TN)
     _atomic_add_2d(
         c_ptr,
-        c_shape0,
-        c_shape1,
-        c_stride0,
-        c_stride1,
-        rows[:, None],
-        cols[None, :],
+        (c_shape0, c_shape1),
+        (c_stride0, c_stride1),
+        (rows[:, None], cols[None, :]),
         acc,
         USE_INT64,
         SEM="relaxed",

@@ -24,8 +24,7 @@ from _t2t_corpus_runtime import (
 
 @triton.jit
 def _dot_by_sum(x, y, ACC: tl.constexpr):
-    # the matrix product of 2-D or 3-D tiles as a sum of elementwise products in ACC, for the
-    # operands tl.dot does not take (uint8, mixed dtypes, 16-bit floats in a float64 product)
+    # x @ y (2-D or 3-D) as a sum of products in ACC, for operands tl.dot does not take
     if len(x.shape) == 2:
         return tl.sum(x.to(ACC)[:, :, None] * y.to(ACC)[None, :, :], axis=1)
     else:
@@ -33,28 +32,22 @@ def _dot_by_sum(x, y, ACC: tl.constexpr):
 
 
 @triton.jit
-def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
-    # cuTile's mma takes any size; tl.dot needs M, N >= 16, K >= 16 (32 for 8-bit operands)
-    # and one dtype, not uint8: other products are summed elementwise, but a small 2-D one is
-    # spread over the minimum (elements repeated, the depth's repeats zeroed) and one of the
-    # result's equal copies kept. (fp8: promoted to fp32 once per product, as cuTile does)
+def _dot_any_size(x, y, acc, PREC: tl.constexpr):
+    # tl.dot needs one dtype (not uint8), M, N >= 16 and K >= 16 (32 for 8 bits); cuTile's mma
+    # does not: a small 2-D product is spread over the minimum, others summed elementwise
     M: tl.constexpr = x.shape[-2]
     K: tl.constexpr = x.shape[-1]
     N: tl.constexpr = y.shape[-1]
     MIN_K: tl.constexpr = 32 if x.dtype.primitive_bitwidth == 8 else 16
     if M >= 16 and N >= 16 and K >= MIN_K and x.dtype == y.dtype and x.dtype != tl.uint8:
-        return tl.dot(
-            x, y, acc, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=K
-        )
+        return tl.dot(x, y, acc, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K)
     elif x.dtype != y.dtype or x.dtype == tl.uint8 or len(x.shape) == 3:
         return acc + _dot_by_sum(x, y, acc.dtype)
-    else:
+    else:  # elements repeated (the depth's repeats zeroed), one of the equal results kept
         RM: tl.constexpr = 16 // M if M < 16 else 1
         RN: tl.constexpr = 16 // N if N < 16 else 1
         RK: tl.constexpr = MIN_K // K if K < MIN_K else 1
-        KS: tl.constexpr = K * RK
-        # (an operand large enough reaches tl.dot as it is, pipelined as any dot operand)
-        xs = x
+        xs = x  # (an operand large enough reaches tl.dot as it is, pipelined as usual)
         if RM > 1 or RK > 1:
             xs = tl.reshape(tl.broadcast_to(x[:, None, :, None], (M, RM, K, RK)), (M * RM, K * RK))
             if RK > 1:
@@ -62,9 +55,8 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
         ys = y
         if RN > 1 or RK > 1:
             ys = tl.reshape(tl.broadcast_to(y[:, None, :, None], (K, RK, N, RN)), (K * RK, N * RN))
-        zero = tl.zeros((M * RM, N * RN), acc.dtype)
         prod = tl.dot(
-            xs, ys, zero, input_precision=PRECISION, out_dtype=acc.dtype, max_num_imprecise_acc=KS
+            xs, ys, input_precision=PREC, out_dtype=acc.dtype, max_num_imprecise_acc=K * RK
         )
         if RM > 1 or RN > 1:
             prod = tl.max(tl.max(tl.reshape(prod, (M, RM, N, RN)), axis=3), axis=1)
@@ -73,42 +65,26 @@ def _dot_any_size(x, y, acc, PRECISION: tl.constexpr):
 
 @triton.jit
 def _elem_index(index, USE_INT64: tl.constexpr):
-    """An element index (tile or scalar) as an integer tensor of at least 32 bits (64 bits when
-    the launcher chose 64-bit offsets), ready to be multiplied by a stride."""
+    """An element index (tile or scalar) as an integer tensor of 32 bits or more (64: USE_INT64)."""
     return tl.cast(index, tl.int64) if USE_INT64 else index + tl.zeros((), tl.int32)
 
 
 @triton.jit
 def _atomic_cas_1d(
-    ptr,
-    shape0,
-    stride0,
-    index0,
-    expected,
-    desired,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-    SEM: tl.constexpr = None,
-    SCOPE: tl.constexpr = None,
+    ptr, shape, stride, index, expected, desired, USE_INT64, CHECK_BOUNDS=True, SEM=None, SCOPE=None
 ):
-    """ct.atomic_cas: where ptr[index0, ...] == expected, store desired; return the old values.
-    Out-of-bounds elements (negative indices included) are untouched and return `expected`.
-    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
-    i0 = _elem_index(index0, USE_INT64)
-    offs = i0 * stride0
-    # tl.atomic_cas neither broadcasts nor casts its operands: bring them to the pointers'
-    # shape and the array's dtype.
+    """ct.atomic_cas: where ptr[index] == expected, store desired; return the old values.
+    Out-of-bounds elements (negative indices included) are untouched and return `expected`."""
+    i0 = _elem_index(index[0], USE_INT64)
+    offs = i0 * stride[0]
+    # tl.atomic_cas neither broadcasts nor casts: the operands take offs's shape, ptr's dtype
     offs, cmp = tl.broadcast(offs, tl.cast(expected, ptr.dtype.element_ty))
     offs, val = tl.broadcast(offs, tl.cast(desired, ptr.dtype.element_ty))
     if CHECK_BOUNDS:
-        # tl.atomic_cas takes no mask. Out-of-bounds lanes are sent to element 0 (always a
-        # valid address of a non-empty array) with desired == expected: such a swap either
-        # writes back the very bits it compared equal or writes nothing, so memory never
-        # changes, and concurrent atomics on element 0 lose nothing. (No "impossible value"
-        # to compare against exists: every bit pattern can be in memory.) An empty array has
-        # no element 0, so the CAS is skipped and every lane returns `expected`.
-        ok = (i0 >= 0) & (i0 < shape0)
-        if shape0 > 0:
+        # (no mask) out-of-bounds lanes swap element 0 for itself, which never changes memory;
+        # an empty array has no element 0: no swap, every lane returns `expected`
+        ok = (i0 >= 0) & (i0 < shape[0])
+        if shape[0] > 0:
             old = tl.atomic_cas(
                 ptr + tl.where(ok, offs, 0), cmp, tl.where(ok, val, cmp), sem=SEM, scope=SCOPE
             )
@@ -120,43 +96,25 @@ def _atomic_cas_1d(
 
 
 @triton.jit
-def _store_tile_1d(
-    ptr, shape0, stride0, index0, tile, USE_INT64: tl.constexpr, CHECK_BOUNDS: tl.constexpr = True
-):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
+def _store_tile_1d(ptr, shape, stride, idx, tile, USE_INT64, CHECK_BOUNDS=True):
+    """ct.store: `tile`, cast to the array's dtype, at tile `idx` (out-of-bounds ones dropped)."""
     TILE: tl.constexpr = tile.shape
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * TILE[0] + tl.arange(0, TILE[0])
-    ptrs = ptr + offs0 * stride0
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(ptrs, value, mask=offs0 < shape0)
-    else:
-        tl.store(ptrs, value)
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * TILE[0] + tl.arange(0, TILE[0])
+    ptrs = ptr + offs0 * stride[0]
+    mask = offs0 < shape[0] if CHECK_BOUNDS else True
+    tl.store(ptrs, tile.to(ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit
 def _atomic_xchg_1d(
-    ptr,
-    shape0,
-    stride0,
-    index0,
-    update,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-    SEM: tl.constexpr = None,
-    SCOPE: tl.constexpr = None,
+    ptr, shape, stride, index, update, USE_INT64, CHECK_BOUNDS=True, SEM=None, SCOPE=None
 ):
-    """ct.atomic_xchg: atomically combine `update` into ptr[index0, ...] and return the old
-    values. Out-of-bounds elements (negative indices included) are left untouched.
-    SEM/SCOPE None: Triton's default, "acq_rel" at "gpu" scope (cuTile's ACQ_REL at DEVICE)."""
-    i0 = _elem_index(index0, USE_INT64)
-    offs = i0 * stride0
-    if CHECK_BOUNDS:
-        ok = (i0 >= 0) & (i0 < shape0)
-        return tl.atomic_xchg(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
-    else:
-        return tl.atomic_xchg(ptr + offs, update, sem=SEM, scope=SCOPE)
+    """ct.atomic_xchg: combine `update` into ptr[index] atomically, returning the old values;
+    out-of-bounds elements (negative indices included) are untouched."""
+    i0 = _elem_index(index[0], USE_INT64)
+    offs = i0 * stride[0]
+    ok = (i0 >= 0) & (i0 < shape[0]) if CHECK_BOUNDS else True  # (True: Triton's mask when none)
+    return tl.atomic_xchg(ptr + offs, update, mask=ok, sem=SEM, scope=SCOPE)
 
 
 @triton.jit
@@ -243,7 +201,7 @@ def splitk_matmul_locked(
     tile_id = pid_m * tl.num_programs(1) + pid_n
     while (
         _atomic_cas_1d(
-            locks_ptr, locks_shape0, locks_stride0, tile_id, 0, 1, USE_INT64, SEM="acquire"
+            locks_ptr, (locks_shape0,), (locks_stride0,), (tile_id,), 0, 1, USE_INT64, SEM="acquire"
         )
         == 1
     ):
@@ -271,13 +229,15 @@ def splitk_matmul_locked(
     )
     _store_tile_1d(
         counts_ptr,
-        counts_shape0,
-        counts_stride0,
-        tile_id,
+        (counts_shape0,),
+        (counts_stride0,),
+        (tile_id,),
         tl.full((1,), seen + 1, counts_ptr.dtype.element_ty),
         USE_INT64,
     )
-    _atomic_xchg_1d(locks_ptr, locks_shape0, locks_stride0, tile_id, 0, USE_INT64, SEM="release")
+    _atomic_xchg_1d(
+        locks_ptr, (locks_shape0,), (locks_stride0,), (tile_id,), 0, USE_INT64, SEM="release"
+    )
 
 
 def launch_splitk_matmul_locked(

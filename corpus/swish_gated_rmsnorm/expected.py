@@ -28,15 +28,12 @@ def _negative(x):
 
 @triton.jit
 def _exp(x):
-    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.exp(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.exp(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.exp: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.exp(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 
@@ -51,15 +48,12 @@ def _sum(x, AXIS: tl.constexpr, KEEP_DIMS: tl.constexpr):
 
 @triton.jit
 def _rsqrt(x):
-    """ct.rsqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32 and come back,
-    integers give fp32 (as in cuTile)."""
-    if isinstance(x, tl.tensor) and x.dtype.is_fp64():
-        y = tl.rsqrt(x)
-    else:  # (tl.cast and isinstance: a Python number, a loop counter under TRITON_INTERPRET)
-        xf = tl.cast(x, tl.float32)
-        y = tl.rsqrt(xf)
-        if isinstance(x, tl.tensor) and x.dtype.is_floating():
-            y = y.to(x.dtype)
+    """ct.rsqrt: Triton's math takes fp32/fp64; fp16/bf16 go through fp32, ints give fp32."""
+    # (isinstance, tl.cast: x may be a Python number, a loop counter under TRITON_INTERPRET)
+    xf = x if isinstance(x, tl.tensor) and x.dtype.is_fp64() else tl.cast(x, tl.float32)
+    y = tl.rsqrt(xf)
+    if isinstance(x, tl.tensor) and x.dtype.is_floating():
+        y = y.to(x.dtype)
     return y
 
 

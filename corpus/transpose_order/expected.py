@@ -15,117 +15,63 @@ from _t2t_corpus_runtime import (
 
 
 @triton.jit
-def _load_tile_2d(
-    ptr,
-    shape0,
-    shape1,
-    stride0,
-    stride1,
-    index0,
-    index1,
-    BLOCK0: tl.constexpr,
-    BLOCK1: tl.constexpr,
-    USE_INT64: tl.constexpr,
-    PADDING: tl.constexpr = None,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * BLOCK1 + tl.arange(0, BLOCK1)
-    ptrs = ptr + offs0[:, None] * stride0 + offs1[None, :] * stride1
-    if CHECK_BOUNDS:
-        return tl.load(
-            ptrs, mask=(offs0[:, None] < shape0) & (offs1[None, :] < shape1), other=PADDING
-        )
-    else:
-        return tl.load(ptrs)
+def _load_tile_2d(ptr, shape, stride, idx, BLOCK, USE_INT64, PADDING=None, CHECK_BOUNDS=True):
+    """ct.load: tile `idx` of the array's tile space (elements idx * BLOCK + offset); out-of-bounds
+    elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * BLOCK[0] + tl.arange(0, BLOCK[0])
+    offs1 = (tl.cast(idx[1], tl.int64) if USE_INT64 else idx[1]) * BLOCK[1] + tl.arange(0, BLOCK[1])
+    ptrs = ptr + offs0[:, None] * stride[0] + offs1[None, :] * stride[1]
+    mask = (offs0[:, None] < shape[0]) & (offs1[None, :] < shape[1]) if CHECK_BOUNDS else True
+    return tl.load(ptrs, mask=mask, other=PADDING)
 
 
 @triton.jit
-def _load_tile_3d(
-    ptr,
-    shape0,
-    shape1,
-    shape2,
-    stride0,
-    stride1,
-    stride2,
-    index0,
-    index1,
-    index2,
-    BLOCK0: tl.constexpr,
-    BLOCK1: tl.constexpr,
-    BLOCK2: tl.constexpr,
-    USE_INT64: tl.constexpr,
-    PADDING: tl.constexpr = None,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.load: tile `index` of the array's tile space; element = index * BLOCK + offset.
-    Out-of-bounds elements read as PADDING (None: undetermined, as cuTile's default)."""
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * BLOCK0 + tl.arange(0, BLOCK0)
-    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * BLOCK1 + tl.arange(0, BLOCK1)
-    offs2 = (tl.cast(index2, tl.int64) if USE_INT64 else index2) * BLOCK2 + tl.arange(0, BLOCK2)
+def _load_tile_3d(ptr, shape, stride, idx, BLOCK, USE_INT64, PADDING=None, CHECK_BOUNDS=True):
+    """ct.load: tile `idx` of the array's tile space (elements idx * BLOCK + offset); out-of-bounds
+    elements read as PADDING (None: undetermined, as cuTile's default)."""
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * BLOCK[0] + tl.arange(0, BLOCK[0])
+    offs1 = (tl.cast(idx[1], tl.int64) if USE_INT64 else idx[1]) * BLOCK[1] + tl.arange(0, BLOCK[1])
+    offs2 = (tl.cast(idx[2], tl.int64) if USE_INT64 else idx[2]) * BLOCK[2] + tl.arange(0, BLOCK[2])
     ptrs = (
         ptr
-        + offs0[:, None, None] * stride0
-        + offs1[None, :, None] * stride1
-        + offs2[None, None, :] * stride2
+        + offs0[:, None, None] * stride[0]
+        + offs1[None, :, None] * stride[1]
+        + offs2[None, None, :] * stride[2]
     )
-    if CHECK_BOUNDS:
-        return tl.load(
-            ptrs,
-            mask=(offs0[:, None, None] < shape0)
-            & (offs1[None, :, None] < shape1)
-            & (offs2[None, None, :] < shape2),
-            other=PADDING,
-        )
-    else:
-        return tl.load(ptrs)
+    mask = (
+        (offs0[:, None, None] < shape[0])
+        & (offs1[None, :, None] < shape[1])
+        & (offs2[None, None, :] < shape[2])
+        if CHECK_BOUNDS
+        else True
+    )
+    return tl.load(ptrs, mask=mask, other=PADDING)
 
 
 @triton.jit
-def _store_tile_3d(
-    ptr,
-    shape0,
-    shape1,
-    shape2,
-    stride0,
-    stride1,
-    stride2,
-    index0,
-    index1,
-    index2,
-    tile,
-    USE_INT64: tl.constexpr,
-    CHECK_BOUNDS: tl.constexpr = True,
-):
-    """ct.store: write `tile` at tile `index`; out-of-bounds elements are dropped and the
-    value is cast to the array's dtype."""
+def _store_tile_3d(ptr, shape, stride, idx, tile, USE_INT64, CHECK_BOUNDS=True):
+    """ct.store: `tile`, cast to the array's dtype, at tile `idx` (out-of-bounds ones dropped)."""
     TILE: tl.constexpr = tile.shape
-    offs0 = (tl.cast(index0, tl.int64) if USE_INT64 else index0) * TILE[0] + tl.arange(0, TILE[0])
-    offs1 = (tl.cast(index1, tl.int64) if USE_INT64 else index1) * TILE[1] + tl.arange(0, TILE[1])
-    offs2 = (tl.cast(index2, tl.int64) if USE_INT64 else index2) * TILE[2] + tl.arange(0, TILE[2])
+    offs0 = (tl.cast(idx[0], tl.int64) if USE_INT64 else idx[0]) * TILE[0] + tl.arange(0, TILE[0])
+    offs1 = (tl.cast(idx[1], tl.int64) if USE_INT64 else idx[1]) * TILE[1] + tl.arange(0, TILE[1])
+    offs2 = (tl.cast(idx[2], tl.int64) if USE_INT64 else idx[2]) * TILE[2] + tl.arange(0, TILE[2])
     ptrs = (
         ptr
-        + offs0[:, None, None] * stride0
-        + offs1[None, :, None] * stride1
-        + offs2[None, None, :] * stride2
+        + offs0[:, None, None] * stride[0]
+        + offs1[None, :, None] * stride[1]
+        + offs2[None, None, :] * stride[2]
     )
-    value = tile.to(ptr.dtype.element_ty)
-    if CHECK_BOUNDS:
-        tl.store(
-            ptrs,
-            value,
-            mask=(offs0[:, None, None] < shape0)
-            & (offs1[None, :, None] < shape1)
-            & (offs2[None, None, :] < shape2),
-        )
-    else:
-        tl.store(ptrs, value)
+    mask = (
+        (offs0[:, None, None] < shape[0])
+        & (offs1[None, :, None] < shape[1])
+        & (offs2[None, None, :] < shape[2])
+        if CHECK_BOUNDS
+        else True
+    )
+    tl.store(ptrs, tile.to(ptr.dtype.element_ty), mask=mask)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def transpose_load_f_kernel(
     x_ptr,
     x_shape0,
@@ -139,8 +85,10 @@ def transpose_load_f_kernel(
     out_stride1,
     TN: tl.constexpr,
     TM: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """out (N, M) = x (M, N).T, transposing in the load itself.
@@ -159,17 +107,23 @@ def transpose_load_f_kernel(
     out_shape0 = out_shape0 // out_div[2] * out_div[2]
     out_shape1 = out_shape1 // out_div[3] * out_div[3]
     OFFSET_DTYPE: tl.constexpr = tl.int64 if USE_INT64 else tl.int32
-    i = tl.program_id(0)
-    j = tl.program_id(1)
-    t = _load_tile_2d(x_ptr, x_shape1, x_shape0, x_stride1, x_stride0, i, j, TN, TM, USE_INT64)
-    offs_out0 = tl.cast(i, OFFSET_DTYPE) * TN + tl.arange(0, TN)
-    offs_out1 = tl.cast(j, OFFSET_DTYPE) * TM + tl.arange(0, TM)
-    mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
-    tl.store(
-        out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
-        t.to(out_ptr.dtype.element_ty),
-        mask=mask_out,
-    )
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            i = block_x
+            j = tl.program_id(1)
+            t = _load_tile_2d(
+                x_ptr, (x_shape1, x_shape0), (x_stride1, x_stride0), (i, j), (TN, TM), USE_INT64
+            )
+            offs_out0 = tl.cast(i, OFFSET_DTYPE) * TN + tl.arange(0, TN)
+            offs_out1 = tl.cast(j, OFFSET_DTYPE) * TM + tl.arange(0, TM)
+            mask_out = (offs_out0[:, None] < out_shape0) & (offs_out1[None, :] < out_shape1)
+            tl.store(
+                out_ptr + offs_out0[:, None] * out_stride0 + offs_out1[None, :] * out_stride1,
+                t.to(out_ptr.dtype.element_ty),
+                mask=mask_out,
+            )
 
 
 def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
@@ -177,7 +131,12 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
     hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), TN, TM)
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
+    tile_elems = TN * TM
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
+    args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), TN, TM, grid_x)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
@@ -196,12 +155,12 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
         return
     _check_ndim("transpose_load_f_kernel", "x", x, 2)
     _check_ndim("transpose_load_f_kernel", "out", out, 2)
-    tile_elems = TN * TM
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, out),
     )
     with _on_stream(stream):
@@ -211,7 +170,7 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
         _remember_launch(transpose_load_f_kernel, known, compiled, args, constexprs)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["grid_x"])
 def transpose_store_kernel(
     x_ptr,
     x_shape0,
@@ -229,8 +188,10 @@ def transpose_store_kernel(
     out_stride2,
     TM: tl.constexpr,
     TN: tl.constexpr,
+    grid_x,
     x_div: tl.constexpr,
     out_div: tl.constexpr,
+    BLOCKS_PER_PROGRAM: tl.constexpr,
     USE_INT64: tl.constexpr,
 ):
     """Batched transpose out (B, N, M) = x (B, M, N).transpose(1, 2), transposing in the store.
@@ -251,39 +212,29 @@ def transpose_store_kernel(
     out_shape0 = out_shape0 // out_div[3] * out_div[3]
     out_shape1 = out_shape1 // out_div[4] * out_div[4]
     out_shape2 = out_shape2 // out_div[5] * out_div[5]
-    i = tl.program_id(0)
-    j = tl.program_id(1)
-    b = tl.program_id(2)
-    t = _load_tile_3d(
-        x_ptr,
-        x_shape0,
-        x_shape1,
-        x_shape2,
-        x_stride0,
-        x_stride1,
-        x_stride2,
-        b,
-        i,
-        j,
-        1,
-        TM,
-        TN,
-        USE_INT64,
-    )
-    _store_tile_3d(
-        out_ptr,
-        out_shape0,
-        out_shape2,
-        out_shape1,
-        out_stride0,
-        out_stride2,
-        out_stride1,
-        b,
-        i,
-        j,
-        t,
-        USE_INT64,
-    )
+    # each program runs BLOCKS_PER_PROGRAM consecutive small blocks (chosen at launch)
+    for _blk in tl.static_range(BLOCKS_PER_PROGRAM):
+        block_x = tl.program_id(0) * BLOCKS_PER_PROGRAM + _blk
+        if block_x < grid_x:
+            i = block_x
+            j = tl.program_id(1)
+            b = tl.program_id(2)
+            t = _load_tile_3d(
+                x_ptr,
+                (x_shape0, x_shape1, x_shape2),
+                (x_stride0, x_stride1, x_stride2),
+                (b, i, j),
+                (1, TM, TN),
+                USE_INT64,
+            )
+            _store_tile_3d(
+                out_ptr,
+                (out_shape0, out_shape2, out_shape1),
+                (out_stride0, out_stride2, out_stride1),
+                (b, i, j),
+                t,
+                USE_INT64,
+            )
 
 
 def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
@@ -291,7 +242,12 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas", 1))
-    args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), TM, TN)
+    # small blocks: each program runs consecutive ones, at least 256 elements in all
+    tile_elems = TM * TN
+    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    grid_x, *grid_rest = _grid(grid)
+    grid = (-(-grid_x // blocks_per_program), *grid_rest)
+    args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), TM, TN, grid_x)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
         x.dtype,
@@ -310,12 +266,12 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
         return
     _check_ndim("transpose_store_kernel", "x", x, 3)
     _check_ndim("transpose_store_kernel", "out", out, 3)
-    tile_elems = TM * TN
     # about 8 elements per thread, 1 to 8 warps
     num_warps = min(max(tile_elems // 256, 1), 8)
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),
+        BLOCKS_PER_PROGRAM=blocks_per_program,
         USE_INT64=_needs_int64(x, out),
     )
     with _on_stream(stream):
