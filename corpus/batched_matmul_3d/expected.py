@@ -221,9 +221,8 @@ def bmm_kernel(
 
 def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     """`ct.launch(stream, grid, bmm_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), c, *c.shape, *c.stride(), TM, TN)
     args += (TK,)
     # a launch repeating an earlier specialization skips Triton's dispatch

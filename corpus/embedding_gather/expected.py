@@ -120,9 +120,8 @@ def embedding_kernel(
 
 def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None):
     """`ct.launch(stream, grid, embedding_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     table, ids, out = _as_tensor(table), _as_tensor(ids), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (table, *table.shape, *table.stride(), ids, *ids.shape, *ids.stride())
     args += (out, *out.shape, *out.stride(), TT, TD)
     # a launch repeating an earlier specialization skips Triton's dispatch
@@ -148,9 +147,7 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
     _check_ndim("embedding_kernel", "table", table, 2)
     _check_ndim("embedding_kernel", "ids", ids, 1)
     _check_ndim("embedding_kernel", "out", out, 2)
-    tile_elems = max(TT, TD, TT * TD)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TT * TD // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         table_div=_multiples(table.shape, table.stride()),
         ids_div=_multiples(ids.shape, ids.stride()),

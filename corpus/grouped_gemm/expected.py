@@ -240,8 +240,7 @@ def grouped_gemm(
 
 def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
     """`ct.launch(stream, grid, grouped_gemm, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     As = [_as_tensor(t) for t in As]
     As_tables = _array_tables("grouped_gemm", "As", As, 2)
     Bs = [_as_tensor(t) for t in Bs]

@@ -170,7 +170,6 @@ def gemm_select_kernel(
 
 def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     """`ct.launch(stream, grid, gemm_select_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     X, W, Y = _as_tensor(X), _as_tensor(W), _as_tensor(Y)
     # tf32 operands rounded as cuTile rounds them (B K-major where that pays)
     X = _tf32_operand(stream, X)
@@ -178,7 +177,7 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     X_desc = _tma_descriptor(X, (BM, BK))
     W_desc = _tma_descriptor(W, (BK, BN))
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     tile_elems = max(BM * BN, BM * BK, BK * BN)
     grid_x, grid_y, *grid_rest = (*_grid(grid), 1)[:3]
     blocks = grid_x * grid_y

@@ -162,12 +162,11 @@ def matmul_kernel(
 
 def launch_matmul_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     """`ct.launch(stream, grid, matmul_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
     # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     tile_elems = max(TM * TN, TM * TK, TK * TN)
     grid_x, grid_y, *grid_rest = (*_grid(grid), 1)[:3]
     blocks = grid_x * grid_y

@@ -159,12 +159,11 @@ def matmul_fp32_kernel(
 
 def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     """`ct.launch(stream, grid, matmul_fp32_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
     # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     tile_elems = max(TM * TN, TM * TK, TK * TN)
     grid_x, *grid_rest = _grid(grid)
     # TMA products in tiles that fill an SM: a program per SM walks the blocks (pipelined)

@@ -287,9 +287,8 @@ def rope_bshd(
 
 def launch_rope_bshd(stream, grid, x, cos, sin, out, TS, HALF, *, hints=None):
     """`ct.launch(stream, grid, rope_bshd, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, cos, sin, out = _as_tensor(x), _as_tensor(cos), _as_tensor(sin), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), cos, *cos.shape, *cos.stride())
     args += (sin, *sin.shape, *sin.stride(), out, *out.shape, *out.stride(), TS, HALF)
     # a launch repeating an earlier specialization skips Triton's dispatch
@@ -320,9 +319,7 @@ def launch_rope_bshd(stream, grid, x, cos, sin, out, TS, HALF, *, hints=None):
     _check_ndim("rope_bshd", "cos", cos, 2)
     _check_ndim("rope_bshd", "sin", sin, 2)
     _check_ndim("rope_bshd", "out", out, 4)
-    tile_elems = TS * HALF
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TS * HALF // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         cos_div=_multiples(cos.shape, cos.stride()),

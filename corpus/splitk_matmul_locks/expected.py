@@ -284,13 +284,12 @@ def launch_splitk_matmul_locked(
     stream, grid, a, b, c, locks, counts, TM, TN, TK, SPLIT_K, *, hints=None
 ):
     """`ct.launch(stream, grid, splitk_matmul_locked, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     a, b, c, locks = _as_tensor(a), _as_tensor(b), _as_tensor(c), _as_tensor(locks)
     counts = _as_tensor(counts)
     # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), c, *c.shape, *c.stride())
     args += (locks, *locks.shape, *locks.stride(), counts, *counts.shape, *counts.stride(), TM, TN)
     args += (TK, SPLIT_K, a_desc, b_desc)

@@ -247,8 +247,7 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
         _remember_launch(tiled_matmul, known, compiled, args, constexprs)
 
 
-# The @ct.kernel options: host expressions evaluated once, here, as cuTile evaluates them when
-# it decorates the kernel (not on every launch).
+# The @ct.kernel options, evaluated once as cuTile does when it decorates the kernel
 # tile2triton: occupancy of ct.kernel has no Triton counterpart
 # (the launcher's rule picks warps and stages)
 launch_tiled_matmul.hints = {"num_ctas": _ByTarget(sm_100=2, default=1), "occupancy": 2}
