@@ -405,14 +405,10 @@ _SM_COUNTS = {}  # per device, its SM count (_walk_programs)
 def _walk_programs(blocks, x):
     """Programs walking `blocks` blocks: at most one per SM of `x`'s GPU (3 on a CPU), no more
     than the rounds need (8192^3 fp16 matmul on the H200: 1.035x cuTile, 1.018x one per SM)."""
-    if not x.is_cuda:
-        sms = 3
-    else:
-        sms = _SM_COUNTS.get(x.device.index)
-        if sms is None:
-            sms = _SM_COUNTS[x.device.index] = torch.cuda.get_device_properties(
-                x.device
-            ).multi_processor_count
+    sms = _SM_COUNTS.get(x.device.index) if x.is_cuda else 3
+    if sms is None:
+        sms = torch.cuda.get_device_properties(x.device).multi_processor_count
+        _SM_COUNTS[x.device.index] = sms
     rounds = -(-blocks // sms)
     return -(-blocks // rounds) if blocks > 0 else blocks
 
@@ -424,12 +420,9 @@ def _tma_descriptor(x, block):
         return None
     if x.is_cuda:
         gpu = x.get_device()
-        ok = _TMA_GPUS.get(gpu)
-        if ok is None:
-            ok = _TMA_GPUS[gpu] = (
-                torch.version.hip is None and torch.cuda.get_device_capability(gpu)[0] >= 9
-            )
-        if not ok:
+        if gpu not in _TMA_GPUS:  # (once per device)
+            _TMA_GPUS[gpu] = not torch.version.hip and torch.cuda.get_device_capability(gpu)[0] >= 9
+        if not _TMA_GPUS[gpu]:
             return None
     elif not x.is_cpu or not _tma_target():
         return None
@@ -437,21 +430,11 @@ def _tma_descriptor(x, block):
     row_stride, col_stride = x.stride()
     size = x.element_size()
     bm, bn = block
-    if (
-        col_stride != 1
-        or row_stride < cols
-        or row_stride * size % 16
-        or x.data_ptr() % 16
-        or not 0 < rows < 2**31
-        or not 0 < cols < 2**31
-        or type(bm) is not int
-        or type(bn) is not int
-        or not 0 < bm <= 256
-        or not 0 < bn <= 256
-        or bm & (bm - 1)
-        or bn & (bn - 1)
-        or bn * size < 16
-    ):
+    if col_stride != 1 or row_stride < cols or row_stride * size % 16 or x.data_ptr() % 16:
+        return None
+    if not (0 < rows < 2**31 and 0 < cols < 2**31 and type(bm) is int and type(bn) is int):
+        return None
+    if not (0 < bm <= 256 and 0 < bn <= 256) or bm & (bm - 1) or bn & (bn - 1) or bn * size < 16:
         return None
     global _TensorDescriptor
     if _TensorDescriptor is None:  # imported once: a `from` import costs ~20 us per call

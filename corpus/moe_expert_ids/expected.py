@@ -397,8 +397,7 @@ def launch_expert_up_kernel(
     _check_ndim("expert_up_kernel", "gate", gate, 2)
     tile_elems = max(TILE_T * TILE_H, TILE_T * TILE_D, TILE_D * TILE_H)
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
-    num_warps = 8 if tile_elems >= 128 * 256 else 4
-    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_warps, num_stages = (8, 4) if tile_elems >= 128 * 256 else (4, 3)
     float_dtypes = {
         t.dtype for t in [X, W, Y, row_token, block_expert, gate] if t.dtype.is_floating_point
     }
@@ -427,8 +426,7 @@ def launch_expert_up_kernel(
                     **ptx_options,
                 )
                 break
-            except triton.OutOfResources:
-                # large tiles: one stage fewer until the pipeline fits in shared memory
+            except triton.OutOfResources:  # large tiles: one stage fewer until they fit
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

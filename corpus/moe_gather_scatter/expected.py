@@ -366,8 +366,7 @@ def launch_moe_expert_matmul_kernel(
     _check_ndim("moe_expert_matmul_kernel", "out", out, 2)
     tile_elems = max(TM * TN, TM * TK, TK * TN)
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
-    num_warps = 8 if tile_elems >= 128 * 256 else 4
-    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_warps, num_stages = (8, 4) if tile_elems >= 128 * 256 else (4, 3)
     float_dtypes = {t.dtype for t in [x, w, order, offsets, out] if t.dtype.is_floating_point}
     # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
     ptx_options = (
@@ -393,8 +392,7 @@ def launch_moe_expert_matmul_kernel(
                     **ptx_options,
                 )
                 break
-            except triton.OutOfResources:
-                # large tiles: one stage fewer until the pipeline fits in shared memory
+            except triton.OutOfResources:  # large tiles: one stage fewer until they fit
                 if num_stages <= 1:
                     raise
                 num_stages -= 1
