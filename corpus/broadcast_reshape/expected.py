@@ -170,8 +170,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
     u, v, out = _as_tensor(u), _as_tensor(v), _as_tensor(out)
     num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TM * TN
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TM * TN)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (u, *u.shape, *u.stride(), v, *v.shape, *v.stride(), out, *out.shape, *out.stride(), TM)
@@ -199,7 +198,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
     _check_ndim("outer_kernel", "u", u, 1)
     _check_ndim("outer_kernel", "v", v, 1)
     _check_ndim("outer_kernel", "out", out, 2)
-    num_warps = min(max(tile_elems // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         u_div=_multiples(u.shape, u.stride()),
         v_div=_multiples(v.shape, v.stride()),

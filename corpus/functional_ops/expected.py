@@ -385,8 +385,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     ires = _as_tensor(ires)
     num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TILE
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // TILE))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), i, *i.shape, *i.stride())
@@ -429,7 +428,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     _check_ndim("functional_ops_kernel", "j", j, 1)
     _check_ndim("functional_ops_kernel", "fres", fres, 2)
     _check_ndim("functional_ops_kernel", "ires", ires, 2)
-    num_warps = min(max(tile_elems // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
+    num_warps = min(max(TILE // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         a_div=_multiples(a.shape, a.stride()),
         b_div=_multiples(b.shape, b.stride()),

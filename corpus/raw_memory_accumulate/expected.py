@@ -47,8 +47,7 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     cells, last_writer = _as_tensor(cells), _as_tensor(last_writer)
     num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TILE
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // TILE))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (cells, *cells.shape, last_writer, TILE, grid_x)
@@ -68,7 +67,7 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     if _launch_known(reset_kernel, known, stream, grid, args):
         return
     _check_ndim("reset_kernel", "cells", cells, 2)
-    num_warps = min(max(tile_elems // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
+    num_warps = min(max(TILE // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         cells_div=_multiples(cells.shape, cells.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,

@@ -259,13 +259,18 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
     checked = {a: f"{a}, {ranks[a]}, \"{fn.name}\", \"{a}\"" for a in ranks if not known}
     skipped = {a for a, _, _ in unread}
     converted = [a for a in arrays if not (a in skipped and a in checked)]
-    simple_warps = not (coarse or persistent or unit.uses_dot or unit.persistent_dots)
+    # a coarsened kernel of one tile size divides 256 by it where it chooses its blocks
+    coarse_tile = (elems[0] if _is_atom(elems[0]) else f"({elems[0]})") \
+        if coarse and len(elems) == 1 else None
+    simple_warps = not (persistent or unit.uses_dot or unit.persistent_dots) and (
+        coarse_tile or not coarse)
     return render(
         "launcher.py.j2", kernel=fn.name, launch=names[launcher_name(fn.name)], h=h, v=local,
         doc=launcher_doc(fn.name, local),
         args_lines=packed_lines(f"{local['args']} = ", f"{local['args']} += ", call_args),
         tensor_lines=assignment_lines(converted, lambda a: f"{h['_as_tensor']}({checked.get(a, a)})"),
         checked=checked, warps_lines=_warps_lines(elems, local) if simple_warps else [],
+        coarse_tile=coarse_tile,
         params=signature, unpack=unpack, arrays=arrays, ranks=ranks, unread=unread,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tma=tma,
@@ -341,6 +346,12 @@ def _binds_like_floordiv(expr: str) -> bool:
         return isinstance(node.op, (ast.Mult, ast.FloorDiv, ast.Div, ast.Mod, ast.Pow))
     if isinstance(node, ast.UnaryOp):
         return isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert))
+    return _is_atom(expr)
+
+
+def _is_atom(expr: str) -> bool:
+    """Whether `expr` needs no parentheses as an operand (a name, a number, a call, ...)."""
+    node = ast.parse(expr, mode="eval").body
     return isinstance(node, (ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Subscript))
 
 
