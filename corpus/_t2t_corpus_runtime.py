@@ -5,6 +5,7 @@ helpers stay in each module)."""
 import contextlib
 import dataclasses
 import functools
+import math
 import time
 
 import torch
@@ -14,9 +15,11 @@ import triton.language as tl
 _SAME_STREAM = contextlib.nullcontext()  # (_on_stream: the launch stays on the current stream)
 
 
-def _as_tensor(x):
-    """A tensor for `x` (any DLPack array); float8_e8m0fnu, which Triton lacks, as bytes."""
+def _as_tensor(x, ndim=None, k=None, name=None):
+    """A tensor for `x` (a DLPack array), `ndim`-D if given; e8m0, which Triton lacks, as bytes."""
     x = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+    if ndim is not None and x.dim() != ndim:
+        raise ValueError(f"{k}: `{name}` must have {ndim} dimension(s), got shape {tuple(x.shape)}")
     return x.view(torch.uint8) if x.dtype is getattr(torch, "float8_e8m0fnu", None) else x
 
 
@@ -38,11 +41,7 @@ def _needs_int64(*arrays):
 @functools.lru_cache(1024)  # per layout: it took a third of a launcher's own host time
 def _multiples(shape, s):
     """`*_div`: the largest of 16/8/4/2/1 dividing each stride, then each unit-stride extent."""
-    return (*map(_multiple, s), *(_multiple(n) if d == 1 else 1 for n, d in zip(shape, s)))
-
-
-def _multiple(v):
-    return 16 if v % 16 == 0 else 8 if v % 8 == 0 else 4 if v % 4 == 0 else 2 if v % 2 == 0 else 1
+    return tuple(math.gcd(v, 16) for v in (*s, *(n if d == 1 else 1 for n, d in zip(shape, s))))
 
 
 class _ByTarget:
@@ -68,14 +67,13 @@ def _grid(grid):
     return (tuple(grid) or (1,)) if isinstance(grid, (tuple, list)) else (int(grid),)
 
 
-def _on_stream(stream):
-    """A context on `stream` (torch, __cuda_stream__, a handle or None); the current one: none."""
-    if isinstance(stream, torch.cuda.Stream):
-        current = stream == torch.cuda.current_stream(stream.device)
-        return _SAME_STREAM if current else torch.cuda.stream(stream)
-    if stream is None or not torch.cuda.is_available():
+def _on_stream(s):
+    """A context on stream `s` (torch, __cuda_stream__, a handle or None); the current one: none."""
+    if isinstance(s, torch.cuda.Stream):
+        return _SAME_STREAM if s == torch.cuda.current_stream(s.device) else torch.cuda.stream(s)
+    if s is None or not torch.cuda.is_available():
         return _SAME_STREAM
-    handle = stream.__cuda_stream__()[1] if hasattr(stream, "__cuda_stream__") else stream
+    handle = s.__cuda_stream__()[1] if hasattr(s, "__cuda_stream__") else s
     return torch.cuda.stream(torch.cuda.ExternalStream(int(handle)))
 
 
@@ -269,10 +267,11 @@ def _list_layout(arrays, ndim):
     is exactly 1 (UNIT); the largest of 16, 8, 4, 2, 1 dividing every data address in bytes,
     then every stride, then every extent of a dimension with unit stride (DIV, 1 elsewhere)."""
     unit = tuple(all(t.stride(d) == 1 for t in arrays) for d in range(ndim))
-    div = [min(_multiple(t.data_ptr()) for t in arrays)]
-    div += [min(_multiple(t.stride(d)) for t in arrays) for d in range(ndim)]
+    div = [min(math.gcd(t.data_ptr(), 16) for t in arrays)]
+    div += [min(math.gcd(t.stride(d), 16) for t in arrays) for d in range(ndim)]
     div += [
-        min(_multiple(t.shape[d]) if t.stride(d) == 1 else 1 for t in arrays) for d in range(ndim)
+        min(math.gcd(t.shape[d], 16) if t.stride(d) == 1 else 1 for t in arrays)
+        for d in range(ndim)
     ]
     return unit, tuple(div)
 
@@ -406,14 +405,10 @@ _SM_COUNTS = {}  # per device, its SM count (_walk_programs)
 def _walk_programs(blocks, x):
     """Programs walking `blocks` blocks: at most one per SM of `x`'s GPU (3 on a CPU), no more
     than the rounds need (8192^3 fp16 matmul on the H200: 1.035x cuTile, 1.018x one per SM)."""
-    if not x.is_cuda:
-        sms = 3
-    else:
-        sms = _SM_COUNTS.get(x.device.index)
-        if sms is None:
-            sms = _SM_COUNTS[x.device.index] = torch.cuda.get_device_properties(
-                x.device
-            ).multi_processor_count
+    sms = _SM_COUNTS.get(x.device.index) if x.is_cuda else 3
+    if sms is None:
+        sms = torch.cuda.get_device_properties(x.device).multi_processor_count
+        _SM_COUNTS[x.device.index] = sms
     rounds = -(-blocks // sms)
     return -(-blocks // rounds) if blocks > 0 else blocks
 
@@ -425,12 +420,9 @@ def _tma_descriptor(x, block):
         return None
     if x.is_cuda:
         gpu = x.get_device()
-        ok = _TMA_GPUS.get(gpu)
-        if ok is None:
-            ok = _TMA_GPUS[gpu] = (
-                torch.version.hip is None and torch.cuda.get_device_capability(gpu)[0] >= 9
-            )
-        if not ok:
+        if gpu not in _TMA_GPUS:  # (once per device)
+            _TMA_GPUS[gpu] = not torch.version.hip and torch.cuda.get_device_capability(gpu)[0] >= 9
+        if not _TMA_GPUS[gpu]:
             return None
     elif not x.is_cpu or not _tma_target():
         return None
@@ -438,21 +430,11 @@ def _tma_descriptor(x, block):
     row_stride, col_stride = x.stride()
     size = x.element_size()
     bm, bn = block
-    if (
-        col_stride != 1
-        or row_stride < cols
-        or row_stride * size % 16
-        or x.data_ptr() % 16
-        or not 0 < rows < 2**31
-        or not 0 < cols < 2**31
-        or type(bm) is not int
-        or type(bn) is not int
-        or not 0 < bm <= 256
-        or not 0 < bn <= 256
-        or bm & (bm - 1)
-        or bn & (bn - 1)
-        or bn * size < 16
-    ):
+    if col_stride != 1 or row_stride < cols or row_stride * size % 16 or x.data_ptr() % 16:
+        return None
+    if not (0 < rows < 2**31 and 0 < cols < 2**31 and type(bm) is int and type(bn) is int):
+        return None
+    if not (0 < bm <= 256 and 0 < bn <= 256) or bm & (bm - 1) or bn & (bn - 1) or bn * size < 16:
         return None
     global _TensorDescriptor
     if _TensorDescriptor is None:  # imported once: a `from` import costs ~20 us per call

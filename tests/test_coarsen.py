@@ -42,7 +42,7 @@ def test_small_tiles_are_coarsened():
     assert "for _blk in tl.static_range(BLOCKS_PER_PROGRAM):" in out
     assert "if block_x < grid_x:" in out
     assert '@triton.jit(do_not_specialize=["grid_x"])' in out
-    assert "blocks_per_program = max(1, min(8, 256 // tile_elems))" in out
+    assert "blocks_per_program = max(1, min(8, 256 // TILE))" in out
 
 
 @pytest.mark.parametrize("n,tile,grid", [(1000, 32, 32), (1000, 32, 29), (777, 64, 13),

@@ -99,10 +99,9 @@ def test_launcher_passes_the_multiples_it_checked():
     assert "    A_shape1 = A_shape1 // A_div[3] * A_div[3]\n" in text
     assert "        A_div=_multiples(A.shape, A.stride()),\n" in text
     ns = {}
-    exec("import functools\n", ns)
-    for helper in ("@functools.lru_cache(1024)", "def _multiple(v):"):
-        start = text.index(helper)
-        exec(text[start:text.index("\n\n\n", start)], ns)
+    exec("import functools\nimport math\n", ns)
+    start = text.index("@functools.lru_cache(1024)")
+    exec(text[start:text.index("\n\n\n", start)], ns)
     import torch
 
     def multiples(t):  # as the launcher calls it
@@ -114,6 +113,12 @@ def test_launcher_passes_the_multiples_it_checked():
     assert multiples(torch.empty(12, 4096).T) == (1, 16, 16, 1)
     assert multiples(torch.empty(12, 4100).T) == (1, 4, 4, 1)
     assert multiples(torch.empty(5000, 2944)[:, :2900].T) == (1, 16, 4, 1)
+    # math.gcd(v, 16) is the largest of 16, 8, 4, 2, 1 dividing v, for every int: 0 (an
+    # empty dimension's stride or extent) and negative strides too
+    for v in [*range(-300, 300), 2**31, 2**31 + 8, -(2**40) - 4, 3 * 2**50]:
+        largest = next(m for m in (16, 8, 4, 2, 1) if v % m == 0)
+        assert ns["_multiples"]((1,), (v,)) == (largest, 1), v
+        assert ns["_multiples"]((v,), (1,)) == (1, largest), v
 
 
 def test_grouped_gemm_over_lists_gets_16_byte_pipelined_loads():

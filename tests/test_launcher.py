@@ -1,6 +1,7 @@
 """Launchers: int64 offsets only when some array spans 2**31 elements or more (and the int64
 variant computes the same thing; on the GPU the planted-bug suite shows int32 overflow on a real
 > 2**31-element tensor), and DLPack arrays as arguments."""
+import pytest
 import torch
 
 from tile2triton import translate_source
@@ -122,3 +123,53 @@ def test_every_grid_form_cutile_takes(tmp_path):
         m.launch_vector_add_kernel(None, grid, a, b, out, 128)
         torch.testing.assert_close(out, a + b)
     assert m._grid(()) == (1,) and m._grid(5) == (5,) and m._grid([2, 3]) == (2, 3)
+
+
+def test_each_array_is_checked_for_its_rank_as_it_is_converted(tmp_path):
+    """The conversion of each array checks its rank (one launcher line per array): the error
+    names the kernel, the parameter, the rank and the shape, for a tensor and a DLPack array."""
+    import numpy as np
+
+    m = _module(tmp_path)
+    g = torch.Generator().manual_seed(5)
+    a, b = torch.randn(100, generator=g), torch.randn(100, generator=g)
+    out = torch.full((100,), float("nan"))
+    with pytest.raises(ValueError, match=r"^vector_add_kernel: `b` must have 1 dimension\(s\), "
+                                         r"got shape \(10, 10\)$"):
+        m.launch_vector_add_kernel(None, 1, a, b.reshape(10, 10), out, 128)
+    wrong = np.random.default_rng(5).standard_normal((4, 25)).astype(np.float32)
+    with pytest.raises(ValueError, match=r"`out` must have 1 dimension\(s\), got shape \(4, 25\)"):
+        m.launch_vector_add_kernel(None, 1, a, b, wrong, 128)
+    assert np.isfinite(wrong).all()     # (nothing was launched)
+
+
+class _Recorder:
+    """Stands in for a Triton kernel: keeps each launch's grid and keywords."""
+
+    def __init__(self):
+        self.launches = []
+
+    def __getitem__(self, grid):
+        return lambda *args, **options: self.launches.append((grid, options))
+
+
+def test_launch_options_from_hints_and_tile_sizes(tmp_path, monkeypatch):
+    """num_ctas: 1 unless the hints give one (None counts as none); num_warps: the largest
+    tile's elements over 256, 1 to 8 (argmax_rows' tiles are TM x TN and TM)."""
+    src = (ROOT / "corpus" / "argmax_rows" / "kernel.py").read_text()
+    path = tmp_path / "argmax_triton.py"
+    path.write_text(translate_source(src, "kernel.py").output)
+    m = load_module(path, "t2t_launch_options_argmax")
+    kernel = _Recorder()
+    monkeypatch.setattr(m, "argmax_rows_kernel", kernel)
+    x = torch.randn(20, 70, generator=torch.Generator().manual_seed(1))
+    out = torch.empty(20, dtype=torch.int64)
+    for hints, ctas in ((None, 1), ({}, 1), ({"num_ctas": None}, 1), ({"num_ctas": 2}, 2),
+                        ({"occupancy": 4}, 1)):
+        m.launch_argmax_rows_kernel(None, 3, x, out, 8, 32, hints=hints)
+        assert kernel.launches[-1][1]["num_ctas"] == ctas, hints
+    for tm, tn, warps in ((8, 32, 1), (4, 128, 2), (1024, 1, 4), (16, 256, 8), (64, 512, 8)):
+        m.launch_argmax_rows_kernel(None, (3,), x, out, tm, tn)
+        grid, options = kernel.launches[-1]
+        assert (grid, options["num_warps"], options["num_stages"]) == ((3,), warps, 2)
+        assert options["x_div"] == (2, 1, 1, 2) and options["USE_INT64"] is False

@@ -96,7 +96,7 @@ def run(a, out):
     ct.launch(None, _grid(a.shape[0]), k, (_as_tensor(a), out, 32))
 '''
     module, text = _load(src, tmp_path, "host_helpers")
-    assert "def _grid_1(grid):" in text and "def _as_tensor_1(x):" in text
+    assert "def _grid_1(grid):" in text and "def _as_tensor_1(x, ndim=None" in text
     assert module._grid(100) == (4,)  # the user's function is still the user's
     a = _data(100, 3)
     out = torch.full_like(a, -1.0)

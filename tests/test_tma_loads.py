@@ -8,6 +8,7 @@ launcher accepts, and that the kernel computes the product either way (Triton's 
 implements descriptor loads, zero-filling out-of-bounds elements) on ragged shapes, misaligned
 and strided inputs.
 """
+import random
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,32 @@ def test_launcher_accepts_only_what_tma_reads_exactly(module, layout, expect):
     assert module._tma_descriptor(torch.zeros(64, 48, dtype=torch.float16), (32, 4)) is None
     assert module._tma_descriptor(torch.zeros(64, 48, dtype=torch.float16), (512, 16)) is None
     assert module._tma_descriptor(torch.zeros(64, 48, dtype=torch.float16), (24, 16)) is None
+
+
+def test_launcher_takes_tma_exactly_where_every_condition_holds(module):
+    """`_tma_descriptor` over random layouts and tiles against its conditions written out in
+    one place: a unit column stride, rows that do not overlap, 16-byte aligned rows and base,
+    extents below 2**31, tiles of integer powers of two up to 256, rows of 16 bytes or more."""
+    rng = random.Random(11)
+    taken = 0
+    for _ in range(400):
+        dtype = rng.choice([torch.float16, torch.bfloat16])
+        rows, cols = rng.choice([1, 7, 64, 100]), rng.choice([1, 8, 40, 45, 64])
+        pad, skip = rng.choice([0, 0, 3, 8, 24]), rng.choice([0, 0, 1, 8])
+        base = torch.randn(skip + rows * (cols + pad) + 64).to(dtype)
+        x = base[skip:skip + rows * (cols + pad)].view(rows, cols + pad)[:, :cols]
+        if rng.random() < 0.2:
+            x = x.t()
+        block = tuple(rng.choice([1, 2, 8, 16, 24, 32, 64, 256, 512, 16.0]) for _ in range(2))
+        bm, bn = block
+        rs, cs = x.stride()
+        expect = (cs == 1 and rs >= x.shape[1] and rs * 2 % 16 == 0 and x.data_ptr() % 16 == 0
+                  and all(type(b) is int and 0 < b <= 256 and b & (b - 1) == 0 for b in block)
+                  and bn * 2 >= 16)
+        got = module._tma_descriptor(x, block)
+        assert (got is not None) == expect, (x.shape, x.stride(), skip, block)
+        taken += expect
+    assert 20 < taken < 380     # (both answers drawn often)
 
 
 def _operand(rows, cols, layout, gen, dtype):

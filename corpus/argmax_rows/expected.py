@@ -96,9 +96,8 @@ def argmax_rows_kernel(
 
 def launch_argmax_rows_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, argmax_rows_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), TM, TN)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
@@ -118,9 +117,7 @@ def launch_argmax_rows_kernel(stream, grid, x, out, TM, TN, *, hints=None):
         return
     _check_ndim("argmax_rows_kernel", "x", x, 2)
     _check_ndim("argmax_rows_kernel", "out", out, 1)
-    tile_elems = max(TM * TN, TM)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),

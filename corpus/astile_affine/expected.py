@@ -92,11 +92,10 @@ def affine4(
 
 def launch_affine4(stream, grid, x, out, TM, *, hints=None):
     """`ct.launch(stream, grid, affine4, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = max(TM * 4, 4, 2 * 2)
+    tile_elems = max(TM * 4, 2 * 2)
     blocks_per_program = max(1, min(8, 256 // tile_elems))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
@@ -118,8 +117,7 @@ def launch_affine4(stream, grid, x, out, TM, *, hints=None):
         return
     _check_ndim("affine4", "x", x, 2)
     _check_ndim("affine4", "out", out, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(tile_elems // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),

@@ -105,12 +105,10 @@ def bias_gelu_kernel(
 
 def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, bias_gelu_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, bias, out = _as_tensor(x), _as_tensor(bias), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = max(TM * TN, TN)
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TM * TN)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), bias, *bias.shape, *bias.stride())
@@ -138,8 +136,7 @@ def launch_bias_gelu_kernel(stream, grid, x, bias, out, TM, TN, *, hints=None):
     _check_ndim("bias_gelu_kernel", "x", x, 2)
     _check_ndim("bias_gelu_kernel", "bias", bias, 1)
     _check_ndim("bias_gelu_kernel", "out", out, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         bias_div=_multiples(bias.shape, bias.stride()),

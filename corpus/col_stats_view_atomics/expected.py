@@ -170,10 +170,9 @@ def col_stats(
 
 def launch_col_stats(stream, grid, x, q, col_sum, col_absmax, col_min, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, col_stats, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, q, col_sum = _as_tensor(x), _as_tensor(q), _as_tensor(col_sum)
     col_absmax, col_min = _as_tensor(col_absmax), _as_tensor(col_min)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), q, *q.shape, *q.stride())
     args += (
         col_sum,
@@ -219,9 +218,7 @@ def launch_col_stats(stream, grid, x, q, col_sum, col_absmax, col_min, TM, TN, *
     _check_ndim("col_stats", "col_sum", col_sum, 1)
     _check_ndim("col_stats", "col_absmax", col_absmax, 1)
     _check_ndim("col_stats", "col_min", col_min, 1)
-    tile_elems = max(TM * TN, TN, TM)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         q_div=_multiples(q.shape, q.stride()),

@@ -128,10 +128,9 @@ def column_stats_kernel(
 
 def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, column_stats_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, col_max, col_min = _as_tensor(x), _as_tensor(col_max), _as_tensor(col_min)
     col_sum = _as_tensor(col_sum)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), col_max, *col_max.shape, *col_max.stride())
     args += (col_min, *col_min.shape, *col_min.stride(), col_sum, *col_sum.shape, *col_sum.stride())
     args += (TM, TN)
@@ -163,9 +162,7 @@ def launch_column_stats_kernel(stream, grid, x, col_max, col_min, col_sum, TM, T
     _check_ndim("column_stats_kernel", "col_max", col_max, 1)
     _check_ndim("column_stats_kernel", "col_min", col_min, 1)
     _check_ndim("column_stats_kernel", "col_sum", col_sum, 1)
-    tile_elems = max(TM * TN, TN)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         col_max_div=_multiples(col_max.shape, col_max.stride()),

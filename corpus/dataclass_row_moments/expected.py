@@ -239,9 +239,8 @@ def standardize_rows(
 
 def launch_standardize_rows(stream, grid, x, y, n_cols, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, standardize_rows, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, y = _as_tensor(x), _as_tensor(y)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), y, *y.shape, *y.stride(), n_cols, TM, TN)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
@@ -262,9 +261,7 @@ def launch_standardize_rows(stream, grid, x, y, n_cols, TM, TN, *, hints=None):
         return
     _check_ndim("standardize_rows", "x", x, 2)
     _check_ndim("standardize_rows", "y", y, 2)
-    tile_elems = TM
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         y_div=_multiples(y.shape, y.stride()),

@@ -116,13 +116,11 @@ def bucket_kernel(
 
 def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hints=None):
     """`ct.launch(stream, grid, bucket_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     keys, bucket, slot = _as_tensor(keys), _as_tensor(bucket), _as_tensor(slot)
     weight = _as_tensor(weight)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TILE
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // TILE))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (keys, *keys.shape, *keys.stride(), bucket, *bucket.shape, *bucket.stride())
@@ -155,8 +153,7 @@ def launch_bucket_kernel(stream, grid, keys, bucket, slot, weight, TILE, *, hint
     _check_ndim("bucket_kernel", "bucket", bucket, 1)
     _check_ndim("bucket_kernel", "slot", slot, 1)
     _check_ndim("bucket_kernel", "weight", weight, 1)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TILE // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         keys_div=_multiples(keys.shape, keys.stride()),
         bucket_div=_multiples(bucket.shape, bucket.stride()),

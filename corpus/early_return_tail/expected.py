@@ -88,9 +88,8 @@ def scale_live_rows(
 
 def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN, *, hints=None):
     """`ct.launch(stream, grid, scale_live_rows, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, lengths, out = _as_tensor(x), _as_tensor(lengths), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), lengths, *lengths.shape, *lengths.stride())
     args += (out, *out.shape, *out.stride(), n_valid, scale, TN)
     # a launch repeating an earlier specialization skips Triton's dispatch
@@ -117,9 +116,7 @@ def launch_scale_live_rows(stream, grid, x, lengths, out, n_valid, scale, TN, *,
     _check_ndim("scale_live_rows", "x", x, 2)
     _check_ndim("scale_live_rows", "lengths", lengths, 1)
     _check_ndim("scale_live_rows", "out", out, 2)
-    tile_elems = TN
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         lengths_div=_multiples(lengths.shape, lengths.stride()),

@@ -290,11 +290,10 @@ def launch_math_kernel(
     stream, grid, x, y, out_explog, out_trig, out_round, out_misc, TILE, *, hints=None
 ):
     """`ct.launch(stream, grid, math_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, y, out_explog = _as_tensor(x), _as_tensor(y), _as_tensor(out_explog)
     out_trig, out_round = _as_tensor(out_trig), _as_tensor(out_round)
     out_misc = _as_tensor(out_misc)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), y, *y.shape, *y.stride())
     args += (
         out_explog,
@@ -349,9 +348,7 @@ def launch_math_kernel(
     _check_ndim("math_kernel", "out_trig", out_trig, 1)
     _check_ndim("math_kernel", "out_round", out_round, 1)
     _check_ndim("math_kernel", "out_misc", out_misc, 1)
-    tile_elems = TILE
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TILE // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         y_div=_multiples(y.shape, y.stride()),

@@ -59,12 +59,10 @@ def pow2_scale_kernel(
 
 def launch_pow2_scale_kernel(stream, grid, x, y, TILE, SHIFT, *, hints=None):
     """`ct.launch(stream, grid, pow2_scale_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, y = _as_tensor(x), _as_tensor(y)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TILE
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // TILE))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), y, *y.shape, *y.stride(), TILE, SHIFT, grid_x)
@@ -86,8 +84,7 @@ def launch_pow2_scale_kernel(stream, grid, x, y, TILE, SHIFT, *, hints=None):
         return
     _check_ndim("pow2_scale_kernel", "x", x, 1)
     _check_ndim("pow2_scale_kernel", "y", y, 1)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TILE // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         y_div=_multiples(y.shape, y.stride()),

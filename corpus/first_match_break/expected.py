@@ -87,9 +87,8 @@ def first_match(
 
 def launch_first_match(stream, grid, x, out, threshold, TN, *, hints=None):
     """`ct.launch(stream, grid, first_match, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), threshold, TN)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
@@ -109,9 +108,7 @@ def launch_first_match(stream, grid, x, out, threshold, TN, *, hints=None):
         return
     _check_ndim("first_match", "x", x, 2)
     _check_ndim("first_match", "out", out, 1)
-    tile_elems = TN
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),

@@ -117,12 +117,10 @@ def float_bits_kernel(
 
 def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None):
     """`ct.launch(stream, grid, float_bits_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, raw, exponent = _as_tensor(x), _as_tensor(raw), _as_tensor(exponent)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TILE
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // TILE))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), raw, *raw.shape, *raw.stride())
@@ -149,8 +147,7 @@ def launch_float_bits_kernel(stream, grid, x, raw, exponent, TILE, *, hints=None
     _check_ndim("float_bits_kernel", "x", x, 1)
     _check_ndim("float_bits_kernel", "raw", raw, 1)
     _check_ndim("float_bits_kernel", "exponent", exponent, 1)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TILE // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         raw_div=_multiples(raw.shape, raw.stride()),

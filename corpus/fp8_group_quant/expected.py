@@ -99,12 +99,10 @@ def quantize_groups(
 
 def launch_quantize_groups(stream, grid, x, q, scales, G, *, hints=None):
     """`ct.launch(stream, grid, quantize_groups, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, q, scales = _as_tensor(x), _as_tensor(q), _as_tensor(scales)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = G
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // G))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), q, *q.shape, *q.stride())
@@ -131,8 +129,7 @@ def launch_quantize_groups(stream, grid, x, q, scales, G, *, hints=None):
     _check_ndim("quantize_groups", "x", x, 2)
     _check_ndim("quantize_groups", "q", q, 2)
     _check_ndim("quantize_groups", "scales", scales, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(G // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         q_div=_multiples(q.shape, q.stride()),

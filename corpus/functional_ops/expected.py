@@ -364,13 +364,11 @@ def functional_ops_kernel(
 
 def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, hints=None):
     """`ct.launch(stream, grid, functional_ops_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     a, b, i, j, fres = _as_tensor(a), _as_tensor(b), _as_tensor(i), _as_tensor(j), _as_tensor(fres)
     ires = _as_tensor(ires)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TILE
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // TILE))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), i, *i.shape, *i.stride())
@@ -413,8 +411,7 @@ def launch_functional_ops_kernel(stream, grid, a, b, i, j, fres, ires, TILE, *, 
     _check_ndim("functional_ops_kernel", "j", j, 1)
     _check_ndim("functional_ops_kernel", "fres", fres, 2)
     _check_ndim("functional_ops_kernel", "ires", ires, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TILE // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         a_div=_multiples(a.shape, a.stride()),
         b_div=_multiples(b.shape, b.stride()),

@@ -96,9 +96,8 @@ def hadamard_kernel(
 
 def launch_hadamard_kernel(stream, grid, x, out, scale, TM, N, LOG_N, *, hints=None):
     """`ct.launch(stream, grid, hadamard_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), scale, TM, N, LOG_N)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
@@ -120,9 +119,8 @@ def launch_hadamard_kernel(stream, grid, x, out, scale, TM, N, LOG_N, *, hints=N
         return
     _check_ndim("hadamard_kernel", "x", x, 2)
     _check_ndim("hadamard_kernel", "out", out, 2)
-    tile_elems = max(TM * N, TM * (N // 2), TM * 2 * (N // 2))
     # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * N // 256, TM * 2 * (N // 2) // 256, 1), 8)
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),

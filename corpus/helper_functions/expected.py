@@ -139,9 +139,8 @@ def swiglu_kernel(
 
 def launch_swiglu_kernel(stream, grid, gate, up, out, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, swiglu_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     gate, up, out = _as_tensor(gate), _as_tensor(up), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (gate, *gate.shape, *gate.stride(), up, *up.shape, *up.stride())
     args += (out, *out.shape, *out.stride(), TM, TN)
     # a launch repeating an earlier specialization skips Triton's dispatch
@@ -167,9 +166,7 @@ def launch_swiglu_kernel(stream, grid, gate, up, out, TM, TN, *, hints=None):
     _check_ndim("swiglu_kernel", "gate", gate, 2)
     _check_ndim("swiglu_kernel", "up", up, 2)
     _check_ndim("swiglu_kernel", "out", out, 2)
-    tile_elems = TM * TN
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         gate_div=_multiples(gate.shape, gate.stride()),
         up_div=_multiples(up.shape, up.stride()),

@@ -87,9 +87,8 @@ def histogram_kernel(
 
 def launch_histogram_kernel(stream, grid, x, hist, lo, hi, TILE, *, hints=None):
     """`ct.launch(stream, grid, histogram_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, hist = _as_tensor(x), _as_tensor(hist)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), hist, *hist.shape, *hist.stride(), lo, hi, TILE)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
@@ -110,9 +109,7 @@ def launch_histogram_kernel(stream, grid, x, hist, lo, hi, TILE, *, hints=None):
         return
     _check_ndim("histogram_kernel", "x", x, 1)
     _check_ndim("histogram_kernel", "hist", hist, 1)
-    tile_elems = TILE
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TILE // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         hist_div=_multiples(hist.shape, hist.stride()),

@@ -78,9 +78,8 @@ def row_dot_kernel(
 
 def launch_row_dot_kernel(stream, grid, x, y, out, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, row_dot_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, y, out = _as_tensor(x), _as_tensor(y), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), y, *y.shape, *y.stride(), out, *out.shape, *out.stride(), TM)
     args += (TN,)
     # a launch repeating an earlier specialization skips Triton's dispatch
@@ -106,9 +105,7 @@ def launch_row_dot_kernel(stream, grid, x, y, out, TM, TN, *, hints=None):
     _check_ndim("row_dot_kernel", "x", x, 2)
     _check_ndim("row_dot_kernel", "y", y, 2)
     _check_ndim("row_dot_kernel", "out", out, 1)
-    tile_elems = max(TM, TM * TN)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         y_div=_multiples(y.shape, y.stride()),

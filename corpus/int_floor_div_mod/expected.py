@@ -174,13 +174,11 @@ def floor_div_mod_kernel(
 
 def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, floor_div_mod_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, d, q, r, qs = _as_tensor(x), _as_tensor(d), _as_tensor(q), _as_tensor(r), _as_tensor(qs)
     rs = _as_tensor(rs)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TM * TN
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TM * TN)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), d, *d.shape, *d.stride(), q, *q.shape, *q.stride())
@@ -225,8 +223,7 @@ def launch_floor_div_mod_kernel(stream, grid, x, d, q, r, qs, rs, s, TM, TN, *, 
     _check_ndim("floor_div_mod_kernel", "r", r, 2)
     _check_ndim("floor_div_mod_kernel", "qs", qs, 2)
     _check_ndim("floor_div_mod_kernel", "rs", rs, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         d_div=_multiples(d.shape, d.stride()),

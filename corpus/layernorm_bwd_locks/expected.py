@@ -251,11 +251,10 @@ def launch_layernorm_bwd(
     stream, grid, x, dy, w, mean, rstd, dx, dw_partial, db_partial, locks, GROUPS, TN, *, hints=None
 ):
     """`ct.launch(stream, grid, layernorm_bwd, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, dy, w, mean = _as_tensor(x), _as_tensor(dy), _as_tensor(w), _as_tensor(mean)
     rstd, dx, dw_partial = _as_tensor(rstd), _as_tensor(dx), _as_tensor(dw_partial)
     db_partial, locks = _as_tensor(db_partial), _as_tensor(locks)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), dy, *dy.shape, *dy.stride(), w, *w.shape, *w.stride())
     args += (mean, *mean.shape, *mean.stride(), rstd, *rstd.shape, *rstd.stride())
     args += (dx, *dx.shape, *dx.stride(), dw_partial, *dw_partial.shape, *dw_partial.stride())
@@ -318,9 +317,7 @@ def launch_layernorm_bwd(
     _check_ndim("layernorm_bwd", "dw_partial", dw_partial, 2)
     _check_ndim("layernorm_bwd", "db_partial", db_partial, 2)
     _check_ndim("layernorm_bwd", "locks", locks, 1)
-    tile_elems = TN
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         dy_div=_multiples(dy.shape, dy.stride()),

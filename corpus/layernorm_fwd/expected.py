@@ -201,10 +201,9 @@ def launch_layernorm_fwd_kernel(
     stream, grid, x, weight, bias, out, mean_out, rstd_out, eps, TILE_N, *, hints=None
 ):
     """`ct.launch(stream, grid, layernorm_fwd_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, weight, bias, out = _as_tensor(x), _as_tensor(weight), _as_tensor(bias), _as_tensor(out)
     mean_out, rstd_out = _as_tensor(mean_out), _as_tensor(rstd_out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # rows kept in registers where they fit: per group of loops, (tiles or 0, bytes kept)
     row_tiles = (
         _row_tiles(
@@ -260,9 +259,7 @@ def launch_layernorm_fwd_kernel(
     _check_ndim("layernorm_fwd_kernel", "out", out, 2)
     _check_ndim("layernorm_fwd_kernel", "mean_out", mean_out, 1)
     _check_ndim("layernorm_fwd_kernel", "rstd_out", rstd_out, 1)
-    tile_elems = TILE_N
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TILE_N // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     num_warps = _row_warps(num_warps, row_tiles)
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),

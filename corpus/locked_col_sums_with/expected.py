@@ -190,10 +190,9 @@ def grouped_col_sums(
 
 def launch_grouped_col_sums(stream, grid, x, partial, visits, locks, GROUPS, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, grouped_col_sums, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, partial, visits = _as_tensor(x), _as_tensor(partial), _as_tensor(visits)
     locks = _as_tensor(locks)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), partial, *partial.shape, *partial.stride())
     args += (visits, *visits.shape, *visits.stride(), locks, *locks.shape, *locks.stride(), GROUPS)
     args += (TM, TN)
@@ -226,9 +225,7 @@ def launch_grouped_col_sums(stream, grid, x, partial, visits, locks, GROUPS, TM,
     _check_ndim("grouped_col_sums", "partial", partial, 2)
     _check_ndim("grouped_col_sums", "visits", visits, 1)
     _check_ndim("grouped_col_sums", "locks", locks, 1)
-    tile_elems = max(TM * TN, TN)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         partial_div=_multiples(partial.shape, partial.stride()),

@@ -90,12 +90,10 @@ def residual(
 
 def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     """`ct.launch(stream, grid, residual, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, y, out = _as_tensor(x), _as_tensor(y), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TM * tile_n
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TM * tile_n)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), y, *y.shape, *y.stride(), out, *out.shape, *out.stride(), TM)
@@ -124,8 +122,7 @@ def launch_residual(stream, grid, x, y, out, TM, alpha, tile_n, *, hints=None):
     _check_ndim("residual", "x", x, 2)
     _check_ndim("residual", "y", y, 2)
     _check_ndim("residual", "out", out, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * tile_n // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         y_div=_multiples(y.shape, y.stride()),
@@ -203,12 +200,10 @@ def clip_rows(
 
 def launch_clip_rows(stream, grid, src, dst, *, hints=None):
     """`ct.launch(stream, grid, clip_rows, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     src, dst = _as_tensor(src), _as_tensor(dst)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = 64
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // 64))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (src, *src.shape, *src.stride(), dst, *dst.shape, *dst.stride(), grid_x)
@@ -228,8 +223,7 @@ def launch_clip_rows(stream, grid, src, dst, *, hints=None):
         return
     _check_ndim("clip_rows", "src", src, 2)
     _check_ndim("clip_rows", "dst", dst, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(64 // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         src_div=_multiples(src.shape, src.stride()),
         dst_div=_multiples(dst.shape, dst.stride()),

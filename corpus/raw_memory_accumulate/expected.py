@@ -44,12 +44,10 @@ def reset_kernel(
 
 def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     """`ct.launch(stream, grid, reset_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     cells, last_writer = _as_tensor(cells), _as_tensor(last_writer)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TILE
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // TILE))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (cells, *cells.shape, last_writer, TILE, grid_x)
@@ -69,8 +67,7 @@ def launch_reset_kernel(stream, grid, cells, last_writer, TILE, *, hints=None):
     if _launch_known(reset_kernel, known, stream, grid, args):
         return
     _check_ndim("reset_kernel", "cells", cells, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TILE // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         cells_div=_multiples(cells.shape, cells.stride()),
         BLOCKS_PER_PROGRAM=blocks_per_program,
@@ -122,10 +119,9 @@ def launch_accumulate_kernel(
     stream, grid, cells, last_writer, offsets, values, TILE, *, hints=None
 ):
     """`ct.launch(stream, grid, accumulate_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     cells, last_writer, offsets = _as_tensor(cells), _as_tensor(last_writer), _as_tensor(offsets)
     values = _as_tensor(values)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (cells, last_writer, offsets, *offsets.shape, *offsets.stride())
     args += (values, *values.shape, *values.stride(), TILE)
     # a launch repeating an earlier specialization skips Triton's dispatch
@@ -153,9 +149,7 @@ def launch_accumulate_kernel(
         return
     _check_ndim("accumulate_kernel", "offsets", offsets, 1)
     _check_ndim("accumulate_kernel", "values", values, 1)
-    tile_elems = TILE
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TILE // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         offsets_div=_multiples(offsets.shape, offsets.stride()),
         values_div=_multiples(values.shape, values.stride()),

@@ -91,9 +91,8 @@ def min_prod_kernel(
 
 def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hints=None):
     """`ct.launch(stream, grid, min_prod_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, row_min, row_prod = _as_tensor(x), _as_tensor(row_min), _as_tensor(row_prod)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), row_min, *row_min.shape, *row_min.stride())
     args += (row_prod, *row_prod.shape, *row_prod.stride(), TM, TILE_N)
     # a launch repeating an earlier specialization skips Triton's dispatch
@@ -119,9 +118,7 @@ def launch_min_prod_kernel(stream, grid, x, row_min, row_prod, TM, TILE_N, *, hi
     _check_ndim("min_prod_kernel", "x", x, 2)
     _check_ndim("min_prod_kernel", "row_min", row_min, 1)
     _check_ndim("min_prod_kernel", "row_prod", row_prod, 1)
-    tile_elems = max(TM * TILE_N, TM, TILE_N)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TILE_N // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         row_min_div=_multiples(row_min.shape, row_min.stride()),

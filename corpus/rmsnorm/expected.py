@@ -87,12 +87,10 @@ def rmsnorm_kernel(
 
 def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hints=None):
     """`ct.launch(stream, grid, rmsnorm_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, weight, out = _as_tensor(x), _as_tensor(weight), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = max(TM * TILE_N, TILE_N)
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TM * TILE_N)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), weight, *weight.shape, *weight.stride())
@@ -121,8 +119,7 @@ def launch_rmsnorm_kernel(stream, grid, x, weight, out, eps, TM, TILE_N, *, hint
     _check_ndim("rmsnorm_kernel", "x", x, 2)
     _check_ndim("rmsnorm_kernel", "weight", weight, 1)
     _check_ndim("rmsnorm_kernel", "out", out, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TILE_N // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         weight_div=_multiples(weight.shape, weight.stride()),

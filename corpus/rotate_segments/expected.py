@@ -103,9 +103,8 @@ def rotate_segments(
 
 def launch_rotate_segments(stream, grid, x, out, shift, rounds, T, *, hints=None):
     """`ct.launch(stream, grid, rotate_segments, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), shift, rounds, T)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
@@ -126,9 +125,7 @@ def launch_rotate_segments(stream, grid, x, out, shift, rounds, T, *, hints=None
         return
     _check_ndim("rotate_segments", "x", x, 1)
     _check_ndim("rotate_segments", "out", out, 1)
-    tile_elems = T
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(T // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),

@@ -71,9 +71,8 @@ def row_sum_kernel(
 
 def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, row_sum_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, row_sums = _as_tensor(x), _as_tensor(row_sums)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), row_sums, *row_sums.shape, *row_sums.stride(), TM, TN)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
@@ -93,9 +92,7 @@ def launch_row_sum_kernel(stream, grid, x, row_sums, TM, TN, *, hints=None):
         return
     _check_ndim("row_sum_kernel", "x", x, 2)
     _check_ndim("row_sum_kernel", "row_sums", row_sums, 2)
-    tile_elems = max(TM, TM * TN)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         row_sums_div=_multiples(row_sums.shape, row_sums.stride()),
@@ -168,9 +165,8 @@ def col_sum_kernel(
 
 def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, col_sum_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, col_sums = _as_tensor(x), _as_tensor(col_sums)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), col_sums, *col_sums.shape, *col_sums.stride(), TM, TN)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
@@ -190,9 +186,7 @@ def launch_col_sum_kernel(stream, grid, x, col_sums, TM, TN, *, hints=None):
         return
     _check_ndim("col_sum_kernel", "x", x, 2)
     _check_ndim("col_sum_kernel", "col_sums", col_sums, 2)
-    tile_elems = max(TN, TM * TN)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         col_sums_div=_multiples(col_sums.shape, col_sums.stride()),

@@ -130,9 +130,8 @@ def window_max(
 
 def launch_window_max(stream, grid, x, out, counts, W, STEP, *, hints=None):
     """`ct.launch(stream, grid, window_max, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, out, counts = _as_tensor(x), _as_tensor(out), _as_tensor(counts)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride())
     args += (counts, *counts.shape, *counts.stride(), W, STEP)
     # a launch repeating an earlier specialization skips Triton's dispatch
@@ -158,9 +157,7 @@ def launch_window_max(stream, grid, x, out, counts, W, STEP, *, hints=None):
     _check_ndim("window_max", "x", x, 2)
     _check_ndim("window_max", "out", out, 2)
     _check_ndim("window_max", "counts", counts, 1)
-    tile_elems = W
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(W // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),

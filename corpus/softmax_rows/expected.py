@@ -76,12 +76,10 @@ def softmax_kernel(
 
 def launch_softmax_kernel(stream, grid, x, out, BLOCK_N, *, hints=None):
     """`ct.launch(stream, grid, softmax_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = BLOCK_N
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // BLOCK_N))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), BLOCK_N, grid_x)
@@ -102,8 +100,7 @@ def launch_softmax_kernel(stream, grid, x, out, BLOCK_N, *, hints=None):
         return
     _check_ndim("softmax_kernel", "x", x, 2)
     _check_ndim("softmax_kernel", "out", out, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(BLOCK_N // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),

@@ -116,12 +116,10 @@ def blend_signals(
 
 def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
     """`ct.launch(stream, grid, blend_signals, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = T
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // T))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), T, grid_x)
@@ -142,8 +140,7 @@ def launch_blend_signals(stream, grid, x, out, T, *, hints=None):
         return
     _check_ndim("blend_signals", "x", x, 2)
     _check_ndim("blend_signals", "out", out, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(T // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),

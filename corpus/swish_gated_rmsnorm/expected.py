@@ -153,12 +153,10 @@ def swish_gated_rmsnorm(
 
 def launch_swish_gated_rmsnorm(stream, grid, x, gate, w, out, eps, TN, FAST, *, hints=None):
     """`ct.launch(stream, grid, swish_gated_rmsnorm, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, gate, w, out = _as_tensor(x), _as_tensor(gate), _as_tensor(w), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TN
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // TN))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), gate, *gate.shape, *gate.stride(), w, *w.shape, *w.stride())
@@ -192,8 +190,7 @@ def launch_swish_gated_rmsnorm(stream, grid, x, gate, w, out, eps, TN, FAST, *, 
     _check_ndim("swish_gated_rmsnorm", "gate", gate, 2)
     _check_ndim("swish_gated_rmsnorm", "w", w, 1)
     _check_ndim("swish_gated_rmsnorm", "out", out, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         gate_div=_multiples(gate.shape, gate.stride()),

@@ -85,9 +85,8 @@ def threshold_kernel(
 
 def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, threshold_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, clipped, counts = _as_tensor(x), _as_tensor(clipped), _as_tensor(counts)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, *x.shape, *x.stride(), clipped, *clipped.shape, *clipped.stride())
     args += (counts, *counts.shape, *counts.stride(), thr, TM, TN)
     # a launch repeating an earlier specialization skips Triton's dispatch
@@ -114,9 +113,7 @@ def launch_threshold_kernel(stream, grid, x, clipped, counts, thr, TM, TN, *, hi
     _check_ndim("threshold_kernel", "x", x, 2)
     _check_ndim("threshold_kernel", "clipped", clipped, 2)
     _check_ndim("threshold_kernel", "counts", counts, 1)
-    tile_elems = max(TM, TM * TN)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         clipped_div=_multiples(clipped.shape, clipped.stride()),

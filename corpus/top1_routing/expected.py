@@ -106,12 +106,10 @@ def top1_router_kernel(
 
 def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hints=None):
     """`ct.launch(stream, grid, top1_router_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     logits, expert, gate = _as_tensor(logits), _as_tensor(expert), _as_tensor(gate)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = max(TT * TE, TT)
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TT * TE)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (logits, *logits.shape, *logits.stride(), expert, *expert.shape, *expert.stride())
@@ -139,8 +137,7 @@ def launch_top1_router_kernel(stream, grid, logits, expert, gate, TT, TE, *, hin
     _check_ndim("top1_router_kernel", "logits", logits, 2)
     _check_ndim("top1_router_kernel", "expert", expert, 1)
     _check_ndim("top1_router_kernel", "gate", gate, 1)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TT * TE // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         logits_div=_multiples(logits.shape, logits.stride()),
         expert_div=_multiples(expert.shape, expert.stride()),

@@ -65,12 +65,10 @@ def vector_add_kernel(
 
 def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
     """`ct.launch(stream, grid, vector_add_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     a, b, out = _as_tensor(a), _as_tensor(b), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TILE
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // TILE))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), out, *out.shape, *out.stride())
@@ -97,8 +95,7 @@ def launch_vector_add_kernel(stream, grid, a, b, out, TILE, *, hints=None):
     _check_ndim("vector_add_kernel", "a", a, 1)
     _check_ndim("vector_add_kernel", "b", b, 1)
     _check_ndim("vector_add_kernel", "out", out, 1)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TILE // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         a_div=_multiples(a.shape, a.stride()),
         b_div=_multiples(b.shape, b.stride()),

@@ -83,12 +83,10 @@ def add_2d_kernel(
 
 def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, add_2d_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     a, b, out = _as_tensor(a), _as_tensor(b), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TM * TN
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TM * TN)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), out, *out.shape, *out.stride(), TM)
@@ -116,8 +114,7 @@ def launch_add_2d_kernel(stream, grid, a, b, out, TM, TN, *, hints=None):
     _check_ndim("add_2d_kernel", "a", a, 2)
     _check_ndim("add_2d_kernel", "b", b, 2)
     _check_ndim("add_2d_kernel", "out", out, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         a_div=_multiples(a.shape, a.stride()),
         b_div=_multiples(b.shape, b.stride()),

@@ -78,9 +78,8 @@ def window_row_sums(
 
 def launch_window_row_sums(stream, grid, x, out, start, length, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, window_row_sums, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (x, x.shape[0], *x.stride(), out, *out.shape, *out.stride(), start, length, TM, TN)
     # a launch repeating an earlier specialization skips Triton's dispatch
     known = (
@@ -102,9 +101,7 @@ def launch_window_row_sums(stream, grid, x, out, start, length, TM, TN, *, hints
         return
     _check_ndim("window_row_sums", "x", x, 2)
     _check_ndim("window_row_sums", "out", out, 2)
-    tile_elems = max(TM, TM * TN)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),

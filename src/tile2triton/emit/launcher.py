@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from collections import Counter
 
 import libcst as cst
 
@@ -64,13 +65,28 @@ def tuple_code(items: list) -> str:
 
 
 def launcher_tile_elems(fn: FunctionInfo, unit) -> list:
-    """The kernel's tile sizes the launcher can evaluate (constants and constexprs)."""
+    """The kernel's tile sizes the launcher can evaluate (constants and constexprs), without
+    those another one's product covers: tile dimensions are positive, so `TM * TN` is at least
+    `TM` and `TN * TM` (the launcher wants their largest)."""
     constexprs = {p.name for p in fn.params if p.kind == "constexpr"}
     elems = []
     for e in map(_without_repeated_tests, unit.tile_elems):
         if source_identifiers(e) <= constexprs and e not in elems:
             elems.append(e)
-    return elems
+    factors = [Counter(_factors(ast.parse(e, mode="eval").body)) for e in elems]
+
+    def covered(i: int) -> bool:    # (by a larger product, or by an equal one before it)
+        return any(factors[i] <= f and (factors[i] != f or j < i)
+                   for j, f in enumerate(factors) if j != i)
+    return [e for i, e in enumerate(elems) if not covered(i)]
+
+
+def _factors(node) -> list:
+    """The factors of a product (`TM * (N // 2) * TN`), each as its tree's dump; anything
+    else is one factor."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return _factors(node.left) + _factors(node.right)
+    return [ast.dump(node)]
 
 
 def launcher_dot_rows(fn: FunctionInfo, unit) -> list:
@@ -248,12 +264,23 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
             known.append(local["row_tiles"])
     k_major = _tf32_operand_copies(pm, fn, unit, ranks)
     elems = launcher_tile_elems(fn, unit)
+    # each array as a tensor, its rank checked there too; with the direct path, after it (a
+    # launch it takes had its ranks checked when Triton's dispatch ran), with `_check_ndim`
+    checked = {a: f"{a}, {ranks[a]}, \"{fn.name}\", \"{a}\"" for a in ranks if not known}
+    skipped = {a for a, _, _ in unread}
+    converted = [a for a in arrays if not (a in skipped and a in checked)]
+    # a coarsened kernel of one tile size divides 256 by it where it chooses its blocks
+    coarse_tile = (elems[0] if _is_atom(elems[0]) else f"({elems[0]})") \
+        if coarse and len(elems) == 1 else None
+    simple_warps = not (persistent or unit.uses_dot or unit.persistent_dots) and (
+        coarse_tile or not coarse)
     return render(
         "launcher.py.j2", kernel=fn.name, launch=names[launcher_name(fn.name)], h=h, v=local,
         doc=launcher_doc(fn.name, local),
         args_lines=packed_lines(f"{local['args']} = ", f"{local['args']} += ", call_args),
-        tensor_lines=[f"{', '.join(part)} = " + ", ".join(f"{h['_as_tensor']}({a})" for a in part)
-                      for part in _assignment_parts(arrays, h['_as_tensor'])],
+        tensor_lines=assignment_lines(converted, lambda a: f"{h['_as_tensor']}({checked.get(a, a)})"),
+        checked=checked, warps_lines=_warps_lines(elems, local) if simple_warps else [],
+        coarse_tile=coarse_tile,
         params=signature, unpack=unpack, arrays=arrays, ranks=ranks, unread=unread,
         call_args=call_args, constexpr_args=constexpr_args, known=known, k_major=k_major,
         tma=tma,
@@ -289,16 +316,56 @@ def packed_lines(first: str, more: str, items: list, width: int = 100) -> list:
     return lines or [first + "()"]
 
 
-def _assignment_parts(arrays: list, fn: str) -> list:
-    """`arrays` in groups each converted by one `a, b = fn(a), fn(b)` line within 100 columns."""
-    parts, part = [], []
-    for a in arrays:
-        line = ", ".join(part + [a]) + " = " + ", ".join(f"{fn}({x})" for x in part + [a])
+def assignment_lines(names: list, value) -> list:
+    """`a, b = value(a), value(b)` lines at indent 4 that assign each name its value, as many
+    names a line as fit in 100 columns."""
+    lines, part = [], []
+    for a in names:
+        line = ", ".join(part + [a]) + " = " + ", ".join(map(value, part + [a]))
         if part and len(line) + 4 > 100:
-            parts.append(part)
+            lines.append(", ".join(part) + " = " + ", ".join(map(value, part)))
             part = []
         part.append(a)
-    return parts + ([part] if part else [])
+    if part:
+        lines.append(", ".join(part) + " = " + ", ".join(map(value, part)))
+    return lines
+
+
+# The launcher's rule for kernels without matrix products, said once beside it
+WARPS_RULE = "# about 8 elements per thread, 1 to 8 warps"
+
+
+def _warps_lines(elems: list, local: dict) -> list:
+    """The launcher's lines choosing `num_warps` from the tile sizes `elems` (about 8 elements
+    per thread, 1 to 8 warps), on one line with the rule's comment where that fits: the largest
+    tile's elements over 256 is the largest of each tile's."""
+    if not elems:
+        return [f"{local['num_warps']} = 4  # (no tile size known: Triton's default)"]
+    per = ", ".join(f"{e} // 256" if _binds_like_floordiv(e) else f"({e}) // 256" for e in elems)
+    line = f"{local['num_warps']} = min(max({per}, 1), 8)"
+    if len(f"    {line}  {WARPS_RULE}") <= 100:
+        return [f"{line}  {WARPS_RULE}"]
+    if len(f"    {line}") <= 100:
+        return [WARPS_RULE, line]
+    tile = f"max({', '.join(elems)})" if len(elems) > 1 else elems[0]
+    return [f"{local['tile_elems']} = {tile}", WARPS_RULE,
+            f"{local['num_warps']} = min(max({local['tile_elems']} // 256, 1), 8)"]
+
+
+def _binds_like_floordiv(expr: str) -> bool:
+    """Whether `expr // 256` divides all of `expr` (a name, a call, a product, ...)."""
+    node = ast.parse(expr, mode="eval").body
+    if isinstance(node, ast.BinOp):     # (`a * b // 256` is `(a * b) // 256`)
+        return isinstance(node.op, (ast.Mult, ast.FloorDiv, ast.Div, ast.Mod, ast.Pow))
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert))
+    return _is_atom(expr)
+
+
+def _is_atom(expr: str) -> bool:
+    """Whether `expr` needs no parentheses as an operand (a name, a number, a call, ...)."""
+    node = ast.parse(expr, mode="eval").body
+    return isinstance(node, (ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Subscript))
 
 
 def launcher_doc(kernel: str, local: dict) -> str:

@@ -462,7 +462,7 @@ def _imports(pm: ParsedModule, code: list, shared_import: str) -> list:
     to and the user's module does not already make, grouped and sorted as isort (ruff's
     I001) would."""
     used = identifiers_used(code)
-    stdlib = [m for m in ("contextlib", "dataclasses", "enum", "functools", "operator", "time")
+    stdlib = [m for m in ("contextlib", "dataclasses", "enum", "functools", "math", "operator", "time")
               if m in used and (pm.imports.get(m) != m or m in pm.borrowed_imports)]
     third = [line for line, bound, value in (
         ("import torch", "torch", "torch"), ("import triton", "triton", "triton"),
@@ -544,7 +544,7 @@ def render_shared_runtime(shared: SharedRuntime, version: str) -> str:
         body.append(code.strip("\n"))
     text = "\n\n\n".join(body)
     used = source_identifiers(text) if text else set()
-    stdlib = [m for m in ("contextlib", "dataclasses", "enum", "functools", "operator", "time")
+    stdlib = [m for m in ("contextlib", "dataclasses", "enum", "functools", "math", "operator", "time")
               if m in used]
     imports = "".join(f"import {m}\n" for m in stdlib) + ("\n" if stdlib else "")
     imports += "import torch\nimport triton\nimport triton.language as tl\n"

@@ -102,12 +102,10 @@ def scaled_add_rows(
 
 def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, scaled_add_rows, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, y, w, out = _as_tensor(x), _as_tensor(y), _as_tensor(w), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = max(TM * TN, TM)
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TM * TN)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), y, *y.shape, *y.stride(), w, *w.shape, *w.stride())
@@ -141,8 +139,7 @@ def launch_scaled_add_rows(stream, grid, x, y, w, out, alpha, TM, TN, *, hints=N
     _check_ndim("scaled_add_rows", "y", y, 2)
     _check_ndim("scaled_add_rows", "w", w, 1)
     _check_ndim("scaled_add_rows", "out", out, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         y_div=_multiples(y.shape, y.stride()),
