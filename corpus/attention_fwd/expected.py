@@ -265,9 +265,8 @@ def launch_flash_attn_fwd_kernel(
     stream, grid, q, k, v, out, sm_scale, TQ, TK, D, CAUSAL, *, hints=None
 ):
     """`ct.launch(stream, grid, flash_attn_fwd_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     q, k, v, out = _as_tensor(q), _as_tensor(k), _as_tensor(v), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (q, *q.shape, *q.stride(), k, *k.shape, *k.stride(), v, *v.shape, *v.stride())
     args += (out, *out.shape, *out.stride(), sm_scale, TQ, TK, D, CAUSAL)
     # a launch repeating an earlier specialization skips Triton's dispatch
@@ -303,15 +302,12 @@ def launch_flash_attn_fwd_kernel(
     _check_ndim("flash_attn_fwd_kernel", "out", out, 3)
     tile_elems = max(
         TQ * D,
-        TQ,
         TK * D,
         TQ * TK,
-        TK,
         (TQ if TQ != 1 else (TQ if CAUSAL else 1) if (TQ if CAUSAL else 1) != 1 else TQ) * D,
     )
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
-    num_warps = 8 if tile_elems >= 128 * 256 else 4
-    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_warps, num_stages = (8, 4) if tile_elems >= 128 * 256 else (4, 3)
     num_stages = (
         2
         if min(
@@ -351,8 +347,7 @@ def launch_flash_attn_fwd_kernel(
                     **ptx_options,
                 )
                 break
-            except triton.OutOfResources:
-                # large tiles: one stage fewer until the pipeline fits in shared memory
+            except triton.OutOfResources:  # large tiles: one stage fewer until they fit
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

@@ -266,9 +266,8 @@ def attention_exp2_kernel(
 
 def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *, hints=None):
     """`ct.launch(stream, grid, attention_exp2_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     Q, K, V, O = _as_tensor(Q), _as_tensor(K), _as_tensor(V), _as_tensor(O)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (Q, *Q.shape, *Q.stride(), K, *K.shape, *K.stride(), V, *V.shape, *V.stride())
     args += (O, *O.shape, *O.stride(), scale, BQ, BK, HD)
     # a launch repeating an earlier specialization skips Triton's dispatch
@@ -301,10 +300,9 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
     _check_ndim("attention_exp2_kernel", "K", K, 3)
     _check_ndim("attention_exp2_kernel", "V", V, 3)
     _check_ndim("attention_exp2_kernel", "O", O, 3)
-    tile_elems = max(BQ * HD, BQ, BK * HD, BQ * BK, BK)
+    tile_elems = max(BQ * HD, BK * HD, BQ * BK)
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
-    num_warps = 8 if tile_elems >= 128 * 256 else 4
-    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_warps, num_stages = (8, 4) if tile_elems >= 128 * 256 else (4, 3)
     num_stages = 2 if BQ < 16 else num_stages  # few rows (decode): 2
     float_dtypes = {t.dtype for t in [Q, K, V, O] if t.dtype.is_floating_point}
     # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
@@ -330,8 +328,7 @@ def launch_attention_exp2_kernel(stream, grid, Q, K, V, O, scale, BQ, BK, HD, *,
                     **ptx_options,
                 )
                 break
-            except triton.OutOfResources:
-                # large tiles: one stage fewer until the pipeline fits in shared memory
+            except triton.OutOfResources:  # large tiles: one stage fewer until they fit
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

@@ -162,9 +162,8 @@ def bmm_kernel(
 
 def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     """`ct.launch(stream, grid, bmm_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), c, *c.shape, *c.stride(), TM, TN)
     args += (TK,)
     # a launch repeating an earlier specialization skips Triton's dispatch
@@ -193,8 +192,7 @@ def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     _check_ndim("bmm_kernel", "c", c, 3)
     tile_elems = max(TM * TN, TM * TK, TK * TN)
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
-    num_warps = 8 if tile_elems >= 128 * 256 else 4
-    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_warps, num_stages = (8, 4) if tile_elems >= 128 * 256 else (4, 3)
     num_stages = 2 if TM < 16 else num_stages  # few rows (decode): 2
     float_dtypes = {t.dtype for t in [a, b, c] if t.dtype.is_floating_point}
     # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
@@ -219,8 +217,7 @@ def launch_bmm_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
                     **ptx_options,
                 )
                 break
-            except triton.OutOfResources:
-                # large tiles: one stage fewer until the pipeline fits in shared memory
+            except triton.OutOfResources:  # large tiles: one stage fewer until they fit
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

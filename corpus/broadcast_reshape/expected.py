@@ -130,12 +130,10 @@ def outer_kernel(
 
 def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, outer_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     u, v, out = _as_tensor(u), _as_tensor(v), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = max(TM, TN, TM * TN)
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TM * TN)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (u, *u.shape, *u.stride(), v, *v.shape, *v.stride(), out, *out.shape, *out.stride(), TM)
@@ -163,8 +161,7 @@ def launch_outer_kernel(stream, grid, u, v, out, TM, TN, *, hints=None):
     _check_ndim("outer_kernel", "u", u, 1)
     _check_ndim("outer_kernel", "v", v, 1)
     _check_ndim("outer_kernel", "out", out, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         u_div=_multiples(u.shape, u.stride()),
         v_div=_multiples(v.shape, v.stride()),
@@ -252,12 +249,10 @@ def pool_permute_kernel(
 
 def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
     """`ct.launch(stream, grid, pool_permute_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = max(TB * TM * (2 * TH), TH * TB * TM)
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TB * TM * (2 * TH))))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), TB, TM, TH, grid_x)
@@ -281,7 +276,7 @@ def launch_pool_permute_kernel(stream, grid, x, out, TB, TM, TH, *, hints=None):
     _check_ndim("pool_permute_kernel", "x", x, 3)
     _check_ndim("pool_permute_kernel", "out", out, 3)
     # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TB * TM * (2 * TH) // 256, 1), 8)
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),

@@ -103,12 +103,10 @@ def embedding_kernel(
 
 def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None):
     """`ct.launch(stream, grid, embedding_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     table, ids, out = _as_tensor(table), _as_tensor(ids), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = max(TT, TD, TT * TD)
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TT * TD)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (table, *table.shape, *table.stride(), ids, *ids.shape, *ids.stride())
@@ -136,8 +134,7 @@ def launch_embedding_kernel(stream, grid, table, ids, out, TT, TD, *, hints=None
     _check_ndim("embedding_kernel", "table", table, 2)
     _check_ndim("embedding_kernel", "ids", ids, 1)
     _check_ndim("embedding_kernel", "out", out, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TT * TD // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         table_div=_multiples(table.shape, table.stride()),
         ids_div=_multiples(ids.shape, ids.stride()),

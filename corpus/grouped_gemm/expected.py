@@ -218,8 +218,7 @@ def grouped_gemm(
 
 def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
     """`ct.launch(stream, grid, grouped_gemm, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     As = [_as_tensor(t) for t in As]
     As_tables = _array_tables("grouped_gemm", "As", As, 2)
     Bs = [_as_tensor(t) for t in Bs]
@@ -229,8 +228,7 @@ def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
     args = (*As_tables, *Bs_tables, *Cs_tables, TM, TN, TK)
     tile_elems = max(TM * TN, TM * TK, TK * TN)
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
-    num_warps = 8 if tile_elems >= 128 * 256 else 4
-    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_warps, num_stages = (8, 4) if tile_elems >= 128 * 256 else (4, 3)
     num_stages = 2 if TM < 16 else num_stages  # few rows (decode): 2
     float_dtypes = {t.dtype for t in [*As, *Bs, *Cs] if t.dtype.is_floating_point}
     # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
@@ -250,8 +248,7 @@ def launch_grouped_gemm(stream, grid, As, Bs, Cs, TM, TN, TK, *, hints=None):
                     **ptx_options,
                 )
                 break
-            except triton.OutOfResources:
-                # large tiles: one stage fewer until the pipeline fits in shared memory
+            except triton.OutOfResources:  # large tiles: one stage fewer until they fit
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

@@ -162,7 +162,6 @@ def gemm_select_kernel(
 
 def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     """`ct.launch(stream, grid, gemm_select_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     X, W, Y = _as_tensor(X), _as_tensor(W), _as_tensor(Y)
     # tf32 operands rounded as cuTile rounds them (B K-major where that pays)
     X = _tf32_operand(stream, X)
@@ -170,7 +169,7 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     X_desc = _tma_descriptor(X, (BM, BK))
     W_desc = _tma_descriptor(W, (BK, BN))
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     tile_elems = max(BM * BN, BM * BK, BK * BN)
     grid_x, grid_y, *grid_rest = (*_grid(grid), 1)[:3]
     blocks = grid_x * grid_y
@@ -211,12 +210,9 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
     _check_ndim("gemm_select_kernel", "W", W, 2)
     _check_ndim("gemm_select_kernel", "Y", Y, 2)
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
-    num_warps = 8 if tile_elems >= 128 * 256 else 4
-    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_warps, num_stages = (8, 4) if tile_elems >= 128 * 256 else (4, 3)
     if tile_elems < 128 * 256 and (X_desc is not None or W_desc is not None):
-        # TMA operands: 4 warps, 4 stages (best of 8/3, 8/4, 4/4 on the H200)
-        num_warps = 4
-        num_stages = 4
+        num_warps, num_stages = 4, 4  # TMA operands: best of 8/3, 8/4, 4/4 on the H200
     num_stages = 2 if BM < 16 else num_stages  # few rows (decode): 2
     constexprs = dict(
         X_div=_multiples(X.shape, X.stride()),
@@ -237,8 +233,7 @@ def launch_gemm_select_kernel(stream, grid, X, W, Y, BM, BN, BK, *, hints=None):
                     **_tf32_options(),
                 )
                 break
-            except triton.OutOfResources:
-                # large tiles: one stage fewer until the pipeline fits in shared memory
+            except triton.OutOfResources:  # large tiles: one stage fewer until they fit
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

@@ -151,12 +151,11 @@ def matmul_fp32_kernel(
 
 def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     """`ct.launch(stream, grid, matmul_fp32_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
     # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     tile_elems = max(TM * TN, TM * TK, TK * TN)
     grid_x, *grid_rest = _grid(grid)
     # TMA products in tiles that fill an SM: a program per SM walks the blocks (pipelined)
@@ -195,12 +194,9 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     _check_ndim("matmul_fp32_kernel", "b", b, 2)
     _check_ndim("matmul_fp32_kernel", "c", c, 2)
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
-    num_warps = 8 if tile_elems >= 128 * 256 else 4
-    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_warps, num_stages = (8, 4) if tile_elems >= 128 * 256 else (4, 3)
     if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
-        # TMA operands: 4 warps, 4 stages (best of 8/3, 8/4, 4/4 on the H200)
-        num_warps = 4
-        num_stages = 4
+        num_warps, num_stages = 4, 4  # TMA operands: best of 8/3, 8/4, 4/4 on the H200
     num_stages = 2 if TM < 16 else num_stages  # few rows (decode): 2
     float_dtypes = {t.dtype for t in [a, b, c] if t.dtype.is_floating_point}
     # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
@@ -226,8 +222,7 @@ def launch_matmul_fp32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
                     **ptx_options,
                 )
                 break
-            except triton.OutOfResources:
-                # large tiles: one stage fewer until the pipeline fits in shared memory
+            except triton.OutOfResources:  # large tiles: one stage fewer until they fit
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

@@ -154,7 +154,6 @@ def matmul_tf32_kernel(
 
 def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     """`ct.launch(stream, grid, matmul_tf32_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     a, b, c = _as_tensor(a), _as_tensor(b), _as_tensor(c)
     # tf32 operands rounded as cuTile rounds them (B K-major where that pays)
     a = _tf32_operand(stream, a)
@@ -162,7 +161,7 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     tile_elems = max(TM * TN, TM * TK, TK * TN)
     grid_x, grid_y, *grid_rest = (*_grid(grid), 1)[:3]
     blocks = grid_x * grid_y
@@ -203,12 +202,9 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     _check_ndim("matmul_tf32_kernel", "b", b, 2)
     _check_ndim("matmul_tf32_kernel", "c", c, 2)
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
-    num_warps = 8 if tile_elems >= 128 * 256 else 4
-    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_warps, num_stages = (8, 4) if tile_elems >= 128 * 256 else (4, 3)
     if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
-        # TMA operands: 4 warps, 4 stages (best of 8/3, 8/4, 4/4 on the H200)
-        num_warps = 4
-        num_stages = 4
+        num_warps, num_stages = 4, 4  # TMA operands: best of 8/3, 8/4, 4/4 on the H200
     num_stages = 2 if TM < 16 else num_stages  # few rows (decode): 2
     constexprs = dict(
         a_div=_multiples(a.shape, a.stride()),
@@ -229,8 +225,7 @@ def launch_matmul_tf32_kernel(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
                     **_tf32_options(),
                 )
                 break
-            except triton.OutOfResources:
-                # large tiles: one stage fewer until the pipeline fits in shared memory
+            except triton.OutOfResources:  # large tiles: one stage fewer until they fit
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

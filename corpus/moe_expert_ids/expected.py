@@ -244,10 +244,9 @@ def launch_expert_up_kernel(
     stream, grid, X, W, Y, row_token, block_expert, gate, TILE_T, TILE_H, TILE_D, *, hints=None
 ):
     """`ct.launch(stream, grid, expert_up_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     X, W, Y, row_token = _as_tensor(X), _as_tensor(W), _as_tensor(Y), _as_tensor(row_token)
     block_expert, gate = _as_tensor(block_expert), _as_tensor(gate)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (X, *X.shape, *X.stride(), W, *W.shape, *W.stride(), Y, *Y.shape, *Y.stride())
     args += (
         row_token,
@@ -299,10 +298,9 @@ def launch_expert_up_kernel(
     _check_ndim("expert_up_kernel", "row_token", row_token, 1)
     _check_ndim("expert_up_kernel", "block_expert", block_expert, 1)
     _check_ndim("expert_up_kernel", "gate", gate, 2)
-    tile_elems = max(TILE_T, TILE_T * TILE_H, TILE_D, TILE_T * TILE_D, TILE_D * TILE_H, TILE_H)
+    tile_elems = max(TILE_T * TILE_H, TILE_T * TILE_D, TILE_D * TILE_H)
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
-    num_warps = 8 if tile_elems >= 128 * 256 else 4
-    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_warps, num_stages = (8, 4) if tile_elems >= 128 * 256 else (4, 3)
     num_stages = 2 if TILE_T < 16 else num_stages  # few rows (decode): 2
     float_dtypes = {
         t.dtype for t in [X, W, Y, row_token, block_expert, gate] if t.dtype.is_floating_point
@@ -332,8 +330,7 @@ def launch_expert_up_kernel(
                     **ptx_options,
                 )
                 break
-            except triton.OutOfResources:
-                # large tiles: one stage fewer until the pipeline fits in shared memory
+            except triton.OutOfResources:  # large tiles: one stage fewer until they fit
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

@@ -122,12 +122,10 @@ def gather_rows(
 
 def launch_gather_rows(stream, grid, x, perm, scale, y, TILE_R, TILE_C, *, hints=None):
     """`ct.launch(stream, grid, gather_rows, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, perm, scale, y = _as_tensor(x), _as_tensor(perm), _as_tensor(scale), _as_tensor(y)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = max(TILE_R, TILE_R * TILE_C)
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TILE_R * TILE_C)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), perm, *perm.shape, *perm.stride())
@@ -160,8 +158,7 @@ def launch_gather_rows(stream, grid, x, perm, scale, y, TILE_R, TILE_C, *, hints
     _check_ndim("gather_rows", "perm", perm, 1)
     _check_ndim("gather_rows", "scale", scale, 1)
     _check_ndim("gather_rows", "y", y, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TILE_R * TILE_C // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         perm_div=_multiples(perm.shape, perm.stride()),
@@ -245,12 +242,10 @@ def scatter_rows(
 
 def launch_scatter_rows(stream, grid, x, perm, z, TILE_R, TILE_C, *, hints=None):
     """`ct.launch(stream, grid, scatter_rows, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, perm, z = _as_tensor(x), _as_tensor(perm), _as_tensor(z)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = max(TILE_R, TILE_R * TILE_C)
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TILE_R * TILE_C)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), perm, *perm.shape, *perm.stride(), z, *z.shape, *z.stride())
@@ -278,8 +273,7 @@ def launch_scatter_rows(stream, grid, x, perm, z, TILE_R, TILE_C, *, hints=None)
     _check_ndim("scatter_rows", "x", x, 2)
     _check_ndim("scatter_rows", "perm", perm, 1)
     _check_ndim("scatter_rows", "z", z, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TILE_R * TILE_C // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         perm_div=_multiples(perm.shape, perm.stride()),

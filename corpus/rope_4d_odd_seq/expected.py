@@ -207,12 +207,10 @@ def rope_bshd(
 
 def launch_rope_bshd(stream, grid, x, cos, sin, out, TS, HALF, *, hints=None):
     """`ct.launch(stream, grid, rope_bshd, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, cos, sin, out = _as_tensor(x), _as_tensor(cos), _as_tensor(sin), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TS * HALF
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TS * HALF)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), cos, *cos.shape, *cos.stride())
@@ -245,8 +243,7 @@ def launch_rope_bshd(stream, grid, x, cos, sin, out, TS, HALF, *, hints=None):
     _check_ndim("rope_bshd", "cos", cos, 2)
     _check_ndim("rope_bshd", "sin", sin, 2)
     _check_ndim("rope_bshd", "out", out, 4)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TS * HALF // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         cos_div=_multiples(cos.shape, cos.stride()),

@@ -135,12 +135,10 @@ def scale_cast_kernel(
 
 def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, scale_cast_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TB * TM * TN
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TB * TM * TN)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), alpha, beta, TB, TM, TN)
@@ -166,8 +164,7 @@ def launch_scale_cast_kernel(stream, grid, x, out, alpha, beta, TB, TM, TN, *, h
         return
     _check_ndim("scale_cast_kernel", "x", x, 3)
     _check_ndim("scale_cast_kernel", "out", out, 3)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TB * TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),

@@ -244,13 +244,12 @@ def launch_splitk_matmul_locked(
     stream, grid, a, b, c, locks, counts, TM, TN, TK, SPLIT_K, *, hints=None
 ):
     """`ct.launch(stream, grid, splitk_matmul_locked, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     a, b, c, locks = _as_tensor(a), _as_tensor(b), _as_tensor(c), _as_tensor(locks)
     counts = _as_tensor(counts)
     # TMA descriptors for the matrix products' tiles where the arrays allow (None: pointers)
     a_desc = _tma_descriptor(a, (TM, TK))
     b_desc = _tma_descriptor(b, (TK, TN))
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     args = (a, *a.shape, *a.stride(), b, *b.shape, *b.stride(), c, *c.shape, *c.stride())
     args += (locks, *locks.shape, *locks.stride(), counts, *counts.shape, *counts.stride(), TM, TN)
     args += (TK, SPLIT_K, a_desc, b_desc)
@@ -291,12 +290,9 @@ def launch_splitk_matmul_locked(
     _check_ndim("splitk_matmul_locked", "counts", counts, 1)
     tile_elems = max(TM * TN, TM * TK, TK * TN)
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
-    num_warps = 8 if tile_elems >= 128 * 256 else 4
-    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_warps, num_stages = (8, 4) if tile_elems >= 128 * 256 else (4, 3)
     if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
-        # TMA operands: 4 warps, 4 stages (best of 8/3, 8/4, 4/4 on the H200)
-        num_warps = 4
-        num_stages = 4
+        num_warps, num_stages = 4, 4  # TMA operands: best of 8/3, 8/4, 4/4 on the H200
     num_stages = 2 if TM < 16 else num_stages  # few rows (decode): 2
     float_dtypes = {t.dtype for t in [a, b, c, locks, counts] if t.dtype.is_floating_point}
     # fp32 FMA products: ptxas -O1 does not spill where -O3 does (an FFT: 2.7 ms, 10.3 at -O3)
@@ -323,8 +319,7 @@ def launch_splitk_matmul_locked(
                     **ptx_options,
                 )
                 break
-            except triton.OutOfResources:
-                # large tiles: one stage fewer until the pipeline fits in shared memory
+            except triton.OutOfResources:  # large tiles: one stage fewer until they fit
                 if num_stages <= 1:
                     raise
                 num_stages -= 1

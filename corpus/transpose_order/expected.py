@@ -128,12 +128,10 @@ def transpose_load_f_kernel(
 
 def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
     """`ct.launch(stream, grid, transpose_load_f_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TN * TM
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TN * TM)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), TN, TM, grid_x)
@@ -155,8 +153,7 @@ def launch_transpose_load_f_kernel(stream, grid, x, out, TN, TM, *, hints=None):
         return
     _check_ndim("transpose_load_f_kernel", "x", x, 2)
     _check_ndim("transpose_load_f_kernel", "out", out, 2)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TN * TM // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),
@@ -239,12 +236,10 @@ def transpose_store_kernel(
 
 def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
     """`ct.launch(stream, grid, transpose_store_kernel, args)`; `hints`: cuTile kernel hints."""
-    hints = hints or {}
     x, out = _as_tensor(x), _as_tensor(out)
-    num_ctas = _by_target(hints.get("num_ctas", 1))
+    num_ctas = _by_target(hints.get("num_ctas") if hints else None)
     # small blocks: each program runs consecutive ones, at least 256 elements in all
-    tile_elems = TM * TN
-    blocks_per_program = max(1, min(8, 256 // tile_elems))
+    blocks_per_program = max(1, min(8, 256 // (TM * TN)))
     grid_x, *grid_rest = _grid(grid)
     grid = (-(-grid_x // blocks_per_program), *grid_rest)
     args = (x, *x.shape, *x.stride(), out, *out.shape, *out.stride(), TM, TN, grid_x)
@@ -266,8 +261,7 @@ def launch_transpose_store_kernel(stream, grid, x, out, TM, TN, *, hints=None):
         return
     _check_ndim("transpose_store_kernel", "x", x, 3)
     _check_ndim("transpose_store_kernel", "out", out, 3)
-    # about 8 elements per thread, 1 to 8 warps
-    num_warps = min(max(tile_elems // 256, 1), 8)
+    num_warps = min(max(TM * TN // 256, 1), 8)  # about 8 elements per thread, 1 to 8 warps
     constexprs = dict(
         x_div=_multiples(x.shape, x.stride()),
         out_div=_multiples(out.shape, out.stride()),

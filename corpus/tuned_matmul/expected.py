@@ -201,12 +201,9 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
     _check_ndim("tiled_matmul", "b", b, 2)
     _check_ndim("tiled_matmul", "c", c, 2)
     # matrix kernels: 4 warps, 3 stages up to 128x128 tiles (best on the H200), then 8 and 4
-    num_warps = 8 if tile_elems >= 128 * 256 else 4
-    num_stages = 4 if tile_elems >= 128 * 256 else 3
+    num_warps, num_stages = (8, 4) if tile_elems >= 128 * 256 else (4, 3)
     if tile_elems < 128 * 256 and (a_desc is not None or b_desc is not None):
-        # TMA operands: 4 warps, 4 stages (best of 8/3, 8/4, 4/4 on the H200)
-        num_warps = 4
-        num_stages = 4
+        num_warps, num_stages = 4, 4  # TMA operands: best of 8/3, 8/4, 4/4 on the H200
     num_stages = 2 if TM < 16 else num_stages  # few rows (decode): 2
     if num_ctas_1 != 1 and tile_elems <= 128 * 256:
         # CTA clusters pay only past 128x256 tiles (H100: 1.1-2.1x slower below, 3-12x at 256x256)
@@ -235,16 +232,14 @@ def launch_tiled_matmul(stream, grid, a, b, c, TM, TN, TK, *, hints=None):
                     **ptx_options,
                 )
                 break
-            except triton.OutOfResources:
-                # large tiles: one stage fewer until the pipeline fits in shared memory
+            except triton.OutOfResources:  # large tiles: one stage fewer until they fit
                 if num_stages <= 1:
                     raise
                 num_stages -= 1
         _remember_launch(tiled_matmul, known, compiled, args, constexprs)
 
 
-# The @ct.kernel options: host expressions evaluated once, here, as cuTile evaluates them when
-# it decorates the kernel (not on every launch).
+# The @ct.kernel options, evaluated once as cuTile does when it decorates the kernel
 # tile2triton: occupancy of ct.kernel has no Triton counterpart
 # (the launcher's rule picks warps and stages)
 launch_tiled_matmul.hints = {"num_ctas": _ByTarget(sm_100=2, default=1), "occupancy": 2}
