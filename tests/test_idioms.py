@@ -264,7 +264,7 @@ def fill(out, TILE: ct.Constant[int]):
 
 def test_launcher_with_one_array_does_not_unpack_it(tmp_path):
     out = translate(ONE_ARRAY_SRC)
-    assert "    out = _as_tensor(out)\n" in out
+    assert '    out = _as_tensor(out, 1, "fill", "out")\n' in out
     n = 300
     a1, a2 = run_both(tmp_path, ONE_ARRAY_SRC, "fill", (3,),
                       lambda: [torch.full((n,), float("nan")), 128])

@@ -10,17 +10,17 @@ from tile2triton import translate_source
 
 SRC = '''"""Scale rows by pi."""
 
-import math
 import os  # unused in the input too: the user's to remove
 
 import cuda.tile as ct
+import numpy as np
 import torch
 
 
 @ct.kernel
 def scale(x, y, TILE: ct.Constant[int]):
     t = ct.load(x, (ct.bid(0),), (TILE,))
-    ct.store(y, (ct.bid(0),), t * math.pi)
+    ct.store(y, (ct.bid(0),), t * np.pi)
 
 
 def run(x):
@@ -45,10 +45,10 @@ def test_orphaned_import_removed_user_import_kept_block_sorted(tmp_path):
     res = translate_source(SRC, "scale_pi.py")
     assert res.ok, [d.format() for d in res.diagnostics()]
     text = res.output
-    assert "import math" not in text            # only the kernel used it: now unused
+    assert "import numpy" not in text           # only the kernel used it: now unused
     # one sorted block: standard library (the launcher's contextlib among the user's), then
     # third party (the user's torch among the generated)
-    assert ('"""Scale rows by pi."""\n\nimport contextlib\nimport functools\n'
+    assert ('"""Scale rows by pi."""\n\nimport contextlib\nimport functools\nimport math\n'
             "import os  # unused in the input too: the user's to remove\n\n"
             "import torch\nimport triton\nimport triton.language as tl\n\n") in text, text[:400]
     assert_ruff_clean(tmp_path, text, "F,I", ignore=("F401",))
@@ -58,9 +58,8 @@ def test_names_of_a_from_import_sorted_as_isort_does(tmp_path):
     """cuTile's AttentionFMHA sample writes `from torch.nn.attention import sdpa_kernel,
     SDPBackend`; in the block the pass sorts, the names follow isort's order (constants,
     classes, then the rest), and ruff's I001 is satisfied."""
-    src = SRC.replace("import math\n", "import math\nfrom os.path import join, SEP_X, Path2, "
-                      "dirname\n")
-    src = src.replace("t * math.pi)", "t * math.pi)\n\n\nUSED = (join, SEP_X, Path2, dirname)")
+    src = SRC.replace("import os  #", "from os.path import join, SEP_X, Path2, dirname\nimport os  #")
+    src = src.replace("t * np.pi)", "t * np.pi)\n\n\nUSED = (join, SEP_X, Path2, dirname)")
     res = translate_source(src, "scale_pi.py")
     assert res.ok, [d.format() for d in res.diagnostics()]
     assert "from os.path import SEP_X, Path2, dirname, join\n" in res.output
@@ -71,7 +70,7 @@ def test_parenthesized_import_keeps_its_comments():
     """A parenthesized `from` import may hold comments between its names: it stays exactly as
     written (the names were re-comma'd before, which dropped the comment)."""
     written = "from re import (sub,  # why: the user's\n    escape)\n"
-    src = SRC.replace("import math\n", "import math\n" + written)
+    src = SRC.replace("import os  #", written + "import os  #")
     src = src.replace("t * math.pi)", "t * math.pi)\n\n\nUSED = (sub, escape)")
     res = translate_source(src, "scale_pi.py")
     assert res.ok, [d.format() for d in res.diagnostics()]
@@ -94,7 +93,7 @@ def test_parenthesized_import_keeps_its_comments():
 def test_parenthesized_import_without_comments_laid_out_as_isort_does(tmp_path, written,
                                                                        laid_out):
     names = written.split("(")[1].replace(")", "").replace("\n", " ")
-    src = SRC.replace("import math\n", "import math\n" + written)
+    src = SRC.replace("import os  #", written + "import os  #")
     src = src.replace("t * math.pi)", f"t * math.pi)\n\n\nUSED = ({names})")
     res = translate_source(src, "scale_pi.py")
     assert res.ok, [d.format() for d in res.diagnostics()]
@@ -106,7 +105,7 @@ def test_aliases_of_a_from_import_split_as_isort_does(tmp_path):
     """ruff's isort (no combine-as-imports) writes each `a as b` of a `from` import as its own
     statement, the plain names together, in member order."""
     written = "from os.path import join as j, dirname, abspath as ap, basename\n"
-    src = SRC.replace("import math\n", "import math\n" + written)
+    src = SRC.replace("import os  #", written + "import os  #")
     src = src.replace("t * math.pi)", "t * math.pi)\n\n\nUSED = (j, dirname, ap, basename)")
     res = translate_source(src, "scale_pi.py")
     assert res.ok, [d.format() for d in res.diagnostics()]

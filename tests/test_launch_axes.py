@@ -92,5 +92,5 @@ def test_axes_cutile_rejects_do_not_compile(mod, axes, message):
 
 def test_the_translation_is_one_kernel_per_keepdims_value_not_per_axes():
     out = translate_source(SRC, "launch_axes.py").output
-    assert out.count("@triton.jit\ndef kernel_keepdims_") == 2
+    assert out.count("\ndef kernel_keepdims_") == 2
     assert "_launch_axes_2(rows, 3, a1, a2)" in out

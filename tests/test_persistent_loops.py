@@ -35,14 +35,13 @@ def test_persistent_loop_nest_is_flattened_only_over_tma_operands():
             "flatten=FLATTEN):") in out
     assert "for k in range(tl.cdiv(A_shape1, tk)):" in out
     assert "FLATTEN=A_desc is not None or B_desc is not None," in out
-    assert "    num_warps = 8\n    num_stages = 4\n" in out
+    assert "    num_warps, num_stages = 8, 4\n" in out
 
 
 def test_non_persistent_matmul_keeps_the_matrix_defaults():
     path = ROOT / "benchmarks" / "suite" / "matmul" / "kernel.py"
     out = translate_source(path.read_text(), str(path)).output
-    assert "num_warps = 8 if tile_elems >= 128 * 256 else 4" in out
-    assert "num_stages = 4 if tile_elems >= 128 * 256 else 3" in out
+    assert "num_warps, num_stages = (8, 4) if tile_elems >= 128 * 256 else (4, 3)" in out
 
 
 @pytest.mark.parametrize("index", [0, 1])

@@ -32,12 +32,15 @@ def test_every_upstream_kernel_translates(name):
 
 def test_num_ctas_hint_becomes_a_cluster_of_ctas_on_sm90():
     """gemm_hints' BENCH configurations launch with num_ctas=2 (what cuTile op libraries
-    set): the translation compiles for sm_90 as two CTAs per program (Triton's num_ctas, a
-    cluster launch), its products still warp-group MMAs over TMA loads."""
-    [rep] = inspect_case(UPSTREAM / "gemm_hints", bench_index=1, with_ptxas=False)
+    set): past 128x256 tiles the translation compiles for sm_90 as two CTAs per program
+    (Triton's num_ctas, a cluster launch), its products still warp-group MMAs over TMA loads;
+    at 128x256 one CTA, which GPU run 56 measured faster there (docs/performance.md)."""
+    [rep] = inspect_case(UPSTREAM / "gemm_hints", bench_index=3, with_ptxas=False)
     assert rep.ok, rep.error
     assert rep.num_ctas == 2
     assert rep.wgmma_dots == rep.dots == 1 and rep.tma_loads > 0
+    [rep] = inspect_case(UPSTREAM / "gemm_hints", bench_index=1, with_ptxas=False)
+    assert rep.ok and rep.num_ctas == 1
     assert "T2P004" not in {f["code"] for f in rep.findings}      # 4096^3 is no small launch
 
 

@@ -139,5 +139,6 @@ def test_fill_variant_rewrites_undetermined_loads_only(K):
     zero = tile2triton.translate_kernel(K.pad_scale_zero).source
     assert fill_variant(zero) is None                     # ZERO padding: nothing to vary
     helper = fill_variant(tile2triton.translate_kernel(K.pad_rank3).source)
-    assert f"PADDING: tl.constexpr={FILL}" in helper.replace(" = ", "=")
-    assert "tl.load(ptrs)" in helper                      # unmasked loads are left alone
+    # the tile helper's PADDING default (None: undetermined) now fills; its one load reads it
+    assert f"PADDING={FILL}" in helper.replace(" = ", "=")
+    assert "tl.load(ptrs, mask=mask, other=PADDING)" in helper

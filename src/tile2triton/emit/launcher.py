@@ -217,7 +217,9 @@ def render_launcher(pm: ParsedModule, fn: FunctionInfo, unit, hints: dict,
                     unread_abi: frozenset = frozenset()) -> str:
     """The host launcher of kernel `fn`. It launches through Triton's public `kernel[grid](...)`;
     with `direct` (a shared runtime, which checks the Triton version) a launch repeating an
-    earlier one's specialization may take the runtime's direct path instead."""
+    earlier one's specialization may take the runtime's direct path instead. Long because it
+    gathers every fact the template reads into its one `render` call; split, each part would
+    only pass them on."""
     names = pm.names
     arrays = [p.name for p in fn.params if p.kind == "array"]
     ranks = {p.name: p.array.rank for p in fn.params if p.kind == "array" and not p.array.flat}
